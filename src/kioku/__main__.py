@@ -1,0 +1,3 @@
+from kioku.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,76 @@
+"""The ``kioku`` command line.
+
+Each subcommand lives in a module under ``kioku.commands`` that defines
+``register(subparsers)``; only the module that owns the requested command is
+imported, so ``kioku recall`` never pays for chromadb. Errors derived from
+:class:`kioku.core.errors.KiokuError` become one line on stderr and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from kioku import __version__
+from kioku.core.errors import KiokuError
+
+# command name -> owning module (under kioku.commands) and one-line help
+COMMANDS: dict[str, tuple[str, str]] = {
+    "remember": ("memory_cmds", "save a memory (memory-system)"),
+    "recall": ("memory_cmds", "print the memory a session starts with"),
+    "search": ("memory_cmds", "search all memory files"),
+    "organize": ("memory_cmds", "report index size, propose merges and archiving"),
+    "forget": ("memory_cmds", "archive a memory on explicit request"),
+    "learn": ("agent_cmds", "record a learned improvement for an agent"),
+    "improvements": ("agent_cmds", "retrieve an agent's improvements relevant to a task"),
+    "dashboard": ("agent_cmds", "show an agent's learning dashboard"),
+    "maintain": ("agent_cmds", "run daily/weekly/monthly maintenance"),
+    "consolidate": ("agent_cmds", "consolidate lessons across agents"),
+    "rollback": ("agent_cmds", "roll an agent's improvements back to a timestamp"),
+    "clone": ("agent_cmds", "copy an agent's collections (A/B testing)"),
+    "export": ("agent_cmds", "export an agent's memory for review (Markdown/JSON)"),
+    "import": ("agent_cmds", "import an exported agent memory"),
+    "sync": ("agent_cmds", "apply pending journal entries to ChromaDB"),
+    "evaluate": ("evaluate_cmds", "self-evaluate a task from a Claude Code transcript"),
+    "worker": ("evaluate_cmds", "process queued hook jobs (run detached by hooks)"),
+    "agent-section": ("section_cmds", "render an agent's Memory Configuration section"),
+    "import-auto-memory": ("install_cmds", "import Claude Code auto-memory notes into Kioku"),
+    "hook": ("install_cmds", "run a hook event handler (used by installed hooks)"),
+    "doctor": ("install_cmds", "check the installation and stores"),
+}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kioku", description="Persistent, self-improving memory for Claude Code agents."
+    )
+    parser.add_argument("--version", action="version", version=f"kioku {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    modules = {COMMANDS[only][0]} if only in COMMANDS else {m for m, _ in COMMANDS.values()}
+    for module_name in sorted(modules):
+        module = importlib.import_module(f"kioku.commands.{module_name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    first = next((a for a in args_list if not a.startswith("-")), None)
+    parser = build_parser(first)
+    args = parser.parse_args(args_list)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0 if not args_list else 2
+    try:
+        return int(args.func(args) or 0)
+    except KiokuError as exc:
+        print(f"kioku: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,112 @@
+"""Atomic, private, locked file writes (standard library only).
+
+Every write Kioku makes goes through here: a temporary file in the same folder,
+fsync, ``os.replace``; folders 0700 and files 0600 because memories are personal.
+``exclusive_lock`` serialises writers across processes (several Claude Code
+sessions run at once) with ``fcntl.flock`` on a sidecar lock file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Iterator
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+class LockTimeout(TimeoutError):
+    """Another process held the lock for longer than we were willing to wait."""
+
+
+def ensure_private_dir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+    with contextlib.suppress(OSError):
+        if path.stat().st_mode & 0o777 != DIR_MODE:
+            path.chmod(DIR_MODE)
+    return path
+
+
+def atomic_write_bytes(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
+    ensure_private_dir(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def atomic_write_text(path: Path, text: str, mode: int = FILE_MODE) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), mode)
+
+
+def append_line_durable(path: Path, line: str) -> None:
+    """Append one line and fsync it (journals). Caller holds the lock."""
+    ensure_private_dir(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+    try:
+        os.write(fd, (line.rstrip("\n") + "\n").encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+@contextlib.contextmanager
+def exclusive_lock(lock_path: Path, timeout: float = 30.0, shared: bool = False) -> Iterator[None]:
+    """Hold an flock on ``lock_path`` (created 0600) for the duration of the block."""
+    ensure_private_dir(lock_path.parent)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+    kind = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
+    deadline = time.monotonic() + timeout
+    delay = 0.002
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, kind | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise LockTimeout(f"timed out after {timeout:.0f}s waiting for lock {lock_path.name}")
+                time.sleep(delay)
+                delay = min(delay * 2, 0.05)
+        yield
+    finally:
+        os.close(fd)  # closing releases the flock
+
+
+@contextlib.contextmanager
+def try_lock(lock_path: Path) -> Iterator[bool]:
+    """Non-blocking exclusive lock; yields whether it was obtained."""
+    ensure_private_dir(lock_path.parent)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            got = True
+        except BlockingIOError:
+            got = False
+        yield got
+    finally:
+        os.close(fd)
