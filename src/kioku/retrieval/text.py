@@ -1,0 +1,123 @@
+"""Tokenizer for lexical retrieval, English and Japanese (stdlib only).
+
+Contract: ``tokenize(text) -> list[str]``; the same function is applied to documents and
+queries, so its output only has to be consistent, not linguistically perfect.
+
+- Text is NFKC-normalised (full-width ASCII → ASCII, half-width kana → kana) and lower-cased.
+- Latin/digit runs become words; English stopwords are dropped; a light suffix stemmer
+  (plural / -ing / -ed / -ly, conservative) folds inflections ("dogs" → "dog",
+  "painting" → "paint") because LoCoMo-style questions rarely use the exact inflection
+  of the answer turn.
+- Japanese has no spaces: each run of Han / Hiragana / Katakana characters becomes its
+  overlapping character bigrams (a one-character run stays a unigram). Bigrams made only
+  of common hiragana function sequences (です, ます, した, ...) are dropped like stopwords.
+  A morphological analyser would be a new runtime dependency; bigrams give recall on
+  compound nouns without one and need no dictionary.
+
+``word_tokens`` is the plain baseline (lower-cased ``\\w+`` words minus English stopwords,
+no stemming) used by the benchmark's reference BM25 row.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# A compact English stopword list (the classic Lucene/Snowball-style closed-class words).
+ENGLISH_STOPWORDS: frozenset[str] = frozenset(
+    """
+    a about above after again against all am an and any are aren't as at be because been before
+    being below between both but by can can't cannot could couldn't did didn't do does doesn't doing
+    don't down during each few for from further had hadn't has hasn't have haven't having he he'd
+    he'll he's her here here's hers herself him himself his how how's i i'd i'll i'm i've if in into
+    is isn't it it's its itself let's me more most mustn't my myself no nor not of off on once only
+    or other ought our ours ourselves out over own same shan't she she'd she'll she's should
+    shouldn't so some such than that that's the their theirs them themselves then there there's
+    these they they'd they'll they're they've this those through to too under until up very was
+    wasn't we we'd we'll we're we've were weren't what what's when when's where where's which while
+    who who's whom why why's with won't would wouldn't you you'd you'll you're you've your yours
+    yourself yourselves s t d ll m re ve
+    """.split()
+)
+
+# Hiragana-only bigrams that are inflection / particle glue in almost every sentence.
+JAPANESE_STOP_BIGRAMS: frozenset[str] = frozenset(
+    """
+    です ます まし した して ない てい いる いま する され れた ある った った だっ でし
+    のは のが のを には では とは から まで ので のに けど こと もの よう ため これ それ あれ
+    この その あの ください くだ ださ さい ませ せん でき きる った ょう しょ ましょ
+    """.split()
+)
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+# Han (incl. ext. A, compat), Hiragana, Katakana (incl. prolonged sound mark), iteration marks.
+_CJK_CHAR = r"\u3005\u3006\u3041-\u309f\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_SPLIT = re.compile(rf"([{_CJK_CHAR}]+)")
+_CJK_RUN = re.compile(rf"^[{_CJK_CHAR}]+$")
+
+
+def normalize(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def stem(word: str) -> str:
+    """Very light English suffix folding; leaves short words and non-ASCII words alone."""
+    if len(word) <= 3 or not word.isascii() or not word.isalpha():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("sses"):
+        return word[:-2]
+    if word.endswith("ing") and len(word) > 5:
+        base = word[:-3]
+        if len(base) > 2 and base[-1] == base[-2] and base[-1] not in "lsz":
+            base = base[:-1]  # running → run
+        return base
+    if word.endswith("ed") and len(word) > 4 and not word.endswith("eed"):
+        base = word[:-2]
+        if len(base) > 2 and base[-1] == base[-2] and base[-1] not in "lsz":
+            base = base[:-1]  # stopped → stop
+        return base
+    if word.endswith("ly") and len(word) > 5:
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def cjk_bigrams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    grams = [run[i : i + 2] for i in range(len(run) - 1)]
+    return [g for g in grams if g not in JAPANESE_STOP_BIGRAMS]
+
+
+def tokenize(text: str, *, stemming: bool = True, stopwords: frozenset[str] = ENGLISH_STOPWORDS) -> list[str]:
+    """Lexical tokens of ``text`` (English words, Japanese character bigrams)."""
+    if not text:
+        return []
+    out: list[str] = []
+    for part in _SPLIT.split(normalize(text)):
+        if not part:
+            continue
+        if _CJK_RUN.match(part):
+            out.extend(cjk_bigrams(part))
+            continue
+        for match in _WORD.finditer(part):
+            word = match.group(0).replace("’", "'")
+            if word in stopwords:
+                continue
+            if "'" in word:  # "caroline's" → "caroline"
+                word = word.split("'", 1)[0]
+                if not word or word in stopwords:
+                    continue
+            out.append(stem(word) if stemming else word)
+    return out
+
+
+_BASELINE_WORD = re.compile(r"\w+")
+
+
+def word_tokens(text: str) -> list[str]:
+    """Baseline tokens: lower-cased ``\\w+`` words minus English stopwords (no stemming)."""
+    return [w for w in _BASELINE_WORD.findall(text.lower()) if w not in ENGLISH_STOPWORDS]
