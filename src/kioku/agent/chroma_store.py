@@ -1,0 +1,564 @@
+"""Agent-memory store: the only module that talks to ChromaDB.
+
+Contract (see the team brief): per agent three collections (``KINDS``), named by
+``collection_name`` (``kioku.agent.store_names``), created with metadata (agent, purpose,
+kind, scope, project_id, created_at) and cosine space, so ``relevance = 1 - distance``.
+A missing collection gives empty results, never an error.
+
+Embeddings: always computed by Kioku (``kioku.retrieval.embedder``: offline
+all-MiniLM-L6-v2) and passed to Chroma explicitly (``embeddings=`` / ``query_embeddings=``).
+Collections are created with a registered Kioku embedding function
+(``kioku_minilm``, cosine by default), so Chroma's downloading default embedding function
+is never reached, and any process that imports this module can reopen the collections.
+
+Metadata: ``kioku.agent.store_meta.clean_metadata`` (None values dropped, empty dict gets a
+placeholder that reads hide, empty lists become "", ...). Conventions of the data on top:
+untested ``success_rate = -1.0`` with ``tested = False``; never used ``last_used = ""``.
+``upsert`` and ``update_metadata`` merge metadata key by key (Chroma semantics): keys
+absent from the new dict keep their old value.
+
+Durability and concurrency (``kioku.agent.journal``): each write is appended to a
+write-ahead journal (fsync) under ``<chroma_dir>/.kioku-write.lock``, then applied to
+Chroma and to the lexical index (``kioku.retrieval.fts.LexicalIndex`` at
+``<chroma_dir>/kioku_lexical.sqlite3``) under the same lock, then the applied sequence number
+is recorded. So only one process ever writes the embedded store at a time, and a write
+is acknowledged once journaled: if Chroma is locked/broken the write stays pending (a
+warning is logged and ``store.last_warning`` set) and ``sync()`` applies it later; the first
+write of every AgentStore and ``kioku sync`` call it. An embedded Chroma client caches
+the HNSW index in memory and never sees other processes' vectors (chroma.md section 5);
+writing through such a stale client is what loses vectors. So a process reopens its
+client whenever the journal's applied sequence moved since it last looked (before every
+read, and under the lock before every apply).
+
+Server mode: with a host/port (``open_store`` reads ``kioku.core.config``: ``[chroma]``
+host/port or ``KIOKU_CHROMA_HOST``/``KIOKU_CHROMA_PORT``) the store uses
+``chromadb.HttpClient``; the journal still lives in the local chroma_dir.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+from kioku.agent.journal import Journal
+from kioku.agent.store_meta import clean_metadata, strip_placeholder
+from kioku.agent.store_names import KINDS, collection_name
+from kioku.core import fsutil
+from kioku.core.errors import KiokuError
+
+__all__ = ["KINDS", "Record", "AgentStore", "StoreUnavailable", "collection_name", "open_store"]
+
+log = logging.getLogger("kioku.agent.store")
+PURPOSES = {
+    "improvements": "learned improvements (lessons) retrieved before similar tasks",
+    "evaluations": "self-evaluations of finished sessions and subagent runs",
+    "performance": "performance snapshots computed from recent evaluations",
+}
+EF_NAME = "kioku_minilm"
+_PAGE = 2000
+
+
+class StoreUnavailable(KiokuError):
+    """Chroma could not be reached or written; journaled writes stay pending."""
+
+
+@dataclass
+class Record:
+    id: str
+    document: str
+    metadata: dict = field(default_factory=dict)
+    distance: float | None = None
+
+    @property
+    def relevance(self) -> float | None:
+        return None if self.distance is None else 1.0 - self.distance
+
+
+# --- chromadb, loaded lazily (import costs ~0.6 s) ------------------------------------
+
+_EF_CLASS: Any = None
+_IMPORT_LOCK = threading.Lock()
+
+
+def _chromadb() -> Any:
+    """Import chromadb and register Kioku's embedding function (once per process)."""
+    global _EF_CLASS
+    with _IMPORT_LOCK:
+        import chromadb
+        from chromadb.api.types import EmbeddingFunction
+        from chromadb.utils.embedding_functions import register_embedding_function
+
+        if _EF_CLASS is None:
+
+            class KiokuMiniLM(EmbeddingFunction):  # type: ignore[type-arg]
+                """Offline all-MiniLM-L6-v2 (kioku.retrieval.embedder); never downloads."""
+
+                def __init__(self) -> None:
+                    pass
+
+                def __call__(self, input):  # noqa: A002 - chroma's signature
+                    from kioku.retrieval.embedder import get_embedder
+
+                    return list(get_embedder().embed(list(input)))
+
+                @staticmethod
+                def name() -> str:
+                    return EF_NAME
+
+                def default_space(self):
+                    return "cosine"
+
+                def supported_spaces(self):
+                    return ["cosine"]
+
+                @staticmethod
+                def build_from_config(config):
+                    return KiokuMiniLM()
+
+                def get_config(self):
+                    return {}
+
+            register_embedding_function(KiokuMiniLM)
+            _EF_CLASS = KiokuMiniLM
+        return chromadb
+
+
+def _is_not_found(exc: Exception) -> bool:
+    name = type(exc).__name__
+    return name in {"NotFoundError", "InvalidCollectionException"} or (
+        isinstance(exc, ValueError) and "does not exist" in str(exc)
+    )
+
+
+class _Conn:
+    """One chromadb client per store location per process, shared by AgentStores."""
+
+    def __init__(self, client: Any, seen_seq: int) -> None:
+        self.client = client
+        self.seen_seq = seen_seq
+        self.cols: dict[str, Any] = {}
+
+
+_CONNS: dict[tuple, _Conn] = {}
+_CONNS_LOCK = threading.RLock()
+
+
+def _now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class AgentStore:
+    def __init__(self, chroma_dir: Path, project_id: str | None = None, *, host: str | None = None,
+                 port: int | None = None, embedder: Any = None) -> None:
+        self.chroma_dir = Path(chroma_dir).expanduser().resolve()
+        self.project_id = project_id
+        self.host = host
+        self.port = int(port) if port else None
+        self.server = bool(host)
+        self.journal = Journal(self.chroma_dir)
+        self._embedder = embedder
+        self._synced = False
+        self._lex: Any = None
+        self._lex_checked = False
+        self.last_warning: str | None = None
+
+    # --- helpers --------------------------------------------------------------------
+    def name(self, agent: str, kind: str) -> str:
+        return collection_name(agent, kind, self.project_id)
+
+    def _embed(self, texts: list[str]) -> Any:
+        if self._embedder is None:
+            from kioku.retrieval.embedder import get_embedder
+
+            self._embedder = get_embedder()
+        return self._embedder.embed(texts)
+
+    def _key(self) -> tuple:
+        return ("http", self.host, self.port) if self.server else ("path", str(self.chroma_dir))
+
+    def _conn(self, *, fresh_check: bool = True) -> _Conn:
+        """The shared client, reopened if other processes applied writes since we looked."""
+        with _CONNS_LOCK:
+            key = self._key()
+            conn = _CONNS.get(key)
+            applied = self.journal.applied_seq()
+            if conn is not None and (self.server or not fresh_check or conn.seen_seq == applied):
+                return conn
+            chromadb = _chromadb()
+            if conn is not None:
+                try:
+                    conn.client.close()
+                except Exception:  # noqa: BLE001 - a dead client must not block reopening
+                    pass
+                _CONNS.pop(key, None)
+            if self.server:
+                client = chromadb.HttpClient(host=self.host, port=self.port,
+                                             settings=chromadb.Settings(anonymized_telemetry=False))
+            else:
+                fsutil.ensure_private_dir(self.chroma_dir)
+                client = chromadb.PersistentClient(path=str(self.chroma_dir),
+                                                   settings=chromadb.Settings(anonymized_telemetry=False))
+            conn = _Conn(client, applied)
+            _CONNS[key] = conn
+            return conn
+
+    def _collection(self, conn: _Conn, name: str, *, create: dict | None = None) -> Any:
+        """Collection ``name``; None when missing and ``create`` is None."""
+        col = conn.cols.get(name)
+        if col is not None:
+            return col
+        ef = _EF_CLASS()
+        if create is not None:
+            col = conn.client.get_or_create_collection(
+                name, metadata=create, configuration={"hnsw": {"space": "cosine"}}, embedding_function=ef)
+        else:
+            try:
+                col = conn.client.get_collection(name, embedding_function=ef)
+            except Exception as exc:  # noqa: BLE001
+                if _is_not_found(exc):
+                    return None
+                raise
+        conn.cols[name] = col
+        return col
+
+    def _collection_meta(self, agent: str, kind: str) -> dict:
+        return {"agent": agent, "kind": kind, "purpose": PURPOSES[kind],
+                "scope": "project" if self.project_id else "global",
+                "project_id": self.project_id or "", "created_at": _now_iso(), "kioku": 1}
+
+    def _lexical(self) -> Any:
+        if not self._lex_checked:
+            self._lex_checked = True
+            try:
+                from kioku.retrieval.fts import LexicalIndex
+            except ImportError:
+                self._lex = None
+            else:
+                self._lex = LexicalIndex(self.chroma_dir / "kioku_lexical.sqlite3")
+        return self._lex
+
+    def _warn(self, message: str) -> None:
+        self.last_warning = message
+        log.warning("kioku: %s", message)
+
+    # --- the journal and its apply step ---------------------------------------------------
+    def _apply(self, conn: _Conn, entry: dict, embeddings: Any = None) -> None:
+        """Apply one journal entry to Chroma and the lexical index; idempotent."""
+        op = entry["op"]
+        lex = self._lexical()
+        if op == "upsert":
+            ids, docs = entry["ids"], entry["documents"]
+            if embeddings is None:
+                embeddings = self._embed(docs)
+            meta = {"agent": entry["agent"], "kind": entry["kind"], "purpose": PURPOSES[entry["kind"]],
+                    "scope": "project" if entry.get("project_id") else "global",
+                    "project_id": entry.get("project_id") or "", "created_at": _now_iso(), "kioku": 1}
+            col = self._collection(conn, entry["collection"], create=meta)
+            for start in range(0, len(ids), _PAGE):
+                end = start + _PAGE
+                col.upsert(ids=ids[start:end], documents=docs[start:end],
+                           metadatas=entry["metadatas"][start:end], embeddings=embeddings[start:end])
+            if lex is not None:
+                lex.upsert(entry["collection"], list(zip(ids, docs)))
+        elif op == "update":
+            col = self._collection(conn, entry["collection"])
+            if col is not None:
+                col.update(ids=entry["ids"], metadatas=entry["metadatas"])
+        elif op == "delete":
+            col = self._collection(conn, entry["collection"])
+            if col is not None:
+                col.delete(ids=entry["ids"])
+            if lex is not None:
+                lex.delete(entry["collection"], entry["ids"])
+        elif op == "drop":
+            for name in entry["collections"]:
+                conn.cols.pop(name, None)
+                try:
+                    conn.client.delete_collection(name)
+                except Exception as exc:  # noqa: BLE001
+                    if not _is_not_found(exc):
+                        raise
+                if lex is not None:
+                    lex.drop(name)
+        elif op == "copy":
+            for src_name, dst_name, kind in entry["pairs"]:
+                src = self._collection(conn, src_name)
+                if src is None:
+                    continue
+                meta = {**self._collection_meta(entry["dst_agent"], kind),
+                        "project_id": entry.get("project_id") or "",
+                        "scope": "project" if entry.get("project_id") else "global"}
+                dst = self._collection(conn, dst_name, create=meta)
+                offset = 0
+                while True:
+                    got = src.get(include=["documents", "metadatas", "embeddings"], limit=_PAGE, offset=offset)
+                    if not got["ids"]:
+                        break
+                    metas = [m if m else {"kioku_placeholder": True} for m in got["metadatas"]]
+                    dst.upsert(ids=got["ids"], documents=got["documents"], metadatas=metas,
+                               embeddings=got["embeddings"])
+                    if lex is not None:
+                        lex.upsert(dst_name, list(zip(got["ids"], got["documents"])))
+                    offset += len(got["ids"])
+        else:
+            raise ValueError(f"unknown journal op {op!r}")
+        if lex is None and op in {"upsert", "delete", "drop", "copy"} and not self.journal.state().get("lexical_stale"):
+            self.journal.set_state(lexical_stale=True)
+
+    def _sync_locked(self) -> int:
+        """Apply every pending entry in order; caller holds the lock. Raises on failure."""
+        applied = self.journal.applied_seq()
+        if self.journal.last_seq() <= applied:
+            self._maybe_rebuild_lexical()
+            return 0
+        done = 0
+        conn = self._conn()
+        for entry in self.journal.entries(after=applied):
+            self._apply(conn, entry)
+            self.journal.set_applied(int(entry["seq"]))
+            conn.seen_seq = int(entry["seq"])
+            done += 1
+        self._maybe_rebuild_lexical()
+        return done
+
+    def _maybe_rebuild_lexical(self) -> None:
+        lex = self._lexical()
+        if lex is None or not self.journal.state().get("lexical_stale"):
+            return
+        conn = self._conn()
+        for col_obj in conn.client.list_collections():
+            name = col_obj.name if hasattr(col_obj, "name") else str(col_obj)
+            if not name.startswith("agent_"):
+                continue
+            col = self._collection(conn, name)
+            offset = 0
+            while col is not None:
+                got = col.get(include=["documents"], limit=_PAGE, offset=offset)
+                if not got["ids"]:
+                    break
+                lex.upsert(name, list(zip(got["ids"], got["documents"])))
+                offset += len(got["ids"])
+        self.journal.set_state(lexical_stale=False)
+
+    def _write(self, entry: dict, embeddings: Any = None) -> int:
+        """Journal ``entry`` (acknowledged once fsynced), then apply it under the lock."""
+        from kioku.core.fsutil import LockTimeout
+
+        try:
+            with self.journal.lock():
+                pending_before = self.journal.pending_count()
+                if pending_before or not self._synced:
+                    try:
+                        self._sync_locked()
+                    except Exception as exc:  # noqa: BLE001 - journal first, apply later
+                        self._warn(f"agent-memory store not updated yet ({type(exc).__name__}: {exc}); "
+                                   "writes are journaled and will be applied by `kioku sync`")
+                    self._synced = True
+                seq = self.journal.append(entry)
+                if self.journal.applied_seq() != seq - 1:
+                    return seq  # older entries still pending: keep the order, apply later
+                try:
+                    conn = self._conn()
+                    self._apply(conn, entry, embeddings)
+                    self.journal.set_applied(seq)
+                    conn.seen_seq = seq
+                except Exception as exc:  # noqa: BLE001
+                    self._warn(f"agent-memory write journaled but not applied ({type(exc).__name__}: {exc}); "
+                               "it will be applied by `kioku sync`")
+                    with _CONNS_LOCK:  # a failed client may be in a bad state: reopen next time
+                        _CONNS.pop(self._key(), None)
+                    return seq
+                self.journal.rotate()
+                return seq
+        except LockTimeout as exc:
+            raise StoreUnavailable(f"agent-memory store is busy ({exc}); nothing was written") from exc
+
+    # --- public API: writes ---------------------------------------------------------------
+    def upsert(self, agent: str, kind: str, records: list[Record]) -> None:
+        if not records:
+            return
+        by_id: dict[str, Record] = {}
+        for rec in records:  # a duplicate id inside one batch: the last one wins
+            if not isinstance(rec.id, str) or not rec.id:
+                raise ValueError("record ids must be non-empty strings")
+            by_id[rec.id] = rec
+        recs = list(by_id.values())
+        docs = [r.document if isinstance(r.document, str) else str(r.document) for r in recs]
+        metas = [clean_metadata(r.metadata) for r in recs]
+        embeddings = self._embed(docs)  # outside the lock: the slow part
+        self._write({"op": "upsert", "collection": self.name(agent, kind), "agent": agent, "kind": kind,
+                     "project_id": self.project_id, "ids": [r.id for r in recs], "documents": docs,
+                     "metadatas": metas}, embeddings)
+
+    def update_metadata(self, agent: str, kind: str, ids: list[str], metadatas: list[dict]) -> None:
+        if len(ids) != len(metadatas):
+            raise ValueError("ids and metadatas must have the same length")
+        pairs = [(i, clean_metadata(m, placeholder=False)) for i, m in zip(ids, metadatas)]
+        pairs = [(i, m) for i, m in pairs if m]
+        if not pairs:
+            return
+        self._write({"op": "update", "collection": self.name(agent, kind), "agent": agent, "kind": kind,
+                     "ids": [i for i, _ in pairs], "metadatas": [m for _, m in pairs]})
+
+    def delete(self, agent: str, kind: str, ids: list[str]) -> None:
+        if ids:
+            self._write({"op": "delete", "collection": self.name(agent, kind), "agent": agent,
+                         "kind": kind, "ids": list(ids)})
+
+    def drop_agent(self, agent: str) -> None:
+        self._write({"op": "drop", "agent": agent, "collections": [self.name(agent, k) for k in KINDS]})
+
+    def copy_agent(self, src_agent: str, dst_agent: str) -> None:
+        self._write({"op": "copy", "dst_agent": dst_agent, "project_id": self.project_id,
+                     "pairs": [[self.name(src_agent, k), self.name(dst_agent, k), k] for k in KINDS]})
+
+    def sync(self) -> int:
+        """Apply pending journal entries; returns how many. Raises StoreUnavailable on failure."""
+        from kioku.core.fsutil import LockTimeout
+
+        try:
+            with self.journal.lock():
+                try:
+                    done = self._sync_locked()
+                except Exception as exc:  # noqa: BLE001
+                    with _CONNS_LOCK:
+                        _CONNS.pop(self._key(), None)
+                    raise StoreUnavailable(
+                        f"cannot apply {self.journal.pending_count()} journaled agent-memory write(s): "
+                        f"{type(exc).__name__}: {exc}") from exc
+                self._synced = True
+                self.journal.rotate()
+                return done
+        except LockTimeout as exc:
+            raise StoreUnavailable(f"agent-memory store is busy ({exc})") from exc
+
+    def pending(self) -> int:
+        return self.journal.pending_count()
+
+    # --- public API: reads ----------------------------------------------------------------
+    def _read_conn(self) -> _Conn:
+        if not self._synced and self.journal.pending_count():
+            # read-your-writes after a crash or a broken store; never wait for a writer
+            with fsutil.try_lock(self.journal.lock_path) as got:
+                if got:
+                    try:
+                        self._sync_locked()
+                    except Exception as exc:  # noqa: BLE001
+                        self._warn(f"pending agent-memory writes not applied yet: {exc}")
+            self._synced = True
+        return self._conn()
+
+    def query(self, agent: str, kind: str, text: str, n_results: int = 10,
+              where: dict | None = None) -> list[Record]:
+        conn = self._read_conn()
+        col = self._collection(conn, self.name(agent, kind))
+        if col is None or n_results <= 0:
+            return []
+        vector = self._embed([text])
+        got = col.query(query_embeddings=vector, n_results=int(n_results), where=where or None,
+                        include=["documents", "metadatas", "distances"])
+        ids = got["ids"][0] if got["ids"] else []
+        return [Record(i, d or "", strip_placeholder(m), float(dist)) for i, d, m, dist in
+                zip(ids, got["documents"][0], got["metadatas"][0], got["distances"][0])]
+
+    def query_vector(self, agent: str, kind: str, vector: Any, n_results: int = 10) -> list[Record]:
+        """Nearest neighbours of a precomputed vector (benchmarks, self-checks)."""
+        conn = self._read_conn()
+        col = self._collection(conn, self.name(agent, kind))
+        if col is None:
+            return []
+        got = col.query(query_embeddings=[list(vector)], n_results=int(n_results),
+                        include=["documents", "metadatas", "distances"])
+        return [Record(i, d or "", strip_placeholder(m), float(dist)) for i, d, m, dist in
+                zip(got["ids"][0], got["documents"][0], got["metadatas"][0], got["distances"][0])]
+
+    def get(self, agent: str, kind: str, ids: list[str] | None = None, where: dict | None = None,
+            limit: int | None = None) -> list[Record]:
+        conn = self._read_conn()
+        col = self._collection(conn, self.name(agent, kind))
+        if col is None or (ids is not None and not ids):
+            return []
+        got = col.get(ids=list(ids) if ids is not None else None, where=where or None, limit=limit,
+                      include=["documents", "metadatas"])
+        recs = [Record(i, d or "", strip_placeholder(m)) for i, d, m in
+                zip(got["ids"], got["documents"], got["metadatas"])]
+        if ids is not None:  # Chroma returns storage order; callers expect theirs
+            pos = {i: n for n, i in enumerate(ids)}
+            recs.sort(key=lambda r: pos.get(r.id, len(pos)))
+        return recs
+
+    def count(self, agent: str, kind: str) -> int:
+        col = self._collection(self._read_conn(), self.name(agent, kind))
+        return 0 if col is None else int(col.count())
+
+    def agents(self) -> list[str]:
+        conn = self._read_conn()
+        found: set[str] = set()
+        for col in conn.client.list_collections():
+            meta = getattr(col, "metadata", None) or {}
+            if not meta.get("kioku") or not meta.get("agent"):
+                continue
+            if (meta.get("project_id") or None) != self.project_id:
+                continue
+            if col.name == self.name(meta["agent"], meta.get("kind", "improvements")):
+                found.add(meta["agent"])
+        return sorted(found)
+
+    def lexical_search(self, agent: str, kind: str, query: str, k: int = 10) -> list[tuple[str, float]]:
+        """BM25-style keyword search over the same records (works without Chroma or the model)."""
+        lex = self._lexical()
+        if lex is None:
+            return []
+        return list(lex.search(self.name(agent, kind), query, k))
+
+    # --- maintenance ----------------------------------------------------------------------
+    def rebuild(self) -> int:
+        """Drop every collection named in the journal and replay archives + journal."""
+        with self.journal.lock(timeout=300):
+            conn = self._conn()
+            entries = list(self.journal.all_entries())
+            names: set[str] = set()
+            for e in entries:
+                names.update(n for n in ([e.get("collection")] + list(e.get("collections", [])) +
+                                         [p[1] for p in e.get("pairs", [])]) if n)
+            lex = self._lexical()
+            for name in names:
+                conn.cols.pop(name, None)
+                try:
+                    conn.client.delete_collection(name)
+                except Exception as exc:  # noqa: BLE001
+                    if not _is_not_found(exc):
+                        raise
+                if lex is not None:
+                    lex.drop(name)
+            for e in entries:
+                self._apply(conn, e)
+            last = int(entries[-1]["seq"]) if entries else self.journal.applied_seq()
+            self.journal.set_applied(max(last, self.journal.applied_seq()))
+            conn.seen_seq = self.journal.applied_seq()
+            return len(entries)
+
+
+def open_store(scope: str, project_root: Path | None = None, *, embedder: Any = None) -> AgentStore:
+    """The global (``~/.claude/chroma_data``) or project (``<root>/.claude/chroma_data``) store."""
+    from kioku.core import paths
+    from kioku.core.config import load_config
+
+    root = Path(project_root) if project_root else paths.find_project_root()
+    cfg = load_config(root)
+    if scope == "global":
+        return AgentStore(paths.global_chroma_dir(), None, host=cfg.chroma_host, port=cfg.chroma_port,
+                          embedder=embedder)
+    if scope == "project":
+        return AgentStore(paths.project_chroma_dir(root), paths.project_identity(root),
+                          host=cfg.chroma_host, port=cfg.chroma_port, embedder=embedder)
+    raise ValueError(f"scope must be 'global' or 'project', not {scope!r}")
+
+
+def iter_kinds() -> Iterable[str]:
+    return iter(KINDS)

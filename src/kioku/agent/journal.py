@@ -1,0 +1,224 @@
+"""Write-ahead journal for the agent-memory store (stdlib only).
+
+Why: several processes writing one embedded Chroma store at once lose HNSW vectors
+(chroma.md section 5), and a process can be killed mid-write. Every store write is
+therefore first appended here (one JSON line, fsynced) under the store's exclusive lock,
+then applied to Chroma (and the lexical index) under the same lock, and only then is the
+applied sequence number recorded. A write is *acknowledged* once its line is fsynced: if
+applying fails (Chroma locked or broken, process killed) the entry stays pending and
+``AgentStore.sync()`` applies it later. Applying is idempotent (upserts with the caller's
+deterministic ids, merging updates, deletes), so re-applying an entry is harmless.
+
+Layout, inside ``<chroma_dir>/.kioku-journal/`` (folder 0700, files 0600):
+
+- ``journal.jsonl``: active entries, ``{"seq", "ts", "op", ...}`` one per line; ``seq`` is
+  strictly increasing across processes (assigned under the lock).
+- ``state.json``: ``{"applied_seq": N, ...}`` written atomically after each apply.
+- ``archive/journal-<first>-<last>.jsonl.gz``: rotation. When every entry is applied and
+  the active file is larger than ``ROTATE_BYTES``, it is gzipped into the archive and
+  truncated, so the active file stays small (bounded work for the pending check and
+  replays). Archives hold only document text and metadata (no vectors: embeddings are a
+  deterministic function of the text under the pinned model), so they stay a small
+  fraction of the Chroma folder; ``AgentStore.rebuild()`` replays archives + journal
+  into a fresh set of collections. A crash between writing an archive and truncating
+  the journal only duplicates entries, which readers skip by ``seq``.
+
+The lock file is ``<chroma_dir>/.kioku-write.lock``; callers hold it around ``append``,
+``set_applied`` and ``rotate``. A torn last line (a writer killed inside ``write``) was
+never acknowledged; ``repair_tail`` cuts it off before the next append.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+import os
+import time
+from pathlib import Path
+from typing import Iterator
+
+from kioku.core import fsutil
+
+ROTATE_BYTES = 4 * 1024 * 1024
+LOCK_NAME = ".kioku-write.lock"
+DIR_NAME = ".kioku-journal"
+
+
+class Journal:
+    def __init__(self, chroma_dir: Path) -> None:
+        self.chroma_dir = Path(chroma_dir)
+        self.dir = self.chroma_dir / DIR_NAME
+        self.path = self.dir / "journal.jsonl"
+        self.state_path = self.dir / "state.json"
+        self.archive_dir = self.dir / "archive"
+        self.lock_path = self.chroma_dir / LOCK_NAME
+
+    # -- locking -------------------------------------------------------------------------
+    def lock(self, timeout: float = 60.0):
+        return fsutil.exclusive_lock(self.lock_path, timeout=timeout)
+
+    # -- state ---------------------------------------------------------------------------
+    def state(self) -> dict:
+        try:
+            data = json.loads(self.state_path.read_text(encoding="utf-8"))
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def applied_seq(self) -> int:
+        return int(self.state().get("applied_seq", 0))
+
+    def set_state(self, **values: object) -> None:
+        """Caller holds the lock."""
+        state = self.state()
+        state.update(values)
+        fsutil.ensure_private_dir(self.dir)
+        fsutil.atomic_write_text(self.state_path, json.dumps(state, sort_keys=True))
+
+    def set_applied(self, seq: int) -> None:
+        self.set_state(applied_seq=int(seq), applied_at=time.time())
+
+    # -- reading -------------------------------------------------------------------------
+    def _last_line(self) -> bytes | None:
+        """The last complete line of the active journal (read backwards from the end)."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            return None
+        try:
+            size = os.fstat(fd).st_size
+            if size == 0:
+                return None
+            end = size
+            # ignore a torn (unterminated) tail: it was never acknowledged
+            os.lseek(fd, size - 1, os.SEEK_SET)
+            if os.read(fd, 1) != b"\n":
+                buf = b""
+                pos = size
+                while pos > 0:
+                    step = min(65536, pos)
+                    pos -= step
+                    os.lseek(fd, pos, os.SEEK_SET)
+                    buf = os.read(fd, step) + buf
+                    cut = buf.rfind(b"\n")
+                    if cut >= 0:
+                        end = pos + cut + 1
+                        break
+                else:
+                    return None
+            buf = b""
+            pos = end - 1  # skip the final newline
+            while pos > 0:
+                step = min(65536, pos)
+                pos -= step
+                os.lseek(fd, pos, os.SEEK_SET)
+                buf = os.read(fd, step) + buf
+                cut = buf.rfind(b"\n")
+                if cut >= 0:
+                    return buf[cut + 1 :]
+            os.lseek(fd, 0, os.SEEK_SET)
+            return os.read(fd, end - 1)
+        finally:
+            os.close(fd)
+
+    def last_seq(self) -> int:
+        """Highest sequence number ever assigned (journal tail, else the applied state)."""
+        line = self._last_line()
+        if line:
+            with contextlib.suppress(ValueError, KeyError, TypeError):
+                return max(int(json.loads(line)["seq"]), self.applied_seq())
+        return self.applied_seq()
+
+    def pending_count(self) -> int:
+        return max(0, self.last_seq() - self.applied_seq())
+
+    def entries(self, after: int = 0) -> Iterator[dict]:
+        """Complete, parseable entries of the active journal with ``seq > after``."""
+        try:
+            handle = self.path.open("rb")
+        except FileNotFoundError:
+            return
+        with handle:
+            for raw in handle:
+                if not raw.endswith(b"\n"):
+                    break  # torn tail
+                try:
+                    entry = json.loads(raw)
+                    seq = int(entry["seq"])
+                except (ValueError, KeyError, TypeError):
+                    continue
+                if seq > after:
+                    yield entry
+
+    def all_entries(self) -> Iterator[dict]:
+        """Archived then active entries, in sequence order, each seq once (for rebuild)."""
+        seen = 0
+        archives = sorted(self.archive_dir.glob("journal-*.jsonl.gz")) if self.archive_dir.is_dir() else []
+        for archive in archives:
+            with gzip.open(archive, "rb") as handle:
+                for raw in handle:
+                    try:
+                        entry = json.loads(raw)
+                        seq = int(entry["seq"])
+                    except (ValueError, KeyError, TypeError):
+                        continue
+                    if seq > seen:
+                        seen = seq
+                        yield entry
+        for entry in self.entries(after=seen):
+            yield entry
+
+    # -- writing (caller holds the lock) -------------------------------------------------
+    def repair_tail(self) -> None:
+        """Cut off an unterminated last line left by a writer killed inside write()."""
+        try:
+            size = self.path.stat().st_size
+        except FileNotFoundError:
+            return
+        if size == 0:
+            return
+        with self.path.open("rb+") as handle:
+            handle.seek(size - 1)
+            if handle.read(1) == b"\n":
+                return
+            pos = size
+            keep = 0
+            while pos > 0:
+                step = min(65536, pos)
+                pos -= step
+                handle.seek(pos)
+                cut = handle.read(step).rfind(b"\n")
+                if cut >= 0:
+                    keep = pos + cut + 1
+                    break
+            handle.truncate(keep)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def append(self, entry: dict) -> int:
+        """Assign the next sequence number, append durably, return it."""
+        self.repair_tail()
+        seq = self.last_seq() + 1
+        record = {"seq": seq, "ts": time.time(), **entry}
+        fsutil.append_line_durable(self.path, json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+        return seq
+
+    def rotate(self, max_bytes: int = ROTATE_BYTES) -> Path | None:
+        """Archive the active journal if it is big and fully applied."""
+        try:
+            size = self.path.stat().st_size
+        except FileNotFoundError:
+            return None
+        if size < max_bytes:
+            return None
+        applied = self.applied_seq()
+        first = next(self.entries(), None)
+        last = self.last_seq()
+        if first is None or last > applied:
+            return None
+        fsutil.ensure_private_dir(self.archive_dir)
+        target = self.archive_dir / f"journal-{int(first['seq']):012d}-{last:012d}.jsonl.gz"
+        fsutil.atomic_write_bytes(target, gzip.compress(self.path.read_bytes(), compresslevel=6))
+        fsutil.atomic_write_bytes(self.path, b"")
+        return target
