@@ -1,0 +1,380 @@
+"""The single secrets choke point: every write and every injection goes through here.
+
+Contract (stdlib only, precompiled patterns, no I/O):
+
+- ``find_secrets(text) -> list[SecretFinding]``: non-overlapping findings (kind, start, end),
+  sorted by position. A finding never carries the secret itself, so it is safe to log.
+- ``contains_secret(text) -> bool``
+- ``redact(text) -> str``: each finding replaced by ``[REDACTED:<kind>]``. For ``key = value``
+  style findings only the value is replaced, so the reader still sees what was there.
+- ``ensure_storable(text, what="memory")``: raises ``SecretRejected`` naming the kind(s);
+  the message never contains any part of the secret.
+
+Two layers of detection:
+
+1. Specific formats (provider key prefixes, PEM blocks, JWTs, credentials in URLs,
+   ``password=...`` style assignments in English and Japanese, card numbers with Luhn).
+2. A generic high-entropy detector for long base64-ish tokens. Guards keep ordinary text
+   quiet: the token must mix upper case, lower case and digits, be fragmented like random
+   data (not CamelCase words), and have high Shannon entropy. Deliberate choices:
+   * pure hex strings (git SHAs, sha256 digests, UUIDs) are NOT flagged by the generic layer,
+     because hashes in prose are common and harmless; hex keys are still caught in a
+     key-ish context (``api_key=...``, ``token: ...``) or by their provider prefix;
+   * tokens inside a URL without credentials, and file paths made of word-like segments,
+     are not flagged; credentials in URLs are caught by the URL rules.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable
+
+from kioku.core.errors import SecretRejected
+
+__all__ = [
+    "SecretFinding",
+    "find_secrets",
+    "contains_secret",
+    "redact",
+    "ensure_storable",
+    "KIND_LABELS",
+]
+
+
+@dataclass(frozen=True)
+class SecretFinding:
+    """Where a secret is: ``text[start:end]``. Deliberately holds no copy of the value."""
+
+    kind: str
+    start: int
+    end: int
+
+    @property
+    def label(self) -> str:
+        return KIND_LABELS.get(self.kind, "a secret")
+
+
+# Human wording for messages ("it looks like it contains <label>").
+KIND_LABELS: dict[str, str] = {
+    "anthropic_api_key": "an Anthropic API key",
+    "openai_api_key": "an OpenAI API key",
+    "aws_access_key": "an AWS access key",
+    "aws_secret_key": "an AWS secret access key",
+    "github_token": "a GitHub token",
+    "gitlab_token": "a GitLab token",
+    "slack_token": "a Slack token",
+    "slack_webhook": "a Slack webhook URL",
+    "stripe_key": "a Stripe secret key",
+    "google_api_key": "a Google API key",
+    "gcp_service_account": "a Google Cloud service-account key",
+    "private_key": "a private key",
+    "jwt": "a JSON Web Token",
+    "connection_string": "a connection string with credentials",
+    "url_credentials": "a URL with a username and password",
+    "password": "a password",
+    "secret_assignment": "a secret value (key/token assignment)",
+    "bearer_token": "a bearer token",
+    "npm_token": "an npm token",
+    "pypi_token": "a PyPI token",
+    "twilio_key": "a Twilio key",
+    "sendgrid_key": "a SendGrid API key",
+    "azure_key": "an Azure storage/service key",
+    "provider_token": "an API token",
+    "credit_card": "a credit card number",
+    "high_entropy": "a high-entropy string (likely a key or token)",
+}
+
+# (kind, pattern, value-group). If value-group is non-zero only that group is the secret
+# (``password=`` stays readable); 0 means the whole match.
+# Needles gate each rule: the regex runs only if, for every group, one needle occurs in the
+# lower-cased text. Substring tests are ~100x cheaper than a regex scan, which keeps an
+# ordinary 2 KB prompt well under a millisecond.
+_Rule = tuple[str, "tuple[tuple[str, ...], ...]", "re.Pattern[str]", int,
+              "Callable[[re.Match[str]], bool] | None"]
+
+_PLACEHOLDER_RE = re.compile(
+    r"""^(?:
+        \$\{?[A-Za-z_][A-Za-z0-9_]*\}?        # $VAR / ${VAR}
+      | \{\{.*\}\} | \{[^}]*\} | <[^>]*>       # {{x}} {x} <x>
+      | %[sd(] .* | \*+ | x{3,} | X{3,} | \.{3,} | …
+      | (?:os\.)?environ.* | process\.env.* | getenv.* | env\(.* | secrets\..*
+      | none | null | nil | true | false | undefined | empty | required | optional
+      | str | string | bytes | int | bool | secretstr | any | optional\[.*
+      | redacted | \[redacted.* | changeme_placeholder | your[_-]?\w* | my[_-]?\w*[_-]here
+      | example | dummy | placeholder | todo | tbd | n/a | ""|''
+    )$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def _value_ok(value: str) -> bool:
+    """False for obvious placeholders / references that are not secrets themselves."""
+    v = value.strip("\"'`")
+    if not v or _PLACEHOLDER_RE.match(v):
+        return False
+    if "(" in v or v.startswith(("$", "@", "&", "*", "/", "~/", "./", "%")):
+        return False
+    return True
+
+
+def _looks_random(v: str) -> bool:
+    """A value mixing letters with digits/symbols or cases, i.e. not a plain dictionary word."""
+    classes = sum((any(c.islower() for c in v), any(c.isupper() for c in v),
+                   any(c.isdigit() for c in v), any(not c.isalnum() for c in v)))
+    return classes >= 2 and not (v.isalpha() and v.istitle())
+
+
+def _check_password(m: re.Match[str]) -> bool:
+    value = m.group("val")
+    if not _value_ok(value):
+        return False
+    if len(value.strip("\"'`")) < 4:
+        return False
+    bare = value.strip("\"'`")
+    if "op" in m.re.groupindex and m.group("op") in ("is", "was") and not _looks_random(bare):
+        return False  # "the password is correct": prose unless the value looks random
+    # "the password is stored in 1Password": a lowercase word followed by more prose.
+    rest = m.string[m.end("val"):m.end("val") + 3]
+    if not m.group("q") and bare.isalpha() and bare.islower() and re.match(r" [a-z]", rest):
+        return False
+    if bare.isalpha() and bare.lower() in _PROSE_WORDS:
+        return False
+    return True
+
+
+_IDENT_VALUE = re.compile(r"^[a-z]+[0-9]*(?:[_\-.:/][a-z]+[0-9]*)*$|^[A-Z][a-z]+(?:[A-Z][a-z]+)+$")
+
+
+def _check_token(m: re.Match[str]) -> bool:
+    value = m.group("val").strip("\"'`")
+    if not _value_ok(value) or len(value) < 8 or _IDENT_VALUE.match(value):
+        return False  # oauth2_provider, created_at, CamelCase names are not secrets
+    has_digit = any(c.isdigit() for c in value)
+    has_alpha = any(c.isalpha() for c in value)
+    mixed = any(c.islower() for c in value) and any(c.isupper() for c in value)
+    return (has_digit and has_alpha) or (mixed and len(value) >= 16)
+
+
+def _check_url_creds(m: re.Match[str]) -> bool:
+    # "[REDACTED:...]" keeps a redacted URL from being flagged again
+    return _value_ok(m.group("pw")) and "REDACTED" not in m.group("val")
+
+
+def _check_sk(m: re.Match[str]) -> bool:
+    v = m.group(0)
+    return any(c.isdigit() for c in v) and any(c.isalpha() for c in v[3:])
+
+
+_PROSE_WORDS = frozenset(
+    "the from in is a an of to and or for with stored kept saved managed rotated set used "
+    "required needed missing wrong incorrect reset changed expired empty same different "
+    "field column manager policy prompt protected hashed hash reset".split()
+)
+
+_I = re.IGNORECASE
+
+_RULES: list[_Rule] = [
+    # --- private keys (PEM, also with literal "\n" escapes as inside service-account JSON)
+    ("private_key", (("private key",),), re.compile(
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:\-]*)"),
+     0, None),
+    ("gcp_service_account", (("private_key_id",),), re.compile(r'"private_key_id"\s*:\s*"(?P<val>[0-9a-f]{32,})"'),
+     1, None),
+    # --- provider-prefixed tokens
+    ("anthropic_api_key", (("sk-ant-",),), re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{20,}"), 0, None),
+    ("openai_api_key", (("sk-",),), re.compile(
+        r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}"), 0, _check_sk),
+    ("aws_access_key", (("akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "aipa", "anpa", "anva", "apka"),), re.compile(
+        r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}\b"), 0, None),
+    ("aws_secret_key", (("aws",), ("secret",)), re.compile(
+        r"(?i:aws)[A-Za-z_\- ]{0,20}(?i:secret)[A-Za-z_\- ]{0,20}[\"']?\s*(?:=|:|=>)\s*"
+        r"[\"']?(?P<val>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"), 1, None),
+    ("github_token", (("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),), re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}\b"
+                                r"|\bgithub_pat_[A-Za-z0-9_]{22,}"), 0, None),
+    ("gitlab_token", (("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-"),), re.compile(r"\bgl(?:pat|dt|rt|ptt|cbt|soat)-[A-Za-z0-9_\-]{20,}"), 0, None),
+    ("slack_webhook", (("hooks.slack.com",),), re.compile(
+        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]{10,}"), 0, None),
+    ("slack_token", (("xox",),), re.compile(r"\bxox[abposre]-[A-Za-z0-9\-]{10,}"), 0, None),
+    ("stripe_key", (("_live_", "_test_", "whsec_"),), re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"
+                              r"|\bwhsec_[A-Za-z0-9]{24,}"), 0, None),
+    ("google_api_key", (("aiza",),), re.compile(r"\bAIza[0-9A-Za-z_\-]{35}"), 0, None),
+    ("jwt", (("eyj",),), re.compile(
+        r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"), 0, None),
+    ("npm_token", (("npm_",),), re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), 0, None),
+    ("pypi_token", (("pypi-",),), re.compile(r"\bpypi-[A-Za-z0-9_\-]{40,}"), 0, None),
+    ("sendgrid_key", (("sg.",),), re.compile(r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{30,}"), 0, None),
+    ("twilio_key", (("sk", "ac"),), re.compile(r"\b(?:SK|AC)[0-9a-fA-F]{32}\b"), 0, None),
+    ("azure_key", (("accountkey", "sharedaccess", "sig="),), re.compile(
+        r"(?i:AccountKey|SharedAccessKey|SharedAccessSignature|sig)=(?P<val>[A-Za-z0-9+/%]{20,}={0,2})"),
+     1, None),
+    ("provider_token", (("hf_", "shp", "dop_v1_", "dapi", "hvs.", "dp.st.", "age-secret-key-", "key-", "sq0", "glc_", "lin_api_", "xapp-", ":aa"),), re.compile(
+        r"\b(?:hf_[A-Za-z0-9]{30,}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|dop_v1_[a-f0-9]{64}"
+        r"|dapi[a-f0-9]{32}|hvs\.[A-Za-z0-9_\-]{24,}|dp\.st\.[A-Za-z0-9_\-]{20,}"
+        r"|AGE-SECRET-KEY-1[0-9A-Z]{50,}|key-[0-9a-f]{32}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}"
+        r"|glc_[A-Za-z0-9+/]{32,}={0,2}|lin_api_[A-Za-z0-9]{32,}|xapp-\d-[A-Za-z0-9\-]{20,}"
+        r"|\d{8,10}:AA[A-Za-z0-9_\-]{33})"), 0, None),
+    # --- credentials in URLs
+    ("connection_string", (("://",), ("@",)), re.compile(
+        r"\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver"
+        r"|oracle|couchdb|neo4j(?:\+s)?|clickhouse|cockroachdb|jdbc:[a-z]+|ldaps?|ftp|sftp|smtps?)"
+        r"://(?P<val>[^\s:/@'\"<>]*:(?P<pw>[^\s@'\"<>]+))@", _I), 1, _check_url_creds),
+    ("url_credentials", (("://",), ("@",)), re.compile(
+        r"\b[a-z][a-z0-9+.\-]*://(?P<val>[^\s:/@'\"<>]+:(?P<pw>[^\s@/'\"<>]+))@[^\s]", _I),
+     1, _check_url_creds),
+    ("bearer_token", (("bearer", "authorization"),), re.compile(
+        r"(?i:\bauthorization\b[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|apikey)\s+)"
+        r"(?P<val>[A-Za-z0-9._~+/\-]{8,}=*)"
+        r"|(?i:\bbearer\s+)(?P<val2>[A-Za-z0-9._~+/\-]{20,}=*)"), -1, None),
+    # --- key = value assignments
+    ("password", (("pass", "pwd"), ("=", ":", " is ", " was ")), re.compile(
+        r"(?i:(?:password|passwd|passphrase|(?<![a-z])pwd|(?<=[a-z0-9][_\-])pass)\b)"
+        r"[\"']?\s*(?P<op>=|:|=>|:=|\bis\b|\bwas\b)\s*(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]+)(?P=q)"), 2,
+     _check_password),
+    ("password", (("パスワード", "暗証番号", "パスフレーズ", "合言葉"),), re.compile(
+        r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?:は|:|：|=|＝|を)\s*[「『\"']?"
+        r"(?P<q>)(?P<val>[\x21-\x7e]{4,}?)(?=[」』\"']|です|だ|で(?:す|し)|[。、\s]|$)"), 2,
+     _check_password),
+    ("secret_assignment", (("secret", "token", "key", "auth", "credential"), ("=", ":")), re.compile(
+        r"(?i:(?:secret|token|api[_\-]?key|apikey|access[_\-]?key|private[_\-]?key"
+        r"|(?<![a-z])auth|credentials?|(?<![a-z])key)s?\b)[\"']?"
+        r"\s*(?:=|:|=>|:=)\s*(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]+)(?P=q)"), 2, _check_token),
+    ("secret_assignment", (("トークン", "apiキー", "api キー", "シークレット", "秘密鍵", "アクセスキー"),), re.compile(
+        r"(?:トークン|APIキー|API キー|シークレット|秘密鍵|アクセスキー)\s*(?:は|:|：|=|＝)\s*[「『\"']?"
+        r"(?P<q>)(?P<val>[\x21-\x7e]{8,}?)(?=[」』\"']|です|だ|[。、\s]|$)"), 2, _check_token),
+]
+
+# Named-group index per rule: resolve "val" / "val2" lazily in _span.
+_CARD_RE = re.compile(r"(?<![\d\-])(?:\d[ \-]?){12,18}\d(?![\d\-])")
+_CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|6011|65|35)")
+_URL_RE = re.compile(r"\b[a-z][a-z0-9+.\-]*://[^\s<>\"'`]+", _I)
+_CANDIDATE_RE = re.compile(r"(?<![A-Za-z0-9+/_=\-])[A-Za-z0-9+/_\-]{20,}={0,2}(?![A-Za-z0-9+/_=\-])")
+_HEX_RE = re.compile(r"^[0-9a-fA-F\-]+$")
+_WORDLIKE_SEG = re.compile(r"^(?:[a-z0-9_.\-]*|[A-Z]?[a-z]+(?:[A-Z][a-z]+)*[0-9]*|[A-Z0-9_]+)$")
+_RUNS_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^A-Za-z0-9]")
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i % 2:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+def _entropy(s: str) -> float:
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+
+
+def _is_high_entropy(tok: str) -> bool:
+    core = tok.rstrip("=")
+    if len(core) < 20 or _HEX_RE.match(core):
+        return False  # pure hex: hashes / SHAs / UUIDs are fine in prose (see docstring)
+    if re.match(r"^sha\d+-", core):
+        return False  # subresource-integrity digests
+    if not (any(c.islower() for c in core) and any(c.isupper() for c in core)
+            and any(c.isdigit() for c in core)):
+        return False
+    if "/" in core and all(_WORDLIKE_SEG.match(seg) for seg in core.split("/")):
+        return False  # a file path made of ordinary names
+    # Random data is fragmented into many short case/digit runs; identifiers are not.
+    runs = len(_RUNS_RE.findall(core))
+    if runs * 3 < len(core):
+        return False
+    threshold = min(4.0, math.log2(len(core)) - 0.7)
+    return _entropy(core) >= threshold
+
+
+def _span(rule_group: int, m: re.Match[str]) -> tuple[int, int]:
+    if rule_group == 0:
+        return m.span()
+    if rule_group == -1:  # first named value group that matched
+        for name in ("val", "val2"):
+            if m.group(name) is not None:
+                return m.span(name)
+        return m.span()
+    return m.span("val")
+
+
+def _overlaps(spans: list[tuple[int, int]], s: int, e: int) -> bool:
+    return any(s < b and a < e for a, b in spans)
+
+
+def find_secrets(text: str) -> list[SecretFinding]:
+    """All secrets in ``text``, non-overlapping, sorted by start offset."""
+    if not text:
+        return []
+    found: list[SecretFinding] = []
+    spans: list[tuple[int, int]] = []
+    low = text.lower()
+    for kind, needles, pattern, group, check in _RULES:
+        if not all(any(n in low for n in grp) for grp in needles):
+            continue
+        for m in pattern.finditer(text):
+            if check is not None and not check(m):
+                continue
+            s, e = _span(group, m)
+            if e > s and not _overlaps(spans, s, e):
+                spans.append((s, e))
+                found.append(SecretFinding(kind, s, e))
+    for m in _CARD_RE.finditer(text):
+        digits = re.sub(r"[ \-]", "", m.group(0))
+        if 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) and _luhn(digits) \
+                and len(set(digits)) > 2 and not _overlaps(spans, *m.span()):
+            spans.append(m.span())
+            found.append(SecretFinding("credit_card", *m.span()))
+    url_spans = [u.span() for u in _URL_RE.finditer(text)] if "://" in text else []
+    for m in _CANDIDATE_RE.finditer(text):
+        s, e = m.span()
+        if _overlaps(spans, s, e) or _overlaps(url_spans, s, e):
+            continue
+        if _is_high_entropy(m.group(0)):
+            spans.append((s, e))
+            found.append(SecretFinding("high_entropy", s, e))
+    found.sort(key=lambda f: f.start)
+    return found
+
+
+def contains_secret(text: str) -> bool:
+    return bool(find_secrets(text))
+
+
+def redact(text: str) -> str:
+    """``text`` with every finding replaced by ``[REDACTED:<kind>]``."""
+    findings = find_secrets(text)
+    if not findings:
+        return text
+    out: list[str] = []
+    pos = 0
+    for f in findings:
+        out.append(text[pos:f.start])
+        out.append(f"[REDACTED:{f.kind}]")
+        pos = f.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def ensure_storable(text: str, what: str = "memory") -> None:
+    """Raise ``SecretRejected`` if ``text`` contains a secret. The message names only kinds."""
+    findings = find_secrets(text)
+    if not findings:
+        return
+    labels: list[str] = []
+    for f in findings:
+        if f.label not in labels:
+            labels.append(f.label)
+    if len(labels) == 1:
+        desc = labels[0]
+    else:
+        desc = ", ".join(labels[:-1]) + " and " + labels[-1]
+    raise SecretRejected(
+        f"refusing to store {what}: it looks like it contains {desc}; nothing was saved"
+    )

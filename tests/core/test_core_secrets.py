@@ -1,0 +1,277 @@
+"""Table-driven tests for kioku.core.secrets, the single secrets choke point.
+
+Secret samples are assembled at import time from a prefix plus deterministic pseudo-random
+characters, so this file holds no live-looking credential that would trip secret scanners,
+yet every sample has the real shape (prefix, length, alphabet) of the format it stands for.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+import timeit
+
+import pytest
+
+from kioku.core.errors import KiokuError, SecretRejected
+from kioku.core.secrets import (
+    KIND_LABELS,
+    SecretFinding,
+    contains_secret,
+    ensure_storable,
+    find_secrets,
+    redact,
+)
+
+B62 = string.ascii_letters + string.digits
+B64 = B62 + "+/"
+HEX = "0123456789abcdef"
+UPPER_NUM = string.ascii_uppercase + string.digits
+URLSAFE = B62 + "_-"
+
+
+def rnd(n: int, alphabet: str = B62, seed: int = 0) -> str:
+    """Deterministic fake key material with the statistics of a real random token."""
+    r = random.Random(f"{seed}:{n}:{alphabet}")
+    return "".join(r.choice(alphabet) for _ in range(n))
+
+
+def luhn_complete(prefix_digits: str, length: int) -> str:
+    body = prefix_digits + rnd(length - len(prefix_digits) - 1, string.digits, seed=7)
+    for check in string.digits:
+        cand = body + check
+        total = 0
+        for i, ch in enumerate(reversed(cand)):
+            d = int(ch) * (2 if i % 2 else 1)
+            total += d - 9 if d > 9 else d
+        if total % 10 == 0:
+            return cand
+    raise AssertionError("unreachable")
+
+
+def uuid_like(seed: int) -> str:
+    h = rnd(32, HEX, seed)
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+PEM_BODY = "\n".join(rnd(64, B64, s) for s in range(4))
+JWT = ".".join(["eyJ" + rnd(33, URLSAFE, 1), "eyJ" + rnd(60, URLSAFE, 2), rnd(43, URLSAFE, 3)])
+AWS_ID = "AKIA" + rnd(16, UPPER_NUM, 4)
+AWS_SECRET = rnd(40, B64, 5)
+CARD = luhn_complete("4", 16)
+
+# (kind expected, text containing exactly that secret as its first finding)
+SECRETS: list[tuple[str, str]] = [
+    ("anthropic_api_key", f"my key is sk-ant-api03-{rnd(93, URLSAFE, 10)}AA"),
+    ("anthropic_api_key", f"ANTHROPIC_API_KEY=sk-ant-admin01-{rnd(60, URLSAFE, 11)}"),
+    ("openai_api_key", f"use sk-proj-{rnd(120, URLSAFE, 12)} for the bot"),
+    ("openai_api_key", f"OPENAI key: sk-{rnd(20, B62, 13)}T3BlbkFJ{rnd(20, B62, 14)}"),
+    ("aws_access_key", f"aws id {AWS_ID} in us-east-1"),
+    ("aws_access_key", f"temporary creds ASIA{rnd(16, UPPER_NUM, 15)} expire hourly"),
+    ("aws_secret_key", f"aws_secret_access_key = {AWS_SECRET.replace('+', 'q')}"),
+    ("github_token", f"token ghp_{rnd(36, B62, 16)}"),
+    ("github_token", f"gho_{rnd(36, B62, 17)} is the oauth token"),
+    ("github_token", f"app install token ghs_{rnd(36, B62, 18)}"),
+    ("github_token", f"ghu_{rnd(36, B62, 19)}"),
+    ("github_token", f"fine grained github_pat_11{rnd(20, UPPER_NUM, 20)}_{rnd(59, B62, 21)}"),
+    ("gitlab_token", f"glpat-{rnd(20, URLSAFE, 22)} for CI"),
+    ("slack_token", f"bot xoxb-{rnd(11, string.digits, 23)}-{rnd(13, string.digits, 24)}-{rnd(24, B62, 25)}"),
+    ("slack_token", f"user token xoxp-{rnd(11, string.digits, 26)}-{rnd(12, string.digits, 27)}-{rnd(32, HEX, 28)}"),
+    ("slack_webhook", f"post to https://hooks.slack.com/services/T{rnd(8, UPPER_NUM, 29)}/B{rnd(8, UPPER_NUM, 30)}/{rnd(24, B62, 31)}"),
+    ("stripe_key", f"STRIPE=sk_live_{rnd(24, B62, 32)}"),
+    ("stripe_key", f"restricted rk_live_{rnd(24, B62, 33)}"),
+    ("google_api_key", f"maps key AIza{rnd(35, URLSAFE, 34)}"),
+    ("private_key", f"-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}\n-----END RSA PRIVATE KEY-----"),
+    ("private_key", f"-----BEGIN EC PRIVATE KEY-----\n{PEM_BODY}\n-----END EC PRIVATE KEY-----"),
+    ("private_key", f"-----BEGIN OPENSSH PRIVATE KEY-----\n{PEM_BODY}\n-----END OPENSSH PRIVATE KEY-----"),
+    ("private_key", f"-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n{PEM_BODY}\n-----END PGP PRIVATE KEY BLOCK-----"),
+    ("private_key", "here is a truncated one -----BEGIN PRIVATE KEY-----\n" + rnd(64, B64, 35)),
+    ("private_key", '{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\n'
+     + rnd(64, B64, 36) + '\\n-----END PRIVATE KEY-----\\n", "client_email": "x@y.iam.gserviceaccount.com"}'),
+    ("gcp_service_account", f'{{"type": "service_account", "private_key_id": "{rnd(40, HEX, 37)}"}}'),
+    ("jwt", f"session cookie {JWT}"),
+    ("connection_string", "DATABASE_URL=postgres://app:Xk9vQ2mP@db.internal:5432/app"),
+    ("connection_string", "mysql://root:hunter22@127.0.0.1:3306/shop"),
+    ("connection_string", f"mongodb+srv://admin:{rnd(16, B62, 38)}@cluster0.abcde.mongodb.net/prod"),
+    ("connection_string", "redis://:s3cretpass@cache:6379/0"),
+    ("connection_string", "amqp://guest:rabbitpw1@mq:5672/"),
+    ("url_credentials", "clone https://deploy:Tr0ub4dor3@git.example.com/org/repo.git"),
+    ("password", "password=hunter2"),
+    ("password", 'DB_PASSWORD="correct horse"'.replace(" ", "-")),
+    ("password", "passwd: Sup3rS3cret!"),
+    ("password", "the staging password is Winter2024!"),
+    ("password", "パスワードは hunter2 です"),
+    ("password", "本番のパスワード：Pa55w0rd"),
+    ("secret_assignment", f"secret={rnd(32, B62, 39)}"),
+    ("secret_assignment", f"api_key: '{rnd(32, B62, 40)}'"),
+    ("secret_assignment", f"token: {rnd(40, HEX, 41)}"),
+    ("secret_assignment", f"HEROKU_API_KEY={uuid_like(42)}"),
+    ("secret_assignment", f"APIキーは {rnd(24, B62, 43)} です"),
+    ("bearer_token", f"curl -H 'Authorization: Bearer {rnd(40, URLSAFE, 44)}' https://api.example.com"),
+    ("bearer_token", f"Authorization: Basic {rnd(28, B64, 45)}=="),
+    ("npm_token", f"//registry.npmjs.org/:_authToken=npm_{rnd(36, B62, 46)}"),
+    ("pypi_token", f"pypi-AgEIcHlwaS5vcmc{rnd(60, URLSAFE, 47)}"),
+    ("twilio_key", f"twilio SK{rnd(32, HEX, 48)}"),
+    ("sendgrid_key", f"SG.{rnd(22, URLSAFE, 49)}.{rnd(43, URLSAFE, 50)}"),
+    ("azure_key", f"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={rnd(86, B64, 51)}==;EndpointSuffix=core.windows.net"),
+    ("provider_token", f"HF_TOKEN hf_{rnd(34, string.ascii_letters, 52)}"),
+    ("provider_token", f"telegram bot {rnd(9, string.digits, 53)}:AA{rnd(33, URLSAFE, 54)}"),
+    ("credit_card", f"card {CARD[:4]} {CARD[4:8]} {CARD[8:12]} {CARD[12:]} exp 12/29"),
+    ("credit_card", f"amex {luhn_complete('37', 15)}"),
+    ("high_entropy", f"the value is {rnd(32, B62, 55)} keep it safe"),
+    ("high_entropy", f"{rnd(44, B64, 56)}="),
+]
+
+# Ordinary text that must pass untouched.
+ORDINARY: list[str] = [
+    "we always use bun, never npm",
+    "use bun, never npm",
+    "the API key lives in 1Password",
+    "set PASSWORD env var from the vault",
+    "password: see the team vault",
+    "the password is stored in 1Password",
+    "the password is required",
+    "password=${DB_PASSWORD}",
+    "api_key = os.environ['OPENAI_API_KEY']",
+    "token: string",
+    'api_key="<your-api-key>"',
+    "secret: ${{ secrets.DEPLOY_KEY }}",
+    "Authorization: Bearer $TOKEN",
+    "postgres://localhost:5432/app",
+    "DATABASE_URL=postgres://${DB_USER}:${DB_PASS}@db:5432/app",
+    "docs at https://docs.example.com/guide/getting-started?tab=install#section-2",
+    "git@github.com:org/repo.git is the remote",
+    "see src/kioku/core/secrets.py and tests/core/test_core_secrets.py",
+    "/home/user/projects/MyWebApplication/src/components/UserProfileCard.tsx",
+    "fixed in commit 3f9a2b7c1d4e5f60718293a4b5c6d7e8f9012345",
+    "sha256 is 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "the request id was 123e4567-e89b-12d3-a456-426614174000",
+    "AbstractSingletonProxyFactoryBean is a real class name",
+    "getUserProfileById2024 returns the profile",
+    "version 1.2.3-beta.4+build.5678 is released",
+    "python 3.11.9, node v20.11.1, chromadb 1.5.9",
+    "テストにはRedisが必要です",
+    "今後はbunを使うことを覚えておいて",
+    "パスワードは1Passwordに保存してある",
+    "APIキーは環境変数から読む",
+    "トークンは毎日ローテーションする",
+    "run `pytest -q tests/core` before committing",
+    "the max token budget is 10000 characters",
+    "primary key: user_id",
+    "auth: required",
+    "session key = created_at",
+    "const token = await getToken();",
+    "call 555-0100 for support; order 1234 5678 shipped",
+    "the timestamp 1700000000000 is in milliseconds",
+    "export NODE_OPTIONS=--max-old-space-size=4096",
+    "deploy with kubectl apply -f k8s/production/deployment.yaml",
+    "the sk-learn library? no, scikit-learn",
+    "passwords must be at least 12 characters",
+    "the test pass rate is 98%",
+    "bypass: nothing",
+    "Error: ECONNREFUSED 127.0.0.1:6379",
+    "snake_case_identifiers_are_fine_in_python_modules",
+    "ISO timestamp 2026-11-29T19:37:38Z",
+    "MEMORY.md line format is `- [type] summary → topic-file.md`",
+    "pk_live keys are publishable; ask before touching billing",
+]
+
+
+@pytest.mark.parametrize("kind,text", SECRETS, ids=[f"{i:02d}-{k}" for i, (k, _) in enumerate(SECRETS)])
+def test_secret_is_found_with_its_kind(kind: str, text: str) -> None:
+    findings = find_secrets(text)
+    assert findings, f"no secret found in sample of kind {kind}"
+    assert findings[0].kind == kind, [f.kind for f in findings]
+    assert contains_secret(text)
+
+
+@pytest.mark.parametrize("kind,text", SECRETS, ids=[f"{i:02d}-{k}" for i, (k, _) in enumerate(SECRETS)])
+def test_rejection_message_names_kind_and_never_the_secret(kind: str, text: str) -> None:
+    with pytest.raises(SecretRejected) as exc:
+        ensure_storable(text)
+    msg = str(exc.value)
+    assert msg.startswith("refusing to store memory: it looks like it contains ")
+    assert msg.endswith("; nothing was saved")
+    assert KIND_LABELS[kind] in msg
+    for f in find_secrets(text):
+        secret = text[f.start:f.end]
+        assert secret not in msg
+        # no meaningful slice of it either
+        for i in range(0, max(1, len(secret) - 7), 4):
+            assert secret[i:i + 8] not in msg
+    assert isinstance(exc.value, KiokuError) and exc.value.exit_code == 3
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_text_passes(text: str) -> None:
+    assert find_secrets(text) == [], [(f.kind, text[f.start:f.end]) for f in find_secrets(text)]
+    assert not contains_secret(text)
+    assert redact(text) == text
+    ensure_storable(text)  # does not raise
+
+
+def test_sample_counts() -> None:
+    assert len(SECRETS) >= 40 and len(ORDINARY) >= 40
+    assert {k for k, _ in SECRETS} == set(KIND_LABELS)  # every kind has at least one sample
+
+
+@pytest.mark.parametrize("kind,text", SECRETS, ids=[f"{i:02d}-{k}" for i, (k, _) in enumerate(SECRETS)])
+def test_redaction_removes_every_secret(kind: str, text: str) -> None:
+    out = redact(text)
+    assert f"[REDACTED:{kind}]" in out
+    for f in find_secrets(text):
+        assert text[f.start:f.end] not in out
+    assert not contains_secret(out)
+
+
+REDACTIONS = [
+    (f"use {AWS_ID} for the deploy", "use [REDACTED:aws_access_key] for the deploy"),
+    ("password=hunter2 and more", "password=[REDACTED:password] and more"),
+    ('DB_PASSWORD="Xk9vQ2mP!" # local', 'DB_PASSWORD="[REDACTED:password]" # local'),
+    ("postgres://app:Xk9vQ2mP@db:5432/app", "postgres://[REDACTED:connection_string]@db:5432/app"),
+    (f"Authorization: Bearer {rnd(40, URLSAFE, 44)}", "Authorization: Bearer [REDACTED:bearer_token]"),
+    (f"a {JWT} b {CARD}", "a [REDACTED:jwt] b [REDACTED:credit_card]"),
+    ("パスワードは hunter2 です", "パスワードは [REDACTED:password] です"),
+    (f"-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}\n-----END RSA PRIVATE KEY-----\ntail",
+     "[REDACTED:private_key]\ntail"),
+    ("nothing to see here", "nothing to see here"),
+]
+
+
+@pytest.mark.parametrize("text,expected", REDACTIONS)
+def test_exact_redaction_output(text: str, expected: str) -> None:
+    assert redact(text) == expected
+
+
+def test_findings_are_sorted_non_overlapping_and_hold_no_value() -> None:
+    text = f"a={AWS_ID} then ghp_{rnd(36, B62, 16)} then password: Zz9yy8Xx7 end"
+    fs = find_secrets(text)
+    assert [f.kind for f in fs] == ["aws_access_key", "github_token", "password"]
+    assert all(a.end <= b.start for a, b in zip(fs, fs[1:]))
+    assert all(isinstance(f, SecretFinding) for f in fs)
+    # the dataclass only carries offsets: its repr is safe to log
+    assert AWS_ID not in repr(fs)
+
+
+def test_message_lists_several_kinds_and_custom_what() -> None:
+    text = f"{AWS_ID} and password=hunter2x"
+    with pytest.raises(SecretRejected) as exc:
+        ensure_storable(text, what="the improvement")
+    msg = str(exc.value)
+    assert msg == ("refusing to store the improvement: it looks like it contains an AWS access key"
+                   " and a password; nothing was saved")
+
+
+def test_empty_and_whitespace() -> None:
+    assert find_secrets("") == []
+    assert redact("   \n") == "   \n"
+    ensure_storable("")
+
+
+def test_scan_is_fast_on_a_2kb_prompt() -> None:
+    prompt = ((" ".join(ORDINARY) + " ") * 2)[:2048]
+    assert len(prompt) == 2048
+    n = 200
+    per_call = min(timeit.repeat(lambda: find_secrets(prompt), number=n, repeat=3)) / n
+    # Typical is a few hundred microseconds; the bound leaves room for a loaded CI box.
+    assert per_call < 0.005, per_call
