@@ -197,12 +197,12 @@ class AgentStore:
                     pass
                 _CONNS.pop(key, None)
             if self.server:
-                client = chromadb.HttpClient(host=self.host, port=self.port,
-                                             settings=chromadb.Settings(anonymized_telemetry=False))
+                client = chromadb.HttpClient(host=self.host, port=self.port)
             else:
                 fsutil.ensure_private_dir(self.chroma_dir)
-                client = chromadb.PersistentClient(path=str(self.chroma_dir),
-                                                   settings=chromadb.Settings(anonymized_telemetry=False))
+                # default Settings (telemetry is a no-op in chromadb 1.5): any other client
+                # opened on this path in the process must use the same settings
+                client = chromadb.PersistentClient(path=str(self.chroma_dir))
             conn = _Conn(client, applied)
             _CONNS[key] = conn
             return conn
