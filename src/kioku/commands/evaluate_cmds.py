@@ -1,9 +1,79 @@
-"""Subcommands (being written)."""
+"""``kioku evaluate`` (self-evaluate a transcript) and ``kioku worker`` (drain hook jobs).
+
+``kioku evaluate --agent NAME --transcript PATH [--json] [--no-store]`` evaluates the whole
+transcript as one task with the agent's criteria (``.claude/agents/<NAME>.md``) and, unless
+``--no-store``, records it (evaluations collection, learned insights, usage outcome).
+``kioku worker`` drains the job queue if no other worker runs (hooks start it detached);
+``--wait``/``--drain`` block for the worker lock and process everything synchronously;
+``--retry-failed`` re-queues jobs from ``jobs/failed/`` first.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
+
+from kioku.core.errors import UsageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    return None
+    ev = sub.add_parser("evaluate", help="self-evaluate a task from a Claude Code transcript")
+    ev.add_argument("--agent", required=True, help="agent name (the main session is 'main')")
+    ev.add_argument("--transcript", required=True, help="path to the transcript .jsonl")
+    ev.add_argument("--session-id", default="", help="override the session id read from the transcript")
+    ev.add_argument("--json", action="store_true", help="print the evaluation as JSON")
+    ev.add_argument("--no-store", action="store_true", help="evaluate only; store nothing")
+    ev.set_defaults(func=cmd_evaluate)
+
+    wk = sub.add_parser("worker", help="process queued hook jobs (run detached by hooks)")
+    wk.add_argument("--wait", action="store_true", help="wait for a running worker, then drain synchronously")
+    wk.add_argument("--drain", action="store_true", help="same as --wait")
+    wk.add_argument("--retry-failed", action="store_true", help="re-queue failed jobs first")
+    wk.add_argument("--json", action="store_true", help="print a JSON report")
+    wk.set_defaults(func=cmd_worker)
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from kioku.core import paths
+    from kioku.core import transcript as tr
+    from kioku.evaluation import api
+
+    path = Path(args.transcript).expanduser()
+    if not path.is_file():
+        raise UsageError(f"transcript not found: {args.transcript}")
+    root = paths.find_project_root()
+    criteria = api.load_criteria(args.agent, root)
+    entries, _ = tr.read_from(path)
+    evaluation = api.evaluate_entries(entries, args.agent, criteria, session_id=args.session_id)
+    stored = None
+    if not args.no_store:
+        stored = api.record_evaluation(evaluation, root)
+    if args.json:
+        data = evaluation.to_dict()
+        data["stored"] = bool(stored)
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        print(evaluation.summary())
+        print(f"success={evaluation.success} quality={evaluation.quality:.1f} duration_s={evaluation.duration_s} "
+              f"tokens={evaluation.tokens} tool_errors={evaluation.tool_errors} retries={evaluation.retries} "
+              f"feedback={evaluation.feedback}")
+        print(f"stored as {stored}" if stored else "not stored (--no-store)")
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from kioku.core import jobs
+    from kioku.evaluation import worker
+
+    requeued = jobs.retry_failed() if args.retry_failed else 0
+    report = worker.drain(wait=args.wait or args.drain)
+    if report is None:
+        report = {"processed": 0, "failed": 0, "results": [], "busy": True}
+    report["requeued"] = requeued
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+    elif args.wait or args.drain or args.retry_failed:
+        print(f"processed {report['processed']} job(s), {report['failed']} failed"
+              + (" (another worker is running)" if report.get("busy") else ""))
+    return 1 if report["failed"] else 0

@@ -1,0 +1,258 @@
+"""Self-evaluation: transcript → :class:`Evaluation` (pure) → stored record and learned lessons.
+
+- ``evaluate_transcript(path, agent, criteria=None) -> Evaluation`` reads the whole transcript
+  (its last ``transcript.MAX_READ_BYTES`` at most) and evaluates it as one task: the first
+  real prompt is the task, later prompts are feedback. ``evaluate_entries`` does the same for
+  entries already read (the worker's incremental turn).
+- ``load_criteria(agent, project_root)`` → the agent's criteria from the Memory Configuration
+  section of ``.claude/agents/<agent>.md`` (project first, then the user's Claude dir; a file
+  whose frontmatter ``name`` matches is also found), ``None`` when there is none.
+- ``record_evaluation(evaluation, project_root=None) -> str`` stores it in the agent's
+  ``evaluations`` collection of the **global** store (performance and the dashboard aggregate
+  an agent across projects; ``project_id`` in the metadata keeps the origin filterable); the
+  record id is deterministic (session + task), so a retried job overwrites instead of
+  duplicating. Insights of an evaluation with quality ≥ :data:`LEARN_MIN_QUALITY` become
+  improvements (``improvements.learn(..., learned_from="self_evaluation")``), then
+  ``usage.apply_session_outcome`` scores the improvements injected into the session, then
+  ``maintenance.run_due_in_background`` (when helper D's module exists).
+The document is a short summary - never transcript text - and passes ``secrets.redact``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+from kioku.core import paths
+from kioku.core import transcript as tr
+from kioku.evaluation import quality as ql
+from kioku.evaluation.insights import Insight, derive_insights, redact, strengths_and_weaknesses
+from kioku.evaluation.signals import Signals, feedback_polarity, measure
+
+KIND = "evaluations"
+LEARN_MIN_QUALITY = 70.0
+TASK_CHARS = 100
+log = logging.getLogger("kioku.evaluation")
+
+
+@dataclass
+class Evaluation:
+    agent: str
+    session_id: str
+    task_id: str
+    success: bool
+    quality: float
+    duration_s: float
+    tokens: int
+    tool_errors: int
+    retries: int
+    feedback: int
+    strengths: list[str] = field(default_factory=list)
+    weaknesses: list[str] = field(default_factory=list)
+    insights: list[Insight] = field(default_factory=list)
+    task: str = ""                       # the task prompt, shortened and redacted
+    tool_calls: int = 0
+    criteria_scores: dict[str, float] = field(default_factory=dict)
+    criteria_source: str = "default"     # "agent" when the agent's section defined them
+    transcript_kind: str = "main"        # "main" | "subagent"
+    opening_feedback: int = 0            # polarity of the span's first prompt (about the previous turn)
+    timestamp: str = ""
+    timestamp_epoch: float = 0.0
+
+    @property
+    def record_id(self) -> str:
+        return "eval_" + hashlib.sha256(f"{self.agent}\0{self.session_id}\0{self.task_id}".encode()).hexdigest()[:24]
+
+    def summary(self) -> str:
+        outcome = "succeeded" if self.success else "failed"
+        parts = [f"Task: {self.task or '(no prompt)'}",
+                 f"Outcome: {outcome}, quality {self.quality:.0f}/100, {self.tool_calls} tool call(s), "
+                 f"{self.tool_errors} error(s), {self.retries} retr{'y' if self.retries == 1 else 'ies'}."]
+        if self.strengths:
+            parts.append("Strengths: " + "; ".join(self.strengths) + ".")
+        if self.weaknesses:
+            parts.append("Weaknesses: " + "; ".join(self.weaknesses) + ".")
+        if self.insights:
+            parts.append("Insights: " + " ".join(i.lesson for i in self.insights))
+        return redact("\n".join(parts))
+
+    def metadata(self, project_id: str = "") -> dict[str, Any]:
+        return {
+            "agent_name": self.agent, "session_id": self.session_id, "task_id": self.task_id,
+            "success": bool(self.success), "quality": float(self.quality), "duration_s": float(self.duration_s),
+            "tokens": int(self.tokens), "tool_errors": int(self.tool_errors), "retries": int(self.retries),
+            "feedback": int(self.feedback), "strengths": "; ".join(self.strengths),
+            "weaknesses": "; ".join(self.weaknesses), "insights_count": len(self.insights),
+            "timestamp": self.timestamp, "timestamp_epoch": float(self.timestamp_epoch),
+            "tool_calls": int(self.tool_calls), "criteria_source": self.criteria_source,
+            "criteria_scores": json.dumps(self.criteria_scores, ensure_ascii=False),
+            "transcript_kind": self.transcript_kind, "project_id": project_id,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["id"] = self.record_id
+        data["summary"] = self.summary()
+        return data
+
+
+def _now() -> tuple[str, float]:
+    dt = datetime.now(timezone.utc)
+    return dt.isoformat(timespec="seconds").replace("+00:00", "Z"), dt.timestamp()
+
+
+def _short(text: str) -> str:
+    text = " ".join(redact(text).split())
+    return text if len(text) <= TASK_CHARS else text[:TASK_CHARS - 1] + "…"
+
+
+def evaluate_parsed(transcript: tr.Transcript, agent: str, criteria: dict[str, int] | None = None, *,
+                    session_id: str = "", task_id: str = "full") -> Evaluation:
+    sig: Signals = measure(transcript)
+    quality, per = ql.score(sig, criteria)
+    strengths, weaknesses = strengths_and_weaknesses(sig)
+    prompts = transcript.prompts
+    iso, epoch = _now()
+    if transcript.last_ts:
+        iso = datetime.fromtimestamp(transcript.last_ts, timezone.utc).isoformat(timespec="seconds").replace(
+            "+00:00", "Z")
+        epoch = transcript.last_ts
+    return Evaluation(
+        agent=agent, session_id=session_id or transcript.session_id or "unknown", task_id=task_id,
+        success=sig.success, quality=quality, duration_s=sig.duration_s, tokens=sig.tokens,
+        tool_errors=sig.tool_errors, retries=sig.retries, feedback=sig.feedback,
+        strengths=strengths, weaknesses=weaknesses, insights=derive_insights(sig),
+        task=_short(prompts[0].text) if prompts else "", tool_calls=sig.tool_calls,
+        criteria_scores=per, criteria_source="agent" if criteria else "default",
+        transcript_kind="subagent" if transcript.is_sidechain else "main",
+        opening_feedback=feedback_polarity(prompts[0].text) if prompts else 0,
+        timestamp=iso, timestamp_epoch=epoch,
+    )
+
+
+def evaluate_entries(entries: Iterable[dict], agent: str, criteria: dict[str, int] | None = None, *,
+                     session_id: str = "", task_id: str = "full") -> Evaluation:
+    return evaluate_parsed(tr.parse(entries), agent, criteria, session_id=session_id, task_id=task_id)
+
+
+def evaluate_transcript(path: Path | str, agent: str, criteria: dict[str, int] | None = None) -> Evaluation:
+    entries, _ = tr.read_from(Path(path).expanduser())
+    return evaluate_entries(entries, agent, criteria)
+
+
+# ---- the agent's criteria ------------------------------------------------------------------
+
+def find_agent_file(agent: str, project_root: Path | None = None) -> Path | None:
+    root = project_root or paths.find_project_root()
+    for base in (root / ".claude" / "agents", paths.claude_dir() / "agents"):
+        direct = base / f"{agent}.md"
+        if direct.is_file():
+            return direct
+        if base.is_dir():
+            for candidate in sorted(base.rglob("*.md")):
+                try:
+                    head = candidate.read_text(encoding="utf-8", errors="replace")[:2000]
+                except OSError:
+                    continue
+                if _frontmatter_name(head) == agent:
+                    return candidate
+    return None
+
+
+def _frontmatter_name(text: str) -> str | None:
+    try:
+        from kioku.render.splice import frontmatter_name
+    except ImportError:
+        return None
+    return frontmatter_name(text)
+
+
+def load_criteria(agent: str, project_root: Path | None = None) -> dict[str, int] | None:
+    path = find_agent_file(agent, project_root)
+    if path is None:
+        return None
+    try:
+        from kioku.render.section import parse_section
+        config = parse_section(path.read_text(encoding="utf-8", errors="replace"))
+    except (ImportError, OSError):
+        return None
+    return dict(config.criteria) if config and config.criteria else None
+
+
+# ---- storing -------------------------------------------------------------------------------
+
+def record_evaluation(evaluation: Evaluation, project_root: Path | None = None) -> str:
+    from kioku.agent.chroma_store import Record, open_store
+
+    root = Path(project_root) if project_root else paths.find_project_root()
+    learned = _learn_insights(evaluation, root)
+    store = open_store("global", root)
+    meta = evaluation.metadata(paths.project_identity(root))
+    meta["improvements_stored"] = len(learned)
+    store.upsert(evaluation.agent, KIND, [Record(evaluation.record_id, evaluation.summary(), meta)])
+    _apply_outcome(evaluation, root)
+    _run_maintenance(evaluation.agent)
+    return evaluation.record_id
+
+
+def _learn_insights(evaluation: Evaluation, root: Path) -> list[str]:
+    if evaluation.quality < LEARN_MIN_QUALITY or not evaluation.insights:
+        return []
+    from kioku.agent import improvements
+    from kioku.core.errors import KiokuError
+
+    ids: list[str] = []
+    for insight in evaluation.insights:
+        try:
+            ids += improvements.learn(evaluation.agent, insight.lesson, insight.category, insight.confidence,
+                                      tags=insight.tags, scope="auto", learned_from="self_evaluation",
+                                      project_root=root)
+        except KiokuError as exc:  # a lesson refused (secret, store rule) must not lose the evaluation
+            log.warning("insight not stored: %s", exc)
+    return ids
+
+
+def _apply_outcome(evaluation: Evaluation, root: Path) -> None:
+    try:
+        from kioku.agent import usage
+    except ImportError:
+        return
+    usage.apply_session_outcome(evaluation.session_id, evaluation.agent, evaluation.success,
+                                turn=evaluation.task_id, project_root=root)
+
+
+def _run_maintenance(agent: str) -> None:
+    try:
+        from kioku.agent import maintenance
+    except ImportError:
+        return  # helper D's module has not landed yet
+    runner = getattr(maintenance, "run_due_in_background", None)
+    if runner is not None:
+        runner(agent)
+
+
+def apply_feedback_to_previous(agent: str, record_id: str, feedback: int) -> bool:
+    """The user's next prompt judged the previous turn: note it on that evaluation's record.
+
+    Negative feedback also turns the previous turn into a failure (the user said so)."""
+    if not feedback or not record_id:
+        return False
+    from kioku.agent.chroma_store import open_store
+
+    store = open_store("global")
+    found = store.get(agent, KIND, ids=[record_id])
+    if not found:
+        return False
+    change: dict[str, Any] = {"feedback": int(feedback)}
+    if feedback < 0:
+        change["success"] = False
+        weak = str(found[0].metadata.get("weaknesses", ""))
+        if "user reported a problem" not in weak:
+            change["weaknesses"] = "; ".join(w for w in (weak, "user reported a problem (next prompt)") if w)
+    store.update_metadata(agent, KIND, [record_id], [change])
+    return True
