@@ -1,9 +1,177 @@
-"""Subcommands (being written)."""
+"""memory-system subcommands: remember, recall, search, organize, forget.
+
+    kioku remember TEXT... [--type user|project|feedback|reference] [--topic NAME] [--json]
+    kioku recall [--budget 10000] [--query WORDS]
+    kioku search QUERY... [--limit 10] [--archive] [--lexical] [--json]
+    kioku organize [--apply] [--repair] [--older-than DAYS] [--json]
+    kioku forget [QUERY...] [--id ID]
+
+``remember`` prints ``Saved to memory: <summary>`` (exit 0), ``Already in memory: …`` for a
+near-duplicate (exit 0); refusals (secrets, transcripts, long code) exit non-zero via
+KiokuError. Warnings (index near or at its limit, repaired files) go to stderr. ``search``
+prints ``path:line: text`` per hit. Library imports happen inside the functions so that
+registering these commands costs nothing.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+TYPES = ("user", "project", "feedback", "reference")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    return None
+    p = sub.add_parser("remember", help="save a memory (memory-system)",
+                       description="Save a memory to .agents/memory (type user: to the user-wide folder).")
+    p.add_argument("text", nargs="+", help="what to remember ('-' reads standard input)")
+    p.add_argument("--type", choices=TYPES, help="memory type (default: guessed from the wording)")
+    p.add_argument("--topic", help="topic file name, e.g. release-process (default: chosen by type)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=cmd_remember)
+
+    p = sub.add_parser("recall", help="print the memory a session starts with")
+    p.add_argument("--budget", type=int, default=10000, help="maximum characters (default 10000)")
+    p.add_argument("--query", help="rank entries related to these words first")
+    p.set_defaults(func=cmd_recall)
+
+    p = sub.add_parser("search", help="search all memory files")
+    p.add_argument("query", nargs="+")
+    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--archive", action="store_true", help="also search memory/archive/")
+    p.add_argument("--lexical", action="store_true", help="keyword ranking only (no embedding model)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("organize", help="report index size, propose merges and archiving")
+    p.add_argument("--apply", action="store_true", help="carry out the proposals (moves entries to archive/)")
+    p.add_argument("--repair", action="store_true", help="rebuild MEMORY.md from the topic files, fix damaged files")
+    p.add_argument("--older-than", type=int, metavar="DAYS", help="also propose archiving entries older than DAYS")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_organize)
+
+    p = sub.add_parser("forget", help="archive a memory on explicit request")
+    p.add_argument("query", nargs="*", help="words identifying exactly one memory")
+    p.add_argument("--id", help="the memory id (shown by `kioku search` and in topic files)")
+    p.set_defaults(func=cmd_forget)
+
+
+def _show(path: str) -> str:
+    """Path relative to the working directory when inside it, else with ~ for the home."""
+    p = Path(path)
+    try:
+        return os.path.relpath(p) if p.resolve().is_relative_to(Path.cwd().resolve()) else _home(p)
+    except (OSError, ValueError):
+        return path
+
+
+def _home(p: Path) -> str:
+    from kioku.core.paths import user_home
+
+    try:
+        return "~/" + str(p.relative_to(user_home()))
+    except ValueError:
+        return str(p)
+
+
+def _warn(lines: list[str]) -> None:
+    for line in lines:
+        print(f"kioku: warning: {line}", file=sys.stderr)
+
+
+def cmd_remember(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from kioku.memory.api import remember
+
+    text = sys.stdin.read() if args.text == ["-"] else " ".join(args.text)
+    result = remember(text, type=args.type, topic=args.topic)
+    if args.json:
+        print(json.dumps(asdict(result), ensure_ascii=False))
+        _warn(result.warnings)
+        return 0
+    where = _show(result.topic_file)
+    if result.status == "duplicate":
+        print(f"Already in memory: {result.summary} ({where})")
+    else:
+        print(f"Saved to memory: {result.summary} ([{result.type}] {where})")
+        for old in result.superseded:
+            print(f"Superseded: {old}")
+    _warn(result.warnings)
+    return 0
+
+
+def cmd_recall(args: argparse.Namespace) -> int:
+    from kioku.memory.recall import build_recall
+
+    text = build_recall(budget=args.budget, query=args.query)
+    if text:
+        print(text)
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from kioku.memory.search import search
+
+    query = " ".join(args.query)
+    hits = search(query, limit=args.limit, archive=args.archive, dense=False if args.lexical else "auto")
+    if args.json:
+        print(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=2))
+        return 0
+    if not hits:
+        print(f"No memories match {query!r}.")
+        return 0
+    if any(h.semantic for h in hits):
+        print("No exact matches; closest memories by meaning:")
+    for hit in hits:
+        print(f"{_show(hit.file)}:{hit.line}: {hit.text}")
+    return 0
+
+
+def cmd_organize(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from kioku.memory.index import MAX_LINES, WARN_LINES
+    from kioku.memory.organize import organize
+
+    report = organize(apply=args.apply, repair=args.repair, older_than_days=args.older_than)
+    if args.json:
+        print(json.dumps(asdict(report), ensure_ascii=False, indent=2))
+        return 0
+    for folder in report.folders:
+        if folder.status == "empty":
+            print(f"{folder.scope} memory: none yet ({_show(folder.path)})")
+            continue
+        print(f"{folder.scope} memory ({_show(folder.path)}): MEMORY.md {folder.index_lines}/{MAX_LINES} lines, "
+              f"{folder.indexed} indexed entries" + (f", {folder.unindexed} not in the index" if folder.unindexed else ""))
+        if folder.status == "full":
+            print(f"  index is full: new memories are saved in topic files but not indexed")
+        elif folder.status == "warn":
+            print(f"  index is past {WARN_LINES} lines: consider merging or archiving")
+        for name, count in folder.topics.items():
+            print(f"  {name}: {count} active")
+    for notice in report.notices:
+        print(f"note: {notice}")
+    if report.applied:
+        print("Done:")
+        for line in report.applied:
+            print(f"  {line}")
+    elif report.proposals:
+        print("Proposals (nothing changes until you run `kioku organize --apply`):")
+        for prop in report.proposals:
+            names = " + ".join(f"{i} ({s[:60]})" for i, s in zip(prop.ids, prop.summaries))
+            print(f"  {prop.kind} [{prop.scope}/{prop.topic}] {names}: {prop.reason}")
+    else:
+        print("Nothing to organize.")
+    return 0
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    from kioku.memory.organize import forget
+
+    result = forget(query=" ".join(args.query) or None, id=args.id)
+    print(f"Forgot: {result.summary} (moved to {_show(result.archive_file)})")
+    return 0

@@ -1,0 +1,171 @@
+"""Public API of the memory-system (Markdown memory). Standard library only on import.
+
+    remember(text, type=None, topic=None, project_root=None) -> SaveResult
+    build_recall(project_root=None, budget=10000, query=None) -> str
+    search(query, project_root=None, limit=10, archive=False) -> list[SearchHit]
+    forget(query=None, id=None, project_root=None) -> ForgetResult
+    organize(project_root=None, apply=False, repair=False, older_than_days=None) -> OrganizeReport
+
+Where memories go: type ``user`` (about the person) → the user-wide folder
+``paths.user_memory_dir()``, followed across projects; every other type → the project's
+``.agents/memory``. Both are recalled and searched.
+
+``remember`` is the UserPromptSubmit hook's save path, so it imports only the standard
+library and Kioku's own stdlib modules (no yaml/frontmatter unless a hand-edited topic file
+has nested YAML frontmatter). Rules applied on save, in order: refuse what must not be
+stored (``guard``), classify, pick the topic, then under the folder lock: a memory that
+contradicts older ones supersedes them (struck through in their topic file, removed from
+the index, named in the new entry); a near-duplicate (same normalised text or token
+Jaccard ≥ 0.8, Japanese via character bigrams) is not added again. At the index limit
+(200 lines) the memory is still saved in its topic file but gets no index line: the
+result carries a warning that points to ``kioku organize``; nothing is dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kioku.core import paths
+from kioku.core.errors import UsageError
+from kioku.memory.classify import classify_type, pick_topic
+from kioku.memory.contradict import contradicts
+from kioku.memory.guard import ensure_rememberable
+from kioku.memory.index import MAX_LINES, TYPES, WARN_LINES, format_entry
+from kioku.memory.store import MemoryDir, index_entry_for
+from kioku.memory.textutil import jaccard, normalize, now_iso, token_set, today
+from kioku.memory.topics import Entry, make_id, new_topic, slugify_topic, topic_path
+
+if TYPE_CHECKING:
+    from kioku.memory.organize import ForgetResult, OrganizeReport
+    from kioku.memory.search import SearchHit
+
+DUPLICATE_JACCARD = 0.8
+
+
+@dataclass
+class SaveResult:
+    status: str  # "saved" | "duplicate" | "superseded"
+    type: str
+    summary: str
+    topic_file: str
+    index_line: str
+    superseded: list[str] = field(default_factory=list)
+    scope: str = "project"
+    id: str = ""
+    indexed: bool = True
+    warnings: list[str] = field(default_factory=list)
+
+
+def memory_dirs(project_root: Path | None = None) -> list[MemoryDir]:
+    """[user, project] folders (one if the project *is* the home folder)."""
+    user = MemoryDir(paths.user_memory_dir(), "user")
+    project = MemoryDir(paths.project_memory_dir(project_root), "project")
+    if project.path.resolve() == user.path.resolve():
+        return [project]
+    return [user, project]
+
+
+def target_dir(type_: str, project_root: Path | None = None) -> MemoryDir:
+    if type_ == "user":
+        return MemoryDir(paths.user_memory_dir(), "user")
+    return MemoryDir(paths.project_memory_dir(project_root), "project")
+
+
+def is_duplicate(new_text: str, new_tokens: set[str], old_text: str) -> bool:
+    if normalize(new_text) == normalize(old_text):
+        return True
+    return jaccard(new_tokens, token_set(old_text)) >= DUPLICATE_JACCARD
+
+
+def remember(text: str, type: str | None = None, topic: str | None = None,
+             project_root: Path | None = None) -> SaveResult:
+    """Save one memory; raises SecretRejected, MemoryRejected, UsageError or KiokuError."""
+    cleaned = ensure_rememberable(text)
+    type_ = (type or classify_type(cleaned)).lower()
+    if type_ not in TYPES:
+        raise UsageError(f"unknown memory type {type!r}: use one of {', '.join(TYPES)}")
+    topic_name = slugify_topic(topic) if topic else pick_topic(cleaned, type_)
+    md = target_dir(type_, project_root)
+    path = topic_path(md.path, topic_name)
+    tokens = token_set(cleaned)
+
+    with md.lock():
+        topics = md.load_topics()
+        doc = md.load_index(topics)
+        old: list[tuple[str, Entry, str]] = []
+        for name, entry in md.active_entries(topics):
+            reason = contradicts(cleaned, entry.text)
+            if reason:
+                old.append((name, entry, reason))
+            elif is_duplicate(cleaned, tokens, entry.text):
+                line = index_entry_for(entry, name)
+                return SaveResult("duplicate", entry.type, entry.summary, str(md.path / name), line.line,
+                                  scope=md.scope, id=entry.id, warnings=list(md.notices))
+
+        created = now_iso()
+        entry_id = make_id(created, cleaned)
+        index_entry = format_entry(type_, cleaned, topic_name)
+        new = Entry(entry_id, type_, created, index_entry.summary, cleaned)
+        if old:
+            new.meta["supersedes"] = ",".join(e.id for _, e, _ in old)
+        changed: dict[str, object] = {}
+        for name, entry, reason in old:
+            new.notes.append(f'Supersedes: {entry.id} "{entry.summary}" ({entry.date}; {reason})')
+            stale = index_entry_for(entry, name)
+            position = doc.find(name, stale.summary)
+            if position >= 0:
+                del doc.entries[position]
+            entry.touch()
+            entry.status = "superseded"
+            entry.meta.update({"superseded_by": entry_id, "superseded_on": today()})
+            entry.notes.append(f"(superseded {today()} by {entry_id}: {new.summary})")
+            changed[name] = topics[name]
+
+        target = topics.get(topic_name) or new_topic(path, type_)
+        target.entries.append(new)
+        changed[topic_name] = target
+        topics[topic_name] = target
+        for name in sorted(changed):
+            md.write_topic(topics[name])  # topic files first: they are the source of truth
+
+        warnings = list(md.notices)
+        indexed = doc.line_count() + 1 <= MAX_LINES
+        if indexed:
+            doc.entries.append(index_entry)
+        else:
+            warnings.append(f"memory index is full ({MAX_LINES} lines): saved in {topic_name} but not "
+                            "listed in MEMORY.md; run `kioku organize` to merge or archive old entries")
+        md.write_index(doc)
+        lines = doc.line_count()
+        if indexed and lines >= WARN_LINES:
+            warnings.append(f"memory index has {lines} of {MAX_LINES} lines; run `kioku organize`")
+
+    return SaveResult("superseded" if old else "saved", type_, index_entry.summary, str(path),
+                      index_entry.line, [e.summary for _, e, _ in old], md.scope, entry_id, indexed, warnings)
+
+
+def build_recall(project_root: Path | None = None, budget: int = 10000, query: str | None = None) -> str:
+    from kioku.memory.recall import build_recall as _build
+
+    return _build(project_root=project_root, budget=budget, query=query)
+
+
+def search(query: str, project_root: Path | None = None, limit: int = 10, archive: bool = False) -> list[SearchHit]:
+    from kioku.memory.search import search as _search
+
+    return _search(query, project_root=project_root, limit=limit, archive=archive)
+
+
+def forget(query: str | None = None, id: str | None = None, project_root: Path | None = None) -> ForgetResult:
+    from kioku.memory.organize import forget as _forget
+
+    return _forget(query=query, id=id, project_root=project_root)
+
+
+def organize(project_root: Path | None = None, apply: bool = False, repair: bool = False,
+             older_than_days: int | None = None) -> OrganizeReport:
+    from kioku.memory.organize import organize as _organize
+
+    return _organize(project_root=project_root, apply=apply, repair=repair, older_than_days=older_than_days)

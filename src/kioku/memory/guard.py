@@ -1,0 +1,68 @@
+"""What may be stored as a memory (standard library only).
+
+Refused, with a message that says why and what to do, before anything is written:
+
+- secrets (``kioku.core.secrets.ensure_storable`` raises ``SecretRejected``, exit 3);
+- text longer than ``MAX_CHARS`` (1,500): a memory is a note, not a document;
+- fenced code blocks longer than ``MAX_CODE_LINES`` (8) lines, or several long
+  code-looking lines: memories describe code, they do not carry it;
+- pasted transcripts: two or more JSON-object lines with transcript keys (Claude Code JSONL),
+  or two or more ``Human:``/``Assistant:``/``User:`` turn markers.
+
+Everything else passes; the rule is to refuse only what is clearly not a note.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kioku.core.errors import KiokuError, UsageError
+from kioku.core.secrets import ensure_storable
+
+MAX_CHARS = 1500
+MAX_CODE_LINES = 8
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_JSONL = re.compile(r'^\s*\{.*"(?:type|role|message|sessionId|uuid|parentUuid|content)"\s*:', re.I)
+_TURN = re.compile(r"^\s*(?:human|assistant|user|claude|system)\s*[:>]", re.I)
+_CODE_LINE = re.compile(r"(?:[;{}]\s*$|^\s*(?:def|class|import|from|function|const|let|var|return|if|for)\b.*[:({=])")
+
+
+class MemoryRejected(KiokuError):
+    """The text is not something Kioku stores as a memory; nothing was written."""
+
+
+def ensure_rememberable(text: str) -> str:
+    """The cleaned text to store; raises SecretRejected / MemoryRejected / UsageError."""
+    cleaned = text.replace("\r\n", "\n").replace("\x00", "").strip()
+    if not cleaned:
+        raise UsageError("nothing to remember: the text is empty")
+    ensure_storable(cleaned, what="memory")
+    lines = cleaned.splitlines()
+    if sum(1 for line in lines if _JSONL.match(line)) >= 2 or sum(1 for line in lines if _TURN.match(line)) >= 2:
+        raise MemoryRejected(
+            "not saved: this looks like a pasted transcript; remember the conclusion in a sentence instead"
+        )
+    if len(cleaned) > MAX_CHARS:
+        raise MemoryRejected(
+            f"not saved: {len(cleaned)} characters is too long for a memory (limit {MAX_CHARS}); "
+            "summarise it, or keep long material in the repository and remember where it is"
+        )
+    longest_block = 0
+    inside, current = False, 0
+    for line in lines:
+        if _FENCE.match(line):
+            if inside:
+                longest_block = max(longest_block, current)
+            inside, current = not inside, 0
+        elif inside:
+            current += 1
+    if inside:
+        longest_block = max(longest_block, current)
+    code_like = sum(1 for line in lines if _CODE_LINE.search(line))
+    if longest_block > MAX_CODE_LINES or code_like > MAX_CODE_LINES:
+        raise MemoryRejected(
+            f"not saved: memories do not store long code snippets (more than {MAX_CODE_LINES} lines); "
+            "describe the rule or point to the file instead"
+        )
+    return cleaned

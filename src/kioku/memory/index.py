@@ -1,0 +1,156 @@
+"""MEMORY.md: parse and render the one-line-per-memory index (standard library only).
+
+Format (what Claude Code and people read)::
+
+    # Memory index
+    <!-- how to edit -->
+
+    ## User
+    - [user] Prefers concise answers → user-preferences.md
+    ## Project
+    ## Feedback
+    ## Reference
+
+Each entry is ``- [type] summary → topic-file.md`` and at most ``MAX_LINE_CHARS``
+characters. The file never grows past ``MAX_LINES`` lines: the memory store stops adding
+index lines at the limit (the memory is still saved in its topic file) and asks for
+``kioku organize``; ``WARN_LINES`` is where warnings start.
+
+Parsing is tolerant because people edit this file by hand: lines that are not entries are
+kept verbatim (``extras``) in the section where they were found and rendered back, so a
+rewrite never drops what someone typed; unknown ``## Sections`` are kept too. Missing
+sections are simply re-created. ``read_index_text`` refuses files that are not text
+(invalid UTF-8, NUL bytes, absurd size) so the caller can back them up and rebuild the
+index from the topic files, which are the source of truth.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kioku.memory.textutil import summarize
+
+INDEX_NAME = "MEMORY.md"
+TYPES = ("user", "project", "feedback", "reference")
+SECTIONS = {"user": "User", "project": "Project", "feedback": "Feedback", "reference": "Reference"}
+SECTION_TYPES = {v.lower(): k for k, v in SECTIONS.items()}
+MAX_LINES = 200
+WARN_LINES = 150
+MAX_LINE_CHARS = 150
+MAX_INDEX_BYTES = 512 * 1024  # 200 lines x 150 chars is ~30 KB; far beyond that is not an index
+
+TITLE = "# Memory index"
+HELP_COMMENT = (
+    "<!-- Kioku memory index: one line per memory, `- [type] summary → topic-file.md`; the full "
+    "text lives in the topic files. `kioku organize --repair` rebuilds this file from them. -->"
+)
+
+ENTRY_RE = re.compile(
+    r"^\s*[-*]\s+\[(user|project|feedback|reference)\]\s+(.*?)\s*(?:(?:→|->)\s*([^\s/\\]+\.md))?\s*$",
+    re.IGNORECASE,
+)
+SECTION_RE = re.compile(r"^##\s+(.+?)\s*#*\s*$")
+
+
+class IndexUnreadable(Exception):
+    """MEMORY.md exists but is not a text index (encoding, NUL bytes, size)."""
+
+
+@dataclass
+class IndexEntry:
+    type: str
+    summary: str
+    topic: str
+
+    @property
+    def line(self) -> str:
+        return f"- [{self.type}] {self.summary} → {self.topic}"
+
+
+@dataclass
+class IndexDoc:
+    entries: list[IndexEntry] = field(default_factory=list)
+    extras: dict[str, list[str]] = field(default_factory=dict)  # section key -> verbatim lines
+    other_sections: list[tuple[str, list[str]]] = field(default_factory=list)
+
+    def render(self) -> str:
+        lines = [TITLE, HELP_COMMENT, ""]
+        for key in [""]:
+            if self.extras.get(key):
+                lines.extend(self.extras[key])
+                lines.append("")
+        for type_ in TYPES:
+            lines.append(f"## {SECTIONS[type_]}")
+            lines.extend(e.line for e in self.entries if e.type == type_)
+            lines.extend(self.extras.get(type_, []))
+            lines.append("")
+        for title, body in self.other_sections:
+            lines.append(f"## {title}")
+            lines.extend(body)
+            lines.append("")
+        return "\n".join(lines).rstrip("\n") + "\n"
+
+    def line_count(self) -> int:
+        return self.render().count("\n")
+
+    def find(self, topic: str, summary: str) -> int:
+        for i, entry in enumerate(self.entries):
+            if entry.topic == topic and entry.summary == summary:
+                return i
+        return -1
+
+
+def format_entry(type_: str, text: str, topic: str) -> IndexEntry:
+    """An index entry whose rendered line fits ``MAX_LINE_CHARS``."""
+    overhead = len(f"- [{type_}]  → {topic}")
+    return IndexEntry(type_, summarize(text, max(MAX_LINE_CHARS - overhead, 20)), topic)
+
+
+def parse_index(text: str) -> IndexDoc:
+    doc = IndexDoc()
+    section = ""  # before the first heading
+    other: list[str] | None = None
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        if line.startswith("# ") and not line.startswith("## ") and line.strip() == TITLE:
+            continue
+        if line.strip() == HELP_COMMENT:
+            continue
+        heading = SECTION_RE.match(line)
+        if heading:
+            name = heading.group(1).strip()
+            if name.lower() in SECTION_TYPES:
+                section, other = SECTION_TYPES[name.lower()], None
+            else:
+                other = []
+                doc.other_sections.append((name, other))
+            continue
+        if not line.strip():
+            continue
+        match = ENTRY_RE.match(line) if other is None else None
+        if match and match.group(3) and match.group(2):
+            doc.entries.append(IndexEntry(match.group(1).lower(), match.group(2), match.group(3)))
+        elif other is not None:
+            other.append(line)
+        else:
+            doc.extras.setdefault(section, []).append(line)
+    return doc
+
+
+def read_index_text(path: Path) -> str | None:
+    """Text of MEMORY.md, None if absent; raises IndexUnreadable if it is not a sane index."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return None
+    if size > MAX_INDEX_BYTES:
+        raise IndexUnreadable(f"{path.name} is {size} bytes (limit {MAX_INDEX_BYTES})")
+    data = path.read_bytes()
+    if b"\x00" in data:
+        raise IndexUnreadable(f"{path.name} contains NUL bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise IndexUnreadable(f"{path.name} is not valid UTF-8 (byte {exc.start})") from None

@@ -1,0 +1,284 @@
+"""Keeping memory tidy: ``kioku organize`` (report, propose, ``--apply``) and ``kioku forget``.
+
+``organize(project_root=None, apply=False, repair=False, older_than_days=None) -> OrganizeReport``
+reports, per folder (user-wide and project), the index size against its limits (warning
+from ``WARN_LINES`` = 150, full at ``MAX_LINES`` = 200), the topic files, entries missing
+from the index, and proposes:
+
+- **merge**: active entries of one topic file whose texts are similar (token Jaccard ≥ 0.5
+  but below the duplicate threshold, and not contradicting each other) → one entry that
+  keeps every original text, the originals go to the archive marked ``merged``;
+- **archive**: superseded entries; the oldest active entries while the index is past the
+  warning size (down to ``TARGET_LINES``); with ``older_than_days`` every older entry.
+
+Nothing moves unless ``apply=True``. Archiving moves an entry to ``archive/<topic>.md``
+(written *before* it is removed from the topic file, so a crash leaves a copy, never a
+loss), removes its index line, and notes the date. ``repair=True`` rewrites damaged topic
+files and rebuilds MEMORY.md from the topic files (backups of both are kept).
+
+``forget(query=None, id=None, project_root=None) -> ForgetResult`` archives exactly one
+memory on explicit request: by id, or by a query that matches exactly one active memory
+(otherwise the candidates are listed with their ids and nothing changes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kioku.core.errors import KiokuError
+from kioku.memory.contradict import contradicts
+from kioku.memory.index import MAX_LINES, WARN_LINES, IndexDoc, format_entry
+from kioku.memory.store import MemoryDir, index_entry_for
+from kioku.memory.textutil import current_date, jaccard, normalize, now_iso, parse_date, token_set, today
+from kioku.memory.topics import Entry, TopicFile, make_id, new_topic, read_topic, topic_path
+
+MERGE_JACCARD = 0.5
+TARGET_LINES = 120
+
+
+@dataclass
+class Proposal:
+    kind: str  # "merge" | "archive"
+    scope: str
+    topic: str
+    ids: list[str]
+    summaries: list[str]
+    reason: str
+
+
+@dataclass
+class FolderReport:
+    scope: str
+    path: str
+    index_lines: int = 0
+    indexed: int = 0
+    unindexed: int = 0
+    topics: dict[str, int] = field(default_factory=dict)  # file -> active entries
+    status: str = "ok"  # ok | warn | full | unreadable | empty
+
+
+@dataclass
+class OrganizeReport:
+    folders: list[FolderReport] = field(default_factory=list)
+    proposals: list[Proposal] = field(default_factory=list)
+    applied: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ForgetResult:
+    id: str
+    summary: str
+    scope: str
+    topic_file: str
+    archive_file: str
+
+
+def _dirs(project_root: Path | None) -> list[MemoryDir]:
+    from kioku.memory.api import memory_dirs
+
+    return memory_dirs(project_root)
+
+
+def _merge_groups(topic: TopicFile) -> list[list[Entry]]:
+    active = topic.active()
+    tokens = [token_set(e.text) for e in active]
+    parent = list(range(len(active)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(active)):
+        for j in range(i + 1, len(active)):
+            if active[i].type != active[j].type:
+                continue
+            if jaccard(tokens[i], tokens[j]) >= MERGE_JACCARD and not (
+                contradicts(active[i].text, active[j].text) or contradicts(active[j].text, active[i].text)
+            ):
+                parent[find(j)] = find(i)
+    groups: dict[int, list[Entry]] = {}
+    for i, entry in enumerate(active):
+        groups.setdefault(find(i), []).append(entry)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def _plan(md: MemoryDir, topics: dict[str, TopicFile], doc: IndexDoc, older_than_days: int | None) -> list[Proposal]:
+    proposals: list[Proposal] = []
+    merged: set[str] = set()
+    for name, topic in sorted(topics.items()):
+        for group in _merge_groups(topic):
+            merged.update(e.id for e in group)
+            proposals.append(Proposal("merge", md.scope, name, [e.id for e in group], [e.summary for e in group],
+                                      "similar entries in the same topic"))
+        for entry in topic.entries:
+            if entry.status == "superseded":
+                proposals.append(Proposal("archive", md.scope, name, [entry.id], [entry.summary],
+                                          f"superseded on {entry.meta.get('superseded_on', '?')}"))
+    chosen: set[str] = set()
+    if older_than_days is not None:
+        for name, entry in md.active_entries(topics):
+            created = parse_date(entry.created)
+            if created and (current_date() - created).days > older_than_days and entry.id not in merged:
+                chosen.add(entry.id)
+                proposals.append(Proposal("archive", md.scope, name, [entry.id], [entry.summary],
+                                          f"older than {older_than_days} days ({entry.date})"))
+    lines = doc.line_count() + len(md.unindexed(doc, topics))
+    if lines > WARN_LINES:
+        excess = lines - TARGET_LINES
+        for name, entry in sorted(md.active_entries(topics), key=lambda item: item[1].created):
+            if excess <= 0:
+                break
+            if entry.id in merged or entry.id in chosen:
+                continue
+            excess -= 1
+            proposals.append(Proposal("archive", md.scope, name, [entry.id], [entry.summary],
+                                      f"oldest entry ({entry.date}); index over {WARN_LINES} lines"))
+    return proposals
+
+
+def _archive_entries(md: MemoryDir, name: str, entries: list[Entry], status: str, note: str) -> Path:
+    """Append entries to archive/<name> (caller removes them from the topic file afterwards)."""
+    path = topic_path(md.archive_path, name)
+    archive = read_topic(path) if path.exists() else new_topic(path, entries[0].type)
+    for entry in entries:
+        entry.touch()
+        if entry.status == "active":
+            entry.status = status
+            entry.meta.update({f"{status}_on": today()})
+        entry.notes.append(f"(archived {today()}: {note})")
+        archive.entries.append(entry)
+    md.write_topic(archive)
+    return path
+
+
+def _remove_from(topic: TopicFile, doc: IndexDoc, ids: set[str]) -> None:
+    for entry in [e for e in topic.entries if e.id in ids]:
+        position = doc.find(topic.name, index_entry_for(entry, topic.name).summary)
+        if position >= 0:
+            del doc.entries[position]
+    topic.entries = [e for e in topic.entries if e.id not in ids]
+
+
+def _apply(md: MemoryDir, topics: dict[str, TopicFile], doc: IndexDoc, proposals: list[Proposal]) -> list[str]:
+    done: list[str] = []
+    for proposal in proposals:
+        topic = topics[proposal.topic]
+        entries = [e for e in topic.entries if e.id in proposal.ids]
+        if len(entries) != len(proposal.ids):
+            continue  # already handled by an earlier proposal
+        ids = {e.id for e in entries}
+        if proposal.kind == "merge":
+            entries.sort(key=lambda e: e.created)
+            text = "\n".join(dict.fromkeys(e.text for e in entries))
+            created = now_iso()
+            new_id = make_id(created, text)
+            summary = format_entry(entries[-1].type, entries[-1].summary, topic.name).summary
+            new = Entry(new_id, entries[-1].type, created, summary, text, meta={"merged_from": ",".join(sorted(ids))})
+            new.notes.append("Merged from: " + ", ".join(f'{e.id} "{e.summary}" ({e.date})' for e in entries))
+            for entry in entries:
+                entry.meta["merged_by"] = new_id
+            _archive_entries(md, topic.name, entries, "merged", f"merged into {new_id}")
+            _remove_from(topic, doc, ids)
+            topic.entries.append(new)
+            doc.entries.append(index_entry_for(new, topic.name))
+            done.append(f"merged {len(entries)} entries of {topic.name} into {new_id}: {summary}")
+        else:
+            _archive_entries(md, topic.name, entries, "archived", proposal.reason)
+            _remove_from(topic, doc, ids)
+            done.append(f"archived {proposal.topic}: {proposal.summaries[0]}")
+        md.write_topic(topic)
+    return done
+
+
+def organize(project_root: Path | None = None, apply: bool = False, repair: bool = False,
+             older_than_days: int | None = None) -> OrganizeReport:
+    report = OrganizeReport()
+    for md in _dirs(project_root):
+        folder = FolderReport(md.scope, str(md.path))
+        report.folders.append(folder)
+        if not md.path.is_dir():
+            folder.status = "empty"
+            continue
+        if not (apply or repair):
+            topics = md.load_topics()
+            try:
+                doc = md.load_index(topics, repair=False)
+            except KiokuError as exc:
+                folder.status = "unreadable"
+                report.notices.append(str(exc))
+                continue
+            report.proposals.extend(_plan(md, topics, doc, older_than_days))
+        else:
+            with md.lock():
+                topics = md.load_topics()
+                doc = md.load_index(topics, repair=True)
+                if repair:
+                    for topic in topics.values():
+                        if topic.broken:
+                            md.write_topic(topic)
+                    if md.index_path.exists():
+                        backup = md.backup(md.index_path)
+                        report.applied.append(f"rebuilt {md.index_path.name} from topic files "
+                                              f"(previous copy: {backup.name})")
+                    doc = md.rebuild_index(topics)
+                proposals = _plan(md, topics, doc, older_than_days) if apply else []
+                report.proposals.extend(proposals)
+                report.applied.extend(_apply(md, topics, doc, proposals))
+                for name, entry in md.unindexed(doc, topics):
+                    if doc.line_count() + 1 > MAX_LINES:
+                        break
+                    doc.entries.append(index_entry_for(entry, name))
+                md.write_index(doc)
+        folder.index_lines = doc.line_count()
+        folder.indexed = len(doc.entries)
+        folder.unindexed = len(md.unindexed(doc, topics))
+        folder.topics = {name: len(t.active()) for name, t in sorted(topics.items())}
+        folder.status = ("full" if folder.index_lines >= MAX_LINES or folder.unindexed
+                         else "warn" if folder.index_lines >= WARN_LINES else "ok")
+        report.notices.extend(md.notices)
+    return report
+
+
+def _matches(entry: Entry, query: str) -> bool:
+    needle = normalize(query)
+    haystack = normalize(entry.summary + " " + entry.text)
+    if needle and needle in haystack:
+        return True
+    wanted = token_set(query)
+    return bool(wanted) and len(wanted & token_set(entry.text)) / len(wanted) >= 0.75
+
+
+def forget(query: str | None = None, id: str | None = None, project_root: Path | None = None) -> ForgetResult:
+    if not (query and query.strip()) and not id:
+        raise KiokuError("say what to forget: a query or --id ID")
+    candidates: list[tuple[MemoryDir, str, Entry]] = []
+    for md in _dirs(project_root):
+        if not md.path.is_dir():
+            continue
+        for name, entry in md.active_entries(md.load_topics()):
+            if (id and (entry.id == id or (len(id) >= 4 and entry.id.startswith(id)))) or (
+                not id and _matches(entry, query or "")):
+                candidates.append((md, name, entry))
+    if not candidates:
+        raise KiokuError(f"no memory matches {id or query!r}; nothing was changed")
+    if len(candidates) > 1:
+        listed = "; ".join(f"{e.id} ({e.summary[:50]})" for _, _, e in candidates[:8])
+        raise KiokuError(f"{len(candidates)} memories match {id or query!r}: {listed}; "
+                         "choose one with `kioku forget --id ID`; nothing was changed")
+    md, name, entry = candidates[0]
+    with md.lock():
+        topics = md.load_topics()
+        doc = md.load_index(topics)
+        topic = topics.get(name)
+        current = [e for e in (topic.entries if topic else []) if e.id == entry.id and e.status == "active"]
+        if not topic or not current:
+            raise KiokuError("that memory changed while forgetting it; nothing was changed, try again")
+        archive = _archive_entries(md, name, current, "archived", "forgotten on request")
+        _remove_from(topic, doc, {entry.id})
+        md.write_topic(topic)
+        md.write_index(doc)
+    return ForgetResult(entry.id, entry.summary, md.scope, str(md.path / name), str(archive))

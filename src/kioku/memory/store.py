@@ -1,0 +1,133 @@
+"""One memory folder on disk: its index, topic files, archive and lock (standard library only).
+
+``MemoryDir(path, scope)`` is used by every write (remember, organize, forget) *inside*
+``with md.lock():`` - an ``fcntl`` lock on ``<dir>/.lock`` - and every file goes out through
+``kioku.core.fsutil.atomic_write_text`` (temp file + fsync + rename, 0600; folders 0700).
+Topic files are the source of truth and are written first; MEMORY.md is derived, so a crash
+between the two writes leaves an index that ``rebuild_index`` (or the next write) repairs.
+
+Damaged files are never silently replaced: the original bytes are first copied next to the
+file as ``<name>.corrupt-<UTC time>`` (0600), then the index is rebuilt from the topic files
+or the topic file is rewritten with fresh frontmatter and its old text kept in the body.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Iterator
+
+from kioku.core import fsutil
+from kioku.core.errors import KiokuError
+from kioku.memory.index import (
+    INDEX_NAME, MAX_LINES, IndexDoc, IndexEntry, IndexUnreadable, format_entry, parse_index, read_index_text,
+)
+from kioku.memory.textutil import now_iso
+from kioku.memory.topics import Entry, TopicFile, TopicFileError, read_topic
+
+ARCHIVE_DIR = "archive"
+LOCK_NAME = ".lock"
+LOCK_TIMEOUT = 30.0
+
+
+def index_entry_for(entry: Entry, topic_name: str) -> IndexEntry:
+    return format_entry(entry.type, entry.summary, topic_name)
+
+
+class MemoryDir:
+    def __init__(self, path: Path, scope: str) -> None:
+        self.path = path
+        self.scope = scope
+        self.notices: list[str] = []  # one-line messages about repairs, for the CLI to show
+
+    @property
+    def index_path(self) -> Path:
+        return self.path / INDEX_NAME
+
+    @property
+    def archive_path(self) -> Path:
+        return self.path / ARCHIVE_DIR
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        fsutil.ensure_private_dir(self.path)
+        try:
+            with fsutil.exclusive_lock(self.path / LOCK_NAME, timeout=LOCK_TIMEOUT):
+                yield
+        except fsutil.LockTimeout as exc:
+            raise KiokuError(f"memory folder is busy ({exc}); try again") from None
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def topic_paths(self, archive: bool = False) -> list[Path]:
+        folder = self.archive_path if archive else self.path
+        if not folder.is_dir():
+            return []
+        return sorted(p for p in folder.glob("*.md") if p.name != INDEX_NAME and p.is_file() and not p.is_symlink())
+
+    def load_topics(self, archive: bool = False) -> dict[str, TopicFile]:
+        topics: dict[str, TopicFile] = {}
+        for path in self.topic_paths(archive):
+            try:
+                topics[path.name] = read_topic(path)
+            except TopicFileError as exc:
+                self.notices.append(f"skipped: {exc}")
+            except OSError as exc:
+                self.notices.append(f"skipped {path.name}: {exc.strerror or exc}")
+        return topics
+
+    def load_index(self, topics: dict[str, TopicFile] | None = None, repair: bool = True) -> IndexDoc:
+        """The parsed index. Unreadable or missing (with topic files present) → rebuilt."""
+        try:
+            text = read_index_text(self.index_path)
+        except IndexUnreadable as exc:
+            if not repair:
+                raise KiokuError(f"{self.index_path}: {exc}; run `kioku organize --repair`") from None
+            backup = self.backup(self.index_path)
+            self.notices.append(f"{INDEX_NAME} was unreadable ({exc}); rebuilt from topic files, "
+                                f"original kept as {backup.name}")
+            return self.rebuild_index(topics if topics is not None else self.load_topics())
+        if text is None:
+            topics = topics if topics is not None else self.load_topics()
+            return self.rebuild_index(topics) if topics else IndexDoc()
+        return parse_index(text)
+
+    def active_entries(self, topics: dict[str, TopicFile]) -> list[tuple[str, Entry]]:
+        return [(name, e) for name, topic in topics.items() for e in topic.active()]
+
+    # -- writing (caller holds the lock) --------------------------------------------------------
+
+    def backup(self, path: Path) -> Path:
+        stamp = now_iso(millis=True).replace(":", "").replace("-", "").replace(".", "")
+        target = path.with_name(f"{path.name}.corrupt-{stamp}")
+        fsutil.atomic_write_bytes(target, path.read_bytes())
+        return target
+
+    def write_topic(self, topic: TopicFile) -> None:
+        if topic.broken and topic.path.exists():
+            backup = self.backup(topic.path)
+            self.notices.append(f"{topic.name} was damaged ({topic.broken}); repaired, original kept as {backup.name}")
+            topic.broken = ""
+        fsutil.atomic_write_text(topic.path, topic.render())
+
+    def write_index(self, doc: IndexDoc) -> None:
+        fsutil.atomic_write_text(self.index_path, doc.render())
+
+    def rebuild_index(self, topics: dict[str, TopicFile], keep: IndexDoc | None = None) -> IndexDoc:
+        """Index of all active entries (oldest first) up to MAX_LINES; ``keep`` supplies extras."""
+        doc = IndexDoc()
+        if keep is not None:
+            doc.extras, doc.other_sections = keep.extras, keep.other_sections
+        entries = sorted(self.active_entries(topics), key=lambda item: item[1].created)
+        free = MAX_LINES - doc.line_count()
+        for name, entry in entries:
+            if free <= 0:
+                break
+            doc.entries.append(index_entry_for(entry, name))
+            free -= 1
+        return doc
+
+    def unindexed(self, doc: IndexDoc, topics: dict[str, TopicFile]) -> list[tuple[str, Entry]]:
+        present = {(e.topic, e.summary) for e in doc.entries}
+        return [(name, e) for name, e in self.active_entries(topics)
+                if (name, index_entry_for(e, name).summary) not in present]

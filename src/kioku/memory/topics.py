@@ -1,0 +1,325 @@
+"""Topic files: YAML frontmatter + one Markdown section per memory (standard library only).
+
+A topic file Kioku creates looks like::
+
+    ---
+    type: project
+    created: 2026-11-29T19:40:00.123Z
+    updated: 2026-11-29T19:41:07.456Z
+    description: Project conventions remembered by Kioku
+    ---
+
+    # Project conventions
+
+    ## 2026-11-29 Use bun, never npm
+    <!-- kioku: id=5e6f7a8b type=project created=2026-11-29T19:41:07Z supersedes=1a2b3c4d -->
+    Use bun, never npm.
+    Supersedes: 1a2b3c4d "Use npm for installs" (2026-11-20)
+
+The heading carries the same summary as the MEMORY.md line, which is how index lines and
+entries are matched (and how the index is rebuilt). A superseded entry stays in place,
+struck through and annotated, so nothing disappears silently.
+
+Speed: the save path runs inside a hook, so frontmatter is parsed by a tiny line parser
+(``key: value`` scalars, which is all Kioku writes) and the frontmatter block is kept
+verbatim on rewrite except for the ``updated:`` line. Only frontmatter the tiny parser
+cannot vouch for (nested values, lists) is checked with PyYAML, imported lazily. A file
+whose frontmatter is broken, or which is not UTF-8, is repaired on the next write: the
+original bytes are copied to ``<name>.corrupt-<time>`` first and its text is kept in the
+body, so no data is lost. Headings written by hand (``## anything``) count as memories.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kioku.core.errors import KiokuError, UsageError
+from kioku.memory.textutil import now_iso
+
+MAX_TOPIC_BYTES = 4 * 1024 * 1024
+STANDARD_TOPICS = {
+    "user-preferences.md": ("user", "User preferences"),
+    "project-conventions.md": ("project", "Project conventions"),
+    "tech-decisions.md": ("project", "Technical decisions"),
+    "feedback-history.md": ("feedback", "Feedback history"),
+    "infrastructure-notes.md": ("reference", "Infrastructure notes"),
+    "references.md": ("reference", "References"),
+}
+RESERVED = {"memory", "archive", "lock"}
+
+_HEADING = re.compile(r"^##\s+(.*\S)\s*$")
+_DATED = re.compile(r"^(\d{4}-\d{2}-\d{2})\s+(.*)$")
+_META = re.compile(r"^<!--\s*kioku:(.*?)-->\s*$")
+_SUPERSEDED_TAIL = re.compile(r"\s*\((?:superseded|merged|archived)\b[^)]*\)\s*$")
+_SIMPLE_KEY = re.compile(r"^([A-Za-z_][\w-]*):(?:\s+(.*))?$")
+NOTE_PREFIXES = ("Supersedes: ", "(superseded ", "Merged from: ", "(merged ", "(archived ")
+
+
+class TopicFileError(KiokuError):
+    """A topic file cannot be used as is (too large); nothing was written."""
+
+
+@dataclass
+class Entry:
+    id: str
+    type: str
+    created: str
+    summary: str
+    text: str
+    status: str = "active"  # active | superseded | merged | archived
+    meta: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    raw: list[str] | None = None  # verbatim lines while unchanged (keeps hand edits intact)
+    line: int = 0  # 1-based line of the heading in the file it was read from
+
+    @property
+    def date(self) -> str:
+        return self.created[:10]
+
+    def render(self) -> list[str]:
+        if self.raw is not None:
+            return list(self.raw)
+        meta = {"id": self.id, "type": self.type, "created": self.created}
+        if self.status != "active":
+            meta["status"] = self.status
+        meta.update({k: v for k, v in self.meta.items() if k not in meta and v})
+        comment = "<!-- kioku: " + " ".join(f"{k}={_meta_value(v)}" for k, v in meta.items()) + " -->"
+        body = self.text.strip("\n").splitlines() or [""]
+        if self.status == "active":
+            heading = f"## {self.date} {self.summary}"
+        else:
+            by, on = self.meta.get(f"{self.status}_by", ""), self.meta.get(f"{self.status}_on", "")
+            tail = f"({self.status} {on}" + (f" by {by})" if by else ")")
+            if self.status == "archived":  # archived on request: still true, just put away
+                heading = f"## {self.date} {self.summary} {tail}"
+            else:  # superseded / merged: visibly no longer current
+                heading = f"## {self.date} ~~{self.summary}~~ {tail}"
+                body = [f"~~{line}~~" if line.strip() else line for line in body]
+        return [heading, comment, *body, *self.notes, ""]
+
+    def touch(self) -> None:
+        """Mark as changed so it is re-rendered from fields instead of the raw lines."""
+        self.raw = None
+
+
+def _meta_value(value: str) -> str:
+    return re.sub(r"[\s>]+", "_", str(value))
+
+
+def make_id(created: str, text: str) -> str:
+    return hashlib.sha1(f"{created}|{text}".encode("utf-8")).hexdigest()[:8]
+
+
+@dataclass
+class TopicFile:
+    path: Path
+    frontmatter: list[str] | None = None  # verbatim lines between the --- delimiters
+    preamble: list[str] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)
+    broken: str = ""  # why the file needs repair on the next write ("" = fine)
+    original: bytes | None = None
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def fm(self) -> dict[str, str]:
+        return simple_frontmatter(self.frontmatter or [])
+
+    def active(self) -> list[Entry]:
+        return [e for e in self.entries if e.status == "active"]
+
+    def render(self, updated: str | None = None) -> str:
+        updated = updated or now_iso(millis=True)
+        fm = list(self.frontmatter) if self.frontmatter is not None else new_frontmatter(self.path.name, updated)
+        for i, line in enumerate(fm):
+            if line.startswith("updated:"):
+                fm[i] = f"updated: {updated}"
+                break
+        else:
+            fm.append(f"updated: {updated}")
+        out = ["---", *fm, "---", ""]
+        preamble = list(self.preamble)
+        while preamble and not preamble[-1].strip():
+            preamble.pop()
+        while preamble and not preamble[0].strip():
+            preamble.pop(0)
+        if preamble:
+            out.extend([*preamble, ""])
+        for entry in self.entries:
+            out.extend(entry.render())
+        return "\n".join(out).rstrip("\n") + "\n"
+
+
+def default_type(topic_name: str) -> str:
+    return STANDARD_TOPICS.get(topic_name, ("project", ""))[0]
+
+
+def new_frontmatter(topic_name: str, when: str, type_: str | None = None) -> list[str]:
+    type_ = type_ or default_type(topic_name)
+    title = STANDARD_TOPICS.get(topic_name, (type_, topic_name[:-3].replace("-", " ").capitalize()))[1]
+    return [f"type: {type_}", f"created: {when}", f"updated: {when}",
+            f"description: {title} remembered by Kioku"]
+
+
+def new_topic(path: Path, type_: str) -> TopicFile:
+    when = now_iso(millis=True)
+    title = STANDARD_TOPICS.get(path.name, (type_, path.name[:-3].replace("-", " ").capitalize()))[1]
+    return TopicFile(path, new_frontmatter(path.name, when, type_), [f"# {title}"], [])
+
+
+def simple_frontmatter(lines: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for line in lines:
+        match = _SIMPLE_KEY.match(line)
+        if match:
+            out[match.group(1)] = (match.group(2) or "").strip().strip("'\"")
+    return out
+
+
+def _frontmatter_ok(lines: list[str]) -> bool:
+    """True if the block is valid YAML mapping; tiny check first, PyYAML only if needed."""
+    complex_ = False
+    for line in lines:
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if line[0] in " \t-":
+            complex_ = True
+            continue
+        match = _SIMPLE_KEY.match(line)
+        if not match:
+            return False
+        value = (match.group(2) or "").strip()
+        if value[:1] in "[{\"'|>&*!%@`":
+            complex_ = True
+    if not complex_:
+        return True
+    try:
+        import yaml  # lazy: only hand-edited files with nested YAML get here
+
+        data = yaml.safe_load("\n".join(lines))
+    except Exception:
+        return False
+    return data is None or isinstance(data, dict)
+
+
+def parse_topic(path: Path, data: bytes) -> TopicFile:
+    """Parse a topic file's bytes; never raises (problems are recorded in ``broken``)."""
+    topic = TopicFile(path, original=data)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8", errors="replace")
+        topic.broken = f"not valid UTF-8 (byte {exc.start})"
+    text = text.replace("\x00", "")
+    lines = text.splitlines()
+    start = 0
+    if lines and lines[0].strip() == "---":
+        end = next((i for i in range(1, min(len(lines), 200)) if lines[i].strip() in ("---", "...")), None)
+        if end is None:
+            topic.broken = topic.broken or "frontmatter has no closing ---"
+            start = 1
+        elif not _frontmatter_ok(lines[1:end]):
+            topic.broken = topic.broken or "frontmatter is not valid YAML"
+            topic.preamble.extend(lines[1:end])  # keep the text, drop only the delimiters
+            start = end + 1
+        else:
+            topic.frontmatter = lines[1:end]
+            start = end + 1
+    elif text.strip():
+        topic.broken = topic.broken or "no frontmatter"
+    file_type = simple_frontmatter(topic.frontmatter or []).get("type") or default_type(path.name)
+    file_created = simple_frontmatter(topic.frontmatter or []).get("created", "")
+    current: list[str] | None = None
+    current_line = 0
+    for number, line in enumerate(lines[start:], start=start + 1):
+        if _HEADING.match(line):
+            if current is not None:
+                topic.entries.append(_parse_entry(current, current_line, file_type, file_created))
+            current, current_line = [line], number
+        elif current is None:
+            topic.preamble.append(line)
+        else:
+            current.append(line)
+    if current is not None:
+        topic.entries.append(_parse_entry(current, current_line, file_type, file_created))
+    return topic
+
+
+def _parse_entry(lines: list[str], line_no: int, file_type: str, file_created: str) -> Entry:
+    heading = _HEADING.match(lines[0]).group(1)  # type: ignore[union-attr]
+    body = lines[1:]
+    meta: dict[str, str] = {}
+    if body and _META.match(body[0].strip()):
+        for part in _META.match(body[0].strip()).group(1).split():  # type: ignore[union-attr]
+            key, _, value = part.partition("=")
+            if key:
+                meta[key] = value
+        body = body[1:]
+    dated = _DATED.match(heading)
+    date, summary = (dated.group(1), dated.group(2)) if dated else ("", heading)
+    status = meta.pop("status", "active")
+    if status != "active":
+        summary = _SUPERSEDED_TAIL.sub("", summary)
+        if summary.startswith("~~") and summary.endswith("~~") and len(summary) > 4:
+            summary = summary[2:-2]
+    notes = [line for line in body if line.startswith(NOTE_PREFIXES)]
+    text_lines = [line for line in body if not line.startswith(NOTE_PREFIXES)]
+    if status != "active":
+        text_lines = [line[2:-2] if line.startswith("~~") and line.endswith("~~") and len(line) > 4 else line
+                      for line in text_lines]
+    text = "\n".join(text_lines).strip("\n")
+    created = meta.pop("created", "") or (f"{date}T00:00:00Z" if date else file_created or now_iso())
+    type_ = meta.pop("type", "") or file_type
+    entry_id = meta.pop("id", "") or "h" + make_id(created, heading + "\n" + text)[:7]
+    raw = list(lines)
+    while raw and not raw[-1].strip():
+        raw.pop()
+    raw.append("")
+    return Entry(entry_id, type_ if type_ in ("user", "project", "feedback", "reference") else file_type,
+                 created, summary.strip(), text or summary.strip(), status, meta, notes, raw, line_no)
+
+
+def read_topic(path: Path) -> TopicFile:
+    """Read and parse; raises TopicFileError for files too large to be memory notes."""
+    size = path.stat().st_size
+    if size > MAX_TOPIC_BYTES:
+        raise TopicFileError(
+            f"topic file {path.name} is {size // 1024} KB (limit {MAX_TOPIC_BYTES // 1024} KB); "
+            "split it by hand or use --topic NEW-NAME"
+        )
+    return parse_topic(path, path.read_bytes())
+
+
+def slugify_topic(name: str) -> str:
+    """A safe topic file name (``<slug>.md``) for ``name``; UsageError if it cannot be one.
+
+    Path separators, NUL, and names that are only dots are rejected outright (they are
+    attempts to leave the memory folder, not typos); anything else odd (spaces, punctuation,
+    control or bidi characters) is folded into a lower-case slug; Japanese letters are kept.
+    """
+    raw = name or ""
+    if "\x00" in raw or "/" in raw or "\\" in raw or raw.strip().strip(".") == "":
+        raise UsageError(f"invalid topic name {raw!r}: use a plain name such as 'release-process'")
+    text = unicodedata.normalize("NFKC", raw).strip()
+    if text.lower().endswith(".md"):
+        text = text[:-3]
+    text = text.lower().replace("_", "-")
+    text = re.sub(r"\s+", "-", text)
+    text = "".join(ch for ch in text if ch == "-" or (ch.isalnum() and unicodedata.category(ch)[0] in "LN"))
+    text = re.sub(r"-{2,}", "-", text).strip("-")[:60].strip("-")
+    if not text or text in RESERVED:
+        raise UsageError(f"invalid topic name {raw!r}: use a plain name such as 'release-process'")
+    return text + ".md"
+
+
+def topic_path(memory_dir: Path, file_name: str) -> Path:
+    """Path of a topic file inside ``memory_dir``; refuses anything that would leave it."""
+    path = memory_dir / file_name
+    if path.parent != memory_dir or path.resolve().parent != memory_dir.resolve() or path.name != file_name:
+        raise UsageError(f"invalid topic file {file_name!r}")
+    return path
