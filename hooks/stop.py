@@ -1,0 +1,18 @@
+#!/usr/bin/env python3
+"""Claude Code Stop hook: a launcher only; the logic is kioku.handlers.stop.
+
+Fail-open: kioku.core.hookio.run always exits 0. Installed copies run with Kioku's own venv
+python (which has the kioku package); in a source checkout ../src is used instead.
+"""
+import sys
+from pathlib import Path
+
+_src = Path(__file__).resolve().parents[1] / "src"
+if (_src / "kioku" / "__init__.py").is_file():
+    sys.path.insert(0, str(_src))
+try:
+    from kioku.core.hookio import run
+except Exception as exc:  # kioku not importable: never break the session
+    sys.stderr.write(f"kioku: Stop hook unavailable: {exc}\n")
+    raise SystemExit(0)
+raise SystemExit(run("Stop"))

@@ -1,0 +1,51 @@
+"""SessionStart (startup | resume | clear | compact): inject what Kioku remembers.
+
+Output: one ``additionalContext`` of at most 10,000 characters (Claude Code's cap) made of
+1. the main agent's top learned improvements (kioku.agent.digest, a small derived file -
+   Chroma is never touched here), at most ~2,500 characters, and
+2. the memory recall text (kioku.memory.api.build_recall: user + project MEMORY.md index,
+   ranked, fenced as remembered data) in the remaining budget.
+The injected improvement ids are recorded for this session (kioku.agent.usage) so the
+session's outcome can later update their success statistics.
+Each part fails softly (logged) so the other part still reaches Claude.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kioku.core.hookio import MAX_CONTEXT_CHARS, HookResult
+from kioku.handlers import _common
+
+IMPROVEMENTS_BUDGET = 2500
+SEPARATOR = "\n\n"
+
+
+def handle(payload: dict[str, Any]) -> HookResult | None:
+    root = _common.project_root(payload)
+    agent = _common.soft("SessionStart config", lambda: _common.main_agent(root), "main")
+    items = _common.soft("SessionStart digest", lambda: _common.read_improvements(agent, root), [])
+    block, shown = _common.improvements_block(agent, items, IMPROVEMENTS_BUDGET)
+    budget = MAX_CONTEXT_CHARS - len(block) - (len(SEPARATOR) if block else 0)
+    recall = _common.soft("SessionStart recall", lambda: _build_recall(root, budget), "")
+    if len(recall) > budget:  # never let Claude Code turn our context into a file preview
+        recall = ""
+    session_id = payload.get("session_id")
+    if shown and isinstance(session_id, str) and session_id:
+        ids, scopes = _common.scope_map(shown)
+        _common.soft("SessionStart usage",
+                     lambda: _record(session_id, agent, ids, scopes), None)
+    text = SEPARATOR.join(part for part in (recall, block) if part)
+    return HookResult(additional_context=text) if text else None
+
+
+def _build_recall(root: Any, budget: int) -> str:
+    from kioku.memory.api import build_recall
+
+    return build_recall(project_root=root, budget=budget) or ""
+
+
+def _record(session_id: str, agent: str, ids: list[str], scopes: dict[str, str]) -> None:
+    from kioku.agent.usage import record_injection
+
+    record_injection(session_id, agent, ids, scopes)

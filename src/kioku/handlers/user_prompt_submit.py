@@ -1,0 +1,75 @@
+"""UserPromptSubmit: save "remember …" requests to the memory-system, confirm to Claude.
+
+Fast path: ``kioku.core.detect.REMEMBER_HINT`` (one precompiled regex) is checked before
+anything else is imported, so an ordinary prompt costs interpreter start-up plus json.
+On a real request (``detect_remember``) the note is saved with kioku.memory.api.remember and
+a short confirmation is added next to the prompt (``Saved to memory: …``). The confirmation
+states that the note is already stored by Kioku, so Claude does not save it a second time
+into its built-in auto memory (see the auto-memory coexistence notes in the README).
+
+A secret is never saved: Claude is told (additionalContext) that nothing was stored and
+why, so it tells the user, and the user also sees a ``systemMessage``. The message names
+the kind of secret, never the secret itself.
+This handler never blocks, never asks Claude Code to erase the prompt and never exits 2.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kioku.core.hookio import HookResult
+
+# Text Claude Code itself submits through this event (background task results and the
+# like) starts with one of these tags; it is not the user asking to remember anything.
+SYSTEM_PREFIXES = ("<task-notification>", "<command-name>", "<command-message>",
+                   "<local-command-stdout>", "<system-reminder>", "<bash-input>")
+NOT_AGAIN = ("It is already stored by Kioku in .agents/memory, so it must not be saved again "
+             "to auto memory or to any other memory file.")
+
+
+def handle(payload: dict[str, Any]) -> HookResult | None:
+    prompt = payload.get("prompt")
+    if not isinstance(prompt, str) or not prompt:
+        return None
+    from kioku.core.detect import REMEMBER_HINT
+
+    if not REMEMBER_HINT.search(prompt) or prompt.lstrip().startswith(SYSTEM_PREFIXES):
+        return None
+    from kioku.core.detect import detect_remember
+
+    request = detect_remember(prompt)
+    if request is None or not request.content.strip():
+        return None
+    return _save(request.content, payload)
+
+
+def _save(content: str, payload: dict[str, Any]) -> HookResult:
+    from kioku.core.errors import KiokuError, SecretRejected
+    from kioku.handlers._common import project_root
+    from kioku.memory.api import remember
+
+    try:
+        result = remember(content, project_root=project_root(payload))
+    except SecretRejected as exc:
+        reason = str(exc)
+        return HookResult(
+            additional_context=(
+                f"Kioku did NOT save this to memory: {reason} Nothing was stored. Tell the user "
+                "that the note was not saved because it looks like it contains a secret, and "
+                "do not save it to auto memory or any other file either."),
+            system_message=f"Kioku: not saved to memory - {reason}",
+        )
+    except KiokuError as exc:
+        return HookResult(
+            additional_context=f"Kioku could not save this to memory: {exc} Tell the user it was not saved.",
+            system_message=f"Kioku: not saved to memory - {exc}",
+        )
+    where = f"{result.scope} memory, {result.topic_file}"
+    if result.status == "duplicate":
+        return HookResult(additional_context=(
+            f"Already in memory (Kioku, {where}): {result.summary}. Nothing new was added. {NOT_AGAIN}"))
+    text = f"Saved to memory: {result.summary} (Kioku, {where})."
+    if result.status == "superseded" and result.superseded:
+        old = "; ".join(result.superseded[:3])
+        text += f" It replaces the older memory: {old}."
+    return HookResult(additional_context=f"{text} {NOT_AGAIN}")

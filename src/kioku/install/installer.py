@@ -1,0 +1,393 @@
+"""``python3 install.py``: install, upgrade or uninstall Kioku for Claude Code.
+
+Contract (see ``--help``):
+- Plans every change first (files to create/update/delete, the venv, the settings.json
+  diff) and prints it; ``--dry-run`` stops there. Nothing is written when nothing would
+  change ("nothing to change"), so a second install is a no-op.
+- A malformed settings.json is refused before anything is written (exit 1).
+- ``kioku/manifest.json`` lists every file written (with its hash) and the settings.json
+  baseline (its exact bytes without Kioku), so ``--uninstall`` removes exactly those files
+  and restores settings.json byte for byte when Kioku's entries were the only change since;
+  otherwise it removes just Kioku's entries. Memories, Chroma data and runtime state are
+  kept unless ``--purge``.
+- All writes are atomic; the whole run holds an exclusive lock on the Claude folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import compileall
+import contextlib
+import difflib
+import fcntl
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from kioku import __version__
+from kioku.core import paths
+from kioku.core.errors import KiokuError
+from kioku.install import layout, settings, venv
+from kioku.install.layout import Target
+
+EXEC_FILES = ("kioku/bin/kioku",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="install.py", description=(
+        "Install Kioku (persistent memory for Claude Code) into ${CLAUDE_CONFIG_DIR:-~/.claude}, "
+        "or into DIR/.claude with --project."))
+    ap.add_argument("--project", metavar="DIR", help="install into DIR/.claude instead of the user folder")
+    ap.add_argument("--dry-run", action="store_true", help="print every change without making it")
+    ap.add_argument("--uninstall", action="store_true", help="remove exactly what Kioku installed")
+    ap.add_argument("--purge", action="store_true",
+                    help="with --uninstall: also delete memories, Chroma data and Kioku's state")
+    ap.add_argument("--disable-auto-memory", action="store_true",
+                    help='set "autoMemoryEnabled": false so Claude Code\'s built-in auto memory does '
+                         "not keep a second copy of what Kioku saves (reverted on uninstall)")
+    ap.add_argument("--python", default=sys.executable,
+                    help="interpreter used to create Kioku's venv (Python >= 3.11; default: this one)")
+    ap.add_argument("--wheelhouse", default=os.environ.get("KIOKU_WHEELHOUSE"),
+                    help="extra folder of wheels for pip (--find-links); env KIOKU_WHEELHOUSE")
+    ap.add_argument("--offline", action="store_true", help="pip uses only --wheelhouse (--no-index)")
+    ap.add_argument("--reuse-site-packages", action="store_true",
+                    help="DEVELOPMENT/TESTS ONLY: instead of pip-installing the dependencies, let the venv "
+                         "see this interpreter's site-packages (fast, not isolated)")
+    return ap
+
+
+def main(argv: Sequence[str] | None = None, source_root: Path | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    root = source_root or Path(__file__).resolve().parents[3]
+    if args.purge and not args.uninstall:
+        print("install.py: error: --purge only goes with --uninstall", file=sys.stderr)
+        return 2
+    target = Target(Path(args.project).expanduser().resolve() / ".claude", Path(args.project).expanduser().resolve()) \
+        if args.project else Target(paths.claude_dir().expanduser().absolute())
+    try:
+        with _locked(target.claude_dir, create=not args.dry_run and not args.uninstall):
+            if args.uninstall:
+                return uninstall(target, args)
+            return install(target, args, root)
+    except KiokuError as exc:
+        print(f"install.py: error: {exc}", file=sys.stderr)
+        return 1
+
+
+# --------------------------------------------------------------------------- install
+
+def install(target: Target, args: argparse.Namespace, root: Path) -> int:
+    if not (root / "src" / "kioku" / "__init__.py").is_file():
+        raise KiokuError(f"{root} is not a Kioku source checkout (no src/kioku)")
+    raw = _read(target.settings)
+    data = settings.parse(raw, str(target.settings))  # refuse malformed before any change
+    old = load_manifest(target)
+    files = layout.source_files(root)
+    files["kioku/bin/kioku"] = layout.launcher_text(target).encode()
+    if target.project:
+        files["kioku/.gitignore"] = b"# Kioku's installed files and venv are per machine; do not commit.\n*\n"
+    for skill in layout.SKILLS:
+        if not any(k.startswith(f"skills/{skill}/") for k in files):
+            print(f"warning: skills/{skill} is missing from the checkout; not installed", file=sys.stderr)
+    _refuse_foreign_skills(target, files, old)
+
+    deps = venv.runtime_deps(root)
+    stamp_ok = venv.current_stamp(target.venv) == venv.wanted_stamp(deps, args.python, args.reuse_site_packages)
+    pkg = layout.package_files(root)
+    site_rel = _site_rel(target, args.python)
+    pkg_files = {f"kioku/venv/{site_rel}/{k}": v for k, v in pkg.items()}
+    all_files = {**files, **pkg_files}
+
+    actions: list[str] = []
+    for rel, content in all_files.items():
+        path = target.claude_dir / rel
+        if not path.exists():
+            actions.append(f"create  {path}")
+        elif path.read_bytes() != content:
+            actions.append(f"update  {path}")
+    stale = sorted(set(old.get("files", {})) - set(all_files)) if old else []
+    actions += [f"delete  {target.claude_dir / rel}" for rel in stale]
+    if not stamp_ok:
+        how = ("reusing this interpreter's site-packages (dev option)" if args.reuse_site_packages
+               else f"pip install {' '.join(deps)}")
+        actions.insert(0, f"venv    {target.venv} ({how})")
+
+    new_data = settings.merge(data, settings.kioku_groups(target.hook_command), target.marker())
+    auto = dict(old.get("auto_memory", {})) if old else {}
+    if args.disable_auto_memory and new_data.get(settings.AUTO_MEMORY_KEY) is not False:
+        auto = {"set_by_kioku": True, "had_key": settings.AUTO_MEMORY_KEY in data,
+                "previous": data.get(settings.AUTO_MEMORY_KEY)}
+        new_data = {**new_data, settings.AUTO_MEMORY_KEY: False}
+    new_raw = raw if new_data == data and raw is not None else settings.dumps(new_data, raw)
+    settings_changes = new_raw != raw
+    if settings_changes:
+        actions.append(f"merge   {target.settings}")
+
+    if not actions:
+        print(f"Kioku {__version__} is already installed in {target.claude_dir}: nothing to change.")
+        return 0
+    print(("Would make" if args.dry_run else "Installing Kioku: ") + f" {len(actions)} change(s) in {target.claude_dir}:")
+    for line in actions:
+        print(f"  {line}")
+    if settings_changes:
+        _print_diff(raw, new_raw, str(target.settings))
+    if args.dry_run:
+        print("Dry run: nothing was changed.")
+        return 0
+
+    created_dirs = list(old.get("created_dirs", [])) if old else []
+    for d in (target.kioku_dir, target.claude_dir / "skills"):
+        if not d.exists() and str(d.relative_to(target.claude_dir)) not in created_dirs:
+            created_dirs.append(str(d.relative_to(target.claude_dir)))
+    if not stamp_ok:
+        venv.create(target.venv, args.python, deps, reuse=args.reuse_site_packages,
+                    wheelhouse=args.wheelhouse, offline=args.offline, log=lambda m: print(f"  {m}"))
+    for rel, content in all_files.items():
+        path = target.claude_dir / rel
+        if not path.exists() or path.read_bytes() != content:
+            _write_private(path, content, 0o700 if rel in EXEC_FILES or rel.startswith("kioku/hooks/") else 0o600)
+    for rel in stale:
+        with contextlib.suppress(FileNotFoundError):
+            (target.claude_dir / rel).unlink()
+    site = target.claude_dir / "kioku" / "venv" / site_rel
+    compileall.compile_dir(str(site / "kioku"), quiet=1)  # hooks start faster with .pyc ready
+
+    baseline = _baseline(old, raw, data, target)
+    if settings_changes:
+        write_preserving_mode(target.settings, new_raw)
+    manifest = {
+        "kioku_version": __version__, "scope": target.scope,
+        "claude_dir": str(target.claude_dir), "project": str(target.project) if target.project else None,
+        "python": args.python, "site_packages": site_rel,
+        "files": {rel: layout.sha256(content) for rel, content in all_files.items()},
+        "created_dirs": created_dirs,
+        "settings": {**baseline, "written_sha256": layout.sha256(new_raw) if new_raw is not None else None},
+        "auto_memory": auto,
+    }
+    _write_private(target.manifest, (json.dumps(manifest, indent=2) + "\n").encode(), 0o600)
+    print(f"Kioku {__version__} installed in {target.claude_dir}.")
+    print(f"  command: {target.kioku_dir / 'bin' / 'kioku'}   hooks: {target.kioku_dir / 'hooks'}")
+    return 0
+
+
+def _baseline(old: dict[str, Any], raw: bytes | None, data: dict[str, Any], target: Target) -> dict[str, Any]:
+    """The settings.json bytes as they would be without Kioku, when known exactly."""
+    marker = target.marker()
+    prev = old.get("settings", {}) if old else {}
+    if not settings.has_kioku(data, marker) and (not prev or raw is None or
+                                                   layout.sha256(raw) != prev.get("written_sha256")):
+        return {"existed": raw is not None, "baseline_b64": base64.b64encode(raw or b"").decode()}
+    if prev and raw is not None and layout.sha256(raw) == prev.get("written_sha256"):
+        return {k: v for k, v in prev.items() if k != "written_sha256"}
+    # Someone edited the file while Kioku's entries were in it: fall back to removing ours.
+    return {"existed": prev.get("existed", True), "baseline_b64": None}
+
+
+def _refuse_foreign_skills(target: Target, files: dict[str, bytes], old: dict[str, Any]) -> None:
+    owned = set(old.get("files", {})) if old else set()
+    for skill in layout.SKILLS:
+        folder = target.claude_dir / "skills" / skill
+        if folder.exists() and not any(r.startswith(f"skills/{skill}/") for r in owned):
+            raise KiokuError(f"{folder} exists and was not installed by Kioku; move it aside and re-run.")
+
+
+def _site_rel(target: Target, python: str) -> str:
+    if os.path.realpath(python) == os.path.realpath(sys.executable):
+        ver = f"{sys.version_info.major}.{sys.version_info.minor}"
+    else:
+        import subprocess
+
+        out = subprocess.run([python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                             capture_output=True, text=True, check=False)
+        ver = out.stdout.strip()
+        if out.returncode != 0 or not ver:
+            raise KiokuError(f"cannot run {python}")
+    if tuple(int(x) for x in ver.split(".")) < (3, 11):
+        raise KiokuError(f"Kioku needs Python 3.11 or newer; {python} is {ver}")
+    return f"lib/python{ver}/site-packages"
+
+
+# --------------------------------------------------------------------------- uninstall
+
+def uninstall(target: Target, args: argparse.Namespace) -> int:
+    raw = _read(target.settings)
+    data = settings.parse(raw, str(target.settings)) if raw is not None else {}
+    manifest = load_manifest(target)
+    actions: list[str] = []
+    files = sorted(manifest.get("files", {})) if manifest else []
+    venv_files = [r for r in files if r.startswith("kioku/venv/")]
+    plain_files = [r for r in files if r not in venv_files]
+    actions += [f"delete  {target.claude_dir / r}" for r in plain_files if (target.claude_dir / r).exists()]
+    if target.venv.exists():
+        actions.append(f"delete  {target.venv}/ (Kioku's environment)")
+    new_raw = _restored_settings(raw, data, manifest, target)
+    if new_raw != raw:
+        actions.append(f"{'remove ' if new_raw is None else 'restore'} {target.settings}")
+    purge = _purge_targets(target) if args.purge else []
+    actions += [f"purge   {p}" for p in purge]
+    if manifest:
+        actions.append(f"delete  {target.manifest}")
+    if not actions:
+        print(f"Kioku is not installed in {target.claude_dir}: nothing to remove.")
+        return 0
+    print(("Would make" if args.dry_run else "Uninstalling Kioku:") + f" {len(actions)} change(s):")
+    for line in actions:
+        print(f"  {line}")
+    if new_raw != raw and new_raw is not None:
+        _print_diff(raw, new_raw, str(target.settings))
+    if args.dry_run:
+        print("Dry run: nothing was changed.")
+        return 0
+    if new_raw != raw:
+        if new_raw is None:
+            target.settings.unlink()
+        else:
+            write_preserving_mode(target.settings, new_raw)
+    for rel in plain_files:
+        with contextlib.suppress(FileNotFoundError):
+            (target.claude_dir / rel).unlink()
+    shutil.rmtree(target.venv, ignore_errors=True)
+    with contextlib.suppress(FileNotFoundError):
+        target.manifest.unlink()
+    for p in purge:
+        shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
+    _prune_dirs(target, plain_files, manifest.get("created_dirs", []) if manifest else [])
+    kept = [] if args.purge else [p for p in _purge_targets(target) if p.exists()]
+    print(f"Kioku removed from {target.claude_dir}.")
+    if kept:
+        print("Kept (delete with --uninstall --purge): " + ", ".join(str(p) for p in kept))
+    return 0
+
+
+def _restored_settings(raw: bytes | None, data: dict[str, Any], manifest: dict[str, Any],
+                       target: Target) -> bytes | None:
+    if raw is None:
+        return None
+    info = manifest.get("settings", {}) if manifest else {}
+    if info.get("baseline_b64") is not None and layout.sha256(raw) == info.get("written_sha256"):
+        return base64.b64decode(info["baseline_b64"]) if info.get("existed") else None
+    stripped = settings.strip_kioku(data, target.marker())
+    auto = manifest.get("auto_memory", {}) if manifest else {}
+    if auto.get("set_by_kioku") and stripped.get(settings.AUTO_MEMORY_KEY) is False:
+        if auto.get("had_key"):
+            stripped[settings.AUTO_MEMORY_KEY] = auto.get("previous")
+        else:
+            stripped.pop(settings.AUTO_MEMORY_KEY, None)
+    if stripped.get("hooks") == {} and "hooks" in data and not _had_hooks_key(info):
+        stripped.pop("hooks")
+    if stripped == data:
+        return raw
+    if not stripped and info and not info.get("existed", True):
+        return None
+    return settings.dumps(stripped, raw)
+
+
+def _had_hooks_key(info: dict[str, Any]) -> bool:
+    b64 = info.get("baseline_b64")
+    if not b64:
+        return False
+    with contextlib.suppress(ValueError, KiokuError):
+        return "hooks" in settings.parse(base64.b64decode(b64), "baseline")
+    return False
+
+
+def _purge_targets(target: Target) -> list[Path]:
+    if target.project:
+        found = [target.project / ".agents" / "memory", target.project / ".claude" / "chroma_data"]
+    else:
+        found = [paths.user_memory_dir(), target.claude_dir / "chroma_data"]
+    found += [target.kioku_dir / name for name in ("state", "logs", "config.toml")]
+    return [p for p in found if p.exists()]
+
+
+def _prune_dirs(target: Target, files: list[str], created: list[str]) -> None:
+    """Remove folders left empty by the uninstall (never ones that still hold anything)."""
+    dirs = {(target.claude_dir / r).parent for r in files}
+    dirs |= {target.kioku_dir / "hooks", target.kioku_dir / "bin"}
+    for rel in created:
+        dirs.add(target.claude_dir / rel)
+    for d in sorted(dirs, key=lambda p: len(p.parts), reverse=True):
+        while d != target.claude_dir and target.claude_dir in d.parents:
+            try:
+                d.rmdir()
+            except OSError:
+                break
+            d = d.parent
+
+
+# --------------------------------------------------------------------------- helpers
+
+def load_manifest(target: Target) -> dict[str, Any]:
+    try:
+        data = json.loads(target.manifest.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise KiokuError(f"cannot read {target.manifest}: {exc}") from None
+    return data if isinstance(data, dict) else {}
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _print_diff(before: bytes | None, after: bytes | None, name: str) -> None:
+    a = (before or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    b = (after or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    for line in difflib.unified_diff(a, b, f"{name} (before)", f"{name} (after)"):
+        print("    " + line.rstrip("\n"))
+
+
+def write_preserving_mode(path: Path, data: bytes) -> None:
+    """Atomic replace that keeps the file's mode (0600 for a new file) and its folder's mode."""
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o600
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".kioku-tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _write_private(path: Path, data: bytes, mode: int) -> None:
+    from kioku.core import fsutil
+
+    fsutil.ensure_private_dir(path.parent)
+    fsutil.atomic_write_bytes(path, data, mode)
+
+
+@contextlib.contextmanager
+def _locked(folder: Path, create: bool) -> Iterator[None]:
+    """flock on the Claude folder itself, so no lock file is left behind."""
+    if not folder.exists():
+        if not create:
+            yield
+            return
+        folder.mkdir(parents=True, mode=0o700)
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise KiokuError(f"another Kioku install is running on {folder}") from None
+        yield
+    finally:
+        os.close(fd)

@@ -1,0 +1,103 @@
+"""Where an installation lives and what it consists of (no side effects here).
+
+A user install targets ``${CLAUDE_CONFIG_DIR:-~/.claude}``; a project install targets
+``DIR/.claude``. Inside the target:
+
+    settings.json                       merged (see kioku.install.settings)
+    skills/memory-system/, skills/agent-memory/   copied from the checkout
+    kioku/hooks/*.py                    the thin launchers Claude Code runs
+    kioku/bin/kioku                     the ``kioku`` command (runs the venv's python)
+    kioku/venv/                         Kioku's isolated Python + a copy of the package
+    kioku/manifest.json                 every file written, the settings baseline
+    kioku/.gitignore                    project installs: keep the venv out of git
+
+Runtime state (``kioku/state``, ``kioku/logs``) and memories are not part of the install.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+SKILLS = ("memory-system", "agent-memory")
+PROJECT_REF = '"$CLAUDE_PROJECT_DIR"/.claude/kioku/'
+
+
+@dataclass(frozen=True)
+class Target:
+    claude_dir: Path
+    project: Path | None = None  # set for --project installs
+
+    @property
+    def kioku_dir(self) -> Path:
+        return self.claude_dir / "kioku"
+
+    @property
+    def venv(self) -> Path:
+        return self.kioku_dir / "venv"
+
+    @property
+    def settings(self) -> Path:
+        return self.claude_dir / "settings.json"
+
+    @property
+    def manifest(self) -> Path:
+        return self.kioku_dir / "manifest.json"
+
+    @property
+    def scope(self) -> str:
+        return "project" if self.project else "user"
+
+    def hook_command(self, script: str) -> str:
+        """The shell command settings.json runs for one hook script."""
+        if self.project:
+            return f"{PROJECT_REF}venv/bin/python {PROJECT_REF}hooks/{script}"
+        return f"{shlex.quote(str(self.venv / 'bin' / 'python'))} {shlex.quote(str(self.kioku_dir / 'hooks' / script))}"
+
+    def marker(self) -> str:
+        # The unquoted folder path is a substring of every command we write.
+        if self.project:
+            return ".claude/kioku/hooks/"
+        return str(self.kioku_dir / "hooks") + "/"
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def launcher_text(target: Target) -> str:
+    python = shlex.quote(str(target.venv / "bin" / "python"))
+    lines = ["#!/bin/sh",
+             "# The kioku command, installed by Kioku's install.py (removed by --uninstall).",
+             "# It runs Kioku from its own environment, so the source checkout is not needed."]
+    default_claude = Path.home() / ".claude"
+    if target.project is None and target.claude_dir != default_claude:
+        # Same Claude folder as the hooks, even when run from a shell without the variable.
+        lines.append(f': "${{CLAUDE_CONFIG_DIR:={shlex.quote(str(target.claude_dir))}}}"')
+        lines.append("export CLAUDE_CONFIG_DIR")
+    lines.append(f'exec {python} -m kioku "$@"')
+    return "\n".join(lines) + "\n"
+
+
+def source_files(source_root: Path) -> dict[str, bytes]:
+    """Files Kioku copies, keyed by path relative to the Claude folder (venv part excluded)."""
+    files: dict[str, bytes] = {}
+    for hook in sorted((source_root / "hooks").glob("*.py")):
+        files[f"kioku/hooks/{hook.name}"] = hook.read_bytes()
+    for skill in SKILLS:
+        base = source_root / "skills" / skill
+        if not base.is_dir():
+            continue
+        for path in sorted(p for p in base.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            files[f"skills/{skill}/{path.relative_to(base).as_posix()}"] = path.read_bytes()
+    return files
+
+
+def package_files(source_root: Path) -> dict[str, bytes]:
+    """The kioku package (and its data files), keyed by path relative to site-packages."""
+    pkg = source_root / "src" / "kioku"
+    return {f"kioku/{p.relative_to(pkg).as_posix()}": p.read_bytes()
+            for p in sorted(pkg.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts and not p.name.endswith((".pyc", ".pyo"))}
