@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kioku.agent.store_names import KINDS, collection_name
 from kioku.core import paths
 from kioku.render.spec import (
     SectionConfig,
@@ -26,7 +27,6 @@ from kioku.render.spec import (
 from kioku.render.splice import find_block, frontmatter_name
 
 HEADING = "## Memory Configuration (uses agent-memory-skills)"
-KINDS = ("improvements", "evaluations", "performance")
 HOLDS = {
     "improvements": "learned improvements (lessons, patterns) with usage statistics",
     "evaluations": "self-evaluations of finished tasks",
@@ -42,20 +42,8 @@ _CATEGORY_ROW = re.compile(
 
 
 def collection_names(name: str, project_id: str | None = None) -> dict[str, str]:
-    """kind → collection name, through the store's own sanitiser when it is available."""
-    try:
-        from kioku.agent.chroma_store import collection_name
-    except ImportError:  # the store is optional for rendering; mirror its documented pattern
-        collection_name = None
-    names: dict[str, str] = {}
-    for kind in KINDS:
-        if collection_name is not None:
-            names[kind] = collection_name(name, kind, project_id)
-        elif project_id:
-            names[kind] = f"agent_{name}_project_{project_id}_{kind}"
-        else:
-            names[kind] = f"agent_{name}_{kind}"
-    return names
+    """kind → collection name, exactly as the store names them."""
+    return {kind: collection_name(name, kind, project_id) for kind in KINDS}
 
 
 def section_context(config: SectionConfig, project_id: str | None = None,

@@ -28,16 +28,6 @@ MAX_CATEGORY_KEY = 48
 MAX_DESCRIPTION = 200
 _FORBIDDEN_IN_TEXT = ("|", "`", "\n", "\r", "<!--", "-->")
 
-# Where a lesson of each category is stored (issue 4): general know-how travels with the agent
-# across projects, project facts stay with the project, anything else goes to both.
-GLOBAL_CATEGORIES = frozenset(
-    {"search_strategy", "error_handling", "code_quality", "testing_patterns", "documentation_style"}
-)
-PROJECT_CATEGORIES = frozenset(
-    {"naming_conventions", "architecture_patterns", "api_usage", "domain_terminology"}
-)
-
-
 @dataclass(frozen=True)
 class SectionConfig:
     """An agent's memory configuration. Dicts keep the user's order (it is the table order)."""
@@ -61,17 +51,10 @@ class SectionConfig:
 
 def category_scope(category: str) -> str:
     """``global``, ``project`` or ``both``: where ``kioku learn --scope auto`` stores the lesson."""
-    try:  # the agent layer owns the rule when it exists; this copy documents it for the section
-        from kioku.agent.improvements import scope_for_category  # type: ignore[attr-defined]
-    except ImportError:
-        scope_for_category = None
-    if scope_for_category is not None:
-        return str(scope_for_category(category))
-    if category in GLOBAL_CATEGORIES:
-        return "global"
-    if category in PROJECT_CATEGORIES:
-        return "project"
-    return "both"
+    from kioku.agent.scopes import scopes_for  # the agent layer owns the rule; never duplicate it
+
+    found = scopes_for(category, "auto")
+    return found[0] if len(found) == 1 else "both"
 
 
 def validate_agent_name(name: str | None) -> str:
@@ -110,9 +93,10 @@ def parse_criteria(spec: str) -> dict[str, int]:
         name, sep, weight_text = item.rpartition(":")
         if not sep:
             raise UsageError(f"malformed criterion {item.strip()!r}: expected NAME:WEIGHT, e.g. Accuracy:30")
-        name = _check_text("criterion name", name, MAX_CRITERION)
         if ":" in name:
-            raise UsageError(f"criterion name {name!r} must not contain ':'")
+            raise UsageError(f"malformed criterion {item.strip()!r}: expected NAME:WEIGHT items "
+                             "separated by commas")
+        name = _check_text("criterion name", name, MAX_CRITERION)
         weight_text = weight_text.strip().removesuffix("%").strip()
         if not weight_text.isdigit():
             raise UsageError(f"criterion {name!r}: weight {weight_text!r} is not a whole number")
