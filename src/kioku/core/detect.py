@@ -1,0 +1,326 @@
+"""Pure, fast "remember this" trigger detection and feedback polarity (English + Japanese).
+
+Contract (stdlib only, no I/O, precompiled patterns):
+
+- ``REMEMBER_HINT``: a cheap prefilter. Every prompt that ``detect_remember`` accepts matches
+  it, so a hook can skip all further work when ``REMEMBER_HINT.search(prompt)`` is None.
+- ``detect_remember(prompt) -> RememberRequest | None``: (content, trigger, language).
+- ``feedback_polarity(text) -> int``: +1 positive, -1 negative, 0 neither.
+- ``is_question(text) -> bool``.
+
+Rules chosen for the ambiguous cases (tests pin each of them):
+
+- A trigger counts only at the start of a sentence (after optional lead-ins such as "please",
+  "also,", "hey claude,", "can you", "I want you to") or as a closing tag after the content
+  ("we use bun - remember that"). "I can't remember the command" is not a request.
+- Questions are never saves: the trigger's sentence ending in "?"/"？" (or Japanese "か"),
+  and "remember" followed by a wh-word ("remember when/what/how ...").
+- Text inside code blocks, inline code, double quotes or "> " quote lines cannot trigger.
+- "save this" needs a colon ("save this: ...") or a memory target ("save this to memory");
+  "save this file" / "save the file and run tests" are file operations.
+- "don't forget that ..." / "don't forget: ..." is a memory; "don't forget to <verb>" is a
+  one-off task for now, not a fact to keep. "remember to <verb>" IS a memory: "remember"
+  explicitly asks to keep something.
+- "note that ..." alone is prose; "note for future sessions: ...", "make a note that ...",
+  "for future reference: ..." are memories.
+- "from now on, ..." and "in future sessions, ..." are standing instructions, so memories;
+  the content keeps the instruction ("always use bun").
+- Japanese 保存して is a memory save only with a memory word (メモリ/記憶/メモ/覚え/kioku)
+  before it, or with the content after a colon and no file-ish object (ファイル/変更/画像...);
+  "ファイルを保存して" is a file save. 忘れないで is a memory when the content is a fact
+  ("…ことを忘れないで", "忘れないで：…"), a task when it is "…するのを忘れないで".
+- Content drops the trigger, politeness ("please", "ください"), a leading "that"/"to"/":"
+  and trailing punctuation; empty content means no request.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "REMEMBER_HINT",
+    "RememberRequest",
+    "detect_remember",
+    "feedback_polarity",
+    "is_question",
+]
+
+# Cheap prefilter: every trigger contains one of these stems. Written as one leading character
+# class plus look-behind branches because CPython's regex engine can then skip positions by
+# the class alone; a plain alternation of words is ~3x slower on ordinary prompts.
+REMEMBER_HINT: re.Pattern[str] = re.compile(
+    r"(?i)[rmsfnk覚記保メ忘](?:(?<=r)emem|(?<=m)emor|(?<=m)ind\b|(?<=s)(?:ave|tore)\b"
+    r"|(?<=f)(?:orget|uture|rom now)|(?<=n)ote\b|(?<=覚)え|(?<=記)[憶録]|(?<=保)存|(?<=メ)モ|(?<=忘)れ)"
+)
+
+
+@dataclass(frozen=True)
+class RememberRequest:
+    content: str
+    trigger: str
+    language: Literal["en", "ja"]
+
+
+# --- masking: code, quotes and quoted lines cannot trigger (offsets are preserved) -------
+_MASK_RE = re.compile(r"```[\s\S]*?(?:```|$)|`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|^>.*$", re.M)
+
+
+def _mask(text: str) -> str:
+    return _MASK_RE.sub(lambda m: " " * len(m.group(0)), text)
+
+
+# --- English -------------------------------------------------------------------------------
+_LEAD = (
+    r"(?:(?:please|pls|plz|kindly|also|and|oh|ok|okay|hey|hi|so|btw|by the way|one more thing"
+    r"|fyi|important|claude|kioku|note)\b[,:!]?\s+"
+    r"|(?:can|could|would|will) you\s+(?:please\s+)?"
+    r"|i(?:'d| would)? (?:want|need|like) you to\s+(?:please\s+)?)*"
+)
+_WH = r"(?:what|when|where|why|how|who|whom|whose|which|whether|if)\b"
+
+# Each alternative sets a named group naming its trigger; content follows the match.
+_EN_START = re.compile(
+    r"(?i)" + _LEAD + r"(?:"
+    r"(?P<dont>(?:don'?t|do not|never) forget)(?:\s+(?:this|the following))?\s*(?::|that\b|,\s*that\b)"
+    r"|(?P<save>(?:save|store|add|put|write|keep|record)(?:\s+(?:this|that|it|these|the following))?"
+    r"\s+(?:to|in|into|as)\s+(?:your\s+|the\s+|a\s+)?(?:long[- ]term\s+)?(?:memory|memories|kioku"
+    r"|(?:a\s+)?memory note))\s*(?::|that\b|-)?"
+    r"|(?P<savethis>save (?:this|that|the following))\s*:"
+    r"|(?P<remember>remember|memori[sz]e)(?!\s+" + _WH + r")"
+    r"(?:\s+(?:this|the following|for (?:the )?(?:future|later|next time)))?\s*(?::|-|—|,|that\b|to\b)?"
+    r"|(?P<note>(?:make|take) a note|note (?:this |it )?(?:down )?for (?:the )?future(?: sessions?)?"
+    r"|note for (?:later|next time)|for future reference|for future sessions?)\s*(?::|,|-|that\b)?"
+    r"|(?P<mind>keep in mind|bear in mind)\s*(?::|that\b)"
+    r"|(?P<fromnow>from now on|in (?:all )?future sessions|going forward, always)\s*[,:]?"
+    r")\s*"
+)
+# Closing tags: "<content> - remember that", "<content>, don't forget that!".
+_EN_END = re.compile(
+    r"(?i)^(?P<content>.+?)[\s,;:.\-—!]+(?:please\s+)?"
+    r"(?P<trig>remember (?:this|that|it)|save (?:this|that|it) to (?:your )?memory"
+    r"|(?:don'?t|do not) forget (?:this|that|it)|keep (?:this|that|it) in mind"
+    r"|note (?:this|that) for (?:the )?future(?: sessions?)?)(?:,?\s*please)?[\s.!]*$"
+)
+_EN_TRIGGER_NAMES = {
+    "dont": "don't forget", "save": "save to memory", "savethis": "save this",
+    "remember": "remember", "note": "note for future", "mind": "keep in mind",
+    "fromnow": "from now on",
+}
+# Sentence starts: beginning, after sentence punctuation, or a newline.
+_SENT_START = re.compile(r"(?:^|(?<=[.!?;])\s+|\n\s*|(?<=[。！？]))")
+
+# --- Japanese --------------------------------------------------------------------------------
+_JA_POLITE = r"(?:ください|下さい|くれ(?:ますか|る)?|ね|よ|ほしい|欲しい|おいて|おいてね|おく|ておく|な)*"
+_JA_TRIG = re.compile(
+    r"(?P<trig>覚えて(?:おいて|おいといて|置いて)|覚えといて|覚えてて|覚えておく(?:こと|ように)"
+    r"|覚えて(?=ください|下さい|ほしい|欲しい|ね|[：:。！!、]|\s*$)"
+    r"|記憶して(?:おいて)?|記憶しておく(?:こと|ように)|記憶に(?:残して|とどめて|留めて)"
+    r"|メモして(?:おいて)?|メモっといて|メモしておく(?:こと|ように)|メモに(?:残して|書いて)"
+    r"|記録して(?:おいて)?|忘れないで|忘れないように(?:して)?|忘れずに(?:覚えて(?:おいて)?)?"
+    r"|保存して(?:おいて)?)" + _JA_POLITE
+)
+_JA_MEMORY_WORD = re.compile(r"(?i:メモリ|記憶|メモ|覚え|kioku|長期記憶|ナレッジ)")
+_JA_FILE_OBJ = re.compile(r"(?:ファイル|変更|ドキュメント|画像|データ|設定|作業|コード|ページ|それ|これ)(?:を|は)?\s*$")
+_JA_QUESTION_END = re.compile(r"(?:[?？]|(?:ます|です|でしょう|だろう|る|た|の)?か[。\s]*|かな[。\s]*)$")
+_JA_BEFORE_STRIP = re.compile(
+    r"(?:\s*(?:ということを|ってことを|ことを|ことは|のを|って|と|を|は|、|,|:|：)\s*)$")
+_JA_AFTER_STRIP = re.compile(r"^(?:\s*[:：、,。]\s*|\s+)")
+_JA_TASK_BEFORE = re.compile(r"(?:する|やる|実行する|走らせる|回す|入れる|送る|押す|閉じる|消す)のを\s*$")
+
+_TRAIL_PUNCT = re.compile(r"[\s.!。！、,;:]+$")
+_EN_POLITE_TAIL = re.compile(r"(?i)[,\s]*(?:please|pls|thanks|thank you|thx)[.!\s]*$")
+_EN_LEADING = re.compile(r"(?i)^(?:\s*(?:that\b|to\b|please\b|[:\-—,])\s*)+")
+_JA_QUOTE = re.compile(r"^[「『](.+)[」』]$")
+
+
+def _is_en_question(sentence: str) -> bool:
+    return sentence.rstrip().endswith(("?", "？"))
+
+
+def is_question(text: str) -> bool:
+    """True for a question (English or Japanese); a trailing "?" always counts."""
+    t = text.strip()
+    if not t:
+        return False
+    if t.endswith(("?", "？")):
+        return True
+    if re.match(r"(?i)^(?:do|does|did|can|could|would|will|is|are|was|were|have|has|"
+                r"what|when|where|why|how|who|which|should|shall)\b", t) and not re.search(
+                    r"[.!。！]$", t):
+        return True
+    return bool(_JA_QUESTION_END.search(t)) and not t.endswith(("。", "！"))
+
+
+def _clean_en(content: str) -> str:
+    content = _EN_LEADING.sub("", content.strip())
+    content = _EN_POLITE_TAIL.sub("", content)
+    content = _TRAIL_PUNCT.sub("", content)
+    return content.strip()
+
+
+def _clean_ja(content: str) -> str:
+    content = content.strip()
+    m = _JA_QUOTE.match(content)
+    if m:
+        content = m.group(1)
+    content = _TRAIL_PUNCT.sub("", content)
+    return content.strip()
+
+
+def _sentence_end(text: str, start: int, block: bool) -> int:
+    """End of the sentence (or paragraph when ``block``) that starts at ``start``."""
+    if block:
+        m = re.compile(r"\n\s*\n").search(text, start)
+        return m.start() if m else len(text)
+    m = re.compile(r"[.!?](?=\s|$)|[。！？]|\n").search(text, start)
+    return m.end() if m else len(text)
+
+
+def _detect_en(text: str, masked: str) -> RememberRequest | None:
+    for ss in _SENT_START.finditer(masked):
+        pos = ss.end()
+        m = _EN_START.match(masked, pos)
+        if not m:
+            continue
+        kind = next(k for k in _EN_TRIGGER_NAMES if m.group(k))
+        if kind == "remember" and re.match(r"(?i)\s*(?:to\s+)?" + _WH, masked[m.end():]):
+            continue  # "remember when we ...", "remember how to ..."
+        block = masked[m.start():m.end()].rstrip().endswith(":")
+        end = _sentence_end(masked, m.end(), block)
+        sentence = text[m.end():end]
+        if _is_en_question(sentence) or _is_en_question(text[pos:end]):
+            continue
+        raw = sentence
+        if kind == "fromnow":
+            raw = sentence  # keep the standing instruction itself ("always use bun")
+        content = _clean_en(raw)
+        if len(content) < 3:
+            continue
+        return RememberRequest(content, _EN_TRIGGER_NAMES[kind], "en")
+    # closing tag form, only for a single short paragraph
+    para = masked.strip()
+    if "\n\n" not in para:
+        m = _EN_END.match(para)
+        if m and not _is_en_question(m.group("content")):
+            off = masked.index(para)
+            content = _clean_en(text[off + m.start("content"):off + m.end("content")])
+            if len(content) >= 3:
+                trig = re.sub(r"\s+(?:this|that|it)\b", "", m.group("trig").lower(), count=1)
+                return RememberRequest(content, trig, "en")
+    return None
+
+
+def _detect_ja(text: str, masked: str) -> RememberRequest | None:
+    for m in _JA_TRIG.finditer(masked):
+        trig = m.group("trig")
+        # the Japanese sentence around the trigger
+        s_start = max(masked.rfind(c, 0, m.start()) for c in "。！？!?\n") + 1
+        after = masked[m.end():]
+        if _JA_QUESTION_END.match(after.lstrip()) or re.match(r"\s*[?？]", after):
+            continue
+        before = text[s_start:m.start()]
+        # content after a colon wins ("覚えておいて：テストにはRedisが必要")
+        content_after = ""
+        am = re.match(r"\s*[:：]\s*", after) or (re.match(r"\s*[、,]\s*", after) if not before.strip() else None)
+        if am:
+            end = _sentence_end(masked, m.end() + am.end(), block=True)
+            content_after = text[m.end() + am.end():end]
+        if trig.startswith("保存"):
+            if not (_JA_MEMORY_WORD.search(before) or (content_after.strip()
+                                                        and not _JA_FILE_OBJ.search(before))):
+                continue  # "ファイルを保存して" is a file save
+            before = re.sub(r"(?:メモリ|記憶|メモ|長期記憶|kioku|ナレッジ)(?:に|へ)\s*$", "", before)
+        if trig.startswith("忘れ") and not content_after.strip():
+            if _JA_TASK_BEFORE.search(before) or not re.search(
+                    r"(?:こと|ということ|って|と)(?:を|は)?\s*$", before):
+                continue  # "テストを実行するのを忘れないで" is a task, not a fact
+        if content_after.strip():
+            content = _clean_ja(content_after)
+        else:
+            before = re.sub(r"^\s*(?:これ|それ|次のこと|以下)(?:を|は)\s*$", "", before)
+            content = _clean_ja(_JA_BEFORE_STRIP.sub("", before))
+            if re.search(r"ことを\s*$", before):
+                content = _clean_ja(re.sub(r"を\s*$", "", before))
+        if _JA_QUESTION_END.search(content) and content.endswith(("?", "？")):
+            continue
+        if len(content) < 2:
+            continue
+        return RememberRequest(content, trig, "ja")
+    return None
+
+
+_HAS_JA = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+
+
+def detect_remember(prompt: str) -> RememberRequest | None:
+    """The memory a prompt asks to keep, or None. Pure; a few microseconds on a miss."""
+    if not prompt or not REMEMBER_HINT.search(prompt):
+        return None
+    masked = _mask(prompt)
+    if not REMEMBER_HINT.search(masked):
+        return None
+    if _HAS_JA.search(masked):
+        req = _detect_ja(prompt, masked)
+        if req:
+            return req
+    return _detect_en(prompt, masked)
+
+
+# --- feedback polarity -------------------------------------------------------------------------
+# Phrases containing a negative word but meaning something positive are checked (and blanked)
+# first: "not bad", "no problem", "間違いない".
+_POS_OVERRIDE = re.compile(
+    r"(?i:\bnot (?:bad|wrong|an issue|a problem)\b|\bno (?:problem|problems|worries|issues|errors?)\b"
+    r"|\b(?:doesn'?t|does not|don'?t|isn'?t|no longer|not) (?:fail|failing|crash|crashing|break"
+    r"|breaking|error)\w*(?: any ?more)?\b|\bnot (?:failing|broken) any ?more\b"
+    r"|\bworks? now\b|\bfixed it\b|\bthat fixed\b)"
+    r"|間違いない|間違いありません|問題ない|問題ありません|問題なし|悪くない|ダメじゃない|だめじゃない"
+    r"|エラーが(?:出なく|消え)|直った"
+)
+_POS = re.compile(
+    r"(?i:\b(?:thanks|thank you|thx|ty|cheers|perfect|great (?:job|work)|good (?:job|work)"
+    r"|nice(?: work| job| one)?|well done|awesome|excellent|brilliant|fantastic|amazing"
+    r"|lgtm|looks good|looks great|exactly|nailed it|that worked|that works|it works"
+    r"|it worked|works great|works perfectly|solved|spot on|love it|great)\b)"
+    r"|👍|🎉|🙏|ありがと|サンキュー|完璧|うまく(?:いった|いきました|行った|動いた)"
+    r"|上手く(?:いった|行った)|動いた|動きました|助かった|助かりました|素晴らしい|すばらしい"
+    r"|いいね|良いね|ばっちり|バッチリ|最高|さすが|解決(?:した|しました)|できた|できました"
+    r"|その通り|いい感じ|良い感じ|OK(?:です)?！"
+)
+_NEG = re.compile(
+    r"(?i:\b(?:that'?s wrong|that is wrong|wrong|incorrect|doesn'?t work|does not work"
+    r"|didn'?t work|did not work|not working|isn'?t working|still (?:fail\w*|broken|wrong|not"
+    r"|doesn'?t|crash\w*|error\w*)|broken|you broke|not what i (?:asked|wanted|meant|said)"
+    r"|that'?s not (?:it|right|what)|fails?|failed|failing|same error|useless|revert (?:it|that|this)"
+    r"|undo (?:it|that|this)|bad|terrible|worse|stop doing|regression)\b|^\s*no\b[,.!]"
+    r"|^\s*nope\b)"
+    r"|👎|違う|違います|ちがう|動かない|動きません|間違って|間違い|間違えて|だめ|ダメ|駄目"
+    r"|失敗|エラーが(?:出|でる|でた)|まだ(?:エラー|失敗|動かない|直って)|直ってない|直っていない"
+    r"|うまく(?:いかない|いきません|動かない)|上手くいかない|そうじゃない|そうではない"
+    r"|壊れ|おかしい|できない|できてない|できていない|やり直し"
+)
+_CONTRAST = re.compile(r"(?i:\bbut\b|\bhowever\b|\bthough\b|\bstill\b)|けど|けれど|しかし|でも|ただ、")
+
+
+def feedback_polarity(text: str) -> int:
+    """+1 if the text praises the previous answer, -1 if it says it failed, else 0.
+
+    Mixed feedback ("thanks, but it still fails") counts as negative: a remaining problem
+    matters more for learning than politeness.
+    """
+    if not text or not text.strip():
+        return 0
+    t = text.strip()
+    pos = len(_POS_OVERRIDE.findall(t))
+    t = _POS_OVERRIDE.sub(" ", t)
+    neg = len(_NEG.findall(t))
+    pos += len(_POS.findall(_NEG.sub(" ", t)))
+    if neg and pos:
+        return -1 if _CONTRAST.search(text) or neg >= pos else 1
+    if neg:
+        return -1
+    if pos:
+        return 1
+    return 0

@@ -1,0 +1,194 @@
+"""Table-driven tests for kioku.core.detect: remember triggers and feedback polarity."""
+
+from __future__ import annotations
+
+import timeit
+
+import pytest
+
+from kioku.core.detect import (
+    REMEMBER_HINT,
+    RememberRequest,
+    detect_remember,
+    feedback_polarity,
+    is_question,
+)
+
+# (prompt, expected content, expected trigger, language)
+POSITIVES: list[tuple[str, str, str, str]] = [
+    ("remember that we always use bun, never npm", "we always use bun, never npm", "remember", "en"),
+    ("Remember: tests need redis", "tests need redis", "remember", "en"),
+    ("please remember that the staging DB is read-only.", "the staging DB is read-only", "remember", "en"),
+    ("Please remember the deploy runs on Fridays only", "the deploy runs on Fridays only", "remember", "en"),
+    ("remember to always run ruff before committing", "always run ruff before committing", "remember", "en"),
+    ("Remember this: our API uses snake_case JSON", "our API uses snake_case JSON", "remember", "en"),
+    ("save this: tests need redis running on 6379", "tests need redis running on 6379", "save this", "en"),
+    ("save to memory: prefer pnpm workspaces", "prefer pnpm workspaces", "save to memory", "en"),
+    ("Save this to memory - the CI image is ubuntu-24.04", "the CI image is ubuntu-24.04", "save to memory", "en"),
+    ("add to memory that I prefer tabs over spaces", "I prefer tabs over spaces", "save to memory", "en"),
+    ("don't forget that the API is rate-limited to 100 rps", "the API is rate-limited to 100 rps", "don't forget", "en"),
+    ("Do not forget: migrations must be reversible!", "migrations must be reversible", "don't forget", "en"),
+    ("dont forget that staging uses a separate AWS account", "staging uses a separate AWS account", "don't forget", "en"),
+    ("note for future sessions: the monorepo uses turborepo", "the monorepo uses turborepo", "note for future", "en"),
+    ("For future reference, logs live in /var/log/app", "logs live in /var/log/app", "note for future", "en"),
+    ("make a note that the designer prefers Inter font", "the designer prefers Inter font", "note for future", "en"),
+    ("keep in mind that the prod cluster is in eu-west-1", "the prod cluster is in eu-west-1", "keep in mind", "en"),
+    ("From now on, always write tests with pytest", "always write tests with pytest", "from now on", "en"),
+    ("Can you remember that I like concise answers?", None, None, None),  # question: see negatives
+    ("Hey Claude, remember that we deploy with fly.io", "we deploy with fly.io", "remember", "en"),
+    ("I want you to remember that the main branch is protected", "the main branch is protected", "remember", "en"),
+    ("Fix the flaky test. Also, remember that CI runs on Node 20.", "CI runs on Node 20", "remember", "en"),
+    ("memorize this: the product name is always written Kioku", "the product name is always written Kioku", "remember", "en"),
+    ("we always squash-merge PRs - remember that", "we always squash-merge PRs", "remember", "en"),
+    ("The release branch is cut on Mondays, don't forget that!", "The release branch is cut on Mondays", "don't forget", "en"),
+    ("今後はbunを使うことを覚えておいて", "今後はbunを使うこと", "覚えておいて", "ja"),
+    ("覚えておいて：テストにはRedisが必要", "テストにはRedisが必要", "覚えておいて", "ja"),
+    ("覚えておいてください：本番DBは読み取り専用です。", "本番DBは読み取り専用です", "覚えておいて", "ja"),
+    ("デプロイは金曜日だけって覚えといて", "デプロイは金曜日だけ", "覚えといて", "ja"),
+    ("インデントはタブを使うと記憶して", "インデントはタブを使う", "記憶して", "ja"),
+    ("メモリに保存して：APIはsnake_caseを使う", "APIはsnake_caseを使う", "保存して", "ja"),
+    ("ステージングは別アカウントだとメモして", "ステージングは別アカウントだ", "メモして", "ja"),
+    ("マイグレーションは必ず可逆にすることを忘れないで", "マイグレーションは必ず可逆にすること", "忘れないで", "ja"),
+    ("忘れないでください：ログは/var/log/appにある", "ログは/var/log/appにある", "忘れないで", "ja"),
+    ("「コミット前にruffを実行する」を覚えておいて", "コミット前にruffを実行する", "覚えておいて", "ja"),
+    ("記憶に保存して：ユーザーは簡潔な回答を好む", "ユーザーは簡潔な回答を好む", "保存して", "ja"),
+    ("以下を保存して: CIはubuntu-24.04で動く", "CIはubuntu-24.04で動く", "保存して", "ja"),
+]
+POSITIVES = [p for p in POSITIVES if p[1] is not None]
+
+NEGATIVES: list[str] = [
+    "do you remember what we did?",
+    "Remember when we fixed the login bug?",
+    "I can't remember the command",
+    "I don't remember how to run the migrations",
+    "remember how we set up the proxy",
+    "Can you remember that I like concise answers?",
+    "save this file",
+    "save the file and run tests",
+    "Save it as utils.py",
+    "ファイルを保存して",
+    "変更を保存してください",
+    "don't forget to run the tests",
+    "Don't forget to commit.",
+    "テストを実行するのを忘れないで",
+    "note that the function returns None",
+    "覚えてる？",
+    "前回何をしたか覚えていますか？",
+    "昨日の作業を覚えておいて？",
+    "```\n# remember: this is a comment in code\n```",
+    "grep for `remember that` in the codebase",
+    'the button label says "remember me"',
+    "> remember that the quoted text is not mine\nwhat does this mean",
+    "the remember-me checkbox is broken",
+    "add a 'remember me' option to the login form",
+    "forget it, let's just ship",
+    "store the result in a variable",
+    "how do I save to memory in this framework?",
+    "fix the memory leak in the cache",
+    "remember",
+    "覚えておいて",
+    "write a function that remembers the last value",
+    "why does the app not remember my session?",
+    "記憶力を鍛える方法を教えて",
+    "メモリ使用量を調べて",
+]
+
+
+@pytest.mark.parametrize("prompt,content,trigger,lang", POSITIVES)
+def test_positive_is_detected(prompt: str, content: str, trigger: str, lang: str) -> None:
+    assert REMEMBER_HINT.search(prompt), "prefilter must match every positive"
+    req = detect_remember(prompt)
+    assert req == RememberRequest(content=content, trigger=trigger, language=lang)
+
+
+@pytest.mark.parametrize("prompt", NEGATIVES)
+def test_near_miss_is_not_a_save(prompt: str) -> None:
+    assert detect_remember(prompt) is None
+
+
+def test_case_counts() -> None:
+    assert len(POSITIVES) >= 30 and len(NEGATIVES) >= 30
+    assert len(POLARITY) >= 30
+
+
+def test_prefilter_is_cheap_and_skips_ordinary_prompts() -> None:
+    ordinary = "Refactor the parser so it handles nested lists, then run the tests. " * 30
+    assert REMEMBER_HINT.search(ordinary) is None
+    assert detect_remember(ordinary) is None
+    n = 300
+    per_call = min(timeit.repeat(lambda: detect_remember(ordinary), number=n, repeat=3)) / n
+    assert per_call < 0.001, per_call
+
+
+def test_detection_is_fast_on_a_hit() -> None:
+    prompt = "Fix the flaky test in the parser module please. " * 20 + "Also, remember that CI runs on Node 20."
+    assert detect_remember(prompt) is not None
+    n = 200
+    per_call = min(timeit.repeat(lambda: detect_remember(prompt), number=n, repeat=3)) / n
+    assert per_call < 0.005, per_call
+
+
+def test_content_comes_from_original_text_not_mask() -> None:
+    req = detect_remember('remember that the flag is spelled "--no-verify" exactly')
+    assert req is not None and req.content == 'the flag is spelled "--no-verify" exactly'
+
+
+QUESTIONS = [
+    ("do you remember what we did?", True),
+    ("What is the port", True),
+    ("覚えてる？", True),
+    ("これで合っていますか", True),
+    ("remember that we use bun", False),
+    ("テストにはRedisが必要です。", False),
+    ("", False),
+]
+
+
+@pytest.mark.parametrize("text,expected", QUESTIONS)
+def test_is_question(text: str, expected: bool) -> None:
+    assert is_question(text) is expected
+
+
+POLARITY: list[tuple[str, int]] = [
+    ("thanks, that worked", 1),
+    ("perfect", 1),
+    ("Great job!", 1),
+    ("LGTM", 1),
+    ("looks good to me, ship it", 1),
+    ("not bad", 1),
+    ("no problem, carry on", 1),
+    ("it doesn't fail anymore, nice", 1),
+    ("works now 👍", 1),
+    ("ありがとう", 1),
+    ("完璧です", 1),
+    ("うまくいった！", 1),
+    ("助かった", 1),
+    ("問題ないです", 1),
+    ("間違いない、それで行こう", 1),
+    ("that's wrong", -1),
+    ("this doesn't work", -1),
+    ("still failing", -1),
+    ("no, that's not what I asked", -1),
+    ("Nope.", -1),
+    ("thanks, but it still fails", -1),
+    ("you broke the build", -1),
+    ("same error as before", -1),
+    ("違う", -1),
+    ("動かない", -1),
+    ("間違っている", -1),
+    ("だめ", -1),
+    ("まだエラーが出る", -1),
+    ("ありがとう、でもまだ動かない", -1),
+    ("うまくいかない", -1),
+    ("now add a README section", 0),
+    ("run the tests again", 0),
+    ("what does this function do?", 0),
+    ("次はREADMEを書いて", 0),
+    ("", 0),
+    ("ok", 0),
+]
+
+
+@pytest.mark.parametrize("text,expected", POLARITY)
+def test_feedback_polarity(text: str, expected: int) -> None:
+    assert feedback_polarity(text) == expected
