@@ -34,7 +34,7 @@ def handle(payload: dict[str, Any]) -> HookResult | None:
     if shown and isinstance(session_id, str) and session_id:
         ids, scopes = _common.scope_map(shown)
         _common.soft("SessionStart usage",
-                     lambda: _record(session_id, agent, ids, scopes), None)
+                     lambda: _record(session_id, agent, ids, scopes, root), None)
     text = SEPARATOR.join(part for part in (recall, block) if part)
     return HookResult(additional_context=text) if text else None
 
@@ -45,7 +45,7 @@ def _build_recall(root: Any, budget: int) -> str:
     return build_recall(project_root=root, budget=budget) or ""
 
 
-def _record(session_id: str, agent: str, ids: list[str], scopes: dict[str, str]) -> None:
+def _record(session_id: str, agent: str, ids: list[str], scopes: dict[str, str], root: Any) -> None:
     from kioku.agent.usage import record_injection
 
-    record_injection(session_id, agent, ids, scopes)
+    record_injection(session_id, agent, ids, scopes, project_root=root)

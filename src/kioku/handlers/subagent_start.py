@@ -2,8 +2,8 @@
 
 A subagent does not see the main session's SessionStart context, so each agent's lessons
 (kioku.agent.digest for ``agent_type``, the agent's name) are injected here, fenced as
-remembered data. The ids are recorded with kioku.agent.usage keyed by ``agent_id``, the
-same key the SubagentStop job uses, so the subagent's outcome updates exactly these.
+remembered data. The ids are recorded with kioku.agent.usage for (session_id, agent_type),
+the key the evaluation worker uses when the SubagentStop job's outcome is applied.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ def handle(payload: dict[str, Any]) -> HookResult | None:
     block, shown = _common.improvements_block(agent, items, MAX_CONTEXT_CHARS)
     if not block:
         return None
-    agent_id = payload.get("agent_id")
-    if isinstance(agent_id, str) and agent_id:
+    session_id = payload.get("session_id")
+    if isinstance(session_id, str) and session_id:
         from kioku.agent.usage import record_injection
 
         ids, scopes = _common.scope_map(shown)
         _common.soft("SubagentStart usage",
-                     lambda: record_injection(agent_id, agent, ids, scopes), None)
+                     lambda: record_injection(session_id, agent, ids, scopes, project_root=root), None)
     return HookResult(additional_context=block)

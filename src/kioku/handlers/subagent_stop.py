@@ -1,8 +1,9 @@
 """SubagentStop: queue the self-evaluation of the subagent's task into that agent's memory.
 
 The subagent's own transcript is ``agent_transcript_path`` (``transcript_path`` is the
-parent's); the agent is ``agent_type`` (the agent's name). The job's session key is
-``agent_id``, matching what SubagentStart recorded for usage statistics. Like Stop, it
+parent's); the agent is ``agent_type`` (the agent's name). The job carries the parent
+``session_id`` and the ``agent_id``; the worker scores the improvements SubagentStart recorded
+for (session_id, agent_type). Like Stop, it
 returns None (no output) and never reads the transcript itself.
 """
 
@@ -18,8 +19,8 @@ def handle(payload: dict[str, Any]) -> HookResult | None:
     agent = payload.get("agent_type")
     if payload.get("stop_hook_active") or not isinstance(agent, str) or not agent.strip():
         return None
-    job = build_job(payload, agent=agent, session_key=payload.get("agent_id"),
-                    transcript=payload.get("agent_transcript_path"), event="SubagentStop")
+    job = build_job(payload, agent=agent, transcript=payload.get("agent_transcript_path"),
+                    event="SubagentStop")
     if job is not None:
         from kioku.core.jobs import enqueue
 

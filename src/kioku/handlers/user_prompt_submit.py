@@ -64,7 +64,9 @@ def _save(content: str, payload: dict[str, Any]) -> HookResult:
             additional_context=f"Kioku could not save this to memory: {exc} Tell the user it was not saved.",
             system_message=f"Kioku: not saved to memory - {exc}",
         )
-    where = f"{result.scope} memory, {result.topic_file}"
+    from pathlib import Path
+
+    where = f"{result.scope} memory, {Path(result.topic_file).name}"
     if result.status == "duplicate":
         return HookResult(additional_context=(
             f"Already in memory (Kioku, {where}): {result.summary}. Nothing new was added. {NOT_AGAIN}"))

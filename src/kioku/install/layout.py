@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SKILLS = ("memory-system", "agent-memory")
+HOOK_FILES = {"SessionStart": "session_start.py", "UserPromptSubmit": "user_prompt_submit.py",
+              "Stop": "stop.py", "SubagentStart": "subagent_start.py", "SubagentStop": "subagent_stop.py"}
 PROJECT_REF = '"$CLAUDE_PROJECT_DIR"/.claude/kioku/'
 
 

@@ -1,0 +1,104 @@
+"""``kioku doctor``: check that the installation, the hooks and the stores are usable.
+
+Each check gives (name, ok, detail); the command exits 1 if any check failed. Checks:
+the install manifest and its files, settings.json (valid, Kioku hooks present with timeouts,
+pointing at existing files), the interpreter and heavy dependencies (located, not imported),
+the kill switch / project opt-out, memory folders, pending and failed hook jobs,
+and whether Claude Code's auto memory is on (a hint, not a failure).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from kioku.core import paths
+from kioku.install import layout, settings
+from kioku.install.layout import Target
+
+
+def run_checks(project_root: Path | None = None) -> list[dict[str, Any]]:
+    root = project_root or paths.find_project_root()
+    checks: list[dict[str, Any]] = []
+
+    def add(name: str, ok: bool, detail: str, warn: bool = False) -> None:
+        checks.append({"check": name, "ok": ok, "warning": warn, "detail": detail})
+
+    targets = [Target(paths.claude_dir())]
+    if (root / ".claude" / "kioku" / "manifest.json").exists():
+        targets.append(Target(root / ".claude", root))
+    found = False
+    for target in targets:
+        if not target.manifest.exists():
+            continue
+        found = True
+        manifest = json.loads(target.manifest.read_text(encoding="utf-8"))
+        missing = [r for r in manifest.get("files", {}) if not (target.claude_dir / r).exists()]
+        add(f"install ({target.scope})", not missing,
+            f"{target.claude_dir}: {len(manifest.get('files', {}))} files, Kioku {manifest.get('kioku_version')}"
+            + (f"; missing: {', '.join(missing[:5])}" if missing else ""))
+        _check_settings(target, add)
+    if not found:
+        add("install", False, f"no Kioku installation found in {paths.claude_dir()} or {root / '.claude'}")
+    add("python", sys.version_info >= (3, 11), f"{sys.executable} {sys.version.split()[0]}")
+    import importlib.metadata
+    import importlib.util
+
+    for module, dist in (("chromadb", "chromadb"), ("yaml", "pyyaml"), ("frontmatter", "python-frontmatter"),
+                         ("jinja2", "jinja2")):
+        # find_spec, not import: the doctor stays quick and never loads chromadb itself.
+        found_spec = importlib.util.find_spec(module) is not None
+        try:
+            version = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            version = "installed" if found_spec else "missing"
+        add(f"dependency {module}", found_spec, version)
+    from kioku.core.config import ConfigError, kill_switch_set, load_config
+
+    try:
+        cfg = load_config(root)
+        add("config", True, f"main agent {cfg.main_agent!r}; hooks {'DISABLED for this project' if cfg.disabled else 'enabled'}",
+            warn=cfg.disabled)
+    except ConfigError as exc:
+        add("config", False, str(exc))
+    if kill_switch_set():
+        add("kill switch", True, "KIOKU_DISABLE is set: every hook is a no-op", warn=True)
+    for label, folder in (("project memory", paths.project_memory_dir(root)), ("user memory", paths.user_memory_dir())):
+        probe = folder if folder.exists() else folder.parent
+        while not probe.exists():
+            probe = probe.parent
+        add(label, os.access(probe, os.W_OK), f"{folder}{'' if folder.exists() else ' (not created yet)'}")
+    from kioku.core import jobs
+
+    failed = list(jobs.failed_dir().glob("*.json")) if jobs.failed_dir().is_dir() else []
+    add("hook jobs", not failed, f"{len(jobs.pending())} pending, {len(failed)} failed"
+        + (" (see `kioku worker`)" if failed else ""), warn=bool(failed))
+    return checks
+
+
+def _check_settings(target: Target, add) -> None:
+    try:
+        raw = target.settings.read_bytes()
+    except FileNotFoundError:
+        add("settings.json", False, f"{target.settings} is missing")
+        return
+    try:
+        data = settings.parse(raw, str(target.settings))
+    except settings.SettingsError as exc:
+        add("settings.json", False, str(exc))
+        return
+    want = settings.kioku_groups(target.hook_command)
+    hooks = data.get("hooks", {})
+    for event, group in want.items():
+        ours = [g for g in hooks.get(event, []) if isinstance(g, dict)
+                and any(settings.is_kioku_handler(h, target.marker()) for h in g.get("hooks", []))]
+        script = target.kioku_dir / "hooks" / layout.HOOK_FILES[event]
+        ok = ours == [group] and script.exists()
+        add(f"hook {event}", ok, f"timeout {group['hooks'][0]['timeout']}s" if ok
+            else f"entry missing or different from what install.py writes ({target.settings})")
+    if data.get(settings.AUTO_MEMORY_KEY) is not False:
+        add("auto memory", True, "Claude Code's auto memory is on; Kioku's save confirmation tells Claude "
+            "not to save twice (install.py --disable-auto-memory turns it off)", warn=True)
