@@ -1,9 +1,275 @@
-"""Subcommands (being written)."""
+"""Agent-memory commands: learn, improvements, dashboard, maintain, consolidate, rollback, clone,
+export, import, sync.
+
+Usage::
+
+    kioku learn --agent NAME "LESSON" --category C --confidence X [--tags a,b]
+                [--scope auto|global|project|both] [--from manual|user_feedback|...]
+    kioku improvements --agent NAME "TASK" [--limit 5] [--json] [--session ID]
+    kioku dashboard --agent NAME [--json]
+    kioku maintain --agent NAME (--daily | --weekly | --monthly [--older-than DAYS]) [--if-due] [--json]
+    kioku consolidate [--agents a,b] [--dry-run] [--scope global|project] [--json]
+    kioku rollback --agent NAME --to TIMESTAMP [--dry-run] [--json]
+    kioku clone --agent A --to B
+    kioku export --agent NAME [--format md|json] [--out PATH]
+    kioku import PATH [--agent NAME]
+    kioku sync
+
+Exit codes: 0 ok (also "nothing found"), 1 error, 2 usage error / refused by the store rules,
+3 refused because the text looks like a secret. Heavy imports happen inside the handlers.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def _root() -> Path:
+    from kioku.core.paths import find_project_root
+
+    return find_project_root()
+
+
+def cmd_learn(args: argparse.Namespace) -> int:
+    from kioku.agent.improvements import learn
+
+    ids = learn(args.agent, args.lesson, args.category, args.confidence, tags=args.tags or "",
+                scope=args.scope, learned_from=args.learned_from, project_root=_root())
+    if args.json:
+        _print_json({"ids": ids})
+    else:
+        print(f"learned ({len(ids)} record{'s' if len(ids) != 1 else ''}): {', '.join(ids)}")
+    return 0
+
+
+def cmd_improvements(args: argparse.Namespace) -> int:
+    from kioku.agent.improvements import retrieve
+
+    root = _root()
+    hits = retrieve(args.agent, args.task, limit=args.limit, project_root=root)
+    if args.session and hits:
+        from kioku.agent.usage import record_injection
+
+        record_injection(args.session, args.agent, [h.id for h in hits], {h.id: h.scope for h in hits},
+                         project_root=root)
+    if args.json:
+        _print_json([h.to_dict() for h in hits])
+        return 0
+    if not hits:
+        print(f"no learned improvements for {args.agent} match this task")
+        return 0
+    print(f"Learned improvements for {args.agent} (most relevant first):")
+    for n, h in enumerate(hits, 1):
+        m = h.metadata
+        rate = "untested" if not m.get("tested") else f"{float(m.get('success_rate', 0)):.0%} of {m.get('usage_count', 0)}"
+        print(f"{n}. {h.improvement}")
+        print(f"   [{m.get('category', '')}/{h.scope}] relevance {h.relevance:.2f}, confidence "
+              f"{float(m.get('confidence', 0)):.2f}, success {rate}"
+              + (", cross-validated" if m.get("cross_validated") else ""))
+    return 0
+
+
+def cmd_dashboard(args: argparse.Namespace) -> int:
+    from kioku.agent.dashboard import build_dashboard, format_dashboard
+
+    data = build_dashboard(args.agent, _root())
+    if args.json:
+        _print_json(data)
+    else:
+        print(format_dashboard(data))
+    return 0
+
+
+def cmd_maintain(args: argparse.Namespace) -> int:
+    from kioku.agent import maintenance
+
+    root = _root()
+    if args.daily:
+        report = maintenance.run_if_due(args.agent, root) if args.if_due else maintenance.run_daily(args.agent, root)
+        if report is None:
+            if args.json:
+                _print_json({"agent": args.agent, "kind": "daily", "skipped": "not due"})
+            else:
+                print("daily maintenance not due")
+            return 0
+    elif args.weekly:
+        report = maintenance.run_weekly(args.agent, root)
+    else:
+        report = maintenance.run_monthly(args.agent, root, older_than_days=args.older_than)
+    if args.json:
+        _print_json(report)
+        return 0
+    kind = report["kind"]
+    if kind == "daily":
+        m = report["metrics"]
+        print(f"daily maintenance for {args.agent}: {m['evaluations']} recent evaluations, success "
+              f"{m['success_rate']:.0%}, quality {m['avg_quality']:.1f} (trend {m['quality_trend']:+.1f}); "
+              f"deprecated {len(report['deprecated'])}, promoted {len(report['promoted'])}")
+    elif kind == "weekly":
+        print(f"weekly review for {args.agent}: {report['improvements_last_7_days']} new improvements")
+        for label in ("top_improvements", "bottom_improvements"):
+            print(label.replace("_", " ") + ":")
+            for r in report[label]:
+                print(f"  {r['successes']}/{r['uses']} (Wilson {r['wilson_lower']:.2f}) {r['improvement']}")
+        for key, t in report["trends"].items():
+            print(f"  {key}: this week {t['this_week']}, last week {t['last_week']}")
+    else:
+        print(f"monthly maintenance for {args.agent}: archived {report['evaluations_archived']} "
+              f"evaluations, pruned {report['improvements_pruned']} deprecated improvements")
+        for path in report["archives"]:
+            print(f"  archive: {path}")
+    return 0
+
+
+def cmd_consolidate(args: argparse.Namespace) -> int:
+    from kioku.agent.consolidate import consolidate
+
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()] if args.agents else None
+    report = consolidate(agents, dry_run=args.dry_run, scope=args.scope, project_root=_root())
+    if args.json:
+        _print_json(report)
+        return 0
+    prefix = "(dry run) " if args.dry_run else ""
+    print(f"{prefix}consolidated {len(report['agents'])} agents: {len(report['equivalent_groups'])} "
+          f"shared lessons, {len(report['conflicts'])} conflicts, {len(report['transfers'])} transfers")
+    for g in report["equivalent_groups"]:
+        print(f"  shared by {', '.join(g['agents'])}: {g['members'][0]['improvement']}")
+    for c in report["conflicts"]:
+        print(f"  CONFLICT {c['a']['agent']}: {c['a']['improvement']}  <->  {c['b']['agent']}: {c['b']['improvement']}")
+    for t in report["transfers"]:
+        print(f"  -> {t['to']}: {t['improvement']} (confidence {t['confidence']:.2f})")
+    return 0
+
+
+def cmd_rollback(args: argparse.Namespace) -> int:
+    from kioku.agent.lifecycle import rollback
+
+    report = rollback(args.agent, args.to, _root(), dry_run=args.dry_run)
+    if args.json:
+        _print_json(report)
+    else:
+        print(f"{'(dry run) ' if args.dry_run else ''}rolled {args.agent} back to {report['to']}: removed "
+              f"{len(report['removed'])} improvements, lifted {len(report['undeprecated'])} deprecations, "
+              f"reverted {len(report['unpromoted'])} promotions")
+        if report["archive"]:
+            print(f"  removed improvements archived in {report['archive']}")
+    return 0
+
+
+def cmd_clone(args: argparse.Namespace) -> int:
+    from kioku.agent.lifecycle import clone
+
+    report = clone(args.agent, args.to, _root())
+    print(f"cloned {args.agent} to {args.to}: " +
+          ", ".join(f"{k} {v}" for k, v in sorted(report["copied"].items())))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from kioku.agent.lifecycle_io import export_agent
+
+    text, out = export_agent(args.agent, args.format, Path(args.out) if args.out else None, _root())
+    if out is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        print(f"exported {args.agent} to {out}")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from kioku.agent.lifecycle_io import import_file
+
+    report = import_file(Path(args.path), args.agent, _root())
+    print(f"imported into {report['agent']}: " +
+          (", ".join(f"{k} {v}" for k, v in sorted(report["imported"].items())) or "nothing") +
+          (f" ({report['skipped']} skipped below the confidence floor)" if report["skipped"] else ""))
+    return 0
+
+
+def cmd_sync(args: argparse.Namespace) -> int:
+    from kioku.agent import scopes as sc
+
+    total = 0
+    for scope in sc.existing_scopes(_root()):
+        total += sc.open_scope(scope, _root()).sync()
+    print(f"applied {total} pending journal entr{'y' if total == 1 else 'ies'}")
+    return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    return None
+    p = sub.add_parser("learn", help="record a learned improvement for an agent")
+    p.add_argument("--agent", required=True)
+    p.add_argument("lesson")
+    p.add_argument("--category", required=True)
+    p.add_argument("--confidence", type=float, required=True)
+    p.add_argument("--tags", default="", help="comma-separated")
+    p.add_argument("--scope", default="auto", choices=["auto", "global", "project", "both"])
+    p.add_argument("--from", dest="learned_from", default="manual",
+                   choices=["manual", "user_feedback", "self_evaluation", "new_pattern"])
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_learn)
+
+    p = sub.add_parser("improvements", help="retrieve an agent's improvements relevant to a task")
+    p.add_argument("--agent", required=True)
+    p.add_argument("task")
+    p.add_argument("--limit", type=int, default=5)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--session", help="record the returned ids as injected into this session")
+    p.set_defaults(func=cmd_improvements)
+
+    p = sub.add_parser("dashboard", help="show an agent's learning dashboard")
+    p.add_argument("--agent", required=True)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_dashboard)
+
+    p = sub.add_parser("maintain", help="run daily/weekly/monthly maintenance")
+    p.add_argument("--agent", required=True)
+    when = p.add_mutually_exclusive_group(required=True)
+    when.add_argument("--daily", action="store_true")
+    when.add_argument("--weekly", action="store_true")
+    when.add_argument("--monthly", action="store_true")
+    p.add_argument("--if-due", action="store_true", help="daily only: skip unless a day has passed")
+    p.add_argument("--older-than", type=float, default=90.0, help="monthly: archive evaluations older than DAYS")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_maintain)
+
+    p = sub.add_parser("consolidate", help="consolidate lessons across agents")
+    p.add_argument("--agents", help="comma-separated (default: every agent in the store)")
+    p.add_argument("--dry-run", action="store_true")
+    p.add_argument("--scope", default="global", choices=["global", "project"])
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_consolidate)
+
+    p = sub.add_parser("rollback", help="roll an agent's improvements back to a timestamp")
+    p.add_argument("--agent", required=True)
+    p.add_argument("--to", required=True, help="ISO-8601 time (UTC if no zone) or epoch seconds")
+    p.add_argument("--dry-run", action="store_true")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_rollback)
+
+    p = sub.add_parser("clone", help="copy an agent's collections (A/B testing)")
+    p.add_argument("--agent", required=True)
+    p.add_argument("--to", required=True)
+    p.set_defaults(func=cmd_clone)
+
+    p = sub.add_parser("export", help="export an agent's memory for review (Markdown/JSON)")
+    p.add_argument("--agent", required=True)
+    p.add_argument("--format", default="md", choices=["md", "json"])
+    p.add_argument("--out")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("import", help="import an exported agent memory")
+    p.add_argument("path")
+    p.add_argument("--agent", help="import into this agent (default: the exported one)")
+    p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("sync", help="apply pending journal entries to ChromaDB")
+    p.set_defaults(func=cmd_sync)

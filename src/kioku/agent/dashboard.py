@@ -1,0 +1,111 @@
+"""An agent's learning dashboard (``kioku dashboard --agent NAME [--json]``).
+
+JSON keys (the spec's names first): ``total_improvements``, ``active_improvements`` (retrievable:
+confidence >= 0.7, success >= 60 % or untested, not deprecated), ``deprecated_improvements``,
+``total_evaluations``, ``recent_success_rate`` (last 100 evaluations within 30 days),
+``latest_metrics`` (the newest stored performance snapshot, else the metrics computed now),
+``top_improvements`` (best 5 by digest score, each with uses, successes, success_rate,
+wilson_lower), ``improvements_last_7_days``; plus ``agent``, ``promoted_improvements``,
+``candidate_improvements`` (stored below 0.7 from user feedback), ``cross_validated_improvements``,
+``by_scope``, ``by_category``, ``current_metrics``, ``maintenance_due``.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from kioku.agent import scopes as sc
+from kioku.agent import stats
+
+
+def build_dashboard(agent: str, project_root: Path | None = None, top: int = 5) -> dict[str, Any]:
+    from kioku.agent import maintenance, performance
+    from kioku.agent.improvements import MIN_CONFIDENCE_ACTIVE, all_improvements
+
+    agent = sc.validate_agent(agent)
+    recs = all_improvements(agent, project_root)
+    metas = [(s, r, r.metadata or {}) for s, r in recs]
+    week_ago = time.time() - 7 * 86400
+    total_evals = 0
+    for scope in sc.existing_scopes(project_root):
+        total_evals += sc.open_scope(scope, project_root).count(agent, "evaluations")
+    current = performance.current_metrics(agent, project_root)
+    latest = performance.latest_snapshot(agent, project_root) or current
+    ranked = sorted(((stats.digest_score(m), s, r, m) for s, r, m in metas if stats.is_active(m)),
+                    key=lambda t: (-t[0], t[2].id))
+    by_scope: dict[str, int] = {}
+    by_category: dict[str, int] = {}
+    for s, _r, m in metas:
+        by_scope[s] = by_scope.get(s, 0) + 1
+        cat = str(m.get("category", ""))
+        by_category[cat] = by_category.get(cat, 0) + 1
+    return {
+        "agent": agent,
+        "total_improvements": len(metas),
+        "active_improvements": sum(1 for _s, _r, m in metas if stats.is_active(m)),
+        "deprecated_improvements": sum(1 for _s, _r, m in metas if m.get("deprecated")),
+        "promoted_improvements": sum(1 for _s, _r, m in metas if m.get("promoted")),
+        "candidate_improvements": sum(1 for _s, _r, m in metas if not m.get("deprecated")
+                                      and float(m.get("confidence", 0)) < MIN_CONFIDENCE_ACTIVE),
+        "cross_validated_improvements": sum(1 for _s, _r, m in metas if m.get("cross_validated")),
+        "total_evaluations": total_evals,
+        "recent_success_rate": current["success_rate"],
+        "latest_metrics": latest,
+        "current_metrics": current,
+        "top_improvements": [
+            {"id": r.id, "improvement": r.document, "scope": s, "category": m.get("category", ""),
+             "confidence": m.get("confidence"), "uses": stats.usage_of(m)[1],
+             "successes": stats.usage_of(m)[0], "success_rate": m.get("success_rate", -1.0),
+             "wilson_lower": stats.wilson_of(m), "cross_validated": bool(m.get("cross_validated")),
+             "score": score}
+            for score, s, r, m in ranked[:top]
+        ],
+        "improvements_last_7_days": sum(1 for _s, _r, m in metas
+                                        if float(m.get("created_at_epoch", 0) or 0) >= week_ago),
+        "by_scope": by_scope,
+        "by_category": dict(sorted(by_category.items())),
+        "maintenance_due": maintenance.is_due(agent),
+    }
+
+
+def _pct(value: Any) -> str:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return "-"
+    return "untested" if v < 0 else f"{v:.0%}"
+
+
+def format_dashboard(d: dict[str, Any]) -> str:
+    m = d.get("latest_metrics") or {}
+    lines = [
+        f"Agent memory dashboard: {d['agent']}",
+        "",
+        f"Improvements: {d['total_improvements']} total, {d['active_improvements']} active, "
+        f"{d['deprecated_improvements']} deprecated, {d['promoted_improvements']} promoted, "
+        f"{d['cross_validated_improvements']} cross-validated, {d['candidate_improvements']} candidates",
+        f"New in the last 7 days: {d['improvements_last_7_days']}",
+        f"Evaluations: {d['total_evaluations']} total; recent success rate "
+        f"{_pct(d['recent_success_rate'])} over {d['current_metrics'].get('evaluations', 0)} recent",
+        "",
+        "Latest metrics" + (f" ({m['timestamp']})" if m.get("timestamp") else " (computed now)") + ":",
+        f"  success {_pct(m.get('success_rate'))}, quality {float(m.get('avg_quality', 0)):.1f} "
+        f"(trend {float(m.get('quality_trend', 0)):+.1f}, {'improving' if m.get('improving') else 'not improving'}),",
+        f"  avg time {float(m.get('avg_duration_s', 0)):.1f} s, avg tokens {float(m.get('avg_tokens', 0)):.0f}, "
+        f"insights {m.get('insights_count', 0)}, improvements stored {m.get('improvements_stored', 0)}",
+        "",
+        "Top improvements (score = confidence x evidence x cross-validation):",
+    ]
+    if not d["top_improvements"]:
+        lines.append("  (none yet)")
+    for i, t in enumerate(d["top_improvements"], 1):
+        rate = _pct(t["success_rate"])
+        lines.append(f"  {i}. [{t['category']}/{t['scope']}] {t['improvement']}")
+        lines.append(f"     confidence {float(t['confidence']):.2f}, used {t['uses']}x, success {rate}, "
+                     f"Wilson lower bound {t['wilson_lower']:.2f}"
+                     + (", cross-validated" if t["cross_validated"] else ""))
+    if d.get("maintenance_due"):
+        lines += ["", "Daily maintenance is due (kioku maintain --agent NAME --daily)."]
+    return "\n".join(lines)

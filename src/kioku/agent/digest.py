@@ -1,0 +1,122 @@
+"""A small JSON digest of an agent's best active improvements, for hooks (read side stdlib only).
+
+Hooks must not import chromadb (0.6 s), so the store keeps a derived file per agent and scope:
+``<chroma_dir>/digests/<agent>.json`` (global chroma dir and the project's ``.claude/chroma_data``)::
+
+    {"agent": "...", "scope": "global", "updated_at": "...", "complete": true,
+     "entries": [{"id", "improvement", "confidence", "success_rate", "tested", "category", "scope",
+                  "cross_validated", "usage_count", "wilson_lower", "score"}, ...]}
+
+At most :data:`MAX_ENTRIES` entries, best first by ``kioku.agent.stats.digest_score``
+(confidence × evidence (0.5 + Wilson lower bound, 1.0 if untested) × 1.2 if cross-validated).
+
+:func:`refresh_digest` is called after every improvement write, usage update and maintenance run.
+With ``changed`` it updates just those entries (cheap); without it (or when no digest exists yet)
+it rebuilds from the store. An incremental update can only drop entries, never miss a better one,
+except that removing an entry from a full digest leaves a gap that the next daily maintenance
+(full rebuild) fills. :func:`read_digest` merges project and global digests, the project copy of a
+lesson winning, and never raises.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+from kioku.core import fsutil, paths
+
+MAX_ENTRIES = 30
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name or "").strip("._")[:120] or "_"
+
+
+def _norm(text: str) -> str:
+    norm = unicodedata.normalize("NFKC", text or "").casefold()
+    return re.sub(r"\s+", " ", norm).strip().rstrip(" .!。！")
+
+
+def digest_path(agent: str, scope: str, project_root: Path | None = None) -> Path:
+    base = (paths.global_chroma_dir() if scope == "global"
+            else paths.project_chroma_dir(project_root or paths.find_project_root()))
+    return base / "digests" / f"{_safe(agent)}.json"
+
+
+def _load(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def read_digest(agent: str, project_root: Path | None = None, limit: int = MAX_ENTRIES) -> list[dict]:
+    """Top active improvements of ``agent`` from both scopes (project first on equal lessons)."""
+    merged: dict[str, dict] = {}
+    for scope in ("project", "global"):
+        try:
+            data = _load(digest_path(agent, scope, project_root))
+        except OSError:
+            data = None
+        for entry in (data or {}).get("entries", []):
+            if not isinstance(entry, dict) or not entry.get("improvement"):
+                continue
+            merged.setdefault(_norm(entry["improvement"]), {**entry, "scope": scope})
+    ranked = sorted(merged.values(), key=lambda e: (-float(e.get("score", 0.0)),
+                                                     0 if e["scope"] == "project" else 1))
+    return ranked[: max(0, int(limit))]
+
+
+def _entry(rec_id: str, document: str, meta: dict[str, Any], scope: str) -> dict[str, Any]:
+    from kioku.agent import stats
+
+    return {
+        "id": rec_id, "improvement": document, "scope": scope,
+        "confidence": float(meta.get("confidence", 0.0)),
+        "success_rate": float(meta.get("success_rate", -1.0)),
+        "tested": stats.is_tested(meta),
+        "category": str(meta.get("category", "")),
+        "cross_validated": bool(meta.get("cross_validated", False)),
+        "usage_count": int(meta.get("usage_count", 0) or 0),
+        "wilson_lower": stats.wilson_of(meta),
+        "score": stats.digest_score(meta),
+    }
+
+
+def refresh_digest(agent: str, scope: str | None = None, project_root: Path | None = None, *,
+                   changed: Iterable[tuple[str, str, dict]] | None = None) -> None:
+    """Rewrite the digest(s) of ``agent``; ``changed`` = (id, document, full metadata) updates."""
+    from kioku.agent import scopes as sc
+    from kioku.agent import stats
+
+    for scope_name in ([scope] if scope else list(sc.SCOPES)):
+        path = digest_path(agent, scope_name, project_root)
+        with fsutil.exclusive_lock(path.with_suffix(".lock"), timeout=60):
+            current = _load(path) if changed is not None else None
+            if current is None:
+                if not sc.scope_exists(scope_name, project_root):
+                    continue
+                store = sc.open_scope(scope_name, project_root)
+                entries = [_entry(r.id, r.document, r.metadata or {}, scope_name)
+                           for r in store.get(agent, "improvements") if stats.is_active(r.metadata or {})]
+                complete = True
+            else:
+                by_id = {e["id"]: e for e in current.get("entries", []) if isinstance(e, dict)}
+                complete = bool(current.get("complete", False))
+                for rec_id, document, meta in changed or ():
+                    by_id.pop(rec_id, None)
+                    if stats.is_active(meta):
+                        by_id[rec_id] = _entry(rec_id, document, meta, scope_name)
+                entries = list(by_id.values())
+            entries.sort(key=lambda e: (-e["score"], e["id"]))
+            if len(entries) > MAX_ENTRIES:
+                complete = False  # something below the cut exists; removals leave gaps until rebuild
+            data = {"agent": agent, "scope": scope_name, "complete": complete,
+                    "updated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                    "entries": entries[:MAX_ENTRIES]}
+            fsutil.atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=1))

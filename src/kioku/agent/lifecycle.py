@@ -1,0 +1,140 @@
+"""Rollback to a timestamp and A/B clones of an agent's memory.
+
+Rollback (``kioku rollback --agent NAME --to TIMESTAMP``), decided semantics:
+- every improvement *created* after the timestamp (own lessons, imported ones and transferred
+  principles, in both scopes) is appended to ``<KIOKU_HOME>/archive/<agent>/rollback-<date>.jsonl``
+  (fsync) and then deleted, so nothing is lost and ``kioku import`` can bring it back;
+- decisions taken after the timestamp on older improvements are undone: a deprecation
+  (``deprecated_at_epoch`` > ts) is lifted, a promotion is reverted to ``confidence_before_promotion``,
+  a cross-validation is removed;
+- usage counters (usage_count, success_count, success_rate, last_used) are kept: they record real
+  session outcomes, and per-use history is not stored, so they cannot be rewound honestly. The
+  next daily maintenance re-applies the deprecate/promote rules to them;
+- evaluations and performance snapshots are history and stay.
+TIMESTAMP is ISO-8601 (date or date-time; no zone = UTC) or epoch seconds.
+
+Clone (``kioku clone --agent A --to B``): copies A's improvements, evaluations and performance
+snapshots in every scope into B's collections. Improvement ids are re-derived for B (so B learning
+the same lesson later updates the copy), ``agent_name`` becomes B, ``cloned_from`` = A and
+``original_id`` keeps A's id. B must have no memory yet.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from kioku.agent import scopes as sc
+from kioku.agent.improvements import KIND, now
+from kioku.core.errors import UsageError
+
+KINDS = ("improvements", "evaluations", "performance")
+BATCH = 500
+
+
+def parse_timestamp(value: str | float) -> float:
+    """Epoch seconds from an ISO-8601 date/date-time (naive = UTC) or a number."""
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = str(value).strip()
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"cannot read timestamp {value!r}: use ISO-8601 (2026-11-01T12:00:00Z) "
+                         "or epoch seconds") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return when.timestamp()
+
+
+def _f(meta: dict, key: str) -> float:
+    try:
+        return float(meta.get(key, 0.0) or 0.0)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def rollback(agent: str, to: str | float, project_root: Path | None = None, *,
+             dry_run: bool = False) -> dict[str, Any]:
+    from kioku.agent.digest import refresh_digest
+    from kioku.agent.maintenance import archive_records
+
+    agent = sc.validate_agent(agent)
+    ts = parse_timestamp(to)
+    iso, epoch = now()
+    report: dict[str, Any] = {"agent": agent, "to": datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(),
+                              "dry_run": dry_run, "removed": [], "undeprecated": [], "unpromoted": [],
+                              "uncross_validated": [], "archive": None}
+    for scope in sc.existing_scopes(project_root):
+        store = sc.open_scope(scope, project_root)
+        recs = store.get(agent, KIND)
+        later = [r for r in recs if _f(r.metadata or {}, "created_at_epoch") > ts]
+        report["removed"] += [{"id": r.id, "scope": scope, "improvement": r.document} for r in later]
+        later_ids = {r.id for r in later}
+        ids, changes = [], []
+        for rec in recs:
+            if rec.id in later_ids:
+                continue
+            m, change = rec.metadata or {}, {}
+            if m.get("deprecated") and _f(m, "deprecated_at_epoch") > ts:
+                change.update(deprecated=False, deprecated_reason="", deprecated_at="", deprecated_at_epoch=0.0)
+                report["undeprecated"].append(rec.id)
+            if m.get("promoted") and _f(m, "promoted_at_epoch") > ts:
+                change.update(promoted=False, promoted_at="", promoted_at_epoch=0.0,
+                              confidence=float(m.get("confidence_before_promotion", m.get("confidence", 0.7))))
+                report["unpromoted"].append(rec.id)
+            if m.get("cross_validated") and _f(m, "cross_validated_at_epoch") > ts:
+                change.update(cross_validated=False, validating_agents="", cross_validated_at="",
+                              cross_validated_at_epoch=0.0)
+                report["uncross_validated"].append(rec.id)
+            if change:
+                change.update(updated_at=iso, updated_at_epoch=epoch, rolled_back_at=iso)
+                ids.append(rec.id)
+                changes.append(change)
+        if dry_run:
+            continue
+        path = archive_records(agent, KIND, scope, later, "rollback", project_root)
+        if path:
+            report["archive"] = str(path)
+        store.update_metadata(agent, KIND, ids, changes)
+    if not dry_run:
+        refresh_digest(agent, None, project_root)
+    return report
+
+
+def clone(src: str, dst: str, project_root: Path | None = None) -> dict[str, Any]:
+    from kioku.agent.chroma_store import Record
+    from kioku.agent.digest import refresh_digest
+
+    src, dst = sc.validate_agent(src), sc.validate_agent(dst)
+    if src == dst:
+        raise UsageError("clone needs two different agent names")
+    scopes = sc.existing_scopes(project_root)
+    for scope in scopes:
+        store = sc.open_scope(scope, project_root)
+        if any(store.count(dst, kind) for kind in KINDS):
+            raise UsageError(f"agent {dst!r} already has memory in the {scope} scope; "
+                             "clone into a new name (or roll it back / export it first)")
+    iso, _epoch = now()
+    counts: dict[str, int] = {}
+    for scope in scopes:
+        store = sc.open_scope(scope, project_root)
+        for kind in KINDS:
+            out: list[Any] = []
+            for rec in store.get(src, kind):
+                meta = {**(rec.metadata or {}), "agent_name": dst, "cloned_from": src, "cloned_at": iso}
+                rec_id = rec.id
+                if kind == KIND:
+                    rec_id = sc.improvement_id(dst, scope, rec.document)
+                    meta["original_id"] = meta.get("original_id") or rec.id
+                out.append(Record(id=rec_id, document=rec.document, metadata=meta))
+            for i in range(0, len(out), BATCH):
+                store.upsert(dst, kind, out[i:i + BATCH])
+            counts[f"{scope}.{kind}"] = len(out)
+    refresh_digest(dst, None, project_root)
+    return {"from": src, "to": dst, "copied": counts}

@@ -1,0 +1,212 @@
+"""Daily / weekly / monthly maintenance of an agent's memory, and running it when due.
+
+- daily (:func:`run_daily`): performance snapshot, deprecate/promote pass over every improvement
+  (rules in ``kioku.agent.stats``), full digest rebuild, old session records pruned, stamp written.
+- weekly (:func:`run_weekly`): top and bottom improvements by Wilson lower bound (used ones), the
+  snapshots of the last 7 days against the 7 before (quality/success trends), new improvements.
+- monthly (:func:`run_monthly`): evaluations older than ``older_than_days`` (default 90) and
+  deprecated improvements are first appended (fsync) to JSON Lines files
+  ``<KIOKU_HOME>/archive/<agent>/evaluations-<date>.jsonl`` / ``improvements-deprecated-<date>.jsonl``
+  and only then deleted from Chroma: archived, never lost (``kioku import`` reads them back).
+
+Running by itself: :func:`run_due_in_background` is standard library only and cheap (one stat):
+when the daily stamp ``<state_dir>/maintenance/<agent>.daily`` is older than a day (and no spawn
+happened in the last 10 minutes) it starts a detached ``python -m kioku maintain --agent X --daily
+--if-due`` and returns at once. Hooks never call it; the background worker does after recording
+an evaluation. ``--if-due`` re-checks the stamp under a non-blocking lock, so concurrent spawns
+run the work once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from kioku.core import fsutil, paths
+
+DAY = 86400.0
+SPAWN_GRACE = 600.0
+DEFAULT_ARCHIVE_DAYS = 90
+
+
+def _safe(agent: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in agent)[:120] or "_"
+
+
+def stamp_path(agent: str) -> Path:
+    return paths.state_dir() / "maintenance" / f"{_safe(agent)}.daily"
+
+
+def is_due(agent: str, now: float | None = None) -> bool:
+    try:
+        return (now or time.time()) - stamp_path(agent).stat().st_mtime >= DAY
+    except FileNotFoundError:
+        return True
+
+
+def run_due_in_background(agent: str, project_root: Path | None = None) -> bool:
+    """Spawn detached daily maintenance if due; True when a process was started."""
+    if not agent or not is_due(agent):
+        return False
+    marker = stamp_path(agent).with_suffix(".spawned")
+    try:
+        if time.time() - marker.stat().st_mtime < SPAWN_GRACE:
+            return False
+    except FileNotFoundError:
+        pass
+    fsutil.atomic_write_text(marker, str(time.time()))
+    log = paths.logs_dir()
+    fsutil.ensure_private_dir(log)
+    with open(log / "maintenance.log", "ab") as err:
+        subprocess.Popen(
+            [sys.executable, "-m", "kioku", "maintain", "--agent", agent, "--daily", "--if-due"],
+            cwd=str(project_root or paths.find_project_root()), stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=err, start_new_session=True, close_fds=True,
+        )
+    return True
+
+
+def _iso(epoch: float | None = None) -> str:
+    return datetime.fromtimestamp(epoch or time.time(), tz=timezone.utc).isoformat(timespec="seconds")
+
+
+def policy_pass(agent: str, project_root: Path | None = None) -> dict[str, list[str]]:
+    """Apply deprecate/promote to every improvement; returns the ids changed."""
+    from kioku.agent import scopes as sc
+    from kioku.agent import stats
+    from kioku.agent.improvements import KIND, now
+
+    iso, epoch = now()
+    out: dict[str, list[str]] = {"deprecated": [], "promoted": []}
+    lock = paths.state_dir() / "locks" / f"usage-{sc.safe_name(agent)}.lock"
+    with fsutil.exclusive_lock(lock, timeout=120):  # same lock as usage updates
+        for scope in sc.existing_scopes(project_root):
+            store = sc.open_scope(scope, project_root)
+            ids, metas = [], []
+            for rec in store.get(agent, KIND):
+                change = stats.policy_changes(rec.metadata or {}, iso, epoch)
+                if change:
+                    ids.append(rec.id)
+                    metas.append(change)
+                    out["deprecated" if change.get("deprecated") else "promoted"].append(rec.id)
+            store.update_metadata(agent, KIND, ids, metas)
+    return out
+
+
+def run_daily(agent: str, project_root: Path | None = None) -> dict[str, Any]:
+    from kioku.agent import performance, usage
+    from kioku.agent.digest import refresh_digest
+    from kioku.agent.scopes import validate_agent
+
+    agent = validate_agent(agent)
+    changes = policy_pass(agent, project_root)
+    metrics = performance.snapshot(agent, project_root)
+    refresh_digest(agent, None, project_root)
+    pruned = usage.prune_sessions()
+    fsutil.atomic_write_text(stamp_path(agent), _iso())
+    return {"agent": agent, "kind": "daily", "metrics": metrics, **changes, "sessions_pruned": pruned}
+
+
+def run_if_due(agent: str, project_root: Path | None = None) -> dict[str, Any] | None:
+    lock = stamp_path(agent).with_suffix(".lock")
+    with fsutil.try_lock(lock) as got:
+        if not got or not is_due(agent):
+            return None
+        return run_daily(agent, project_root)
+
+
+def _row(scope: str, rec: Any) -> dict[str, Any]:
+    from kioku.agent import stats
+
+    m = rec.metadata or {}
+    s, n = stats.usage_of(m)
+    return {"id": rec.id, "improvement": rec.document, "scope": scope, "uses": n, "successes": s,
+            "success_rate": m.get("success_rate", -1.0), "wilson_lower": stats.wilson_of(m),
+            "confidence": m.get("confidence"), "deprecated": bool(m.get("deprecated", False))}
+
+
+def run_weekly(agent: str, project_root: Path | None = None, top: int = 5) -> dict[str, Any]:
+    from kioku.agent import performance
+    from kioku.agent.improvements import all_improvements
+    from kioku.agent.scopes import validate_agent
+
+    agent = validate_agent(agent)
+    now_epoch = time.time()
+    recs = all_improvements(agent, project_root)
+    used = [_row(s, r) for s, r in recs if int((r.metadata or {}).get("usage_count", 0) or 0) > 0]
+    used.sort(key=lambda r: (-r["wilson_lower"], -r["uses"]))
+    week = [m for m in performance.snapshots(agent, project_root, now_epoch - 14 * DAY)]
+    this_week = [m for m in week if float(m.get("timestamp_epoch", 0)) >= now_epoch - 7 * DAY]
+    last_week = [m for m in week if float(m.get("timestamp_epoch", 0)) < now_epoch - 7 * DAY]
+
+    def avg(rows: list[dict], key: str) -> float | None:
+        return round(sum(float(r.get(key, 0.0)) for r in rows) / len(rows), 3) if rows else None
+
+    trends = {key: {"this_week": avg(this_week, key), "last_week": avg(last_week, key)}
+              for key in ("success_rate", "avg_quality", "avg_tokens", "avg_duration_s")}
+    new = sum(1 for _, r in recs if float((r.metadata or {}).get("created_at_epoch", 0)) >= now_epoch - 7 * DAY)
+    return {"agent": agent, "kind": "weekly", "top_improvements": used[:top],
+            # worst first, never repeating an item already listed as a top one
+            "bottom_improvements": list(reversed(used[max(top, len(used) - top):])),
+            "trends": trends, "current": performance.current_metrics(agent, project_root),
+            "improvements_last_7_days": new}
+
+
+def _archive(agent: str, name: str, rows: list[dict]) -> Path:
+    path = paths.kioku_home() / "archive" / _safe(agent) / f"{name}-{datetime.now(timezone.utc):%Y-%m-%d}.jsonl"
+    with fsutil.exclusive_lock(path.with_suffix(".lock")):
+        fsutil.ensure_private_dir(path.parent)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, fsutil.FILE_MODE)
+        try:
+            os.write(fd, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    return path
+
+
+def archive_records(agent: str, kind: str, scope: str, recs: list[Any], name: str,
+                    project_root: Path | None = None) -> Path | None:
+    """Append records to the archive (fsync) and only then delete them from the store."""
+    from kioku.agent import scopes as sc
+
+    if not recs:
+        return None
+    rows = [{"agent": agent, "kind": kind, "scope": scope, "id": r.id, "document": r.document,
+             "metadata": r.metadata, "archived_at": _iso()} for r in recs]
+    path = _archive(agent, name, rows)
+    sc.open_scope(scope, project_root).delete(agent, kind, [r.id for r in recs])
+    return path
+
+
+def run_monthly(agent: str, project_root: Path | None = None,
+                older_than_days: float = DEFAULT_ARCHIVE_DAYS) -> dict[str, Any]:
+    from kioku.agent import scopes as sc
+    from kioku.agent.digest import refresh_digest
+
+    agent = sc.validate_agent(agent)
+    cutoff = time.time() - older_than_days * DAY
+    report: dict[str, Any] = {"agent": agent, "kind": "monthly", "older_than_days": older_than_days,
+                              "evaluations_archived": 0, "improvements_pruned": 0, "archives": []}
+    for scope in sc.existing_scopes(project_root):
+        store = sc.open_scope(scope, project_root)
+        old = store.get(agent, "evaluations", where={"timestamp_epoch": {"$lt": cutoff}})
+        path = archive_records(agent, "evaluations", scope, old, "evaluations", project_root)
+        if path:
+            report["evaluations_archived"] += len(old)
+            report["archives"].append(str(path))
+        dead = [r for r in store.get(agent, "improvements") if (r.metadata or {}).get("deprecated")]
+        path = archive_records(agent, "improvements", scope, dead, "improvements-deprecated",
+                               project_root)
+        if path:
+            report["improvements_pruned"] += len(dead)
+            report["archives"].append(str(path))
+    refresh_digest(agent, None, project_root)
+    report["archives"] = sorted(set(report["archives"]))
+    return report
