@@ -517,9 +517,27 @@ class AgentStore:
         return list(lex.search(self.name(agent, kind), query, k))
 
     # --- maintenance ----------------------------------------------------------------------
-    def rebuild(self) -> int:
-        """Drop every collection named in the journal and replay archives + journal."""
+    def rebuild(self, reset: bool = False) -> int:
+        """Drop every collection named in the journal and replay archives + journal.
+
+        ``reset=True`` first moves Chroma's own files (a corrupt store) aside into
+        ``<chroma_dir>.broken-<time>`` next to the folder, then replays into a new store.
+        """
         with self.journal.lock(timeout=300):
+            if reset and not self.server:
+                with _CONNS_LOCK:
+                    old = _CONNS.pop(self._key(), None)
+                    if old is not None:
+                        try:
+                            old.client.close()
+                        except Exception:  # noqa: BLE001
+                            pass
+                aside = self.chroma_dir.with_name(f"{self.chroma_dir.name}.broken-{int(time.time())}")
+                keep = {self.journal.dir.name, self.journal.lock_path.name, "kioku_lexical.sqlite3"}
+                for child in list(self.chroma_dir.iterdir()):
+                    if child.name not in keep and not child.name.startswith("kioku_lexical"):
+                        fsutil.ensure_private_dir(aside)
+                        child.rename(aside / child.name)
             conn = self._conn()
             entries = list(self.journal.all_entries())
             names: set[str] = set()

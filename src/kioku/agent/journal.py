@@ -204,13 +204,13 @@ class Journal:
         fsutil.append_line_durable(self.path, json.dumps(record, ensure_ascii=False, separators=(",", ":")))
         return seq
 
-    def rotate(self, max_bytes: int = ROTATE_BYTES) -> Path | None:
+    def rotate(self, max_bytes: int | None = None) -> Path | None:
         """Archive the active journal if it is big and fully applied."""
         try:
             size = self.path.stat().st_size
         except FileNotFoundError:
             return None
-        if size < max_bytes:
+        if size < (ROTATE_BYTES if max_bytes is None else max_bytes):
             return None
         applied = self.applied_seq()
         first = next(self.entries(), None)
