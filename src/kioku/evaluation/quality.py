@@ -34,10 +34,10 @@ KEYWORDS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("accura", "correct", "precis", "reliab", "bug", "quality", "正確", "品質"), "correctness"),
     (("effic", "speed", "fast", "perform", "time", "cost", "token", "concise", "効率", "速"), "efficiency"),
     (("confiden", "decisiv", "certain", "自信"), "confidence"),
+    (("test", "verif", "validat", "テスト", "検証"), "testing"),
     (("complet", "thorough", "coverage", "finish", "網羅", "完了"), "completeness"),
     (("document", "doc", "comment", "explain", "clarity", "clear", "communicat", "readab", "文書", "説明"),
      "documentation"),
-    (("test", "verif", "validat", "テスト", "検証"), "testing"),
     (("satisf", "feedback", "helpful", "user", "満足"), "feedback"),
 )
 

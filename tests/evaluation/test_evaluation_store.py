@@ -1,0 +1,206 @@
+"""Recording evaluations in a real ChromaDB, the job queue and the worker."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kioku.agent.chroma_store import open_store
+from kioku.core import jobs
+from kioku.core import transcript as tr
+from kioku.evaluation import api, worker
+
+REQUIRED = ("agent_name", "session_id", "task_id", "success", "quality", "duration_s", "tokens", "tool_errors",
+            "retries", "feedback", "strengths", "weaknesses", "insights_count", "timestamp", "timestamp_epoch")
+
+
+def _evaluations(agent: str = "main") -> list:
+    return open_store("global").get(agent, "evaluations")
+
+
+def _improvements(agent: str = "main") -> list:
+    return open_store("global").get(agent, "improvements")
+
+
+def test_record_evaluation_stores_learns_and_is_idempotent(project: Path, transcripts: Path) -> None:
+    ev = api.evaluate_transcript(transcripts / "bash_fail_then_success.jsonl", "main")
+    rid = api.record_evaluation(ev, project)
+    [rec] = _evaluations()
+    assert rec.id == rid
+    for key in REQUIRED:
+        assert key in rec.metadata, key
+    assert rec.metadata["tool_errors"] == 1 and rec.metadata["success"] is True
+    assert rec.metadata["improvements_stored"] == 1
+    assert "Outcome: succeeded" in rec.document
+    [imp] = _improvements()
+    assert imp.metadata["learned_from"] == "self_evaluation"
+    assert imp.document.startswith("When `ls /nonexistent-dir` (Bash) fails")
+    api.record_evaluation(ev, project)  # a retried job overwrites, never duplicates
+    assert len(_evaluations()) == 1 and len(_improvements()) == 1
+
+
+def test_low_quality_insights_are_not_learned(project: Path, transcripts: Path) -> None:
+    ev = api.evaluate_transcript(transcripts / "bash_fail_then_success.jsonl", "main")
+    weak = dataclasses.replace(ev, quality=60.0, task_id="weak")
+    api.record_evaluation(weak, project)
+    assert len(_evaluations()) == 1
+    assert _improvements() == []
+
+
+def test_session_outcome_updates_injected_improvements(project: Path, transcripts: Path) -> None:
+    from kioku.agent import improvements, usage
+
+    [imp_id] = improvements.learn("main", "Check that a directory exists before listing it.", "error_handling",
+                                  0.8, project_root=project)
+    usage.record_injection("00000000-0000-4000-8000-000000000001", "main", [imp_id], {imp_id: "global"})
+    ev = api.evaluate_transcript(transcripts / "bash_fail_then_success.jsonl", "main")
+    api.record_evaluation(ev, project)
+    [rec] = open_store("global").get("main", "improvements", ids=[imp_id])
+    assert rec.metadata["usage_count"] == 1 and rec.metadata["success_count"] == 1
+    assert rec.metadata["success_rate"] == 1.0
+
+
+def test_evaluate_cli(kioku, project: Path, transcripts: Path) -> None:
+    out = kioku("evaluate", "--agent", "main", "--transcript", str(transcripts / "bash_fail_then_success.jsonl"),
+                "--json", "--no-store", cwd=project)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["tool_errors"] == 1 and data["success"] is True and data["stored"] is False
+    assert data["insights"][0]["category"] == "error_handling"
+    assert _evaluations() == []
+    stored = kioku("evaluate", "--agent", "main", "--transcript", str(transcripts / "plain_success.jsonl"),
+                   cwd=project)
+    assert stored.returncode == 0, stored.stderr
+    assert "stored as eval_" in stored.stdout
+    assert len(_evaluations()) == 1
+    missing = kioku("evaluate", "--agent", "main", "--transcript", str(project / "nope.jsonl"), cwd=project)
+    assert missing.returncode == 2 and "transcript not found" in missing.stderr
+
+
+def test_enqueue_keeps_no_text_and_worker_drains(project: Path, transcripts: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KIOKU_NO_WORKER", "1")
+    final = "The directory /nonexistent-dir does not exist, so I listed the project instead: README.md."
+    path = jobs.enqueue({"kind": "evaluate", "agent": "main", "session_id": "s-1", "cwd": str(project),
+                         "transcript_path": str(transcripts / "bash_fail_then_success.jsonl"),
+                         "last_assistant_message": final, "prompt": "secret prompt text"})
+    raw = path.read_text(encoding="utf-8")
+    assert final not in raw and "secret prompt text" not in raw
+    assert json.loads(raw)["last_assistant_sha256"] == tr.text_sha256(final)
+    assert path.stat().st_mode & 0o777 == 0o600
+    report = worker.drain(wait=True, lag_wait=0)
+    assert report["processed"] == 1 and report["failed"] == 0
+    assert jobs.pending() == []
+    [rec] = _evaluations()
+    assert rec.metadata["session_id"] == "s-1" and rec.metadata["tool_errors"] == 1
+    # nothing new in the transcript: a second job evaluates nothing
+    jobs.enqueue({"agent": "main", "session_id": "s-1", "cwd": str(project),
+                  "transcript_path": str(transcripts / "bash_fail_then_success.jsonl")})
+    report = worker.drain(wait=True, lag_wait=0)
+    assert report["results"][0]["status"] == "nothing new" and len(_evaluations()) == 1
+
+
+def test_worker_turn_by_turn_with_feedback(project: Path, tmp_path: Path, split_turns,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stop fires after each turn; the next prompt's verdict lands on the previous turn's record."""
+    monkeypatch.setenv("KIOKU_NO_WORKER", "1")
+    live = tmp_path / "live.jsonl"
+    live.write_text("", encoding="utf-8")
+    ids = []
+    for turn in split_turns("feedback_followups"):
+        with live.open("a", encoding="utf-8") as handle:
+            handle.write("".join(turn))
+        jobs.enqueue({"agent": "main", "session_id": "sess", "transcript_path": str(live), "cwd": str(project)})
+        report = worker.drain(wait=True, lag_wait=0)
+        assert report["failed"] == 0, report
+        ids.append(report["results"][0]["id"])
+    assert len(set(ids)) == 3
+    recs = {r.id: r.metadata for r in _evaluations()}
+    assert recs[ids[0]]["feedback"] == -1 and recs[ids[0]]["success"] is False  # "That's wrong…"
+    assert "user reported a problem" in recs[ids[0]]["weaknesses"]
+    assert recs[ids[1]]["feedback"] == 1 and recs[ids[1]]["success"] is True   # "ありがとう、完璧です"
+    assert recs[ids[2]]["feedback"] == 0
+
+
+def test_worker_waits_for_lagging_final_message(project: Path, tmp_path: Path, transcripts: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KIOKU_NO_WORKER", "1")
+    lines = (transcripts / "plain_success.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    last_assistant = max(i for i, line in enumerate(lines) if json.loads(line).get("type") == "assistant")
+    live = tmp_path / "lag.jsonl"
+    live.write_text("".join(lines[:last_assistant]), encoding="utf-8")
+    jobs.enqueue({"agent": "main", "session_id": "lag", "transcript_path": str(live), "cwd": str(project),
+                  "last_assistant_message": "2 + 2 = 4."})
+    writer = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time; time.sleep(0.5); open(sys.argv[1], 'a', encoding='utf-8').write(sys.argv[2])"),
+        str(live), "".join(lines[last_assistant:])])
+    report = worker.drain(wait=True, lag_wait=10)
+    writer.wait(10)
+    assert report["processed"] == 1
+    [rec] = _evaluations()
+    assert rec.metadata["success"] is True  # the late final answer was seen
+
+
+def test_failed_job_is_kept_with_error(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KIOKU_NO_WORKER", "1")
+    jobs.enqueue({"kind": "evaluate", "session_id": "x", "transcript_path": "/dev/null"})  # no agent
+    jobs.enqueue({"kind": "mystery", "agent": "main"})
+    report = worker.drain(wait=True, lag_wait=0)
+    assert report["failed"] == 2 and jobs.pending() == []
+    failed = sorted(jobs.failed_dir().glob("*.json"))
+    errors = [json.loads(p.read_text(encoding="utf-8"))["error"] for p in failed]
+    assert any("needs 'agent'" in e for e in errors) and any("unknown job kind" in e for e in errors)
+    log = (Path(os.environ["KIOKU_HOME"]) / "logs" / "worker.log").read_text(encoding="utf-8")
+    assert "failed" in log
+    assert jobs.retry_failed() == 2 and len(jobs.pending()) == 2
+
+
+@pytest.mark.slow
+def test_worker_cli_and_busy_lock(kioku, project: Path, transcripts: Path, monkeypatch) -> None:
+    monkeypatch.setenv("KIOKU_NO_WORKER", "1")
+    jobs.enqueue({"agent": "main", "session_id": "cli", "cwd": str(project),
+                  "transcript_path": str(transcripts / "plain_success.jsonl")})
+    from kioku.core import fsutil
+
+    with fsutil.exclusive_lock(jobs.worker_lock_path()):
+        assert jobs.worker_running()
+        busy = kioku("worker", "--json", cwd=project)
+        assert json.loads(busy.stdout)["busy"] is True and len(jobs.pending()) == 1
+    out = kioku("worker", "--drain", "--json", cwd=project)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["processed"] == 1 and jobs.pending() == []
+    assert len(_evaluations()) == 1
+
+
+def test_hook_side_enqueue_is_stdlib_only(project: Path, transcripts: Path, tmp_path: Path) -> None:
+    code = ("import sys, json; from kioku.core import jobs; "
+            "p = jobs.enqueue({'agent': 'main', 'session_id': 's', 'transcript_path': sys.argv[1]}); "
+            "print(json.dumps({'heavy': sorted(m for m in ('chromadb', 'numpy', 'yaml', 'jinja2') if m in sys.modules),"
+            " 'job': str(p)}))")
+    env = {**os.environ, "KIOKU_NO_WORKER": "1",
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    out = subprocess.run([sys.executable, "-c", code, str(transcripts / "plain_success.jsonl")], env=env,
+                         capture_output=True, text=True, timeout=60, check=True)
+    data = json.loads(out.stdout)
+    assert data["heavy"] == [] and Path(data["job"]).exists()
+
+
+@pytest.mark.slow
+def test_enqueue_spawns_detached_worker(project: Path, transcripts: Path) -> None:
+    """The real path the Stop hook takes: enqueue → detached `python -m kioku worker` → stored."""
+    path = jobs.enqueue({"agent": "main", "session_id": "detached", "cwd": str(project),
+                         "transcript_path": str(transcripts / "bash_fail_then_success.jsonl")})
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (path.exists() or jobs.worker_running()):
+        time.sleep(0.2)
+    assert not path.exists(), "the detached worker did not process the job"
+    assert list(jobs.failed_dir().glob("*.json")) == [] if jobs.failed_dir().exists() else True
+    [rec] = _evaluations()
+    assert rec.metadata["session_id"] == "detached" and rec.metadata["tool_errors"] == 1
