@@ -31,8 +31,10 @@ from typing import Any, Iterable
 from kioku.core import paths
 from kioku.core import transcript as tr
 from kioku.evaluation import quality as ql
-from kioku.evaluation.insights import Insight, derive_insights, redact, strengths_and_weaknesses
-from kioku.evaluation.signals import Signals, feedback_polarity, measure
+from kioku.core.detect import feedback_polarity
+from kioku.core.secrets import redact
+from kioku.evaluation.insights import Insight, derive_insights, strengths_and_weaknesses
+from kioku.evaluation.signals import Signals, measure
 
 KIND = "evaluations"
 LEARN_MIN_QUALITY = 70.0

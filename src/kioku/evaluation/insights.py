@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from kioku.core.secrets import redact
 from kioku.core.transcript import ToolCall
 from kioku.evaluation.signals import Signals
 
@@ -29,21 +30,6 @@ class Insight:
     category: str
     confidence: float
     tags: list[str] = field(default_factory=list)
-
-
-_FALLBACK_SECRETS = re.compile(
-    r"(?:sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|xox[abpr]-[A-Za-z0-9-]{10,}"
-    r"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+"
-    r"|(?i:(?:password|passwd|secret|token|api[_-]?key)\s*[=:]\s*)\S{6,})")
-
-
-def redact(text: str) -> str:
-    """Helper A's redactor; a conservative regex fallback only until kioku.core.secrets exists."""
-    try:
-        from kioku.core.secrets import redact as real
-    except ImportError:
-        return _FALLBACK_SECRETS.sub("[REDACTED:secret]", text)
-    return real(text)
 
 
 def describe_call(call: ToolCall) -> str:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from kioku.core.detect import feedback_polarity
 from kioku.core.transcript import ToolCall, ToolResult, Transcript
 
 _FAILURE = re.compile(
@@ -68,27 +69,6 @@ class Signals:
     docs_written: int = 0
     tools_used: list[str] = field(default_factory=list)
     recoveries: list[ErrorRecovery] = field(default_factory=list)
-
-
-def feedback_polarity(text: str) -> int:
-    """Helper A's detector; a tiny local fallback only until kioku.core.detect exists."""
-    try:
-        from kioku.core.detect import feedback_polarity as detect
-    except ImportError:
-        return _fallback_polarity(text)
-    return int(detect(text))
-
-
-_NEG = re.compile(r"\b(?:wrong|incorrect|doesn't work|does not work|not working|broken|that's not|bad|"
-                  r"you broke|still fails|no,)\b|違う|間違|ダメ|だめ|動かない|直って(?:い)?ない", re.I)
-_POS = re.compile(r"\b(?:thanks|thank you|perfect|great|works|awesome|exactly|well done|looks good|lgtm)\b|"
-                  r"ありがとう|完璧|素晴らしい|助かり|いいね|バッチリ", re.I)
-
-
-def _fallback_polarity(text: str) -> int:
-    if _NEG.search(text):
-        return -1
-    return 1 if _POS.search(text) else 0
 
 
 def _input_key(call: ToolCall) -> str:
