@@ -33,7 +33,7 @@ SESSION_MAX_AGE_DAYS = 14
 
 
 def _safe(name: str) -> str:
-    cleaned = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:80].strip("._") or "_"
+    cleaned = "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:80].strip("_") or "_"
     return f"{cleaned}-{hashlib.sha256(name.encode('utf-8')).hexdigest()[:8]}"
 
 

@@ -1,0 +1,50 @@
+"""The hook-side digest: kept up to date by writes, read without chromadb."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from kioku.agent import digest
+from kioku.agent import improvements as im
+from kioku.agent import usage
+
+
+def test_digest_follows_writes_and_usage(project, store_of):
+    g = im.learn("coder", "Quote every variable in shell scripts", "code_quality", 0.8)[0]
+    p = im.learn("coder", "Services live in app/services", "architecture_patterns", 0.9)[0]
+    both = im.learn("coder", "Deploy from the release branch", "deployment", 0.75)
+    entries = digest.read_digest("coder", project)
+    assert [e["id"] for e in entries][:2] == [p, g]  # higher confidence first
+    assert [e["improvement"] for e in entries].count("Deploy from the release branch") == 1
+    dep = next(e for e in entries if e["improvement"] == "Deploy from the release branch")
+    assert dep["scope"] == "project" and dep["id"] == both[1]
+    assert {"id", "improvement", "confidence", "success_rate", "category", "scope"} <= set(entries[0])
+    # a deprecation removes the entry without a full rebuild
+    for n in range(10):
+        usage.record_injection(f"s{n}", "coder", [g], {g: "global"})
+        usage.apply_session_outcome(f"s{n}", "coder", n < 2)
+    assert g not in [e["id"] for e in digest.read_digest("coder", project)]
+    path = digest.digest_path("coder", "global", project)
+    assert path.stat().st_mode & 0o777 == 0o600 and json.loads(path.read_text())["agent"] == "coder"
+
+
+def test_digest_is_capped_and_full_rebuild_matches(project):
+    for n in range(digest.MAX_ENTRIES + 5):
+        im.learn("bulk", f"Lesson number {n} about topic {n}", "code_quality", 0.7 + (n % 20) / 100)
+    entries = digest.read_digest("bulk", project)
+    assert len(entries) == digest.MAX_ENTRIES
+    assert entries[0]["confidence"] == 0.89
+    before = [e["id"] for e in entries]
+    digest.refresh_digest("bulk", None, project)
+    assert [e["id"] for e in digest.read_digest("bulk", project)] == before
+
+
+def test_read_digest_without_chromadb_and_missing_files(project):
+    im.learn("coder", "Quote every variable in shell scripts", "code_quality", 0.8)
+    code = ("import sys, json; from kioku.agent.digest import read_digest; "
+            "print(json.dumps([len(read_digest('coder')), len(read_digest('ghost')), "
+            "'chromadb' in sys.modules, 'numpy' in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=project, check=True)
+    assert json.loads(out.stdout) == [1, 0, False, False]

@@ -1,0 +1,84 @@
+"""Performance metrics over real evaluation records, snapshots and the dashboard."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from kioku.agent import dashboard, performance
+from kioku.agent import improvements as im
+
+
+def test_metrics_window_trend_and_snapshot(project, store_of, evaluation_writer):
+    store = store_of("global")
+    now = time.time()
+    # 4 old ones outside the 30-day window must not count
+    for n in range(4):
+        evaluation_writer(store, "coder", f"old{n}", success=False, quality=10, age_days=40 + n, now=now)
+    # 6 recent: older half quality 50, newer half 80; 4 successes
+    for n, (ok, q) in enumerate([(False, 50), (True, 50), (False, 50), (True, 80), (True, 80), (True, 80)]):
+        evaluation_writer(store, "coder", f"e{n}", success=ok, quality=q, age_days=6 - n, now=now,
+                          duration_s=10 * (n + 1), tokens=100 * (n + 1), insights=1)
+    im.learn("coder", "Keep functions short", "code_quality", 0.8)
+    m = performance.current_metrics("coder", project, now_epoch=now)
+    assert m["evaluations"] == 6
+    assert m["success_rate"] == round(4 / 6, 4)
+    assert m["avg_quality"] == 65.0 and m["quality_trend"] == 30.0 and m["improving"] is True
+    assert m["avg_duration_s"] == 35.0 and m["avg_tokens"] == 350.0
+    assert m["insights_count"] == 6 and m["improvements_stored"] == 1
+    snap = performance.snapshot("coder", project)
+    stored = store.get("coder", "performance")
+    assert len(stored) == 1 and stored[0].metadata["avg_quality"] == 65.0
+    assert stored[0].metadata["timestamp_epoch"] == snap["timestamp_epoch"]
+    assert performance.latest_snapshot("coder", project)["success_rate"] == m["success_rate"]
+
+
+def test_only_last_hundred_evaluations(project, store_of, evaluation_writer):
+    store = store_of("global")
+    now = time.time()
+    from kioku.agent.chroma_store import Record  # noqa: F401  (batch write below for speed)
+    recs = []
+    for n in range(105):
+        ok = n >= 5  # the 5 oldest are failures and fall out of the window
+        epoch = now - (105 - n) * 60
+        recs.append(Record(id=f"e{n:03d}", document="summary", metadata={
+            "agent_name": "coder", "success": ok, "quality": 70.0, "duration_s": 1.0, "tokens": 1,
+            "insights_count": 0, "timestamp": "t", "timestamp_epoch": epoch}))
+    store.upsert("coder", "evaluations", recs)
+    m = performance.current_metrics("coder", project, now_epoch=now)
+    assert m["evaluations"] == 100 and m["success_rate"] == 1.0 and m["quality_trend"] == 0.0
+    assert m["improving"] is False
+
+
+def test_empty_agent_metrics():
+    m = performance.compute_metrics([], 0)
+    assert m["evaluations"] == 0 and m["success_rate"] == 0.0 and m["improving"] is False
+
+
+def test_dashboard_json_and_text(project, store_of, evaluation_writer, kioku):
+    store = store_of("global")
+    evaluation_writer(store, "coder", "e1", success=True, quality=90)
+    evaluation_writer(store, "coder", "e2", success=False, quality=40)
+    a = im.learn("coder", "Quote every variable in shell scripts", "code_quality", 0.8)[0]
+    im.learn("coder", "Services live in app/services", "architecture_patterns", 0.9)
+    b = im.learn("coder", "Rewrite modules from scratch", "code_quality", 0.8)[0]
+    store.update_metadata("coder", "improvements", [b], [{"deprecated": True}])
+    store.update_metadata("coder", "improvements", [a], [{"usage_count": 10, "success_count": 9,
+                                                          "success_rate": 0.9, "tested": True}])
+    res = kioku("dashboard", "--agent", "coder", "--json", cwd=project)
+    assert res.returncode == 0, res.stderr
+    d = json.loads(res.stdout)
+    for key in ("total_improvements", "active_improvements", "deprecated_improvements",
+                "total_evaluations", "recent_success_rate", "latest_metrics", "top_improvements",
+                "improvements_last_7_days"):
+        assert key in d
+    assert (d["total_improvements"], d["active_improvements"], d["deprecated_improvements"]) == (3, 2, 1)
+    assert d["total_evaluations"] == 2 and d["recent_success_rate"] == 0.5
+    assert d["improvements_last_7_days"] == 3
+    assert d["top_improvements"][0]["id"] == a and d["top_improvements"][0]["wilson_lower"] > 0.55
+    assert d["latest_metrics"]["evaluations"] == 2
+    text = kioku("dashboard", "--agent", "coder", cwd=project)
+    assert text.returncode == 0 and "3 total, 2 active, 1 deprecated" in text.stdout
+    assert "Quote every variable" in text.stdout
+    empty = dashboard.build_dashboard("ghost", project)
+    assert empty["total_improvements"] == 0 and empty["top_improvements"] == []
