@@ -2,7 +2,7 @@
 
     remember(text, type=None, topic=None, project_root=None) -> SaveResult
     build_recall(project_root=None, budget=10000, query=None) -> str
-    search(query, project_root=None, limit=10, archive=False) -> list[SearchHit]
+    search(query, project_root=None, limit=10, archive=False, dense="auto") -> list[SearchHit]
     forget(query=None, id=None, project_root=None) -> ForgetResult
     organize(project_root=None, apply=False, repair=False, older_than_days=None) -> OrganizeReport
 
@@ -152,10 +152,11 @@ def build_recall(project_root: Path | None = None, budget: int = 10000, query: s
     return _build(project_root=project_root, budget=budget, query=query)
 
 
-def search(query: str, project_root: Path | None = None, limit: int = 10, archive: bool = False) -> list[SearchHit]:
+def search(query: str, project_root: Path | None = None, limit: int = 10, archive: bool = False,
+           dense: bool | str = "auto") -> list[SearchHit]:
     from kioku.memory.search import search as _search
 
-    return _search(query, project_root=project_root, limit=limit, archive=archive)
+    return _search(query, project_root=project_root, limit=limit, archive=archive, dense=dense)
 
 
 def forget(query: str | None = None, id: str | None = None, project_root: Path | None = None) -> ForgetResult:

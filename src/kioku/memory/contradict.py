@@ -58,7 +58,7 @@ CATEGORIES: dict[str, dict[str, str]] = {
 
 _POS_CUE = re.compile(
     r"\b(?:use[sd]?|using|prefer(?:s|red)?|switch(?:ed)? to|migrat\w* to|move[sd]? to|go with|adopt\w*|"
-    r"always|stick (?:to|with)|run (?:with|via)|managed (?:with|by)|should be|standardi[sz]e on|"
+    r"always|stick (?:to|with)|runs? (?:\w+ )?(?:with|via|on)|managed (?:with|by)|should be|standardi[sz]e on|"
     r"installs? (?:with|via)|written in|like)\b|(?:を使う|を使います|を使って|使用|にする|にします|を好む|が好き|で書く|を採用|に移行|で統一)",
     re.I,
 )
@@ -99,7 +99,7 @@ def choices(text: str) -> dict[str, dict[str, int]]:
     found: dict[str, dict[str, int]] = {}
     # Clauses: a choice's stance is decided inside its clause, so "use bun, never npm" gives
     # bun:+ and npm:-.
-    for clause in re.split(r"[.;!?\n。！？]|,\s*(?:and|but|not|never)?|、", norm):
+    for clause in re.split(r"[.;!?\n。！？,、]", norm):
         has_cue = bool(_POS_CUE.search(clause))
         for category, name, pattern in _OPTIONS:
             for match in pattern.finditer(clause):

@@ -1,0 +1,101 @@
+"""Deterministic rules: type classification, topic choice, contradiction and duplicate detection."""
+
+from __future__ import annotations
+
+import pytest
+
+from memtest_fixtures import pmem, umem  # noqa: F401
+from kioku.memory.api import is_duplicate
+from kioku.memory.classify import classify_type, pick_topic
+from kioku.memory.contradict import choices, contradicts
+from kioku.memory.textutil import token_set
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("I prefer tabs over spaces", "user"),
+    ("I like concise answers with code first", "user"),
+    ("My editor is neovim", "user"),
+    ("私は簡潔な回答が好き", "user"),
+    ("個人的に関数型スタイルを好む", "user"),
+    ("Don't add a summary at the end of every answer", "feedback"),
+    ("That was wrong: the migration must run before the deploy", "feedback"),
+    ("You should ask before deleting files", "feedback"),
+    ("その書き方はよくない", "feedback"),
+    ("テストを消すのはやめてください", "feedback"),
+    ("We use pnpm in this project", "project"),
+    ("This project targets Python 3.11", "project"),
+    ("このプロジェクトではpytestを使う", "project"),
+    ("Docs are at https://docs.example.com/kioku", "reference"),
+    ("The Grafana dashboard lives in the ops folder", "reference"),
+    ("The runbook is in the team wiki", "reference"),
+    ("設計ドキュメントは社内wikiにある", "reference"),
+    ("Migrations are generated with alembic", "project"),  # no cue → project (default)
+])
+def test_classify_type(text, expected):
+    assert classify_type(text) == expected
+
+
+@pytest.mark.parametrize("text,type_,topic", [
+    ("I prefer dark mode", "user", "user-preferences.md"),
+    ("Stop apologising", "feedback", "feedback-history.md"),
+    ("We deploy to staging with kubernetes", "project", "infrastructure-notes.md"),
+    ("本番サーバーは東京リージョン", "project", "infrastructure-notes.md"),
+    ("We decided to switch to SQLAlchemy 2", "project", "tech-decisions.md"),
+    ("React を採用した", "project", "tech-decisions.md"),
+    ("Functions use snake_case names", "project", "project-conventions.md"),
+    ("The API docs are at https://api.example.com", "reference", "references.md"),
+    ("The Grafana server is at https://grafana.example.com", "reference", "infrastructure-notes.md"),
+])
+def test_pick_topic(text, type_, topic):
+    assert pick_topic(text, type_) == topic
+
+
+@pytest.mark.parametrize("new,old", [
+    ("use bun, never npm", "use npm for installs"),
+    ("We use bun", "We use npm"),
+    ("Use pnpm instead of yarn", "We use yarn for everything"),
+    ("prefer tabs", "prefer spaces"),
+    ("I prefer dark mode", "I prefer light mode"),
+    ("Use uv, not pip", "We use poetry to manage dependencies"),
+    ("Never use docker for local dev", "use docker for local dev"),
+    ("Switch to vitest", "We run tests with jest"),
+    ("always run the full test suite before committing", "never run the full test suite before committing"),
+    ("bunを使う、npmは使わない", "このプロジェクトではnpmを使う"),
+    ("npmではなくbunを使う", "npmを使う"),
+    ("インデントはタブを使う", "インデントはスペースを使う"),
+    ("必ずテストを実行する", "テストを実行しない"),
+])
+def test_contradictions_detected(new, old):
+    assert contradicts(new, old), (new, old)
+
+
+@pytest.mark.parametrize("new,old", [
+    ("use pytest for tests", "use npm for scripts"),               # different categories
+    ("npm run build builds the docs", "use bun"),                  # mention, not a choice
+    ("use bun", "the bundle is too big"),                          # 'bun' inside a word
+    ("use tabs in Makefiles", "use spaces in Python files"),       # different scopes
+    ("use bun and npm", "use npm"),                                # both endorsed: compatible
+    ("We use Postgres for the main database", "use sqlite for tests"),
+    ("always run tests before committing", "always write docs for public functions"),
+    ("I prefer dark mode", "We use GitHub Actions for CI"),
+    ("Use npm", "Use npm"),                                        # same statement, no conflict
+])
+def test_non_contradictions(new, old):
+    assert contradicts(new, old) is None, (new, old)
+
+
+def test_choice_stances():
+    assert choices("use bun, never npm") == {"js-package-manager": {"bun": 1, "npm": -1}}
+    assert choices("Use pnpm instead of yarn")["js-package-manager"] == {"yarn": -1, "pnpm": 1}
+    assert choices("the npm registry was down") == {}
+
+
+@pytest.mark.parametrize("a,b,dup", [
+    ("Use pytest for all tests", "use pytest for all tests.", True),
+    ("Run the linter before every commit please", "Run the linter before every single commit please", True),
+    ("Run the linter before every commit", "Deploy on Fridays is forbidden", False),
+    ("本番へのデプロイは金曜日に行わない", "本番へのデプロイは、金曜日に行わない。", True),
+    ("本番へのデプロイは金曜日に行わない", "テストは毎晩実行する", False),
+])
+def test_near_duplicates(a, b, dup):
+    assert is_duplicate(a, token_set(a), b) is dup
