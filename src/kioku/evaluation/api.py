@@ -30,9 +30,9 @@ from typing import Any, Iterable
 
 from kioku.core import paths
 from kioku.core import transcript as tr
-from kioku.evaluation import quality as ql
 from kioku.core.detect import feedback_polarity
 from kioku.core.secrets import redact
+from kioku.evaluation import quality as ql
 from kioku.evaluation.insights import Insight, derive_insights, strengths_and_weaknesses
 from kioku.evaluation.signals import Signals, measure
 
@@ -198,7 +198,7 @@ def record_evaluation(evaluation: Evaluation, project_root: Path | None = None) 
     meta["improvements_stored"] = len(learned)
     store.upsert(evaluation.agent, KIND, [Record(evaluation.record_id, evaluation.summary(), meta)])
     _apply_outcome(evaluation, root)
-    _run_maintenance(evaluation.agent)
+    _run_maintenance(evaluation.agent, root)
     return evaluation.record_id
 
 
@@ -228,14 +228,14 @@ def _apply_outcome(evaluation: Evaluation, root: Path) -> None:
                                 turn=evaluation.task_id, project_root=root)
 
 
-def _run_maintenance(agent: str) -> None:
+def _run_maintenance(agent: str, root: Path) -> None:
     try:
         from kioku.agent import maintenance
     except ImportError:
         return  # helper D's module has not landed yet
     runner = getattr(maintenance, "run_due_in_background", None)
     if runner is not None:
-        runner(agent)
+        runner(agent, project_root=root)
 
 
 def apply_feedback_to_previous(agent: str, record_id: str, feedback: int) -> bool:
