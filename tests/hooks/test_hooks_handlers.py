@@ -1,0 +1,184 @@
+"""Handlers called directly with payloads recorded from the real Claude Code binary."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from kioku.core import hookio, jobs, paths
+from kioku.handlers import session_start, stop, subagent_start, subagent_stop, user_prompt_submit
+
+KEY = "sk-ant-api03-" + "Qx7vR2mN9pL4kT8wZ1yB6cD3fG5hJ0aS" + "Ee4Uu7Ii9Oo2Pp5Ll8Kk1Jj3Hh6Gg-AbCdEf"
+
+
+def _all_text(*roots: Path) -> str:
+    out = []
+    for root in roots:
+        if root.exists():
+            for p in root.rglob("*"):
+                if p.is_file():
+                    out.append(p.read_bytes().decode("utf-8", "replace"))
+    return "\n".join(out)
+
+
+@pytest.fixture(autouse=True)
+def no_worker(monkeypatch):
+    monkeypatch.setenv("KIOKU_NO_WORKER", "1")
+
+
+def test_remember_prompt_saves_and_confirms(hook_input, project):
+    result = user_prompt_submit.handle(hook_input("user_prompt_submit"))
+    assert result is not None and result.additional_context.startswith("Saved to memory: ")
+    assert "bun" in result.additional_context
+    assert "must not be saved again to auto memory" in result.additional_context
+    index = (project / ".agents" / "memory" / "MEMORY.md").read_text()
+    assert "- [project]" in index and "bun" in index
+
+
+def test_repeated_remember_is_reported_as_already_saved(hook_input, project):
+    user_prompt_submit.handle(hook_input("user_prompt_submit"))
+    again = user_prompt_submit.handle(hook_input("user_prompt_submit"))
+    assert again is not None and again.additional_context.startswith("Already in memory")
+    index = (project / ".agents" / "memory" / "MEMORY.md").read_text()
+    assert index.count("bun") == 1
+
+
+def test_ordinary_prompt_writes_nothing(hook_input, project, isolated_home):
+    assert user_prompt_submit.handle(hook_input("user_prompt_submit", prompt="fix the failing test")) is None
+    assert user_prompt_submit.handle(hook_input("user_prompt_submit", prompt="do you remember the port?")) is None
+    assert not (project / ".agents").exists() and not (isolated_home / ".agents").exists()
+
+
+def test_task_notification_is_not_a_remember_request(hook_input, project):
+    payload = hook_input("user_prompt_submit_2")  # recorded: Claude Code's own <task-notification>
+    assert payload["prompt"].startswith("<task-notification>")
+    payload["prompt"] += "\nremember that this is not the user"
+    assert user_prompt_submit.handle(payload) is None
+    assert not (project / ".agents").exists()
+
+
+def test_secret_is_not_saved_and_user_is_told(hook_input, project, isolated_home):
+    result = user_prompt_submit.handle(hook_input("user_prompt_submit", prompt=f"remember my key {KEY}"))
+    assert result is not None and result.system_message
+    assert "did NOT save" in result.additional_context and "Tell the user" in result.additional_context
+    assert KEY not in result.additional_context and KEY not in result.system_message
+    rendered = hookio.render_output("UserPromptSubmit", result)
+    assert KEY not in rendered and set(json.loads(rendered)) == {"hookSpecificOutput", "systemMessage"}
+    assert KEY not in _all_text(project, isolated_home)
+    assert not (project / ".agents" / "memory" / "MEMORY.md").exists() or \
+        "sk-ant" not in (project / ".agents" / "memory" / "MEMORY.md").read_text()
+
+
+def test_session_start_injects_memories_within_budget(hook_input, project):
+    user_prompt_submit.handle(hook_input("user_prompt_submit"))
+    index = project / ".agents" / "memory" / "MEMORY.md"
+    # A full index (written in the documented line format; 300 saves would take minutes).
+    lines = "".join(f"- [reference] service {i} listens on port {20000 + i}, owned by team {i % 17} "
+                    f"→ infrastructure-notes.md\n" for i in range(300))
+    index.write_text(index.read_text().replace("## Reference\n", "## Reference\n" + lines))
+    for name in ("session_start_startup", "session_start_resume"):
+        result = session_start.handle(hook_input(name))
+        assert result is not None
+        assert "bun" in result.additional_context
+        assert len(result.additional_context) <= hookio.MAX_CONTEXT_CHARS
+
+
+def test_session_start_empty_memory_gives_no_output(hook_input):
+    assert session_start.handle(hook_input("session_start_startup")) is None
+
+
+@pytest.mark.slow
+def test_session_start_and_subagent_start_inject_learned_improvements(hook_input, project):
+    from kioku.agent import usage
+    from kioku.agent.improvements import learn
+
+    learn("main", "Run the linter before committing Python changes", "code_quality", 0.9)
+    learn("fixture-helper", "List the folder before globbing inside it", "search_strategy", 0.85)
+    payload = hook_input("session_start_startup")
+    result = session_start.handle(payload)
+    assert result is not None and "Run the linter before committing" in result.additional_context
+    assert "<kioku-learned-improvements" in result.additional_context
+    assert list(usage.injected(payload["session_id"], "main"))
+
+    sub = hook_input("subagent_start")
+    res = subagent_start.handle(sub)
+    assert res is not None and "List the folder before globbing" in res.additional_context
+    assert "Run the linter" not in res.additional_context  # only that agent's lessons
+    assert list(usage.injected(sub["session_id"], "fixture-helper"))
+    out = json.loads(hookio.render_output("SubagentStart", res))
+    assert out["hookSpecificOutput"]["hookEventName"] == "SubagentStart"
+
+
+def test_subagent_start_without_lessons_is_silent(hook_input):
+    assert subagent_start.handle(hook_input("subagent_start")) is None
+
+
+def _queued() -> list[dict]:
+    return [json.loads(p.read_text()) for p in jobs.pending()]
+
+
+def test_stop_enqueues_evaluation_without_message_text(hook_input):
+    payload = hook_input("stop")
+    assert stop.handle(payload) is None
+    [job] = _queued()
+    assert job["kind"] == "evaluate" and job["agent"] == "main" and job["event"] == "Stop"
+    assert job["session_id"] == payload["session_id"] and job["transcript_path"] == payload["transcript_path"]
+    assert payload["last_assistant_message"] not in json.dumps(job)
+    assert job["last_assistant_chars"] == len(payload["last_assistant_message"])
+
+
+def test_stop_hook_active_queues_nothing(hook_input):
+    assert stop.handle(hook_input("stop_active")) is None
+    assert _queued() == []
+
+
+def test_stop_uses_configured_main_agent(hook_input, project):
+    (project / ".agents").mkdir()
+    (project / ".agents" / "kioku.toml").write_text('main_agent = "builder"\n')
+    stop.handle(hook_input("stop"))
+    assert [j["agent"] for j in _queued()] == ["builder"]
+
+
+def test_subagent_stop_evaluates_the_subagent_transcript(hook_input):
+    payload = hook_input("subagent_stop")
+    assert subagent_stop.handle(payload) is None
+    [job] = _queued()
+    assert job["agent"] == "fixture-helper" and job["event"] == "SubagentStop"
+    assert job["transcript_path"] == payload["agent_transcript_path"] != payload["transcript_path"]
+    assert job["agent_id"] == payload["agent_id"] and job["session_id"] == payload["session_id"]
+
+
+def _run(event: str, payload: dict) -> tuple[str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    assert hookio.run(event, stdin=io.BytesIO(json.dumps(payload).encode()), stdout=out, stderr=err) == 0
+    return out.getvalue(), err.getvalue()
+
+
+def test_kill_switch_makes_every_hook_a_no_op(hook_input, project, monkeypatch):
+    monkeypatch.setenv("KIOKU_DISABLE", "1")
+    for event, name in (("UserPromptSubmit", "user_prompt_submit"), ("Stop", "stop"),
+                        ("SessionStart", "session_start_startup"), ("SubagentStart", "subagent_start"),
+                        ("SubagentStop", "subagent_stop")):
+        assert _run(event, hook_input(name)) == ("", "")
+    assert _queued() == [] and not (project / ".agents").exists()
+
+
+def test_project_opt_out_makes_every_hook_a_no_op(hook_input, project):
+    (project / ".agents").mkdir()
+    (project / ".agents" / "kioku.toml").write_text("disabled = true\n")
+    for event, name in (("UserPromptSubmit", "user_prompt_submit"), ("Stop", "stop"),
+                        ("SessionStart", "session_start_startup"), ("SubagentStart", "subagent_start"),
+                        ("SubagentStop", "subagent_stop")):
+        assert _run(event, hook_input(name))[0] == ""
+    assert _queued() == [] and not (project / ".agents" / "memory").exists()
+
+
+def test_run_emits_documented_json_for_a_save(hook_input):
+    out, _ = _run("UserPromptSubmit", hook_input("user_prompt_submit"))
+    data = json.loads(out)
+    assert set(data) == {"hookSpecificOutput"}
+    assert data["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
+    assert data["hookSpecificOutput"]["additionalContext"].startswith("Saved to memory: ")
