@@ -93,7 +93,7 @@ def test_enqueue_keeps_no_text_and_worker_drains(project: Path, transcripts: Pat
                          "last_assistant_message": final, "prompt": "secret prompt text"})
     raw = path.read_text(encoding="utf-8")
     assert final not in raw and "secret prompt text" not in raw
-    assert json.loads(raw)["last_assistant_sha256"] == tr.text_sha256(final)
+    assert json.loads(raw)["last_assistant_sha256"] == jobs.text_sha256(final)
     assert path.stat().st_mode & 0o777 == 0o600
     report = worker.drain(wait=True, lag_wait=0)
     assert report["processed"] == 1 and report["failed"] == 0

@@ -15,22 +15,25 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-import secrets
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from kioku.core import fsutil, paths
-from kioku.core.transcript import text_sha256
 
 ALLOWED_KEYS = {"kind", "agent", "session_id", "transcript_path", "agent_id", "agent_type", "cwd",
                 "project_root", "event", "last_assistant_sha256", "last_assistant_chars", "stop_hook_active",
                 "prompt_id", "enqueued_at"}
 MAX_VALUE_CHARS = 4096
+
+
+def text_sha256(text: str) -> str:
+    """Whitespace-normalised hash of a message: the worker matches the transcript against it."""
+    return hashlib.sha256(" ".join(text.split()).encode("utf-8")).hexdigest()
 
 
 def jobs_dir() -> Path:
@@ -68,7 +71,7 @@ def _clean(job: dict[str, Any]) -> dict[str, Any]:
 def enqueue(job: dict[str, Any], *, spawn: bool = True) -> Path:
     """Persist ``job`` and make sure a worker will run it; returns the job file."""
     data = _clean(job)
-    name = f"{time.time_ns():020d}-{secrets.token_hex(4)}.json"
+    name = f"{time.time_ns():020d}-{os.urandom(4).hex()}.json"
     target = jobs_dir() / name
     fsutil.atomic_write_text(target, json.dumps(data, ensure_ascii=False))
     if spawn and os.environ.get("KIOKU_NO_WORKER", "") not in ("1", "true", "yes"):
@@ -85,6 +88,8 @@ def spawn_worker() -> bool:
     """Start a detached worker unless one holds the lock; returns whether one was started."""
     if worker_running():
         return False  # the running worker re-checks the queue before it exits
+    import subprocess  # only when a worker really has to be started
+
     src = str(Path(__file__).resolve().parents[2])
     env = dict(os.environ)
     env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")

@@ -374,8 +374,3 @@ def _merge_assistant(out: Transcript, merged: dict, final_usage: set, entry: dic
             raw_input = block.get("input")
             msg.tool_calls.append(ToolCall(call_id, str(block.get("name", "")),
                                            raw_input if isinstance(raw_input, dict) else {}, ts, mid))
-
-
-def text_sha256(text: str) -> str:
-    """Hash used to match the hook's ``last_assistant_message`` without storing it."""
-    return hashlib.sha256(" ".join(text.split()).encode("utf-8")).hexdigest()

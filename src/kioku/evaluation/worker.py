@@ -55,7 +55,7 @@ def _project_root(job: dict[str, Any]) -> Path:
 
 
 def _has_message(transcript: tr.Transcript, sha: str) -> bool:
-    return any(tr.text_sha256(m.text) == sha for m in transcript.messages if m.text)
+    return any(jobs.text_sha256(m.text) == sha for m in transcript.messages if m.text)
 
 
 def state_key(job: dict[str, Any]) -> str:
