@@ -98,7 +98,7 @@ _EN_START = re.compile(
 )
 # Closing tags: "<content> - remember that", "<content>, don't forget that!".
 _EN_END = re.compile(
-    r"(?i)^(?P<content>.+?)[\s,;:.\-—!]+(?:please\s+)?"
+    r"(?i)^(?P<content>.+?)\s*[,;:.\-—!]+\s*(?:please\s+)?"
     r"(?P<trig>remember (?:this|that|it)|save (?:this|that|it) to (?:your )?memory"
     r"|(?:don'?t|do not) forget (?:this|that|it)|keep (?:this|that|it) in mind"
     r"|note (?:this|that) for (?:the )?future(?: sessions?)?)(?:,?\s*please)?[\s.!]*$"
@@ -139,6 +139,10 @@ def _is_en_question(sentence: str) -> bool:
     return sentence.rstrip().endswith(("?", "？"))
 
 
+_EN_Q_START = re.compile(r"(?i)(?:do|does|did|can|could|would|will|is|are|was|were|have|has"
+                         r"|what|when|where|why|how|who|which|should|shall)\b")
+
+
 def is_question(text: str) -> bool:
     """True for a question (English or Japanese); a trailing "?" always counts."""
     t = text.strip()
@@ -146,9 +150,7 @@ def is_question(text: str) -> bool:
         return False
     if t.endswith(("?", "？")):
         return True
-    if re.match(r"(?i)^(?:do|does|did|can|could|would|will|is|are|was|were|have|has|"
-                r"what|when|where|why|how|who|which|should|shall)\b", t) and not re.search(
-                    r"[.!。！]$", t):
+    if _EN_Q_START.match(t) and not t.endswith((".", "!", "。", "！")):
         return True
     return bool(_JA_QUESTION_END.search(t)) and not t.endswith(("。", "！"))
 
@@ -269,56 +271,99 @@ def detect_remember(prompt: str) -> RememberRequest | None:
 
 
 # --- feedback polarity -------------------------------------------------------------------------
-# Phrases containing a negative word but meaning something positive are checked (and blanked)
-# first: "not bad", "no problem", "間違いない".
-_POS_OVERRIDE = re.compile(
-    r"(?i:\bnot (?:bad|wrong|an issue|a problem)\b|\bno (?:problem|problems|worries|issues|errors?)\b"
-    r"|\b(?:doesn'?t|does not|don'?t|isn'?t|no longer|not) (?:fail|failing|crash|crashing|break"
-    r"|breaking|error)\w*(?: any ?more)?\b|\bnot (?:failing|broken) any ?more\b"
-    r"|\bworks? now\b|\bfixed it\b|\bthat fixed\b)"
-    r"|間違いない|間違いありません|問題ない|問題ありません|問題なし|悪くない|ダメじゃない|だめじゃない"
-    r"|エラーが(?:出なく|消え)|直った"
+def _trie(words: list[str]) -> str:
+    """A regex alternation nested by common prefix. Every branch starts with a literal, so
+    CPython's matcher rejects non-matching branches with one character compare; a flat
+    case-insensitive alternation of 80 phrases was ~10x slower."""
+    tree: dict = {}
+    for w in words:
+        node = tree
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict) -> str:
+        alts = [re.escape(ch) + emit(child) for ch, child in node.items() if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return "(?:" + body + ")?" if "" in node else body
+
+    return emit(tree)
+
+
+def _phrases(en: str, ja: str) -> re.Pattern[str]:
+    """English phrases (lower case, word-bounded) and Japanese/emoji substrings, | separated."""
+    en_re = r"\b" + "(?:" + _trie(en.split("|")) + r")\b"
+    return re.compile(en_re + "|" + _trie(ja.split("|")))
+
+
+# Phrases that contain a negative word but mean something positive are matched (and blanked)
+# first: "not bad", "no problem", "doesn't fail anymore", "間違いない".
+_POS_OVERRIDE = _phrases(
+    "not bad|not wrong|not an issue|not a problem|no problem|no problems|no worries|no issues"
+    "|no errors|no error|no more errors|doesn't fail|doesnt fail|does not fail|doesn't crash"
+    "|does not crash|no longer fails|no longer failing|no longer crashes|no longer broken"
+    "|not failing anymore|not failing any more|not broken anymore|works now|work now"
+    "|working now|fixed it|that fixed it|it's fixed|its fixed|is fixed now|passes now"
+    "|passing now|tests pass|all green|can't complain",
+    "間違いない|間違いありません|問題ない|問題ありません|問題なし|悪くない|ダメじゃない|だめじゃない"
+    "|エラーが出なく|エラーが消え|直った|直りました|動くようになった|文句なし",
 )
-_POS = re.compile(
-    r"(?i:\b(?:thanks|thank you|thx|ty|cheers|perfect|great (?:job|work)|good (?:job|work)"
-    r"|nice(?: work| job| one)?|well done|awesome|excellent|brilliant|fantastic|amazing"
-    r"|lgtm|looks good|looks great|exactly|nailed it|that worked|that works|it works"
-    r"|it worked|works great|works perfectly|solved|spot on|love it|great)\b)"
-    r"|👍|🎉|🙏|ありがと|サンキュー|完璧|うまく(?:いった|いきました|行った|動いた)"
-    r"|上手く(?:いった|行った)|動いた|動きました|助かった|助かりました|素晴らしい|すばらしい"
-    r"|いいね|良いね|ばっちり|バッチリ|最高|さすが|解決(?:した|しました)|できた|できました"
-    r"|その通り|いい感じ|良い感じ|OK(?:です)?！"
+_POS = _phrases(
+    "thanks|thank you|thx|ty|cheers|perfect|great job|great work|good job|good work|nice"
+    "|nice work|nice job|well done|awesome|excellent|brilliant|fantastic|amazing|lgtm"
+    "|looks good|looks great|exactly|nailed it|that worked|that works|it works|it worked"
+    "|works great|works perfectly|solved|spot on|love it|great|good catch|that's right"
+    "|that's it|much better|correct|yes exactly|superb|wonderful",
+    "ありがと|サンキュー|完璧|うまくいった|うまくいきました|うまく行った|うまく動いた|上手くいった"
+    "|上手く行った|動いた|動きました|助かった|助かりました|素晴らしい|すばらしい|いいね|良いね"
+    "|ばっちり|バッチリ|最高|さすが|解決した|解決しました|できた|できました|その通り|いい感じ"
+    "|良い感じ|正解|よくできました|👍|🎉|🙏|✅",
 )
-_NEG = re.compile(
-    r"(?i:\b(?:that'?s wrong|that is wrong|wrong|incorrect|doesn'?t work|does not work"
-    r"|didn'?t work|did not work|not working|isn'?t working|still (?:fail\w*|broken|wrong|not"
-    r"|doesn'?t|crash\w*|error\w*)|broken|you broke|not what i (?:asked|wanted|meant|said)"
-    r"|that'?s not (?:it|right|what)|fails?|failed|failing|same error|useless|revert (?:it|that|this)"
-    r"|undo (?:it|that|this)|bad|terrible|worse|stop doing|regression)\b|^\s*no\b[,.!]"
-    r"|^\s*nope\b)"
-    r"|👎|違う|違います|ちがう|動かない|動きません|間違って|間違い|間違えて|だめ|ダメ|駄目"
-    r"|失敗|エラーが(?:出|でる|でた)|まだ(?:エラー|失敗|動かない|直って)|直ってない|直っていない"
-    r"|うまく(?:いかない|いきません|動かない)|上手くいかない|そうじゃない|そうではない"
-    r"|壊れ|おかしい|できない|できてない|できていない|やり直し"
+_NEG = _phrases(
+    "that's wrong|that is wrong|wrong|incorrect|doesn't work|doesnt work|does not work"
+    "|didn't work|didnt work|did not work|not working|isn't working|still fails|still failing"
+    "|still failed|still broken|still wrong|still not|still doesn't|still crashes|still crashing"
+    "|still errors|still erroring|still getting|broken|you broke|not what i asked"
+    "|not what i wanted|not what i meant|not what i said|that's not it|that's not right"
+    "|that's not what|fail|fails|failed|failing|same error|useless|revert it|revert that"
+    "|revert this|undo it|undo that|undo this|bad|terrible|worse|stop doing|regression"
+    "|error persists|nope|not quite|not right|crash|crashes|crashed|doesn't compile"
+    "|does not compile|won't compile",
+    "違う|違います|ちがう|動かない|動きません|間違って|間違い|間違えて|だめ|ダメ|駄目|失敗"
+    "|エラーが出|エラーがでる|エラーがでた|まだエラー|まだ失敗|まだ動かない|まだ直って"
+    "|直ってない|直っていない|うまくいかない|うまくいきません|うまく動かない|上手くいかない"
+    "|そうじゃない|そうではない|壊れ|おかしい|できない|できてない|できていない|やり直し|👎|❌",
 )
-_CONTRAST = re.compile(r"(?i:\bbut\b|\bhowever\b|\bthough\b|\bstill\b)|けど|けれど|しかし|でも|ただ、")
+_FEEDBACK_SCAN = 600
+_LEADING_NO = re.compile(r"^\s*no(?:\s*$|\s*[,.!])")
+_CONTRAST = re.compile(r"\bbut\b|\bhowever\b|\bthough\b|\bstill\b|けど|けれど|しかし|でも|ただ、|まだ")
+_COMPLAINT_Q = re.compile(r"\bwhy\b|\bstill\b|\bagain\b|なぜ|なんで|まだ|また")
 
 
 def feedback_polarity(text: str) -> int:
     """+1 if the text praises the previous answer, -1 if it says it failed, else 0.
 
     Mixed feedback ("thanks, but it still fails") counts as negative: a remaining problem
-    matters more for learning than politeness.
+    matters more for learning than politeness. A question is neutral ("is it broken?")
+    unless it is a complaint ("why is it still failing?").
     """
     if not text or not text.strip():
         return 0
-    t = text.strip()
+    # Feedback opens a prompt ("thanks, now ..."); scanning only the start keeps a long
+    # prompt cheap.
+    text = text.strip()[:_FEEDBACK_SCAN]
+    t = text.lower().replace("\u2019", "'")
     pos = len(_POS_OVERRIDE.findall(t))
-    t = _POS_OVERRIDE.sub(" ", t)
-    neg = len(_NEG.findall(t))
-    pos += len(_POS.findall(_NEG.sub(" ", t)))
+    if pos:
+        t = _POS_OVERRIDE.sub(" ", t)
+    neg = len(_NEG.findall(t)) + (1 if _LEADING_NO.match(t) else 0)
+    pos += len(_POS.findall(_NEG.sub(" ", t) if neg else t))
+    if is_question(text):
+        return -1 if neg and _COMPLAINT_Q.search(t) else 0
     if neg and pos:
-        return -1 if _CONTRAST.search(text) or neg >= pos else 1
+        return -1 if _CONTRAST.search(t) or neg >= pos else 1
     if neg:
         return -1
     if pos:

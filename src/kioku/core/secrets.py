@@ -172,8 +172,9 @@ def _check_token(m: re.Match[str]) -> bool:
             and not _KEY_PREFIX_OK.search(m.string[max(0, s - 12):s].lower()):
         return False  # "monkey: ...", "oauth: ..." are not key assignments
     value = m.group("val").strip("\"'`")
-    if not _value_ok(value) or len(value) < 8 or _IDENT_VALUE.match(value):
-        return False  # oauth2_provider, created_at, CamelCase names are not secrets
+    if not _value_ok(value) or len(value) < 8 or _IDENT_VALUE.match(value) \
+            or _avg_run(value) >= 3.0:
+        return False  # oauth2_provider, created_at, hookSpecificOutput.context are names
     has_digit = any(c.isdigit() for c in value)
     has_alpha = any(c.isalpha() for c in value)
     mixed = any(c.islower() for c in value) and any(c.isupper() for c in value)
@@ -288,8 +289,8 @@ _DIGIT_RE = re.compile(r"\d")
 _SRI_RE = re.compile(r"sha\d+-")
 _PROSE_NEXT = re.compile(r" [a-z]")
 _HEX_RE = re.compile(r"^[0-9a-fA-F\-]+$")
-_WORDLIKE_SEG = re.compile(r"^(?:[a-z0-9_.\-]*|[A-Z]?[a-z]+(?:[A-Z][a-z]+)*[0-9]*|[A-Z0-9_]+)$")
-_RUNS_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^A-Za-z0-9]")
+_WORD_RUNS_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_PIECE_SPLIT_RE = re.compile(r"[\-_./+]")
 
 
 def _luhn(digits: str) -> bool:
@@ -309,6 +310,13 @@ def _entropy(s: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
 
 
+def _avg_run(s: str) -> float:
+    """Mean length of the letter-word / digit runs: ~1.5-2 for random data, >= 3 for names
+    ("hookSpecificOutput" 6, "oauth2_provider" 4.3, "settings.AUTO_MEMORY_KEY" 5.3)."""
+    runs = _WORD_RUNS_RE.findall(s)
+    return sum(map(len, runs)) / len(runs) if runs else 0.0
+
+
 def _is_high_entropy(tok: str) -> bool:
     core = tok.rstrip("=")
     if len(core) < 20 or _HEX_RE.match(core):
@@ -317,11 +325,10 @@ def _is_high_entropy(tok: str) -> bool:
         return False  # subresource-integrity digests
     if core.upper() == core or core.lower() == core or not _DIGIT_RE.search(core):
         return False  # needs upper, lower and digits
-    if "/" in core and all(_WORDLIKE_SEG.match(seg) for seg in core.split("/")):
-        return False  # a file path made of ordinary names
-    # Random data is fragmented into many short case/digit runs; identifiers are not.
-    runs = len(_RUNS_RE.findall(core))
-    if runs * 3 < len(core):
+    # Random data has at least one long separator-free piece that is fragmented into short
+    # case/digit runs; names like "2026-03-29-Issues-Triage" or "all-MiniLM-L6-v2" do not.
+    if not any(len(piece) >= 12 and _avg_run(piece) < 3.0 and piece.upper() != piece
+               for piece in _PIECE_SPLIT_RE.split(core)):
         return False
     threshold = min(4.0, math.log2(len(core)) - 0.7)
     return _entropy(core) >= threshold
