@@ -35,7 +35,7 @@ from kioku.memory.guard import ensure_rememberable
 from kioku.memory.index import MAX_LINES, TYPES, WARN_LINES, format_entry
 from kioku.memory.store import MemoryDir, index_entry_for
 from kioku.memory.textutil import jaccard, normalize, now_iso, token_set, today
-from kioku.memory.topics import Entry, make_id, new_topic, slugify_topic, topic_path
+from kioku.memory.topics import Entry, make_id, new_topic, read_topic, slugify_topic, topic_path
 
 if TYPE_CHECKING:
     from kioku.memory.organize import ForgetResult, OrganizeReport
@@ -123,7 +123,11 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
             entry.notes.append(f"(superseded {today()} by {entry_id}: {new.summary})")
             changed[name] = topics[name]
 
-        target = topics.get(topic_name) or new_topic(path, type_)
+        target = topics.get(topic_name)
+        if target is None:
+            # exists but was skipped (too large, unreadable): read_topic raises the clear error
+            # instead of us creating a fresh file over it
+            target = read_topic(path) if path.exists() else new_topic(path, type_)
         target.entries.append(new)
         changed[topic_name] = target
         topics[topic_name] = target

@@ -289,7 +289,7 @@ def read_topic(path: Path) -> TopicFile:
     size = path.stat().st_size
     if size > MAX_TOPIC_BYTES:
         raise TopicFileError(
-            f"topic file {path.name} is {size // 1024} KB (limit {MAX_TOPIC_BYTES // 1024} KB); "
+            f"topic file {path.name} is too large ({size // 1024} KB, limit {MAX_TOPIC_BYTES // 1024} KB); "
             "split it by hand or use --topic NEW-NAME"
         )
     return parse_topic(path, path.read_bytes())

@@ -1,0 +1,156 @@
+"""kioku search (path:line hits, Japanese, JSON, archive), organize (propose / --apply), forget."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from memtest_fixtures import pmem, umem  # noqa: F401
+from kioku.core.errors import KiokuError
+from kioku.memory import api
+
+
+def _line_at(ref: str) -> str:
+    path, line = ref.rsplit(":", 1)
+    return Path(path).read_text().splitlines()[int(line) - 1]
+
+
+def test_search_returns_path_line_references(project, pmem, kioku):
+    api.remember("We deploy the API with GitHub Actions")
+    api.remember("I prefer pytest fixtures over setUp methods")
+    api.remember("Database migrations run with alembic upgrade head")
+    out = kioku("search", "alembic", "migrations", "--lexical")
+    assert out.returncode == 0, out.stderr
+    refs = re.findall(r"^(\S+:\d+): ", out.stdout, re.M)
+    assert refs, out.stdout
+    assert any(r.startswith(".agents/memory/infrastructure-notes.md:") for r in refs)
+    assert any(r.startswith(".agents/memory/MEMORY.md:") for r in refs)
+    for ref in refs:
+        assert "alembic" in _line_at(str(project / ref)).lower() or "migrations" in _line_at(str(project / ref)).lower()
+    hits = api.search("pytest fixtures", dense=False)
+    assert hits[0].scope == "user" and "pytest fixtures" in Path(hits[0].file).read_text().splitlines()[hits[0].line - 1]
+
+
+def test_search_japanese(project, pmem, kioku):
+    api.remember("本番環境へのデプロイは金曜日に行わない")
+    api.remember("テストは毎晩CIで実行する")
+    hits = api.search("デプロイ", dense=False)
+    assert hits and all("デプロイ" in h.text for h in hits)
+    out = kioku("search", "デプロイ", "--json", "--lexical")
+    data = json.loads(out.stdout)
+    assert {"file", "line", "text", "score", "scope"} <= set(data[0])
+    assert any(d["file"].endswith("MEMORY.md") for d in data)
+    assert any(d["file"].endswith(".md") and not d["file"].endswith("MEMORY.md") for d in data)
+
+
+def test_search_unrelated_query_finds_nothing_lexically(project, kioku):
+    api.remember("We use bun for installs")
+    assert api.search("kubernetes helm chart", dense=False) == []
+    out = kioku("search", "kubernetes", "--lexical")
+    assert "No memories match" in out.stdout
+
+
+def test_search_hybrid_default_ranks_lexical_matches(project):
+    api.remember("The payments service owns refunds")
+    api.remember("We use bun for installs")
+    hits = api.search("refunds")  # dense="auto": BM25 fused with MiniLM when available
+    assert hits and "refunds" in hits[0].text and not hits[0].semantic
+
+
+def test_search_archive_only_when_asked(project, pmem):
+    api.remember("Legacy cron jobs live on the old box")
+    api.forget(query="legacy cron")
+    assert api.search("cron", dense=False) == []
+    hits = api.search("cron", archive=True, dense=False)
+    assert hits and "/archive/" in hits[0].file
+
+
+def test_forget_moves_to_archive_only_on_explicit_request(project, pmem, kioku):
+    api.remember("Use black for formatting")
+    api.remember("Use mypy strict mode")
+    out = kioku("forget", "black", "formatting")
+    assert out.returncode == 0 and out.stdout.startswith("Forgot: Use black for formatting")
+    index = (pmem / "MEMORY.md").read_text()
+    assert "black" not in index and "mypy" in index
+    archived = (pmem / "archive" / "project-conventions.md").read_text()
+    assert "Use black for formatting" in archived and re.search(r"\(archived \d{4}-\d{2}-\d{2}: forgotten on request\)", archived)
+    assert "black" not in (pmem / "project-conventions.md").read_text()
+
+
+def test_forget_ambiguous_or_missing_changes_nothing(project, pmem, kioku):
+    a = api.remember("Use black for formatting python")
+    api.remember("Use prettier for formatting javascript")
+    before = {p.name: p.read_bytes() for p in pmem.glob("*.md")}
+    out = kioku("forget", "formatting")
+    assert out.returncode == 1 and "2 memories match" in out.stderr and a.id in out.stderr
+    out = kioku("forget", "nothing like this")
+    assert out.returncode == 1 and "no memory matches" in out.stderr
+    assert {p.name: p.read_bytes() for p in pmem.glob("*.md")} == before
+    assert not (pmem / "archive").exists()
+    out = kioku("forget", "--id", a.id)
+    assert out.returncode == 0 and "black" not in (pmem / "MEMORY.md").read_text()
+    with pytest.raises(KiokuError):
+        api.forget()
+
+
+def test_organize_proposes_merges_and_archiving_without_changing_anything(project, pmem, kioku, monkeypatch):
+    monkeypatch.setenv("KIOKU_NOW", "2025-01-01T00:00:00Z")
+    api.remember("We use npm for installs")
+    api.remember("The API server listens on port 8080 in development", type="project", topic="ports")
+    api.remember("The API server listens on port 8080 locally and in CI", type="project", topic="ports")
+    monkeypatch.setenv("KIOKU_NOW", "2026-06-01T00:00:00Z")
+    api.remember("use bun, never npm")
+    before = {str(p): p.read_bytes() for p in pmem.rglob("*.md")}
+    out = kioku("organize", "--older-than", "90", env={"KIOKU_NOW": "2026-06-01T00:00:00Z"})
+    assert out.returncode == 0, out.stderr
+    assert "MEMORY.md" in out.stdout and "/200 lines" in out.stdout
+    assert "merge [project/ports.md]" in out.stdout
+    assert re.search(r"archive \[project/project-conventions.md\] \w+ \(We use npm for installs\): superseded", out.stdout)
+    assert "nothing changes until you run `kioku organize --apply`" in out.stdout
+    assert {str(p): p.read_bytes() for p in pmem.rglob("*.md")} == before
+    assert not (pmem / "archive").exists()
+
+
+def test_organize_apply_merges_and_archives_without_losing_text(project, pmem, kioku):
+    api.remember("The API server listens on port 8080 in development", type="project", topic="ports")
+    api.remember("The API server listens on port 8080 locally and in CI", type="project", topic="ports")
+    api.remember("We use npm for installs")
+    api.remember("use bun, never npm")
+    out = kioku("organize", "--apply")
+    assert out.returncode == 0 and "merged 2 entries of ports.md" in out.stdout
+    ports = (pmem / "ports.md").read_text()
+    assert "port 8080 in development" in ports and "port 8080 locally and in CI" in ports
+    assert "Merged from: " in ports
+    index = [l for l in (pmem / "MEMORY.md").read_text().splitlines() if l.startswith("- ")]
+    assert sum("ports.md" in l for l in index) == 1
+    archive = (pmem / "archive" / "ports.md").read_text()
+    assert archive.count("(merged ") == 2
+    conv_archive = (pmem / "archive" / "project-conventions.md").read_text()
+    assert "~~We use npm for installs~~" in conv_archive
+    assert "~~We use npm" not in (pmem / "project-conventions.md").read_text()
+    assert "use bun, never npm" in (pmem / "project-conventions.md").read_text()
+    again = kioku("organize")
+    assert "Nothing to organize." in again.stdout
+
+
+def test_organize_reports_warn_and_shrinks_large_index(project, pmem):
+    api.remember("seed", type="project", topic="bulk")
+    text = (pmem / "bulk.md").read_text()
+    body = [f"## 2026-01-{1 + i % 28:02d} distinct fact {i} about module{i}\n"
+            f"<!-- kioku: id=c{i:07d} type=project created=2026-01-{1 + i % 28:02d}T00:00:00Z -->\n"
+            f"distinct fact {i} about module{i} and subsystem{i * 7}\n" for i in range(160)]
+    (pmem / "bulk.md").write_text(text + "\n" + "\n".join(body))
+    report = api.organize(repair=True)
+    folder = [f for f in report.folders if f.scope == "project"][0]
+    assert folder.status in ("warn", "full") and folder.index_lines > 150
+    plan = api.organize()
+    assert sum(p.kind == "archive" for p in plan.proposals) >= folder.index_lines - 120
+    applied = api.organize(apply=True)
+    folder = [f for f in applied.folders if f.scope == "project"][0]
+    assert folder.index_lines <= 121 and folder.status == "ok"
+    archived = (pmem / "archive" / "bulk.md").read_text().count("## ")
+    kept = (pmem / "bulk.md").read_text().count("## ")
+    assert archived + kept == 161  # nothing lost
