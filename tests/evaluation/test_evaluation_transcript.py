@@ -177,3 +177,16 @@ def test_huge_transcript_reads_tail_then_only_new_bytes(tmp_path: Path, transcri
     assert second.start_offset == size and second.skipped_bytes == 0
     assert second.new_offset - second.start_offset == len(appended.encode("utf-8"))
     assert second.entries == tr.read_from(transcripts / "plain_success.jsonl")[0]
+
+
+def test_old_cursors_are_pruned(tmp_path: Path, transcripts: Path) -> None:
+    path = transcripts / "plain_success.jsonl"
+    tr.read_new(path, "old-session")
+    tr.read_new(path, "new-session")
+    folder = Path(os.environ["KIOKU_HOME"]) / "state" / "transcripts"
+    [old] = [p for p in folder.glob("old-session-*.json")]
+    week_ago = old.stat().st_mtime - 40 * 86400
+    os.utime(old, (week_ago, week_ago))
+    assert tr.prune_cursors(35) == 1
+    assert not old.exists() and list(folder.glob("new-session-*.json"))
+    assert tr.read_new(path, "old-session").start_offset == 0  # forgotten: starts over

@@ -172,6 +172,27 @@ def read_new(path: Path | str, state_key: str, *, max_bytes: int = MAX_READ_BYTE
     return result
 
 
+def prune_cursors(max_age_days: float = 35.0) -> int:
+    """Delete cursors untouched for ``max_age_days`` (Claude Code deletes transcripts after 30)."""
+    import time
+
+    cutoff = time.time() - max_age_days * 86400
+    removed = 0
+    folder = paths.state_dir() / "transcripts"
+    try:
+        items = list(os.scandir(folder))
+    except FileNotFoundError:
+        return 0
+    for item in items:
+        try:
+            if item.name.endswith((".json", ".lock")) and item.stat().st_mtime < cutoff:
+                os.unlink(item.path)
+                removed += 1
+        except OSError:
+            continue
+    return removed
+
+
 # ---- parsing -----------------------------------------------------------------------------
 
 @dataclass

@@ -55,7 +55,11 @@ def _project_root(job: dict[str, Any]) -> Path:
 
 
 def _has_message(transcript: tr.Transcript, sha: str) -> bool:
-    return any(jobs.text_sha256(m.text) == sha for m in transcript.messages if m.text)
+    """Whether the hook's ``last_assistant_message`` (by hash) is in the span yet."""
+    for msg in reversed(transcript.messages):
+        if any(jobs.text_sha256(text) == sha for text in (msg.text, *msg.texts) if text):
+            return True
+    return False
 
 
 def state_key(job: dict[str, Any]) -> str:
@@ -141,6 +145,8 @@ def drain(*, wait: bool = False, lag_wait: float = LAG_WAIT_S, max_jobs: int | N
                     ran = True
             if not got:
                 return report if ran else None
+        if ran and "pruned" not in report:
+            report["pruned"] = tr.prune_cursors()
         # re-check after releasing: a job enqueued while we held the lock spawned no worker
         if not jobs.pending() or (max_jobs is not None and report["processed"] + report["failed"] >= max_jobs):
             return report
