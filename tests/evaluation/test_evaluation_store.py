@@ -113,7 +113,7 @@ def test_worker_turn_by_turn_with_feedback(project: Path, tmp_path: Path, split_
     monkeypatch.setenv("KIOKU_NO_WORKER", "1")
     live = tmp_path / "live.jsonl"
     live.write_text("", encoding="utf-8")
-    ids = []
+    ids, qualities = [], []
     for turn in split_turns("feedback_followups"):
         with live.open("a", encoding="utf-8") as handle:
             handle.write("".join(turn))
@@ -121,10 +121,13 @@ def test_worker_turn_by_turn_with_feedback(project: Path, tmp_path: Path, split_
         report = worker.drain(wait=True, lag_wait=0)
         assert report["failed"] == 0, report
         ids.append(report["results"][0]["id"])
+        qualities.append(report["results"][0]["quality"])
     assert len(set(ids)) == 3
     recs = {r.id: r.metadata for r in _evaluations()}
     assert recs[ids[0]]["feedback"] == -1 and recs[ids[0]]["success"] is False  # "That's wrong…"
     assert "user reported a problem" in recs[ids[0]]["weaknesses"]
+    assert recs[ids[0]]["quality"] == pytest.approx(qualities[0] - api.NEGATIVE_FEEDBACK_PENALTY)
+    assert recs[ids[1]]["quality"] == pytest.approx(qualities[1])  # praise does not inflate it
     assert recs[ids[1]]["feedback"] == 1 and recs[ids[1]]["success"] is True   # "ありがとう、完璧です"
     assert recs[ids[2]]["feedback"] == 0
 

@@ -185,8 +185,8 @@ def test_old_cursors_are_pruned(tmp_path: Path, transcripts: Path) -> None:
     tr.read_new(path, "new-session")
     folder = Path(os.environ["KIOKU_HOME"]) / "state" / "transcripts"
     [old] = [p for p in folder.glob("old-session-*.json")]
-    week_ago = old.stat().st_mtime - 40 * 86400
-    os.utime(old, (week_ago, week_ago))
+    long_ago = old.stat().st_mtime - 40 * 86400
+    os.utime(old, (long_ago, long_ago))
     assert tr.prune_cursors(35) == 1
     assert not old.exists() and list(folder.glob("new-session-*.json"))
     assert tr.read_new(path, "old-session").start_offset == 0  # forgotten: starts over
