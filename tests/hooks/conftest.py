@@ -7,26 +7,12 @@ this test's project, Claude folder and ids back in, so field names are never han
 
 from __future__ import annotations
 
-import json
-import re
+import shutil
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "hook_inputs"
-
-
-def load_hook_input(name: str, project: Path, claude_dir: Path, session_id: str = "sess-0001",
-                    agent_id: str = "agent-0001", home: Path | None = None) -> dict[str, Any]:
-    text = (FIXTURES / f"{name}.json").read_text(encoding="utf-8")
-    subs = {"${PROJECT}": str(project), "${CLAUDE_DIR}": str(claude_dir), "${HOME}": str(home or claude_dir.parent),
-            "${SESSION_ID}": session_id, "${AGENT_ID}": agent_id, "${PROMPT_ID}": "prompt-0001",
-            "${PROJECT_KEY}": re.sub(r"[^A-Za-z0-9]", "-", str(project)), "${TMP}": str(project.parent)}
-    for key, value in subs.items():
-        text = text.replace(key, json.dumps(value)[1:-1])
-    assert "${" not in text, f"unknown placeholder left in {name}.json"
-    return json.loads(text)
+from hook_helpers import install_for_tests, load_hook_input
 
 
 @pytest.fixture
@@ -37,3 +23,16 @@ def hook_input(project: Path, isolated_home: Path) -> Callable[..., dict[str, An
         return data
 
     return load
+
+
+@pytest.fixture(scope="session")
+def installed_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An installed Kioku tree, copied to a differently named folder (guards path bugs)."""
+    base = tmp_path_factory.mktemp("installed")
+    home = base / "home"
+    home.mkdir()
+    install_for_tests(home / ".claude", home)
+    copy = base / "elsewhere" / "kioku-renamed-9.9.9"
+    shutil.copytree(home / ".claude" / "kioku", copy, symlinks=True)
+    shutil.rmtree(home / ".claude" / "kioku")  # only the renamed copy can be what runs
+    return copy
