@@ -75,7 +75,9 @@ def _mask(text: str) -> str:
 _LEAD = (
     r"(?:(?:please|pls|plz|kindly|also|and|oh|ok|okay|hey|hi|so|btw|by the way|one more thing"
     r"|fyi|important|claude|kioku|note)\b[,:!]?\s+"
+    r"|note to self\s*[,:]?\s+"
     r"|(?:can|could|would|will) you\s+(?:please\s+)?"
+    r"|(?:you (?:should|must|need to|have to)|make sure (?:to|you)|be sure to|always)\s+"
     r"|i(?:'d| would)? (?:want|need|like) you to\s+(?:please\s+)?)*"
 )
 _WH = r"(?:what|when|where|why|how|who|whom|whose|which|whether|if)\b"
@@ -129,6 +131,7 @@ _JA_BEFORE_STRIP = re.compile(
 _JA_AFTER_STRIP = re.compile(r"^(?:\s*[:：、,。]\s*|\s+)")
 _JA_TASK_BEFORE = re.compile(r"(?:する|やる|実行する|走らせる|回す|入れる|送る|押す|閉じる|消す)のを\s*$")
 
+_JA_IMPERATIVE_END = re.compile(r"(?:て|で)(?:ね|よ|ください|下さい|おいて)?$")
 _TRAIL_PUNCT = re.compile(r"[\s.!。！、,;:]+$")
 _EN_POLITE_TAIL = re.compile(r"(?i)[,\s]*(?:please|pls|thanks|thank you|thx)[.!\s]*$")
 _EN_LEADING = re.compile(r"(?i)^(?:\s*(?:that\b|to\b|please\b|[:\-—,])\s*)+")
@@ -156,10 +159,24 @@ def is_question(text: str) -> bool:
 
 
 def _clean_en(content: str) -> str:
-    content = _EN_LEADING.sub("", content.strip())
+    content = content.strip()
+    if "\n" in content:  # a block after "remember:": keep list markers, drop the colon
+        content = re.sub(r"^[:\s]+", "", content)
+    else:
+        content = _EN_LEADING.sub("", content)
+        # "remember that we use bun, and fix the test": the task after ", and" is not memory
+        content = _EN_TASK_TAIL.sub("", content)
     content = _EN_POLITE_TAIL.sub("", content)
-    content = _TRAIL_PUNCT.sub("", content)
-    return content.strip()
+    content = _TRAIL_PUNCT.sub("", content).strip()
+    m = _QUOTED.match(content)
+    return next(g for g in m.groups() if g).strip() if m else content
+
+
+_EN_TASK_TAIL = re.compile(
+    r"(?i)[,;]\s*(?:and|then|and then|but)\s+(?:please\s+)?(?:now\s+)?(?:fix|run|add|update|create"
+    r"|write|make|implement|change|remove|delete|refactor|check|look|help|commit|push|deploy"
+    r"|start|continue|show|tell|explain|open|build|install|rename|move|test)\b.*$")
+_QUOTED = re.compile(r"^(?:'([^']+)'|\"([^\"]+)\"|“([^”]+)”|「([^」]+)」)$")
 
 
 def _clean_ja(content: str) -> str:
@@ -234,17 +251,27 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
                                                         and not _JA_FILE_OBJ.search(before))):
                 continue  # "ファイルを保存して" is a file save
             before = re.sub(r"(?:メモリ|記憶|メモ|長期記憶|kioku|ナレッジ)(?:に|へ)\s*$", "", before)
-        if trig.startswith("忘れ") and not content_after.strip():
+        if trig.startswith("忘れ") and not content_after.strip() and before.strip():
             if _JA_TASK_BEFORE.search(before) or not re.search(
                     r"(?:こと|ということ|って|と)(?:を|は)?\s*$", before):
                 continue  # "テストを実行するのを忘れないで" is a task, not a fact
         if content_after.strip():
             content = _clean_ja(content_after)
         else:
-            before = re.sub(r"^\s*(?:これ|それ|次のこと|以下)(?:を|は)\s*$", "", before)
+            before = re.sub(r"^\s*(?:これ|それ|次のこと|以下|この(?:こと|事))(?:を|は)?\s*$", "", before)
             content = _clean_ja(_JA_BEFORE_STRIP.sub("", before))
             if re.search(r"ことを\s*$", before):
                 content = _clean_ja(re.sub(r"を\s*$", "", before))
+        if not content and not before.strip() and re.match(r"\s*(?:[。！!\n]|$)", after):
+            # "…。覚えておいて" / "覚えておいて。…": the fact is the neighbouring sentence
+            prev = _clean_ja(re.split(r"(?<=[。！？!?\n])", text[:s_start].rstrip("。！!\n "))[-1])
+            if prev and not _JA_QUESTION_END.search(prev):
+                content = prev
+            else:
+                nxt = re.match(r"\s*[。！!]?\s*(.+?)(?:[。！!]|\n|$)", text[m.end():])
+                content = _clean_ja(nxt.group(1)) if nxt else ""
+            if trig.startswith("忘れ") and _JA_IMPERATIVE_END.search(content):
+                continue  # "テストを実行してね。忘れないで" is a task
         if _JA_QUESTION_END.search(content) and content.endswith(("?", "？")):
             continue
         if len(content) < 2:
@@ -310,36 +337,56 @@ _POS_OVERRIDE = _phrases(
     "間違いない|間違いありません|問題ない|問題ありません|問題なし|悪くない|ダメじゃない|だめじゃない"
     "|エラーが出なく|エラーが消え|直った|直りました|動くようになった|文句なし",
 )
-_POS = _phrases(
-    "thanks|thank you|thx|ty|cheers|perfect|great job|great work|good job|good work|nice"
-    "|nice work|nice job|well done|awesome|excellent|brilliant|fantastic|amazing|lgtm"
-    "|looks good|looks great|exactly|nailed it|that worked|that works|it works|it worked"
-    "|works great|works perfectly|solved|spot on|love it|great|good catch|that's right"
-    "|that's it|much better|correct|yes exactly|superb|wonderful",
+# Strong phrases are feedback wherever they appear. Weak single words ("great", "failing",
+# "wrong") are also how tasks are described ("fix the failing test", "correct the typo"), so
+# they count only in a reply of at most three words or as one of its first two words
+# (Japanese: a reply of at most 8 characters, or within its first 6).
+_POS_STRONG = _phrases(
+    "thanks|thank you|thx|great job|great work|good job|good work|nice work|nice job"
+    "|well done|lgtm|looks good|looks great|nailed it|that worked|that works|it works"
+    "|it worked|works great|works perfectly|spot on|love it|good catch|that's right|that's it"
+    "|much better|yes exactly|that did it|that did the trick|that's correct|that is correct",
     "ありがと|サンキュー|完璧|うまくいった|うまくいきました|うまく行った|うまく動いた|上手くいった"
-    "|上手く行った|動いた|動きました|助かった|助かりました|素晴らしい|すばらしい|いいね|良いね"
-    "|ばっちり|バッチリ|最高|さすが|解決した|解決しました|できた|できました|その通り|いい感じ"
-    "|良い感じ|正解|よくできました|👍|🎉|🙏|✅",
+    "|上手く行った|動いた|動きました|助かった|助かりました|素晴らしい|すばらしい|ばっちり"
+    "|バッチリ|さすが|解決した|解決しました|できました|その通り|いい感じ|良い感じ|よくできました"
+    "|👍|🎉|🙏",
 )
-_NEG = _phrases(
-    "that's wrong|that is wrong|wrong|incorrect|doesn't work|doesnt work|does not work"
+_POS_WEAK = _phrases(
+    "perfect|great|nice|awesome|excellent|brilliant|fantastic|amazing|exactly|solved"
+    "|superb|wonderful|cheers|ty|cool|sweet|good",
+    "最高|いいね|良いね|正解|オッケー|おけ|✅",
+)
+_NEG_STRONG = _phrases(
+    "that's wrong|that is wrong|this is wrong|it's wrong|doesn't work|doesnt work|does not work"
     "|didn't work|didnt work|did not work|not working|isn't working|still fails|still failing"
     "|still failed|still broken|still wrong|still not|still doesn't|still crashes|still crashing"
-    "|still errors|still erroring|still getting|broken|you broke|not what i asked"
-    "|not what i wanted|not what i meant|not what i said|that's not it|that's not right"
-    "|that's not what|fail|fails|failed|failing|same error|useless|revert it|revert that"
-    "|revert this|undo it|undo that|undo this|bad|terrible|worse|stop doing|regression"
-    "|error persists|nope|not quite|not right|crash|crashes|crashed|doesn't compile"
-    "|does not compile|won't compile",
-    "違う|違います|ちがう|動かない|動きません|間違って|間違い|間違えて|だめ|ダメ|駄目|失敗"
-    "|エラーが出|エラーがでる|エラーがでた|まだエラー|まだ失敗|まだ動かない|まだ直って"
-    "|直ってない|直っていない|うまくいかない|うまくいきません|うまく動かない|上手くいかない"
-    "|そうじゃない|そうではない|壊れ|おかしい|できない|できてない|できていない|やり直し|👎|❌",
+    "|still errors|still erroring|still getting|you broke|not what i asked|not what i wanted"
+    "|not what i meant|not what i said|that's not it|that's not right|that's not what"
+    "|same error|useless|revert it|revert that|revert this|undo it|undo that|undo this"
+    "|stop doing|error persists|not quite|doesn't compile|does not compile|won't compile"
+    "|it's broken|it is broken|you broke it|this broke|that broke|it broke|made it worse"
+    "|that's not correct|is not correct|isn't correct|try again|nope",
+    "違う|違います|ちがう|動かない|動きません|間違って|間違えて|だめ|ダメ|駄目|まだエラー"
+    "|まだ失敗|まだ動かない|まだ直って|直ってない|直っていない|うまくいかない|うまくいきません"
+    "|うまく動かない|上手くいかない|そうじゃない|そうではない|やり直し|👎|❌",
 )
+_NEG_WEAK = _phrases(
+    "wrong|incorrect|broken|fail|fails|failed|failing|bad|terrible|worse|nope|crash|crashes"
+    "|crashed|regression",
+    "失敗|エラー|壊れ|おかしい|できない|できてない|できていない|間違い",
+)
+_WEAK_SHORT_WORDS = 3
 _FEEDBACK_SCAN = 600
-_LEADING_NO = re.compile(r"^\s*no(?:\s*$|\s*[,.!])")
 _CONTRAST = re.compile(r"\bbut\b|\bhowever\b|\bthough\b|\bstill\b|けど|けれど|しかし|でも|ただ、|まだ")
 _COMPLAINT_Q = re.compile(r"\bwhy\b|\bstill\b|\bagain\b|なぜ|なんで|まだ|また")
+_WORD_RE = re.compile(r"[a-z0-9']+|[^\x00-\x7f\s]{1,4}")
+
+
+def _count(pattern: re.Pattern[str], t: str, weak_limit: int) -> int:
+    """Matches; with ``weak_limit`` >= 0 only those starting before that offset count."""
+    if weak_limit < 0:
+        return len(pattern.findall(t))
+    return sum(1 for m in pattern.finditer(t) if m.start() < weak_limit)
 
 
 def feedback_polarity(text: str) -> int:
@@ -358,8 +405,19 @@ def feedback_polarity(text: str) -> int:
     pos = len(_POS_OVERRIDE.findall(t))
     if pos:
         t = _POS_OVERRIDE.sub(" ", t)
-    neg = len(_NEG.findall(t)) + (1 if _LEADING_NO.match(t) else 0)
-    pos += len(_POS.findall(_NEG.sub(" ", t) if neg else t))
+    # weak words count everywhere in a short reply, else only among its first two words
+    words = list(_WORD_RE.finditer(t))
+    if _HAS_JA.search(t):
+        limit = len(t) if len(t) <= 8 else 6
+    elif len(words) <= _WEAK_SHORT_WORDS:
+        limit = len(t)
+    else:
+        limit = words[1].end()
+    neg = len(_NEG_STRONG.findall(t))
+    t_no_neg = _NEG_STRONG.sub(" ", t) if neg else t
+    neg += _count(_NEG_WEAK, t_no_neg, limit)
+    pos += len(_POS_STRONG.findall(t_no_neg))
+    pos += _count(_POS_WEAK, _NEG_WEAK.sub(" ", t_no_neg), limit)
     if is_question(text):
         return -1 if neg and _COMPLAINT_Q.search(t) else 0
     if neg and pos:
