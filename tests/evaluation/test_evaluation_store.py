@@ -67,6 +67,7 @@ def test_session_outcome_updates_injected_improvements(project: Path, transcript
     assert rec.metadata["success_rate"] == 1.0
 
 
+@pytest.mark.slow
 def test_evaluate_cli(kioku, project: Path, transcripts: Path) -> None:
     out = kioku("evaluate", "--agent", "main", "--transcript", str(transcripts / "bash_fail_then_success.jsonl"),
                 "--json", "--no-store", cwd=project)
