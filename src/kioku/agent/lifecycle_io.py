@@ -119,22 +119,22 @@ def parse_jsonl(text: str) -> dict[str, Any]:
 
 
 def load_file(path: Path) -> dict[str, Any]:
+    path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-    stripped = text.lstrip()
+    if not text.lstrip().startswith("{"):
+        return parse_markdown(text)
     try:
-        if stripped.startswith("{") and "\n{" not in stripped.rstrip():
-            data = json.loads(text)
-            if data.get("format") != FORMAT:
-                raise UsageError(f"{path.name} is not a Kioku agent-memory export")
-            return data
-        if stripped.startswith("{"):
+        if path.suffix == ".jsonl" or "\n{" in text.strip():
             return parse_jsonl(text)
-    except ValueError as exc:
+        data = json.loads(text)
+    except (ValueError, KeyError) as exc:
         raise UsageError(f"cannot parse {path.name}: {exc}") from None
-    return parse_markdown(text)
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise UsageError(f"{path.name} is not a Kioku agent-memory export")
+    return data
 
 
 def import_data(data: dict[str, Any], agent: str | None = None,

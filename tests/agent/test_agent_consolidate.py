@@ -1,0 +1,93 @@
+"""Consolidation across agents: calibration, cross-validation, conflicts, transfers, CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from kioku.agent import consolidate as co
+from kioku.agent import improvements as im
+from kioku.retrieval.embedder import get_embedder
+
+DATA = Path(__file__).parent / "data" / "equivalence_pairs.json"
+
+
+def test_equivalence_threshold_separates_paraphrases_from_related_lessons():
+    pairs = json.loads(DATA.read_text(encoding="utf-8"))["pairs"]
+    y = np.array([p["equivalent"] for p in pairs])
+    assert len(pairs) >= 30 and y.sum() >= 12 and (~y).sum() >= 12
+    emb = get_embedder()
+    cos = (emb.embed([p["a"] for p in pairs]) * emb.embed([p["b"] for p in pairs])).sum(1)
+    lo, hi = float(cos[~y].max()), float(cos[y].min())
+    assert lo < co.EQUIVALENCE_THRESHOLD < hi  # F1 = 1.0 on the labelled set
+    assert abs((lo + hi) / 2 - co.EQUIVALENCE_THRESHOLD) <= 0.02
+
+
+def test_polarity_and_subject():
+    assert co.polarity("Always quote shell variables") == 1
+    assert co.polarity("Never quote shell variables") == -1
+    assert co.polarity("Avoid mocking the database") == -1
+    assert co.polarity("Don't use tabs") == -1
+    assert co.polarity("The linter runs in CI") == 0
+    assert co.subject("Never quote shell variables") == co.subject("Always quote shell variables")
+
+
+def _seed():
+    a = im.learn("alice", "Run the failing test in isolation before changing any code", "testing_patterns", 0.9)[0]
+    b = im.learn("bob", "Before editing code, run only the failing test on its own first", "testing_patterns", 0.8)[0]
+    c1 = im.learn("carol", "Always mock the database in unit tests", "testing_patterns", 0.8)[0]
+    b2 = im.learn("bob", "Never mock the database in unit tests", "testing_patterns", 0.8)[0]
+    im.learn("carol", "Keep README headings in sentence case", "documentation_style", 0.8)
+    return a, b, c1, b2
+
+
+def test_consolidate_marks_transfers_and_flags_conflicts(project, store_of):
+    a, b, c1, b2 = _seed()
+    store = store_of("global")
+    dry = co.consolidate(["alice", "bob", "carol"], dry_run=True, project_root=project)
+    assert len(dry["equivalent_groups"]) == 1 and len(dry["transfers"]) == 1
+    assert store.count("carol", "improvements") == 2  # dry run wrote nothing
+    assert not store.get("alice", "improvements", ids=[a])[0].metadata["cross_validated"]
+
+    report = co.consolidate(["alice", "bob", "carol"], project_root=project)
+    [group] = report["equivalent_groups"]
+    assert group["agents"] == ["alice", "bob"] and not group["conflicted"]
+    for agent, rid in (("alice", a), ("bob", b)):
+        m = store.get(agent, "improvements", ids=[rid])[0].metadata
+        assert m["cross_validated"] is True and m["validating_agents"] == "alice,bob"
+    [conflict] = report["conflicts"]
+    assert {conflict["a"]["id"], conflict["b"]["id"]} == {c1, b2}
+    [transfer] = report["transfers"]
+    assert transfer["to"] == "carol" and transfer["original_id"] == a
+    [new_id] = transfer["ids"]
+    got = store.get("carol", "improvements", ids=[new_id])[0]
+    assert got.document == "Run the failing test in isolation before changing any code"
+    m = got.metadata
+    assert m["confidence"] == 0.81 and m["source"] == "system_principles"
+    assert m["consolidation_eligible"] is False and m["cross_validated"] is True
+    assert m["original_id"] == a and m["validating_agents"] == "alice,bob"
+    assert m["tags"] == ""
+
+    # idempotent: the transferred principle is not consolidated again and nothing echoes back
+    again = co.consolidate(["alice", "bob", "carol"], project_root=project)
+    assert len(again["transfers"]) == 1 and again["transfers"][0]["ids"] == [new_id]
+    assert store.count("carol", "improvements") == 3 and store.count("alice", "improvements") == 1
+    assert new_id not in [r.id for r in co.consolidatable("carol")]
+
+
+def test_conflicting_group_is_not_transferred(project):
+    im.learn("alice", "Always squash commits before merging", "code_quality", 0.8)
+    im.learn("bob", "Always squash your commits before a merge", "code_quality", 0.8)
+    im.learn("carol", "Never squash commits before merging", "code_quality", 0.8)
+    report = co.consolidate(["alice", "bob", "carol"], project_root=project)
+    assert report["conflicts"] and all(g["conflicted"] for g in report["equivalent_groups"])
+    assert report["transfers"] == []
+
+
+def test_cli_consolidate_text(project, kioku):
+    _seed()
+    res = kioku("consolidate", "--dry-run", cwd=project)  # all agents found in the store
+    assert res.returncode == 0, res.stderr
+    assert "(dry run)" in res.stdout and "CONFLICT" in res.stdout and "-> carol" in res.stdout

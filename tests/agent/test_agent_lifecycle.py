@@ -1,0 +1,137 @@
+"""Rollback, clone, export/import round trips, and the agent's static .md staying untouched."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+
+import pytest
+
+from kioku.agent import consolidate as co
+from kioku.agent import improvements as im
+from kioku.agent import lifecycle, maintenance, usage
+from kioku.agent.lifecycle_io import export_agent, import_file
+from kioku.core.errors import SecretRejected, UsageError
+
+
+def test_parse_timestamp():
+    assert lifecycle.parse_timestamp("2026-01-02T03:04:05Z") == lifecycle.parse_timestamp("2026-01-02T03:04:05")
+    assert lifecycle.parse_timestamp("1700000000.5") == 1700000000.5
+    assert lifecycle.parse_timestamp("2026-01-02") == lifecycle.parse_timestamp("2026-01-02T00:00:00+00:00")
+    with pytest.raises(UsageError):
+        lifecycle.parse_timestamp("last tuesday")
+
+
+def test_rollback_removes_later_lessons_archives_them_and_reverts_decisions(project, store_of, kioku):
+    store = store_of("global")
+    keep = im.learn("coder", "Quote every shell variable", "code_quality", 0.9)[0]
+    both = im.learn("coder", "Deploy previews from the release branch", "deployment", 0.8)
+    time.sleep(1.1)
+    cut = time.time()
+    time.sleep(0.1)
+    later = im.learn("coder", "Rewrite modules from scratch", "code_quality", 0.8)[0]
+    store.update_metadata("coder", "improvements", [keep], [{"usage_count": 20, "success_count": 19,
+                                                             "success_rate": 0.95, "tested": True}])
+    maintenance.policy_pass("coder", project)  # promotes `keep` after the cut
+    assert store.get("coder", "improvements", ids=[keep])[0].metadata["confidence"] == 0.95
+    res = kioku("rollback", "--agent", "coder", "--to", str(cut), "--json", cwd=project)
+    assert res.returncode == 0, res.stderr
+    report = json.loads(res.stdout)
+    assert [r["id"] for r in report["removed"]] == [later] and report["unpromoted"] == [keep]
+    ids = {r.id for r in store.get("coder", "improvements")}
+    assert ids == {keep, both[0]} and store_of("project").count("coder", "improvements") == 1
+    m = store.get("coder", "improvements", ids=[keep])[0].metadata
+    assert m["promoted"] is False and m["confidence"] == 0.9 and m["usage_count"] == 20
+    rows = [json.loads(x) for x in open(report["archive"], encoding="utf-8")]
+    assert [r["id"] for r in rows] == [later]
+    import_file(report["archive"])  # nothing lost
+    assert later in {r.id for r in store.get("coder", "improvements")}
+
+
+def test_clone_copies_every_kind_with_rekeyed_ids(project, store_of, evaluation_writer, kioku):
+    store = store_of("global")
+    a = im.learn("alpha", "Quote every shell variable", "code_quality", 0.9)[0]
+    im.learn("alpha", "Services live in app/services", "architecture_patterns", 0.8)
+    evaluation_writer(store, "alpha", "e1", success=True, quality=80)
+    res = kioku("clone", "--agent", "alpha", "--to", "beta", cwd=project)
+    assert res.returncode == 0, res.stderr
+    [copy] = store.get("beta", "improvements")
+    assert copy.document == "Quote every shell variable" and copy.id != a
+    assert copy.metadata["agent_name"] == "beta" and copy.metadata["cloned_from"] == "alpha"
+    assert copy.metadata["original_id"] == a
+    assert store_of("project").count("beta", "improvements") == 1
+    assert [r.id for r in store.get("beta", "evaluations")] == ["e1"]
+    # re-learning in the clone updates the copy, and the original is independent
+    assert im.learn("beta", "Quote every shell variable", "code_quality", 0.95) == [copy.id]
+    assert store.get("alpha", "improvements", ids=[a])[0].metadata["confidence"] == 0.9
+    again = kioku("clone", "--agent", "alpha", "--to", "beta", cwd=project)
+    assert again.returncode == 2 and "already has memory" in again.stderr
+
+
+@pytest.mark.parametrize("fmt", ["md", "json"])
+def test_export_import_round_trip(project, store_of, evaluation_writer, tmp_path, fmt):
+    store = store_of("global")
+    a = im.learn("coder", "Quote every shell variable --- even in loops", "code_quality", 0.9,
+                 tags=["bash"])[0]
+    p = im.learn("coder", "Services live in app/services\nand end with Service", "architecture_patterns", 0.8)[0]
+    store.update_metadata("coder", "improvements", [a], [{"usage_count": 5, "success_count": 4,
+                                                         "success_rate": 0.8, "tested": True}])
+    evaluation_writer(store, "coder", "e1", success=True, quality=80)
+    out = tmp_path / f"coder.{fmt}"
+    export_agent("coder", fmt, out)
+    if fmt == "md":
+        text = out.read_text()
+        assert text.startswith("# Agent memory: coder") and "> Quote every shell variable" in text
+        assert "4/5 successes" in text
+    report = import_file(out, "reviewer")
+    assert report["imported"]["global.improvements"] == 1 and report["imported"]["project.improvements"] == 1
+    got = {r.document: r for r in store.get("reviewer", "improvements")}
+    imported = got["Quote every shell variable --- even in loops"]
+    assert imported.metadata["usage_count"] == 5 and imported.metadata["tags"] == "bash"
+    assert imported.metadata["source"] == "transferred" and imported.metadata["original_id"] == a
+    [proj] = store_of("project").get("reviewer", "improvements")
+    assert proj.document == "Services live in app/services\nand end with Service"
+    assert (len(store.get("reviewer", "evaluations")) == 1) == (fmt == "json")
+    # importing again updates, never duplicates; into the same agent ids are identical
+    import_file(out, "reviewer")
+    assert store.count("reviewer", "improvements") == 1
+    import_file(out)
+    assert {r.id for r in store.get("coder", "improvements")} == {a}
+    assert p in {r.id for r in store_of("project").get("coder", "improvements")}
+
+
+def test_import_refuses_secrets_as_a_whole(project, store_of, tmp_path):
+    data = {"format": "kioku-agent-memory", "version": 1, "agent": "coder", "improvements": [
+        {"id": "x", "scope": "global", "improvement": "Fine lesson", "metadata": {"confidence": 0.8}},
+        {"id": "y", "scope": "global", "improvement": "token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+         "metadata": {"confidence": 0.8}}]}
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(SecretRejected):
+        import_file(path)
+    assert store_of("global").count("coder", "improvements") == 0
+
+
+@pytest.mark.slow
+def test_static_agent_md_is_never_modified(project, store_of, kioku):
+    agent_md = project / ".claude" / "agents" / "coder.md"
+    agent_md.parent.mkdir(parents=True)
+    agent_md.write_bytes(b"---\nname: coder\ndescription: writes code\n---\n\nYou write code.\n")
+    before = hashlib.sha256(agent_md.read_bytes()).hexdigest()
+    mtime = agent_md.stat().st_mtime_ns
+    res = kioku("learn", "--agent", "coder", "Quote every shell variable", "--category", "code_quality",
+                "--confidence", "0.9", cwd=project)
+    assert res.returncode == 0, res.stderr
+    ids = im.learn("other", "Always quote shell variables", "code_quality", 0.9)
+    usage.record_injection("s", "other", ids, {ids[0]: "global"})
+    usage.apply_session_outcome("s", "other", True)
+    r = kioku("maintain", "--agent", "coder", "--daily", cwd=project)
+    assert r.returncode == 0, r.stderr
+    maintenance.run_weekly("coder", project)
+    maintenance.run_monthly("coder", project)
+    im.learn("third", "Keep README headings in sentence case", "documentation_style", 0.8)
+    report = co.consolidate(project_root=project)
+    assert report["equivalent_groups"] and report["transfers"]  # writes happened for all three agents
+    assert hashlib.sha256(agent_md.read_bytes()).hexdigest() == before
+    assert agent_md.stat().st_mtime_ns == mtime

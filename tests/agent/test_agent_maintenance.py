@@ -1,0 +1,93 @@
+"""Daily/weekly/monthly maintenance, archives that lose nothing, and the background trigger."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+
+from kioku.agent import improvements as im
+from kioku.agent import maintenance
+from kioku.agent.lifecycle_io import import_file
+from kioku.core import paths
+
+
+def _use(store, rid, uses, wins):
+    store.update_metadata("coder", "improvements", [rid], [{
+        "usage_count": uses, "success_count": wins, "success_rate": wins / uses, "tested": True}])
+
+
+def test_daily_deprecates_promotes_snapshots_and_stamps(project, store_of, kioku):
+    store = store_of("global")
+    bad = im.learn("coder", "Rewrite modules from scratch", "code_quality", 0.8)[0]
+    good = im.learn("coder", "Quote every shell variable", "code_quality", 0.8)[0]
+    _use(store, bad, 12, 3)
+    _use(store, good, 25, 23)
+    assert maintenance.is_due("coder")
+    res = kioku("maintain", "--agent", "coder", "--daily", "--json", cwd=project)
+    assert res.returncode == 0, res.stderr
+    report = json.loads(res.stdout)
+    assert report["deprecated"] == [bad] and report["promoted"] == [good]
+    m = {r.id: r.metadata for r in store.get("coder", "improvements")}
+    assert m[bad]["deprecated"] and "3/12" in m[bad]["deprecated_reason"]
+    assert m[good]["promoted"] and m[good]["confidence"] == 0.85
+    assert len(store.get("coder", "performance")) == 1
+    assert not maintenance.is_due("coder")
+    again = kioku("maintain", "--agent", "coder", "--daily", "--if-due", cwd=project)
+    assert again.returncode == 0 and "not due" in again.stdout
+    assert len(store.get("coder", "performance")) == 1
+
+
+def test_weekly_top_bottom_and_trends(project, store_of):
+    store = store_of("global")
+    ids = [im.learn("coder", f"Lesson {n} about shell quoting rule {n}", "code_quality", 0.8)[0]
+           for n in range(4)]
+    for n, rid in enumerate(ids):
+        _use(store, rid, 10, 3 + 2 * n)  # 3/10, 5/10, 7/10, 9/10
+    report = maintenance.run_weekly("coder", project, top=2)
+    assert [r["id"] for r in report["top_improvements"]] == [ids[3], ids[2]]
+    assert [r["id"] for r in report["bottom_improvements"]] == [ids[0], ids[1]]
+    assert report["improvements_last_7_days"] == 4
+    assert set(report["trends"]) >= {"success_rate", "avg_quality"}
+
+
+def test_monthly_archives_old_evaluations_and_prunes_deprecated(project, store_of, evaluation_writer):
+    store = store_of("global")
+    evaluation_writer(store, "coder", "old1", success=True, quality=80, age_days=120)
+    evaluation_writer(store, "coder", "old2", success=False, quality=20, age_days=95)
+    evaluation_writer(store, "coder", "new1", success=True, quality=90, age_days=3)
+    dead = im.learn("coder", "Rewrite modules from scratch", "code_quality", 0.8)[0]
+    im.learn("coder", "Quote every shell variable", "code_quality", 0.8)
+    store.update_metadata("coder", "improvements", [dead], [{"deprecated": True, "deprecated_reason": "x"}])
+    report = maintenance.run_monthly("coder", project, older_than_days=90)
+    assert report["evaluations_archived"] == 2 and report["improvements_pruned"] == 1
+    assert [r.id for r in store.get("coder", "evaluations")] == ["new1"]
+    assert dead not in [r.id for r in store.get("coder", "improvements")]
+    archives = {os.path.basename(p).rsplit("-", 3)[0]: p for p in report["archives"]}
+    assert set(archives) == {"evaluations", "improvements-deprecated"}
+    rows = [json.loads(line) for line in open(archives["evaluations"], encoding="utf-8")]
+    assert {r["id"] for r in rows} == {"old1", "old2"}
+    assert rows[0]["metadata"]["agent_name"] == "coder" and oct(os.stat(archives["evaluations"]).st_mode)[-3:] == "600"
+    # not lost: the archive imports back
+    import_file(archives["evaluations"])
+    import_file(archives["improvements-deprecated"])
+    assert {r.id for r in store.get("coder", "evaluations")} == {"old1", "old2", "new1"}
+    assert dead in [r.id for r in store.get("coder", "improvements")]
+
+
+@pytest.mark.slow
+def test_run_due_in_background_spawns_detached_daily_run(project, store_of):
+    im.learn("coder", "Quote every shell variable", "code_quality", 0.8)
+    t0 = time.monotonic()
+    assert maintenance.run_due_in_background("coder", project) is True
+    assert time.monotonic() - t0 < 1.0  # returns at once
+    assert maintenance.run_due_in_background("coder", project) is False  # just spawned
+    deadline = time.time() + 90
+    while maintenance.is_due("coder") and time.time() < deadline:
+        time.sleep(0.5)
+    log = paths.logs_dir() / "maintenance.log"
+    assert not maintenance.is_due("coder"), log.read_text() if log.exists() else "no log"
+    assert len(store_of("global").get("coder", "performance")) == 1
+    assert maintenance.run_due_in_background("coder", project) is False  # not due any more
