@@ -97,5 +97,9 @@ def test_skills_are_listed_loaded_and_the_agent_is_found(tmp_path: Path, isolate
     # invoking the skill loads its body, with the session id substituted into the command
     later = json.dumps(bodies[1:], ensure_ascii=False)
     assert "# agent-memory: learn from every task" in later
-    assert "${CLAUDE_SESSION_ID}" not in later
+    assert "${CLAUDE_SESSION_ID}" not in later and "${CLAUDE_SKILL_DIR}" not in later
+    # the fallback launcher path resolves to where the installer puts the kioku command
+    launcher = f"{claude_dir / 'skills' / 'agent-memory'}/../../kioku/bin/kioku"
+    assert launcher in later
+    assert Path(launcher).resolve() == (claude_dir / "kioku" / "bin" / "kioku").resolve()
     assert re.search(r"--json --session [0-9a-f]{8}-[0-9a-f-]{27}", later)
