@@ -241,11 +241,12 @@ _RULES: list[_Rule] = [
                      r"(?P<val>[A-Za-z0-9+/%]{20,}={0,2})"), ("val",)),
     _Rule("provider_token", ("hf_", "shpat_", "shpca_", "shppa_", "shpss_", "dop_v1_", "dapi",
                              "hvs.", "dp.st.", "age-secret-key-", "key-", "sq0", "glc_",
-                             "lin_api_", "xapp-"), re.compile(
+                             "lin_api_", "xapp-", "gocspx-", "ya29.", "pmak-"), re.compile(
         r"\b(?:hf_[A-Za-z0-9]{30,}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|dop_v1_[a-f0-9]{64}"
         r"|dapi[a-f0-9]{32}|hvs\.[A-Za-z0-9_\-]{24,}|dp\.st\.[A-Za-z0-9_\-]{20,}"
         r"|AGE-SECRET-KEY-1[0-9A-Z]{50,}|key-[0-9a-f]{32}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}"
-        r"|glc_[A-Za-z0-9+/]{32,}={0,2}|lin_api_[A-Za-z0-9]{32,}|xapp-\d-[A-Za-z0-9\-]{20,})")),
+        r"|glc_[A-Za-z0-9+/]{32,}={0,2}|lin_api_[A-Za-z0-9]{32,}|xapp-\d-[A-Za-z0-9\-]{20,}"
+        r"|GOCSPX-[A-Za-z0-9_\-]{24,}|ya29\.[A-Za-z0-9_\-]{20,}|PMAK-[a-f0-9]{24}-[a-f0-9]{34})")),
     _Rule("provider_token", (":aa",), re.compile(r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_\-]{33}"),
           back="0123456789"),  # Telegram bot token
     # --- credentials in URLs (the match starts at the scheme, found by scanning back)
@@ -267,6 +268,12 @@ _RULES: list[_Rule] = [
         r"(?i:(?:password|passwd|passphrase|(?<![a-z])pwd|(?<=[a-z0-9][_\-])pass)\b)"
         r"[\"']?\s*(?P<op>=|:|=>|:=|\bis\b|\bwas\b)\s*(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]+)(?P=q)"),
           ("val",), _check_password, in_chunks=False),
+    _Rule("password", (" -u ", " --user ", " --user="), re.compile(
+        r" (?:-u|--user)[ =]['\"]?(?P<val>[^\s:'\"]+:(?P<pw>[^\s'\"]{3,}))"), ("val",), _check_url_creds,
+          in_chunks=False),  # curl -u user:password
+    _Rule("password", ("mysql",), re.compile(
+        r"mysql(?:dump|admin|sh)?\b[^\n]*?\s-p(?P<val>[^\s\-][^\s]{2,})"), ("val",),
+          lambda m: _value_ok(m.group("val")), in_chunks=False),  # mysql -u root -pSecret
     _Rule("password", ("パスワード", "暗証番号", "パスフレーズ", "合言葉"), re.compile(
         r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?:は|:|：|=|＝|を)\s*[「『\"']?"
         r"(?P<q>)(?P<val>[\x21-\x7e]{4,}?)(?=[」』\"']|です|だ|で(?:す|し)|[。、\s]|$)"),
@@ -286,6 +293,11 @@ _CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|6011|65|35)")
 _URL_RE = re.compile(r"\b[a-z][a-z0-9+.\-]*://[^\s<>\"'`]+", _I)
 _CANDIDATE_RE = re.compile(r"(?<![A-Za-z0-9+/_=\-])[A-Za-z0-9+/_\-]{20,}={0,2}(?![A-Za-z0-9+/_=\-])")
 _DIGIT_RE = re.compile(r"\d")
+_SSH_PUBKEY_RE = re.compile(
+    r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+AAAA[A-Za-z0-9+/]+=*")
+_PEM_PUBLIC_RE = re.compile(
+    r"-----BEGIN ((?:[A-Z0-9]+ )*(?:PUBLIC KEY|CERTIFICATE(?: REQUEST)?))-----[\s\S]*?-----END \1-----")
+_DATA_URI_TAILS = ("base64,", "base64,/")
 _SRI_RE = re.compile(r"sha\d+-")
 _PROSE_NEXT = re.compile(r" [a-z]")
 _HEX_RE = re.compile(r"^[0-9a-fA-F\-]+$")
@@ -332,6 +344,17 @@ def _is_high_entropy(tok: str) -> bool:
         return False
     threshold = min(4.0, math.log2(len(core)) - 0.7)
     return _entropy(core) >= threshold
+
+
+def _benign_spans(text: str, low: str) -> list[tuple[int, int]]:
+    """Where high-entropy data is expected and harmless: URLs without credentials, SSH public
+    keys, PEM public keys and certificates."""
+    spans = [u.span() for u in _URL_RE.finditer(text)] if "://" in text else []
+    if "aaaa" in low:
+        spans += [m.span() for m in _SSH_PUBKEY_RE.finditer(text)]
+    if "-----begin" in low:
+        spans += [m.span() for m in _PEM_PUBLIC_RE.finditer(text)]
+    return spans
 
 
 def _overlaps(spans: list[tuple[int, int]], s: int, e: int) -> bool:
@@ -425,8 +448,10 @@ def find_secrets(text: str) -> list[SecretFinding]:
             s, e = m.span()
             if _overlaps(spans, s, e) or not _is_high_entropy(m.group(0)):
                 continue
+            if text.endswith(_DATA_URI_TAILS, max(0, s - 8), s):
+                continue  # inline data (data:image/png;base64,...) is content, not a key
             if url_spans is None:
-                url_spans = [u.span() for u in _URL_RE.finditer(text)] if "://" in text else []
+                url_spans = _benign_spans(text, low)
             if _overlaps(url_spans, s, e):
                 continue
             spans.append((s, e))
