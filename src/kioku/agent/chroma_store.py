@@ -148,6 +148,30 @@ _CONNS: dict[tuple, _Conn] = {}
 _CONNS_LOCK = threading.RLock()
 
 
+def _open_persistent(chromadb: Any, path: Path, timeout: float = 20.0) -> Any:
+    """PersistentClient(path), retrying while another process holds SQLite's write lock.
+
+    Opening runs Chroma's migrations, which take SQLite's write lock: two processes
+    opening a new store at once fail with "database is locked" (seen in the tests).
+    Default Settings: telemetry is a no-op in chromadb 1.5, and every client opened on
+    one path in a process must use identical settings.
+    """
+    deadline = time.monotonic() + timeout
+    delay = 0.02
+    while True:
+        try:
+            return chromadb.PersistentClient(path=str(path))
+        except Exception as exc:  # noqa: BLE001
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            # the failed System stays cached under the path; drop it so the retry starts anew
+            from chromadb.api.shared_system_client import SharedSystemClient
+
+            SharedSystemClient._identifier_to_system.pop(str(path), None)
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
+
+
 def _now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -200,9 +224,7 @@ class AgentStore:
                 client = chromadb.HttpClient(host=self.host, port=self.port)
             else:
                 fsutil.ensure_private_dir(self.chroma_dir)
-                # default Settings (telemetry is a no-op in chromadb 1.5): any other client
-                # opened on this path in the process must use the same settings
-                client = chromadb.PersistentClient(path=str(self.chroma_dir))
+                client = _open_persistent(chromadb, self.chroma_dir)
             conn = _Conn(client, applied)
             _CONNS[key] = conn
             return conn
@@ -441,6 +463,9 @@ class AgentStore:
         return self.journal.pending_count()
 
     # --- public API: reads ----------------------------------------------------------------
+    def _exists(self) -> bool:
+        return self.server or (self.chroma_dir / "chroma.sqlite3").exists() or self.journal.pending_count() > 0
+
     def _read_conn(self) -> _Conn:
         if not self._synced and self.journal.pending_count():
             # read-your-writes after a crash or a broken store; never wait for a writer
@@ -455,6 +480,8 @@ class AgentStore:
 
     def query(self, agent: str, kind: str, text: str, n_results: int = 10,
               where: dict | None = None) -> list[Record]:
+        if not self._exists():
+            return []
         conn = self._read_conn()
         col = self._collection(conn, self.name(agent, kind))
         if col is None or n_results <= 0:
@@ -479,6 +506,8 @@ class AgentStore:
 
     def get(self, agent: str, kind: str, ids: list[str] | None = None, where: dict | None = None,
             limit: int | None = None) -> list[Record]:
+        if not self._exists():
+            return []
         conn = self._read_conn()
         col = self._collection(conn, self.name(agent, kind))
         if col is None or (ids is not None and not ids):
@@ -493,10 +522,14 @@ class AgentStore:
         return recs
 
     def count(self, agent: str, kind: str) -> int:
+        if not self._exists():
+            return 0
         col = self._collection(self._read_conn(), self.name(agent, kind))
         return 0 if col is None else int(col.count())
 
     def agents(self) -> list[str]:
+        if not self._exists():
+            return []
         conn = self._read_conn()
         found: set[str] = set()
         for col in conn.client.list_collections():

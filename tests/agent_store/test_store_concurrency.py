@@ -1,0 +1,106 @@
+"""Parallel writers: raw embedded chromadb loses HNSW vectors; through AgentStore nothing is lost.
+
+Workload (chroma.md section 5): several processes started together (a shared start time is the
+barrier) add standard-normal 384-d vectors to one collection on one PersistentClient path.
+Verification in a fresh process: every stored id is self-queried with its own vector;
+"unreachable" = it is not its own nearest neighbour (the vector is missing from the index,
+although count()/get() still list the id).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import py_env
+
+WORKERS = Path(__file__).with_name("store_conc_workers.py")
+COLLECTION = "agent_conc_improvements"
+PROCS, PER_PROC, BATCH = 4, 800, 25
+
+
+def _run(mode: str, path: Path, per_proc: int, batch: int) -> dict:
+    start = time.time() + 3.0  # every worker imports chromadb before the start line
+    procs = [subprocess.Popen([sys.executable, str(WORKERS), mode, str(path), str(w), str(per_proc), str(batch),
+                               str(start)], env=py_env(), stderr=subprocess.PIPE, text=True)
+             for w in range(PROCS)]
+    errors = [p.communicate(timeout=600)[1] for p in procs]
+    assert all(p.returncode == 0 for p in procs), errors
+    wall = time.time() - start
+    out = subprocess.run([sys.executable, str(WORKERS), "verify", str(path), COLLECTION], env=py_env(),
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    result.update(write_wall_s=round(wall, 1), docs=PROCS * per_proc, batch=batch)
+    print(f"{mode}: {result}")
+    return result
+
+
+def _raw_collection(path: Path) -> None:
+    import chromadb
+
+    client = chromadb.PersistentClient(path=str(path))
+    client.create_collection(COLLECTION, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None)
+    client.close()
+
+
+@pytest.mark.slow
+def test_raw_embedded_chromadb_loses_vectors_with_parallel_writers(tmp_path):
+    path = tmp_path / "raw"
+    _raw_collection(path)
+    result = _run("raw", path, PER_PROC, BATCH)
+    if result["unreachable"] == 0:  # not reproduced at this load: increase it once
+        path = tmp_path / "raw2"
+        _raw_collection(path)
+        result = _run("raw", path, 2 * PER_PROC, 2 * BATCH)
+    assert result["count"] == result["docs"]  # SQLite lost nothing...
+    assert result["unreachable"] > 0  # ...but the HNSW index did
+
+
+@pytest.mark.slow
+def test_agent_store_loses_nothing_with_parallel_writers(tmp_path):
+    result = _run("kioku", tmp_path / "kioku", PER_PROC, BATCH)
+    assert result["count"] == result["docs"] == PROCS * PER_PROC
+    assert result["unreachable"] == 0
+
+
+READER = r'''
+import sys, json, time
+from pathlib import Path
+from kioku.agent.chroma_store import AgentStore
+sys.path.insert(0, sys.argv[2])
+from store_conc_workers import VectorFromText
+store = AgentStore(Path(sys.argv[1]), embedder=VectorFromText())
+print(json.dumps(store.count("conc", "improvements")), flush=True)
+assert store.query("conc", "improvements", "seed", 1)[0].id == "seed"
+sys.stdin.readline()  # the other process writes now
+hits = store.query("conc", "improvements", "written-later-7", 1)
+print(json.dumps({"count": store.count("conc", "improvements"), "top": hits[0].id}), flush=True)
+'''
+
+
+def test_long_lived_process_sees_other_processes_new_vectors(tmp_path):
+    from kioku.agent.chroma_store import AgentStore, Record
+
+    sys.path.insert(0, str(WORKERS.parent))
+    from store_conc_workers import VectorFromText
+
+    path = tmp_path / "live"
+    store = AgentStore(path, embedder=VectorFromText())
+    store.upsert("conc", "improvements", [Record("seed", "seed", {})])
+    reader = subprocess.Popen([sys.executable, "-c", READER, str(path), str(WORKERS.parent)], env=py_env(),
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert reader.stdout is not None and reader.stdin is not None
+    assert json.loads(reader.stdout.readline()) == 1
+    # another process (this one) adds vectors while the reader keeps its client open
+    store.upsert("conc", "improvements", [Record(f"written-later-{i}", f"written-later-{i}", {}) for i in range(20)])
+    reader.stdin.write("go\n")
+    reader.stdin.flush()
+    out, err = reader.communicate(timeout=120)
+    assert reader.returncode == 0, err
+    assert json.loads(out) == {"count": 21, "top": "written-later-7"}
