@@ -69,6 +69,7 @@ def main(argv: Sequence[str] | None = None, source_root: Path | None = None) -> 
         return 2
     target = Target(Path(args.project).expanduser().resolve() / ".claude", Path(args.project).expanduser().resolve()) \
         if args.project else Target(paths.claude_dir().expanduser().absolute())
+    args.claude_dir_existed = target.claude_dir.exists()
     try:
         with _locked(target.claude_dir, create=not args.dry_run and not args.uninstall):
             if args.uninstall:
@@ -141,6 +142,8 @@ def install(target: Target, args: argparse.Namespace, root: Path) -> int:
         return 0
 
     created_dirs = list(old.get("created_dirs", [])) if old else []
+    if not args.claude_dir_existed and "." not in created_dirs:
+        created_dirs.append(".")  # the Claude folder itself: removed again if left empty
     for d in (target.kioku_dir, target.claude_dir / "skills"):
         if not d.exists() and str(d.relative_to(target.claude_dir)) not in created_dirs:
             created_dirs.append(str(d.relative_to(target.claude_dir)))
@@ -310,7 +313,8 @@ def _prune_dirs(target: Target, files: list[str], created: list[str]) -> None:
     dirs = {(target.claude_dir / r).parent for r in files}
     dirs |= {target.kioku_dir / "hooks", target.kioku_dir / "bin"}
     for rel in created:
-        dirs.add(target.claude_dir / rel)
+        if rel != ".":
+            dirs.add(target.claude_dir / rel)
     for d in sorted(dirs, key=lambda p: len(p.parts), reverse=True):
         while d != target.claude_dir and target.claude_dir in d.parents:
             try:
@@ -318,6 +322,9 @@ def _prune_dirs(target: Target, files: list[str], created: list[str]) -> None:
             except OSError:
                 break
             d = d.parent
+    if "." in created:
+        with contextlib.suppress(OSError):
+            target.claude_dir.rmdir()
 
 
 # --------------------------------------------------------------------------- helpers

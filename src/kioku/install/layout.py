@@ -100,6 +100,10 @@ def source_files(source_root: Path) -> dict[str, bytes]:
 def package_files(source_root: Path) -> dict[str, bytes]:
     """The kioku package (and its data files), keyed by path relative to site-packages."""
     pkg = source_root / "src" / "kioku"
-    return {f"kioku/{p.relative_to(pkg).as_posix()}": p.read_bytes()
-            for p in sorted(pkg.rglob("*"))
-            if p.is_file() and "__pycache__" not in p.parts and not p.name.endswith((".pyc", ".pyo"))}
+    files = {f"kioku/{p.relative_to(pkg).as_posix()}": p.read_bytes()
+             for p in sorted(pkg.rglob("*"))
+             if p.is_file() and "__pycache__" not in p.parts and not p.name.endswith((".pyc", ".pyo"))}
+    # the Jinja templates of `kioku agent-section`, found by kioku.render.templating beside the package
+    for p in sorted((source_root / "templates").glob("*.j2")):
+        files[f"kioku/templates/{p.name}"] = p.read_bytes()
+    return files

@@ -1,0 +1,191 @@
+"""install.py end to end (real subprocess, real files; the venv uses the dev reuse option).
+
+The default isolated venv (pip) is exercised by tests/e2e, which installs for real.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+PRE = (b'{\n  "model": "opus",\n  "hooks": {\n    "Stop": [\n      {"hooks": [{"type": "command", '
+       b'"command": "notify-send done", "timeout": 5}]}\n    ],\n    "PreToolUse": [{"matcher": "Bash", '
+       b'"hooks": [{"type": "command", "command": "guard.sh"}]}]\n  }\n}\n')
+
+
+def install(*args: str, source: Path = REPO, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(source / "install.py"), "--reuse-site-packages", *args],
+                          capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else b"<dir>")
+            for p in sorted(root.rglob("*")) if not p.is_symlink()} if root.exists() else {}
+
+
+@pytest.fixture
+def claude(isolated_home: Path) -> Path:
+    return isolated_home / ".claude"
+
+
+def test_install_twice_then_uninstall_restores_settings_byte_for_byte(tmp_path, claude, project):
+    # A frozen copy of the checkout: "nothing to change" must not depend on concurrent edits.
+    src = _copy_checkout(tmp_path / "checkout")
+    claude.mkdir()
+    (claude / "settings.json").write_bytes(PRE)
+    os.chmod(claude / "settings.json", 0o640)
+    first = install(source=src)
+    assert first.returncode == 0, first.stderr
+    data = json.loads((claude / "settings.json").read_text())
+    assert data["model"] == "opus" and data["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == "guard.sh"
+    assert data["hooks"]["Stop"][0]["hooks"][0]["command"] == "notify-send done"
+    assert str(claude / "kioku" / "hooks" / "stop.py") in data["hooks"]["Stop"][1]["hooks"][0]["command"]
+    assert stat.S_IMODE((claude / "settings.json").stat().st_mode) == 0o640
+    kioku = claude / "kioku" / "bin" / "kioku"
+    assert os.access(kioku, os.X_OK)
+    assert subprocess.run([str(kioku), "--version"], capture_output=True, text=True).stdout.startswith("kioku ")
+    manifest = json.loads((claude / "kioku" / "manifest.json").read_text())
+    for rel in manifest["files"]:
+        assert (claude / rel).is_file()
+    assert "kioku/hooks/user_prompt_submit.py" in manifest["files"]
+
+    before = (claude / "settings.json").stat().st_mtime_ns, snapshot(claude / "kioku")
+    second = install(source=src)
+    assert second.returncode == 0 and "nothing to change" in second.stdout
+    assert ((claude / "settings.json").stat().st_mtime_ns, snapshot(claude / "kioku")) == before
+
+    gone = install("--uninstall", source=src)
+    assert gone.returncode == 0, gone.stderr
+    assert (claude / "settings.json").read_bytes() == PRE
+    assert stat.S_IMODE((claude / "settings.json").stat().st_mode) == 0o640
+    assert not (claude / "kioku").exists() and sorted(p.name for p in claude.iterdir()) == ["settings.json"]
+    assert "nothing to remove" in install("--uninstall").stdout
+
+
+def test_settings_created_by_kioku_are_removed_on_uninstall(claude, project):
+    assert install().returncode == 0
+    assert (claude / "settings.json").exists()
+    assert install("--uninstall").returncode == 0
+    assert not (claude / "settings.json").exists()
+
+
+def test_dry_run_prints_changes_and_changes_nothing(claude, project):
+    claude.mkdir()
+    (claude / "settings.json").write_bytes(PRE)
+    before = snapshot(claude)
+    dry = install("--dry-run")
+    assert dry.returncode == 0 and "Dry run: nothing was changed." in dry.stdout
+    assert "create" in dry.stdout and "+" in dry.stdout and "user_prompt_submit.py" in dry.stdout
+    assert snapshot(claude) == before
+    assert install().returncode == 0
+    installed = snapshot(claude)
+    dry = install("--uninstall", "--dry-run")
+    assert dry.returncode == 0 and "delete" in dry.stdout and snapshot(claude) == installed
+
+
+def test_malformed_settings_are_refused_untouched(claude, project):
+    claude.mkdir()
+    bad = b'{"model": "opus",}\n'
+    (claude / "settings.json").write_bytes(bad)
+    res = install()
+    assert res.returncode == 1 and "not valid JSON" in res.stderr and "did not change it" in res.stderr
+    assert (claude / "settings.json").read_bytes() == bad and not (claude / "kioku").exists()
+
+
+def test_disable_auto_memory_is_reverted_even_after_user_edits(claude, project):
+    claude.mkdir()
+    (claude / "settings.json").write_text('{"autoMemoryEnabled": true}\n')
+    assert install("--disable-auto-memory").returncode == 0
+    assert json.loads((claude / "settings.json").read_text())["autoMemoryEnabled"] is False
+    data = json.loads((claude / "settings.json").read_text())
+    data["theme"] = "dark"  # the user edits the file after installing
+    (claude / "settings.json").write_text(json.dumps(data, indent=2) + "\n")
+    assert install("--uninstall").returncode == 0
+    assert json.loads((claude / "settings.json").read_text()) == {"autoMemoryEnabled": True, "theme": "dark"}
+
+
+def test_project_install_uses_project_dir_variable(tmp_path, project, claude):
+    res = install("--project", str(project))
+    assert res.returncode == 0, res.stderr
+    data = json.loads((project / ".claude" / "settings.json").read_text())
+    cmd = data["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert cmd.startswith('"$CLAUDE_PROJECT_DIR"/.claude/kioku/venv/bin/python') and str(project) not in cmd
+    assert (project / ".claude" / "kioku" / ".gitignore").read_text().strip().endswith("*")
+    assert not claude.exists()  # the user folder is not touched
+    payload = json.dumps({"prompt": "remember that the staging db is on port 5433", "cwd": str(project)})
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project), "KIOKU_NO_WORKER": "1"}
+    ran = subprocess.run(["sh", "-c", cmd], input=payload, text=True, capture_output=True, env=env, cwd=project)
+    assert ran.returncode == 0 and "Saved to memory" in ran.stdout, ran.stderr
+    assert install("--project", str(project), "--uninstall").returncode == 0
+    assert not (project / ".claude").exists()
+    assert "5433" in (project / ".agents" / "memory" / "MEMORY.md").read_text()  # memories kept
+
+
+def _copy_checkout(dst: Path) -> Path:
+    dst.mkdir(parents=True)
+    for name in ("install.py", "pyproject.toml", "README.md"):
+        shutil.copy2(REPO / name, dst / name)
+    for name in ("src", "hooks", "skills"):
+        if (REPO / name).exists():
+            shutil.copytree(REPO / name, dst / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    return dst
+
+
+def test_upgrade_replaces_only_changed_files_and_checkout_can_be_deleted(tmp_path, claude, project):
+    src = _copy_checkout(tmp_path / "checkout")
+    assert install(source=src).returncode == 0
+    (src / "hooks" / "stop.py").write_text((src / "hooks" / "stop.py").read_text() + "# upgraded\n")
+    extra = src / "src" / "kioku" / "handlers" / "_obsolete_probe.py"
+    extra.write_text("X = 1\n")
+    assert install(source=src).returncode == 0
+    extra.unlink()
+    res = install(source=src)
+    assert res.returncode == 0 and res.stdout.count("delete") == 1 and "_obsolete_probe.py" in res.stdout
+    upgraded = install(source=src)
+    assert "nothing to change" in upgraded.stdout
+    assert (claude / "kioku" / "hooks" / "stop.py").read_text().endswith("# upgraded\n")
+    shutil.rmtree(src)  # the checkout is gone: Kioku keeps working from its own copy
+    cmd = json.loads((claude / "settings.json").read_text())["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    env = {**os.environ, "KIOKU_NO_WORKER": "1"}
+    payload = json.dumps({"prompt": "remember that releases happen on Tuesdays", "cwd": str(project)})
+    ran = subprocess.run(["sh", "-c", cmd], input=payload, text=True, capture_output=True, env=env, cwd=project)
+    assert "Saved to memory" in ran.stdout, ran.stderr
+    recall = subprocess.run([str(claude / "kioku" / "bin" / "kioku"), "recall"], capture_output=True, text=True,
+                            cwd=project, env=env)
+    assert recall.returncode == 0 and "Tuesdays" in recall.stdout, recall.stderr
+
+
+def test_purge_deletes_memories_plain_uninstall_keeps_them(claude, project, isolated_home):
+    assert install().returncode == 0
+    kioku = claude / "kioku" / "bin" / "kioku"
+    saved = subprocess.run([str(kioku), "remember", "I prefer short commit messages", "--type", "user"],
+                           capture_output=True, text=True, cwd=project)
+    assert saved.returncode == 0, saved.stderr
+    user_mem = isolated_home / ".agents" / "memory"
+    assert user_mem.exists()
+    res = install("--uninstall")
+    assert res.returncode == 0 and user_mem.exists() and "--purge" in res.stdout
+    assert install().returncode == 0
+    assert install("--uninstall", "--purge").returncode == 0
+    assert not user_mem.exists() and not (claude / "kioku").exists()
+
+
+def test_purge_needs_uninstall(claude):
+    assert install("--purge").returncode == 2
+
+
+def test_foreign_skill_folder_is_not_overwritten(claude, project):
+    mine = claude / "skills" / "memory-system" / "SKILL.md"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("my own skill\n")
+    res = install()
+    assert res.returncode == 1 and "not installed by Kioku" in res.stderr
+    assert mine.read_text() == "my own skill\n" and not (claude / "kioku").exists()

@@ -1,0 +1,72 @@
+"""settings.json merge/strip: other tools' entries untouched, idempotent, malformed refused."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kioku.install import settings
+from kioku.install.layout import Target
+
+TARGET = Target(__import__("pathlib").Path("/home/u/.claude"))
+GROUPS = settings.kioku_groups(TARGET.hook_command)
+MARKER = TARGET.marker()
+FOREIGN = {
+    "model": "opus",
+    "permissions": {"allow": ["Bash(git *)"]},
+    "hooks": {
+        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done", "timeout": 5}]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}],
+    },
+}
+
+
+def test_every_kioku_handler_has_explicit_timeout_and_matcher():
+    want = {"SessionStart": 15, "UserPromptSubmit": 10, "Stop": 10, "SubagentStart": 10, "SubagentStop": 10}
+    assert {e: g["hooks"][0]["timeout"] for e, g in GROUPS.items()} == want
+    assert GROUPS["SessionStart"]["matcher"] == "startup|resume|clear|compact"
+    for group in GROUPS.values():
+        assert MARKER in group["hooks"][0]["command"] and group["hooks"][0]["type"] == "command"
+
+
+def test_merge_keeps_foreign_entries_and_appends_ours():
+    merged = settings.merge(FOREIGN, GROUPS, MARKER)
+    assert merged["model"] == "opus" and merged["permissions"] == FOREIGN["permissions"]
+    assert merged["hooks"]["PreToolUse"] == FOREIGN["hooks"]["PreToolUse"]
+    assert merged["hooks"]["Stop"][0] == FOREIGN["hooks"]["Stop"][0]
+    assert merged["hooks"]["Stop"][1] == GROUPS["Stop"]
+    assert settings.merge(merged, GROUPS, MARKER) is merged  # idempotent: nothing to change
+    assert settings.strip_kioku(merged, MARKER, keep_events={"Stop", "PreToolUse"}) == FOREIGN
+
+
+def test_merge_replaces_an_older_kioku_entry_instead_of_adding_a_second():
+    old = settings.merge(FOREIGN, GROUPS, MARKER)
+    old["hooks"]["Stop"][1]["hooks"][0]["timeout"] = 60  # e.g. an older version's value
+    again = settings.merge(old, GROUPS, MARKER)
+    ours = [g for g in again["hooks"]["Stop"] if MARKER in json.dumps(g)]
+    assert ours == [GROUPS["Stop"]]
+
+
+def test_strip_keeps_other_handlers_sharing_a_group():
+    shared = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "other"},
+                                             GROUPS["Stop"]["hooks"][0]]}]}}
+    assert settings.strip_kioku(shared, MARKER) == {"hooks": {"Stop": [{"hooks": [{"type": "command",
+                                                                                    "command": "other"}]}]}}
+
+
+@pytest.mark.parametrize("raw", [b"{", b'{"a": 1,}', b"// comment\n{}", b"[]", b'"text"',
+                                 b'{"hooks": []}', b'{"hooks": {"Stop": {}}}', b"\xff\xfe{}"])
+def test_malformed_settings_are_refused(raw):
+    with pytest.raises(settings.SettingsError, match="did not change it"):
+        settings.parse(raw, "settings.json")
+
+
+def test_blank_or_missing_is_empty():
+    assert settings.parse(None, "x") == {} and settings.parse(b"  \n", "x") == {}
+
+
+@pytest.mark.parametrize("indent", [2, 4, "\t", None])
+def test_serialisation_keeps_the_files_style(indent):
+    raw = (json.dumps(FOREIGN, indent=indent) + "\n").encode()
+    assert settings.dumps(settings.parse(raw, "x"), raw) == raw
