@@ -5,8 +5,10 @@ the source checkout any more, so the folder is searched in this order:
 
 1. ``$KIOKU_TEMPLATES_DIR`` (tests, packagers);
 2. the checkout this module was imported from (``src/kioku/render`` → ``../../../templates``);
-3. ``<kioku home>/templates`` (the installer copies ``templates/`` there);
-4. ``<sys.prefix>/share/kioku/templates`` (a wheel's data files).
+3. ``kioku/templates`` inside the installed package (install.py copies ``templates/`` there,
+   beside the package copy in Kioku's venv, so user and project installs both find it);
+4. ``<kioku home>/templates``;
+5. ``<sys.prefix>/share/kioku/templates`` (a wheel's data files).
 
 ``StrictUndefined`` makes a missing variable an error instead of an empty string: a section
 with a silently blank collection name would be worse than no section.
@@ -32,7 +34,9 @@ def template_dirs() -> list[Path]:
     override = os.environ.get("KIOKU_TEMPLATES_DIR")
     if override:
         candidates.append(Path(override).expanduser())
-    candidates.append(Path(__file__).resolve().parents[3] / "templates")
+    here = Path(__file__).resolve()
+    candidates.append(here.parents[3] / "templates")
+    candidates.append(here.parents[1] / "templates")
     candidates.append(paths.kioku_home() / "templates")
     candidates.append(Path(sys.prefix) / "share" / "kioku" / "templates")
     return candidates
