@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from kioku.agent import improvements as im
@@ -109,3 +111,14 @@ def test_cli_learn_and_errors(project, kioku):
     secret = kioku("learn", "--agent", "coder", "use password=hunter2hunter2X9", "--category", "misc",
                    "--confidence", "0.9", cwd=project)
     assert secret.returncode == 3 and "hunter2" not in secret.stderr
+
+
+def test_cli_sync_and_scope_override(project, kioku, store_of):
+    res = kioku("learn", "--agent", "coder", "Services end with Service", "--category",
+                "naming_conventions", "--confidence", "0.8", "--scope", "global", "--json", cwd=project)
+    assert res.returncode == 0, res.stderr
+    [rid] = json.loads(res.stdout)["ids"]
+    assert store_of("global").get("coder", "improvements", ids=[rid])
+    assert not (project / ".claude" / "chroma_data").exists()
+    sync = kioku("sync", cwd=project)
+    assert sync.returncode == 0 and sync.stdout.startswith("applied ")

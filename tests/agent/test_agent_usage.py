@@ -91,3 +91,22 @@ def test_policy_edges():
     assert stats.policy_changes({**base, "usage_count": 20, "success_count": 16}, "t", 1.0) == {}
     assert stats.policy_changes({**base, "usage_count": 20, "success_count": 17}, "t", 1.0)["confidence"] == 0.85
     assert stats.policy_changes({**base, "usage_count": 30, "success_count": 30, "promoted": True}, "t", 1.0) == {}
+
+
+@pytest.mark.slow
+def test_parallel_outcomes_lose_no_increment(project, store_of):
+    """Four processes score sessions that all used the same lesson: every use is counted."""
+    ids = im.learn("coder", "Read the stack trace bottom-up", "error_handling", 0.8)
+    for w in range(4):
+        for n in range(5):
+            usage.record_injection(f"w{w}-s{n}", "coder", ids, {ids[0]: "global"})
+    code = ("import sys\nfrom kioku.agent import usage\nw = sys.argv[1]\n"
+            "for n in range(5):\n    usage.apply_session_outcome(f'w{w}-s{n}', 'coder', n % 2 == 0)\n")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(w)], cwd=project,
+                              stderr=subprocess.PIPE, text=True) for w in range(4)]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+    m = store_of("global").get("coder", "improvements", ids=ids)[0].metadata
+    assert (m["usage_count"], m["success_count"]) == (20, 12)
+    assert m["success_rate"] == 0.6
