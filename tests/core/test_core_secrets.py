@@ -7,9 +7,11 @@ yet every sample has the real shape (prefix, length, alphabet) of the format it 
 
 from __future__ import annotations
 
+import json
 import random
 import string
 import timeit
+from pathlib import Path
 
 import pytest
 
@@ -119,6 +121,19 @@ SECRETS: list[tuple[str, str]] = [
     ("credit_card", f"card {CARD[:4]} {CARD[4:8]} {CARD[8:12]} {CARD[12:]} exp 12/29"),
     ("credit_card", f"amex {luhn_complete('37', 15)}"),
     ("high_entropy", f"the value is {rnd(32, B62, 55)} keep it safe"),
+    ("password", "curl -u admin:Secr3t! https://api.example.com/v1/items"),
+    ("password", "mysql -u root -pS3cretPw shop < dump.sql"),
+    ("provider_token", f"GOOGLE_CLIENT_SECRET GOCSPX-{rnd(28, URLSAFE, 57)}"),
+    ("provider_token", f"access token ya29.{rnd(60, URLSAFE, 58)}"),
+    ("azure_key", f"https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&sr=b&sig={rnd(43, B62, 59)}%3D"),
+    ("secret_assignment", f'{{"client_secret": "{rnd(35, URLSAFE, 60)}"}}'),
+    ("secret_assignment", f"DJANGO_SECRET_KEY='django-insecure-{rnd(40, B62 + '!@#%^&*', 61)}'"),
+    ("secret_assignment", f"export AWS_SESSION_TOKEN={rnd(120, B64, 62)}"),
+    ("github_token", f"export GITHUB_TOKEN=ghp_{rnd(36, B62, 63)}"),
+    ("github_token", f"トークンは ghp_{rnd(36, B62, 64)} です"),
+    ("secret_assignment", f"トークン：{rnd(32, B62, 65)}"),
+    ("connection_string", f"jdbc:postgresql://db:5432/app?user=app -- or postgresql://app:{rnd(12, B62, 66)}@db/app"),
+    ("url_credentials", f"https://oauth2:{rnd(20, B62, 67)}@gitlab.example.com/group/project.git"),
     ("high_entropy", f"{rnd(44, B64, 56)}="),
 ]
 
@@ -174,6 +189,51 @@ ORDINARY: list[str] = [
     "ISO timestamp 2026-11-29T19:37:38Z",
     "MEMORY.md line format is `- [type] summary → topic-file.md`",
     "pk_live keys are publishable; ask before touching billing",
+    "the password reset flow sends an email",
+    "API_KEY is read from .env at startup",
+    "token count: 1500 tokens per request",
+    "Use the `--password-stdin` flag with docker login",
+    "sort keys: true",
+    "Bearer tokens are validated in middleware.py",
+    "Authorization header format is `Bearer <token>`",
+    "the AWS region is ap-northeast-1; account id 123456789012",
+    "phone +81-90-1234-5678, ISBN 978-3-16-148410-0",
+    "curl -u $USER:$PASS https://api.example.com",
+    "mysql -u root -p mydb < dump.sql",
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+    "パスワードの最低文字数は12文字",
+    "トークンの有効期限は1時間",
+    "シークレットはVaultで管理する",
+    "秘密鍵はリポジトリに入れない",
+    "image@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "hashlib.sha256(b'abc').hexdigest()",
+    "jwt.decode(token, key, algorithms=['HS256'])",
+    "org.springframework.boot.autoconfigure.SpringBootApplication",
+    "kubectl get pods -n kube-system -o jsonpath='{.items[*].metadata.name}'",
+    "npm install --save-dev @types/node@20.11.5",
+    "contact alice.smith+test@example.co.jp",
+    "[docs](https://example.com/search?q=redis+cluster&page=2)",
+    "the secret sauce is good tests",
+    "our auth: oauth2 via Google",
+    "the key: use snake_case everywhere",
+    "const apiKey = process.env.API_KEY;",
+    "token = request.headers['Authorization']",
+    "passwordless login via magic links",
+    "PASSWORD_MIN_LENGTH=12",
+    "client_id: my-app-frontend",
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl user@host",
+    "-----BEGIN CERTIFICATE-----\n" + rnd(64, B64, 90) + "\n-----END CERTIFICATE-----",
+    "commit a1b2c3d fixed the bug; see PR #1234",
+    "secret: true",
+    "secrets: inherit",
+    "token: ${{ secrets.GITHUB_TOKEN }}",
+    "api_key: !ENV ${API_KEY}",
+    "hookSpecificOutput.additionalContext is the documented key: hookSpecificOutput.additionalContext",
+    "models live in ~/.cache/chroma/onnx_models/all-MiniLM-L6-v2/onnx/",
+    "see .maestro/playbooks/2026-03-29-Issues-Triage-3-29-2026/Working/triage-report.md",
+    "The İstanbul office uses the same key: see the wiki",
+    "connect with postgres://user:password@localhost:5432/db (placeholder credentials)",
+    "curl -u user:password https://api.example.com",
 ]
 
 
@@ -275,3 +335,57 @@ def test_scan_is_fast_on_a_2kb_prompt() -> None:
     per_call = min(timeit.repeat(lambda: find_secrets(prompt), number=n, repeat=3)) / n
     # Typical is a few hundred microseconds; the bound leaves room for a loaded CI box.
     assert per_call < 0.005, per_call
+
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+LOCOMO = REPO_ROOT.parent / "shared" / "bench" / "locomo-dev.json"
+
+
+def test_no_false_positives_in_the_shipped_sources_and_docs() -> None:
+    """Kioku's own code and docs are ordinary technical text: nothing in them may trip the
+    scanner (paths, hashes, identifiers, regexes, config keys, Japanese prose)."""
+    files = [p for pattern in ("src/kioku/**/*.py", "*.md", "skills/**/*.md", "templates/**/*")
+             for p in REPO_ROOT.glob(pattern) if p.is_file()]
+    assert len(files) > 20
+    hits = []
+    for path in files:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for para in text.split("\n\n"):
+            for f in find_secrets(para):
+                hits.append((path.relative_to(REPO_ROOT).as_posix(), f.kind, para[f.start:f.end][:40]))
+    assert hits == []
+
+
+@pytest.mark.skipif(not LOCOMO.exists(), reason="shared LoCoMo benchmark not present")
+def test_no_false_positives_in_natural_conversation() -> None:
+    """~4,600 turns of real chit-chat (LoCoMo) contain no secrets."""
+    data = json.loads(LOCOMO.read_text(encoding="utf-8"))
+    turns = [t["text"] for conv in data for v in conv["conversation"].values()
+             if isinstance(v, list) for t in v if isinstance(t, dict) and "text" in t]
+    assert len(turns) > 1000
+    flagged = [t[:80] for t in turns if contains_secret(t)]
+    assert flagged == []
+
+
+@pytest.mark.parametrize("alphabet,length,min_rate", [
+    (B62, 24, 0.9), (B62, 32, 0.95), (B62, 40, 0.97), (B64, 32, 0.9), (B64, 44, 0.97),
+    (URLSAFE, 40, 0.95),
+])
+def test_random_tokens_are_caught_by_the_entropy_layer(alphabet: str, length: int, min_rate: float) -> None:
+    r = random.Random(f"rate:{length}:{alphabet}")
+    tokens = ["".join(r.choice(alphabet) for _ in range(length)) for _ in range(200)]
+    caught = sum(1 for tok in tokens if find_secrets(f"value {tok} end"))
+    assert caught / len(tokens) >= min_rate
+
+
+def test_hex_hashes_are_deliberately_not_flagged_in_prose_but_are_in_key_context() -> None:
+    sha = rnd(40, HEX, 91)
+    assert find_secrets(f"fixed in {sha}, see the PR") == []
+    assert [f.kind for f in find_secrets(f"api_key={sha}")] == ["secret_assignment"]
+
+
+def test_unicode_case_folding_keeps_offsets_right() -> None:
+    # "İ".lower() is two code points; offsets must still point at the secret itself
+    text = f"İİİ password=Zq9xW2vB and {AWS_ID}"
+    got = [(f.kind, text[f.start:f.end]) for f in find_secrets(text)]
+    assert got == [("password", "Zq9xW2vB"), ("aws_access_key", AWS_ID)]

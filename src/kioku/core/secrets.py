@@ -117,6 +117,7 @@ _PLACEHOLDER_RE = re.compile(
       | str | string | bytes | int | bool | secretstr | any | optional\[.*
       | redacted | \[redacted.* | changeme_placeholder | your[_-]?\w* | my[_-]?\w*[_-]here
       | example | dummy | placeholder | todo | tbd | n/a | ""|''
+      | password | passwd | pass | pwd | pw | secret | token | user | username | foo | bar | baz
     )$""",
     re.IGNORECASE | re.VERBOSE,
 )
