@@ -30,7 +30,17 @@ Rules chosen for the ambiguous cases (tests pin each of them):
   "ファイルを保存して" is a file save. 忘れないで is a memory when the content is a fact
   ("…ことを忘れないで", "忘れないで：…"), a task when it is "…するのを忘れないで".
 - Content drops the trigger, politeness ("please", "ください"), a leading "that"/"to"/":"
-  and trailing punctuation; empty content means no request.
+  and trailing punctuation; empty content means no request. A task appended after
+  ", and fix/run/add ..." is cut off; a fully quoted content is unwrapped. A Japanese trigger
+  standing alone in its sentence takes the neighbouring sentence ("…。覚えておいて").
+
+Feedback polarity rules: strong phrases ("thanks", "that worked", "doesn't work", "still
+failing", "not what I asked", "ありがとう", "動かない") count anywhere in the first 600
+characters; weak single words ("great", "failing", "wrong", "失敗") only in a reply of at most
+three words or among its first two words, because tasks use them too ("fix the failing
+test"). Positive phrases that contain a negative word win ("not bad", "no problem",
+"doesn't fail anymore", "間違いない"). Mixed feedback with a contrast ("thanks, but it still
+fails") is negative. Questions are neutral unless they complain ("why is it still failing?").
 """
 
 from __future__ import annotations
