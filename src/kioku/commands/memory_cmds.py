@@ -83,14 +83,12 @@ def _warn(lines: list[str]) -> None:
 
 
 def cmd_remember(args: argparse.Namespace) -> int:
-    from dataclasses import asdict
-
     from kioku.memory.api import remember
 
     text = sys.stdin.read() if args.text == ["-"] else " ".join(args.text)
     result = remember(text, type=args.type, topic=args.topic)
     if args.json:
-        print(json.dumps(asdict(result), ensure_ascii=False))
+        print(json.dumps(result.to_dict(), ensure_ascii=False))
         _warn(result.warnings)
         return 0
     where = _show(result.topic_file)

@@ -23,7 +23,6 @@ result carries a warning that points to ``kioku organize``; nothing is dropped.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,18 +43,31 @@ if TYPE_CHECKING:
 DUPLICATE_JACCARD = 0.8
 
 
-@dataclass
 class SaveResult:
-    status: str  # "saved" | "duplicate" | "superseded"
-    type: str
-    summary: str
-    topic_file: str
-    index_line: str
-    superseded: list[str] = field(default_factory=list)
-    scope: str = "project"
-    id: str = ""
-    indexed: bool = True
-    warnings: list[str] = field(default_factory=list)
+    """What ``remember`` did. A plain class: importing dataclasses costs the hook ~10 ms."""
+
+    FIELDS = ("status", "type", "summary", "topic_file", "index_line", "superseded", "scope", "id", "indexed",
+              "warnings")
+
+    def __init__(self, status: str, type: str, summary: str, topic_file: str, index_line: str,
+                 superseded: list[str] | None = None, scope: str = "project", id: str = "",
+                 indexed: bool = True, warnings: list[str] | None = None) -> None:
+        self.status = status  # "saved" | "duplicate" | "superseded"
+        self.type = type
+        self.summary = summary
+        self.topic_file = topic_file
+        self.index_line = index_line
+        self.superseded: list[str] = superseded or []
+        self.scope = scope  # "project" | "user"
+        self.id = id
+        self.indexed = indexed
+        self.warnings: list[str] = warnings or []
+
+    def to_dict(self) -> dict:
+        return {name: getattr(self, name) for name in self.FIELDS}
+
+    def __repr__(self) -> str:
+        return f"SaveResult({self.to_dict()!r})"
 
 
 def memory_dirs(project_root: Path | None = None) -> list[MemoryDir]:

@@ -7,65 +7,97 @@ dashboards). Each cue adds weight to a type; the highest total wins and ties go 
 order feedback > user > reference > project. With no cue at all a memory is ``project``,
 the safest place (it stays with the repository and is not carried to other projects).
 
-Topics: user → user-preferences.md, feedback → feedback-history.md; reference →
-infrastructure-notes.md when it names infrastructure, else references.md; project →
-infrastructure-notes.md (deploy/servers/CI words), tech-decisions.md (decided, chose,
-switch to, instead of, 決定, 採用 ...) or project-conventions.md.
+Topics: user → user-preferences.md, feedback → feedback-history.md; infrastructure words
+(deploy, servers, CI, databases, サーバ, デプロイ ...) → infrastructure-notes.md; other
+references → references.md; decisions (decided, chose, switch to, instead of, 決定, 採用 ...)
+→ tech-decisions.md; anything else → project-conventions.md.
+
+Speed: runs on the hook save path, so cues are word/phrase lookups on a lower-cased,
+space-padded word sequence (word boundaries for free) and substring tests for Japanese.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 TYPE_ORDER = ("feedback", "user", "reference", "project")
 
-_CUES: dict[str, list[tuple[re.Pattern[str], int]]] = {
+_WORD = re.compile(r"[a-z0-9][a-z0-9_'+#-]*")
+
+
+def _combos(firsts, seconds, thirds=("",)) -> tuple[str, ...]:
+    return tuple(" ".join(p for p in (a, b, c) if p) for a in firsts for b in seconds for c in thirds)
+
+
+_ADVERBS = ("", "really", "usually", "always", "generally", "strongly")
+# (weight, phrases matched at word boundaries, phrases that must start the text, Japanese substrings)
+_CUES: dict[str, list[tuple[int, tuple[str, ...], tuple[str, ...], tuple[str, ...]]]] = {
     "feedback": [
-        (re.compile(r"^\s*(?:please\s+)?(?:don'?t|do not|stop|quit|avoid|never)\b", re.I), 3),
-        (re.compile(r"\b(?:that|this|it) (?:was|is) (?:wrong|bad|incorrect|not (?:right|what)|great|perfect|helpful)\b", re.I), 4),
-        (re.compile(r"\byou (?:should(?:n't| not)?|shouldn't|must|keep|always|never|did|were|are too|made)\b", re.I), 3),
-        (re.compile(r"\b(?:too (?:verbose|long|short|slow)|wrong approach|not like that|good job|well done|keep doing)\b", re.I), 3),
-        (re.compile(r"(?:よくない|良くない|ダメ|だめ|駄目|間違|違います|やめて|しないで|しないでください|悪い|不要です|良かった|よかった)"), 4),
+        (3, (), ("don't", "do not", "dont", "stop", "quit", "avoid", "never", "please don't", "please do not",
+                 "please stop", "please avoid", "please never"), ()),
+        (4, _combos(("that", "this", "it"), ("was", "is"), ("wrong", "bad", "incorrect", "great", "perfect", "helpful")) +
+         ("that's wrong", "that's not right", "not what i asked", "not what i wanted"), (), ()),
+        (3, _combos(("you",), ("should", "shouldn't", "must", "keep", "always", "never", "did", "were", "made")) +
+         ("you are too", "you're too", "too verbose", "too long", "too short", "too slow", "wrong approach",
+          "not like that", "good job", "well done", "keep doing"), (), ()),
+        (4, (), (), ("よくない", "良くない", "ダメ", "だめ", "駄目", "間違", "違います", "やめて", "しないで", "悪い",
+                     "不要です", "良かった", "よかった")),
     ],
     "user": [
-        (re.compile(r"\bI(?:'m| am)?\s+(?:really\s+|usually\s+|always\s+|generally\s+)?(?:prefer|like|love|hate|dislike|enjoy|want|use|work|am)\b", re.I), 4),
-        (re.compile(r"\b(?:my (?:preference|favou?rite|name|editor|shell|timezone|role)|call me|i'm a|i am a)\b", re.I), 4),
-        (re.compile(r"^\s*prefer\b", re.I), 2),
-        (re.compile(r"(?:私は|僕は|俺は|わたしは|個人的に|私の好み|が好き|を好む|が苦手|が嫌い)"), 4),
+        (4, _combos(("i", "i'm", "i am"), _ADVERBS, ("prefer", "like", "love", "hate", "dislike", "enjoy", "want",
+                                                     "use", "work")) +
+         ("i'm a", "i am a", "call me", "my preference", "my favorite", "my favourite", "my name", "my editor",
+          "my shell", "my timezone", "my role"), (), ()),
+        (2, (), ("prefer",), ()),
+        (4, (), (), ("私は", "僕は", "俺は", "わたしは", "個人的に", "私の好み", "が好き", "を好む", "が苦手", "が嫌い")),
     ],
     "reference": [
-        (re.compile(r"https?://\S+|\bwww\.\S+", re.I), 5),
-        (re.compile(r"\b(?:docs?|documentation|dashboard|runbook|wiki|playbook|spec|design doc|confluence|notion|jira|slack channel|grafana|kibana)\b", re.I), 2),
-        (re.compile(r"\b(?:is|are|lives?|live|located|found|kept|hosted|stored) (?:at|in|on|under)\b", re.I), 2),
-        (re.compile(r"(?:ドキュメント|ダッシュボード|マニュアル|手順書|にある|に置いて|で確認できる|を参照)"), 3),
+        (2, ("docs", "doc", "documentation", "dashboard", "runbook", "wiki", "playbook", "spec", "design doc",
+             "confluence", "notion", "jira", "slack channel", "grafana", "kibana") +
+         _combos(("is", "are", "lives", "live", "located", "found", "kept", "hosted", "stored"), ("at", "in", "on", "under")),
+         (), ()),
+        (3, (), (), ("ドキュメント", "ダッシュボード", "マニュアル", "手順書", "にある", "に置いて", "で確認できる", "を参照")),
     ],
     "project": [
-        (re.compile(r"\b(?:we|our team|the team) (?:use|uses|prefer|deploy|run|build|follow|decided|chose|always|never)\b", re.I), 3),
-        (re.compile(r"\b(?:this|the|our) (?:project|repo|repository|codebase|app|service)\b", re.I), 2),
-        (re.compile(r"(?:このプロジェクト|本プロジェクト|このリポジトリ|我々は|うちでは|チームでは)"), 3),
+        (3, _combos(("we", "our team", "the team"), ("use", "uses", "prefer", "deploy", "run", "build", "follow",
+                                                    "decided", "chose", "always", "never")), (), ()),
+        (2, _combos(("this", "the", "our"), ("project", "repo", "repository", "codebase", "app", "service")), (), ()),
+        (3, (), (), ("このプロジェクト", "本プロジェクト", "このリポジトリ", "我々は", "うちでは", "チームでは")),
     ],
 }
 
-_INFRA = re.compile(
-    r"\b(?:deploy\w*|server|servers|staging|production|prod|kubernetes|k8s|docker|container|cluster|"
-    r"terraform|ansible|nginx|aws|gcp|azure|s3|ec2|lambda|ci|cd|pipeline|github actions|host|hostname|"
-    r"port|dns|vpn|ssh|database|db|redis|postgres\w*|mysql|monitoring|grafana|kibana|datadog|sentry)\b"
-    r"|(?:サーバ|本番|ステージング|デプロイ|インフラ|データベース)",
-    re.I,
-)
-_DECISION = re.compile(
-    r"\b(?:decided|decision|chose|choose|chosen|switch(?:ed)? to|migrat\w* to|move[ds]? to|adopt\w*|"
-    r"instead of|rather than|over|in favou?r of|replac\w*)\b|(?:決定|採用|移行|に変更|代わりに)",
-    re.I,
-)
+_INFRA_WORDS = {"deploy", "deploys", "deployed", "deploying", "deployment", "deployments", "server", "servers",
+                "staging", "production", "prod", "kubernetes", "k8s", "docker", "container", "containers", "cluster",
+                "terraform", "ansible", "nginx", "aws", "gcp", "azure", "s3", "ec2", "lambda", "ci", "cd", "pipeline",
+                "host", "hostname", "port", "dns", "vpn", "ssh", "database", "db", "redis", "postgres", "postgresql",
+                "mysql", "monitoring", "grafana", "kibana", "datadog", "sentry"}
+_INFRA_PHRASES = ("github actions",)
+_INFRA_JA = ("サーバ", "本番", "ステージング", "デプロイ", "インフラ", "データベース")
+_DECISION_WORDS = {"decided", "decision", "chose", "choose", "chosen", "adopt", "adopted", "adopting", "over",
+                   "replace", "replaced", "replacing"}
+_DECISION_PHRASES = ("switch to", "switched to", "migrate to", "migrated to", "move to", "moved to", "instead of",
+                     "rather than", "in favor of", "in favour of")
+_DECISION_JA = ("決定", "採用", "移行", "に変更", "代わりに")
+
+
+def _prepare(text: str) -> tuple[str, list[str], str]:
+    low = unicodedata.normalize("NFKC", text).lower().replace("’", "'")
+    words = _WORD.findall(low)
+    return low, words, " " + " ".join(words) + " "
 
 
 def classify_type(text: str) -> str:
+    low, words, padded = _prepare(text)
+    head = " ".join(words[:3]) + " "
     scores = {t: 0 for t in TYPE_ORDER}
     for type_, cues in _CUES.items():
-        for pattern, weight in cues:
-            if pattern.search(text):
+        for weight, phrases, starts, japanese in cues:
+            if (any(f" {p} " in padded for p in phrases) or any(head.startswith(s + " ") for s in starts)
+                    or any(j in low for j in japanese)):
                 scores[type_] += weight
+    if "http://" in low or "https://" in low or "www." in low:
+        scores["reference"] += 5
     best = max(TYPE_ORDER, key=lambda t: (scores[t], -TYPE_ORDER.index(t)))
     return best if scores[best] > 0 else "project"
 
@@ -75,10 +107,13 @@ def pick_topic(text: str, type_: str) -> str:
         return "user-preferences.md"
     if type_ == "feedback":
         return "feedback-history.md"
-    if _INFRA.search(text):
+    low, words, padded = _prepare(text)
+    if _INFRA_WORDS.intersection(words) or any(f" {p} " in padded for p in _INFRA_PHRASES) or any(
+            j in low for j in _INFRA_JA):
         return "infrastructure-notes.md"
     if type_ == "reference":
         return "references.md"
-    if _DECISION.search(text):
+    if _DECISION_WORDS.intersection(words) or any(f" {p} " in padded for p in _DECISION_PHRASES) or any(
+            j in low for j in _DECISION_JA):
         return "tech-decisions.md"
     return "project-conventions.md"

@@ -27,7 +27,6 @@ index from the topic files, which are the source of truth.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from kioku.memory.textutil import summarize
@@ -58,22 +57,27 @@ class IndexUnreadable(Exception):
     """MEMORY.md exists but is not a text index (encoding, NUL bytes, size)."""
 
 
-@dataclass
 class IndexEntry:
-    type: str
-    summary: str
-    topic: str
+    # plain classes, not dataclasses, on the hook paths: importing dataclasses pulls in
+    # inspect (~10 ms), a good part of a hook's budget
+    __slots__ = ("type", "summary", "topic")
+
+    def __init__(self, type: str, summary: str, topic: str) -> None:
+        self.type, self.summary, self.topic = type, summary, topic
+
+    def __repr__(self) -> str:
+        return f"IndexEntry({self.line!r})"
 
     @property
     def line(self) -> str:
         return f"- [{self.type}] {self.summary} → {self.topic}"
 
 
-@dataclass
 class IndexDoc:
-    entries: list[IndexEntry] = field(default_factory=list)
-    extras: dict[str, list[str]] = field(default_factory=dict)  # section key -> verbatim lines
-    other_sections: list[tuple[str, list[str]]] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.entries: list[IndexEntry] = []
+        self.extras: dict[str, list[str]] = {}  # section key -> verbatim lines
+        self.other_sections: list[tuple[str, list[str]]] = []
 
     def render(self) -> str:
         lines = [TITLE, HELP_COMMENT, ""]

@@ -21,7 +21,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from kioku.core import paths
@@ -37,13 +36,12 @@ _FENCE_TAG = re.compile(r"<\s*/?\s*kioku-memory", re.I)
 _WORDS = re.compile(r"[^\W_]+")
 
 
-@dataclass
 class _Item:
-    scope: int  # 0 user, 1 project
-    order: int
-    type: str
-    line: str
-    score: float = 0.0
+    __slots__ = ("scope", "order", "type", "line", "score")
+
+    def __init__(self, scope: int, order: int, type: str, line: str) -> None:
+        self.scope, self.order, self.type, self.line = scope, order, type, line  # scope: 0 user, 1 project
+        self.score = 0.0
 
 
 def _scopes(project_root: Path | None) -> list[tuple[str, Path]]:

@@ -15,19 +15,21 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import re
 import unicodedata
 
-_CJK = r"\u3005\u3006\u3041-\u309f\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_CJK_RUN = re.compile(rf"[{_CJK}]+")
-_WORD = re.compile(rf"[^\W_{_CJK}]+(?:'[^\W_{_CJK}]+)*")
+# Cheap patterns only: compiling large Unicode classes costs milliseconds, and this module is
+# imported on the hook save path. CJK characters are recognised by code point instead.
 _PUNCT = re.compile(r"[^\w\s']+")
 _SPACES = re.compile(r"\s+")
 
 # Only the glue words; negations and quantifiers stay because they change meaning.
 _STOP = frozenset("a an the to of and or for in on at is are be it this that with as by".split())
+
+
+def is_cjk(ch: str) -> bool:
+    return "\u3005" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
 
 
 def normalize(text: str) -> str:
@@ -36,17 +38,36 @@ def normalize(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
-def token_set(text: str) -> set[str]:
-    norm = normalize(text)
-    tokens: set[str] = set()
-    for run in _CJK_RUN.findall(norm):
-        if len(run) == 1:
-            tokens.add(run)
+def _runs(word: str) -> list[tuple[bool, str]]:
+    """Split a word into (is_cjk, run) pieces: "bunを使う" → [(False, "bun"), (True, "を使う")]."""
+    runs: list[tuple[bool, str]] = []
+    for ch in word:
+        cjk = is_cjk(ch)
+        if runs and runs[-1][0] == cjk:
+            runs[-1] = (cjk, runs[-1][1] + ch)
         else:
-            tokens.update(run[i : i + 2] for i in range(len(run) - 1))
-    for word in _WORD.findall(_CJK_RUN.sub(" ", norm)):
-        if word not in _STOP:
-            tokens.add(word)
+            runs.append((cjk, ch))
+    return runs
+
+
+def token_set(text: str) -> set[str]:
+    tokens: set[str] = set()
+    for word in normalize(text).split(" "):
+        if not word:
+            continue
+        if word.isascii():
+            if word not in _STOP and word.strip("'_"):
+                tokens.add(word.strip("'"))
+            continue
+        for cjk, run in _runs(word):
+            if not cjk:
+                run = run.strip("'_")
+                if run and run not in _STOP:
+                    tokens.add(run)
+            elif len(run) == 1:
+                tokens.add(run)
+            else:
+                tokens.update(run[i : i + 2] for i in range(len(run) - 1))
     return tokens
 
 
@@ -76,34 +97,39 @@ def summarize(text: str, limit: int) -> str:
     return cut.rstrip(" ,;:.-") + "…"
 
 
-def _now() -> _dt.datetime:
+def _now():  # -> datetime.datetime (imported lazily: recall never needs a clock)
+    import datetime as _dt
+
     pinned = os.environ.get("KIOKU_NOW")
     if pinned:
         try:
             value = _dt.datetime.fromisoformat(pinned.replace("Z", "+00:00"))
-            return value if value.tzinfo else value.replace(tzinfo=_dt.timezone.utc)
+            value = value if value.tzinfo else value.replace(tzinfo=_dt.timezone.utc)
+            return value.astimezone(_dt.timezone.utc)
         except ValueError:
             pass
     return _dt.datetime.now(_dt.timezone.utc)
 
 
 def now_iso(millis: bool = False) -> str:
-    now = _now().astimezone(_dt.timezone.utc)
+    now = _now()
     if millis:
         return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
     return now.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def today() -> str:
-    return _now().astimezone(_dt.timezone.utc).strftime("%Y-%m-%d")
+    return _now().strftime("%Y-%m-%d")
 
 
-def parse_date(value: str) -> _dt.date | None:
+def parse_date(value: str):  # -> datetime.date | None
+    import datetime as _dt
+
     try:
         return _dt.date.fromisoformat(value[:10])
     except (ValueError, TypeError):
         return None
 
 
-def current_date() -> _dt.date:
-    return _now().astimezone(_dt.timezone.utc).date()
+def current_date():  # -> datetime.date
+    return _now().date()

@@ -31,10 +31,9 @@ body, so no data is lost. Headings written by hand (``## anything``) count as me
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
-from dataclasses import dataclass, field
+import zlib
 from pathlib import Path
 
 from kioku.core.errors import KiokuError, UsageError
@@ -63,18 +62,21 @@ class TopicFileError(KiokuError):
     """A topic file cannot be used as is (too large); nothing was written."""
 
 
-@dataclass
 class Entry:
-    id: str
-    type: str
-    created: str
-    summary: str
-    text: str
-    status: str = "active"  # active | superseded | merged | archived
-    meta: dict[str, str] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    raw: list[str] | None = None  # verbatim lines while unchanged (keeps hand edits intact)
-    line: int = 0  # 1-based line of the heading in the file it was read from
+    """One memory in a topic file (a plain class: dataclasses costs an inspect import)."""
+
+    def __init__(self, id: str, type: str, created: str, summary: str, text: str, status: str = "active",
+                 meta: dict[str, str] | None = None, notes: list[str] | None = None,
+                 raw: list[str] | None = None, line: int = 0) -> None:
+        self.id, self.type, self.created, self.summary, self.text = id, type, created, summary, text
+        self.status = status  # active | superseded | merged | archived
+        self.meta: dict[str, str] = meta if meta is not None else {}
+        self.notes: list[str] = notes if notes is not None else []
+        self.raw = raw  # verbatim lines while unchanged (keeps hand edits intact)
+        self.line = line  # 1-based line of the heading in the file it was read from
+
+    def __repr__(self) -> str:
+        return f"Entry({self.id!r}, {self.type!r}, {self.summary!r}, status={self.status!r})"
 
     @property
     def date(self) -> str:
@@ -111,17 +113,20 @@ def _meta_value(value: str) -> str:
 
 
 def make_id(created: str, text: str) -> str:
-    return hashlib.sha1(f"{created}|{text}".encode("utf-8")).hexdigest()[:8]
+    # crc32, not hashlib: importing hashlib loads OpenSSL (~10-20 ms) on the hook save path;
+    # ids only need to be short and distinct within one memory folder.
+    return f"{zlib.crc32(f'{created}|{text}'.encode('utf-8')):08x}"
 
 
-@dataclass
 class TopicFile:
-    path: Path
-    frontmatter: list[str] | None = None  # verbatim lines between the --- delimiters
-    preamble: list[str] = field(default_factory=list)
-    entries: list[Entry] = field(default_factory=list)
-    broken: str = ""  # why the file needs repair on the next write ("" = fine)
-    original: bytes | None = None
+    def __init__(self, path: Path, frontmatter: list[str] | None = None, preamble: list[str] | None = None,
+                 entries: list[Entry] | None = None, broken: str = "", original: bytes | None = None) -> None:
+        self.path = path
+        self.frontmatter = frontmatter  # verbatim lines between the --- delimiters
+        self.preamble: list[str] = preamble if preamble is not None else []
+        self.entries: list[Entry] = entries if entries is not None else []
+        self.broken = broken  # why the file needs repair on the next write ("" = fine)
+        self.original = original
 
     @property
     def name(self) -> str:
