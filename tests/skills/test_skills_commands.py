@@ -122,13 +122,22 @@ def test_every_documented_command_runs(project: Path, monkeypatch: pytest.Monkey
 WORKFLOW = ("remember", "search", "recall", "improvements", "learn", "agent-section")
 
 
+def _first_line_per_command() -> dict[str, tuple[str, str]]:
+    """The first documented line of each command (for agent-section: the first with --write)."""
+    lines: dict[str, tuple[str, str]] = {}
+    for where, line in COMMAND_LINES:
+        name = argv_of(line)[0]
+        if name == "agent-section" and "--write" not in line:
+            continue
+        lines.setdefault(name, (where, line))
+    return lines
+
+
 @pytest.mark.slow
 def test_workflow_commands_run_as_real_processes(kioku, project: Path) -> None:
     subdir = project / "pkg"
     subdir.mkdir()
-    lines = {}
-    for where, line in COMMAND_LINES:
-        lines.setdefault(argv_of(line)[0], (where, line))
+    lines = _first_line_per_command()
     failures = []
     for name in WORKFLOW:
         where, line = lines[name]
@@ -136,3 +145,36 @@ def test_workflow_commands_run_as_real_processes(kioku, project: Path) -> None:
         if out.returncode != 0 or "Traceback" in out.stderr:
             failures.append(f"{where}: `{line}` -> exit {out.returncode}: {out.stderr.strip()[-400:]}")
     assert not failures, "\n".join(failures)
+
+
+@pytest.mark.slow
+def test_workflow_commands_work_after_install(project: Path, tmp_path: Path) -> None:
+    """After ``install.py`` the skills' fallback launcher runs the documented lines from any folder,
+    and the installed skills are the ones validated here."""
+    import os
+    import subprocess
+    import sys
+
+    claude_dir = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    repo = SKILLS_DIR.parent
+    installed = subprocess.run([sys.executable, str(repo / "install.py"), "--reuse-site-packages"],
+                               cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert installed.returncode == 0, installed.stderr[-2000:]
+    for skill in SKILL_NAMES:
+        for source in (SKILLS_DIR / skill).rglob("*.md"):
+            copy = claude_dir / "skills" / skill / source.relative_to(SKILLS_DIR / skill)
+            assert copy.read_bytes() == source.read_bytes()
+    # the path the skills give: ${CLAUDE_SKILL_DIR}/../../kioku/bin/kioku
+    launcher = claude_dir / "skills" / "agent-memory" / ".." / ".." / "kioku" / "bin" / "kioku"
+    subdir = project / "docs"
+    subdir.mkdir()
+    lines = _first_line_per_command()
+    failures = []
+    for name in WORKFLOW:
+        where, line = lines[name]
+        out = subprocess.run([str(launcher), *argv_of(line)], cwd=subdir, capture_output=True,
+                             text=True, timeout=300)
+        if out.returncode != 0 or "Traceback" in out.stderr:
+            failures.append(f"{where}: `{line}` -> exit {out.returncode}: {out.stderr.strip()[-400:]}")
+    assert not failures, "\n".join(failures)
+    assert (subdir / ".claude" / "agents" / "code-finder.md").is_file()  # agent-section --write
