@@ -135,3 +135,16 @@ def test_show_and_list_presets(kioku, project: Path) -> None:
     assert {"code-finder", "research", "development", "debugging"} <= set(listed)
     missing = kioku("agent-section", "--show", str(project / "none.md"), cwd=project)
     assert missing.returncode == 1 and "cannot read" in missing.stderr
+
+
+def test_the_evaluator_scores_with_what_agent_section_wrote(kioku, project: Path) -> None:
+    """Round trip into the evaluator: kioku agent-section --write → evaluation.load_criteria."""
+    from kioku.evaluation.api import load_criteria
+
+    path = project / ".claude" / "agents" / "finder.md"
+    out = kioku("agent-section", "finder", "--criteria", CRITERIA, "--categories", CATEGORIES,
+                "--write", str(path), cwd=project)
+    assert out.returncode == 0, out.stderr
+    criteria = load_criteria("finder", project)
+    assert criteria == {"Result accuracy": 30, "Search confidence": 25, "Completeness": 20,
+                        "Efficiency": 15, "Clarity": 10}
