@@ -389,3 +389,12 @@ def test_unicode_case_folding_keeps_offsets_right() -> None:
     text = f"İİİ password=Zq9xW2vB and {AWS_ID}"
     got = [(f.kind, text[f.start:f.end]) for f in find_secrets(text)]
     assert got == [("password", "Zq9xW2vB"), ("aws_access_key", AWS_ID)]
+
+
+@pytest.mark.parametrize("unit", ["password=", "-----BEGIN PRIVATE KEY-----", "http://a:b@", "key: ",
+                                  "://", "Bearer ", "AKIA" + "Q" * 16 + " "])
+def test_adversarial_repetition_stays_linear(unit: str) -> None:
+    """No pathological backtracking or quadratic bookkeeping on hostile 50 KB inputs."""
+    text = unit * (50_000 // len(unit))
+    elapsed = min(timeit.repeat(lambda: redact(text), number=1, repeat=2))
+    assert elapsed < 2.0, elapsed

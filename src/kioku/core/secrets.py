@@ -201,14 +201,14 @@ _PROSE_WORDS = frozenset(
 _I = re.IGNORECASE
 
 _TOKEN_KEYS = r"(?i:(?:secret|token|credentials?|auth|key)s?\b)"
-_ASSIGN_VALUE = r"[\"']?\s*(?P<op>=|:|=>|:=)\s*(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]+)(?P=q)"
+_ASSIGN_VALUE = r"[\"']?\s*(?P<op>=|:|=>|:=)\s*(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{1,512})(?P=q)"
 _TOKEN_ASSIGN_RE = re.compile(_TOKEN_KEYS + _ASSIGN_VALUE)
 
 _RULES: list[_Rule] = [
     # --- private keys (PEM, also with literal "\n" escapes as inside service-account JSON)
     _Rule("private_key", ("-----begin",), re.compile(
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-        r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:\-]*)"), in_chunks=False),
+        r"(?:[\s\S]{0,20000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:\-]{0,20000})"), in_chunks=False),
     _Rule("gcp_service_account", ("private_key_id",),
           re.compile(r'private_key_id"\s*:\s*"(?P<val>[0-9a-f]{32,})"'), ("val",), in_chunks=False),
     # --- provider-prefixed tokens
@@ -254,10 +254,10 @@ _RULES: list[_Rule] = [
     _Rule("connection_string", ("://",), re.compile(
         r"(?i:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver"
         r"|oracle|couchdb|neo4j(?:\+s)?|clickhouse|cockroachdb|ldaps?|ftp|sftp|smtps?)"
-        r"://(?P<val>[^\s:/@'\"<>]*:(?P<pw>[^\s@'\"<>]+))@"), ("val",), _check_url_creds,
+        r"://(?P<val>[^\s:/@'\"<>]{0,256}:(?P<pw>[^\s@'\"<>]{1,256}))@"), ("val",), _check_url_creds,
           back="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-", in_chunks=False),
     _Rule("url_credentials", ("://",), re.compile(
-        r"[a-zA-Z][a-zA-Z0-9+.\-]*://(?P<val>[^\s:/@'\"<>]+:(?P<pw>[^\s@/'\"<>]+))@[^\s]"),
+        r"[a-zA-Z][a-zA-Z0-9+.\-]{0,30}://(?P<val>[^\s:/@'\"<>]{1,256}:(?P<pw>[^\s@/'\"<>]{1,256}))@[^\s]"),
           ("val",), _check_url_creds,
           back="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-", in_chunks=False),
     _Rule("bearer_token", ("authorization", "bearer"), re.compile(
@@ -267,7 +267,7 @@ _RULES: list[_Rule] = [
     # --- key = value assignments
     _Rule("password", ("password", "passwd", "passphrase", "pwd", "pass"), re.compile(
         r"(?i:(?:password|passwd|passphrase|(?<![a-z])pwd|(?<=[a-z0-9][_\-])pass)\b)"
-        r"[\"']?\s*(?P<op>=|:|=>|:=|\bis\b|\bwas\b)\s*(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]+)(?P=q)"),
+        r"[\"']?\s*(?P<op>=|:|=>|:=|\bis\b|\bwas\b)\s*(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{1,512})(?P=q)"),
           ("val",), _check_password, in_chunks=False),
     _Rule("password", (" -u ", " --user ", " --user="), re.compile(
         r" (?:-u|--user)[ =]['\"]?(?P<val>[^\s:'\"]+:(?P<pw>[^\s'\"]{3,}))"), ("val",), _check_url_creds,
@@ -362,6 +362,24 @@ def _overlaps(spans: list[tuple[int, int]], s: int, e: int) -> bool:
     return any(s < b and a < e for a, b in spans)
 
 
+class _Taken:
+    """Non-overlapping spans kept sorted, so an overlap test is O(log n) even for texts with
+    thousands of findings."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def overlaps(self, s: int, e: int) -> bool:
+        i = bisect.bisect_left(self.starts, e)  # spans starting before e
+        return i > 0 and self.ends[i - 1] > s
+
+    def add(self, s: int, e: int) -> None:
+        i = bisect.bisect_left(self.starts, s)
+        self.starts.insert(i, s)
+        self.ends.insert(i, e)
+
+
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 
@@ -372,16 +390,18 @@ def _rule_matches(rule: _Rule, text: str, low: str, lo: int, hi: int):
         return
     seen: set[int] = set()
     for anchor in rule.anchors:
+        last_end = -1
         i = low.find(anchor, lo, hi)
         while i != -1:
             start = i
             if rule.back:
                 while start > 0 and i - start < 40 and text[start - 1] in rule.back:
                     start -= 1
-            if start not in seen:
+            if start not in seen and start >= last_end:
                 seen.add(start)
                 m = rule.pattern.match(text, start)
                 if m is not None:
+                    last_end = m.end()  # anchors inside a match are not tried again
                     yield m
             i = low.find(anchor, i + 1, hi)
 
@@ -402,7 +422,7 @@ def find_secrets(text: str) -> list[SecretFinding]:
     if len(low) != len(text):
         low = text.translate(_ASCII_LOWER)
     found: list[SecretFinding] = []
-    spans: list[tuple[int, int]] = []
+    taken = _Taken()
     # Long whitespace-delimited chunks, joined by "\n" into one short string so token-shaped
     # rules scan it once: (offset in joined, offset in text) pairs map positions back.
     chunks: list[tuple[int, int]] = []
@@ -430,8 +450,8 @@ def find_secrets(text: str) -> list[SecretFinding]:
             if rule.in_chunks:
                 j0, t0 = starts[bisect.bisect_right(starts, (s, len(text))) - 1]
                 s, e = s - j0 + t0, e - j0 + t0
-            if e > s and not _overlaps(spans, s, e):
-                spans.append((s, e))
+            if e > s and not taken.overlaps(s, e):
+                taken.add(s, e)
                 found.append(SecretFinding(rule.kind, s, e))
     for m in (_CARD_RE.finditer(text) if _FOUR_DIGITS.search(text) else ()):
         s, e = m.span()
@@ -439,15 +459,15 @@ def find_secrets(text: str) -> list[SecretFinding]:
             continue  # part of a longer number, a date range or an identifier
         digits = m.group(0).replace(" ", "").replace("-", "")
         if 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) and _luhn(digits) \
-                and len(set(digits)) > 2 and not _overlaps(spans, s, e):
-            spans.append((s, e))
+                and len(set(digits)) > 2 and not taken.overlaps(s, e):
+            taken.add(s, e)
             found.append(SecretFinding("credit_card", s, e))
     # Generic entropy layer, also only inside the long chunks.
     url_spans: list[tuple[int, int]] | None = None
     for c0, c1 in chunks:
         for m in _CANDIDATE_RE.finditer(text, c0, c1):
             s, e = m.span()
-            if _overlaps(spans, s, e) or not _is_high_entropy(m.group(0)):
+            if taken.overlaps(s, e) or not _is_high_entropy(m.group(0)):
                 continue
             if text.endswith(_DATA_URI_TAILS, max(0, s - 8), s):
                 continue  # inline data (data:image/png;base64,...) is content, not a key
@@ -455,7 +475,7 @@ def find_secrets(text: str) -> list[SecretFinding]:
                 url_spans = _benign_spans(text, low)
             if _overlaps(url_spans, s, e):
                 continue
-            spans.append((s, e))
+            taken.add(s, e)
             found.append(SecretFinding("high_entropy", s, e))
     found.sort(key=lambda f: f.start)
     return found
