@@ -1,0 +1,122 @@
+"""LexicalIndex (SQLite FTS5): writes, search, copy/drop, Japanese, persistence, permissions."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kioku.retrieval.fts import LexicalIndex, fts_query
+
+REPO = Path(__file__).resolve().parents[2]
+
+ITEMS = [
+    ("i1", "Always run pytest before committing changes"),
+    ("i2", "Use ruff to lint Python files"),
+    ("i3", "東京タワーの近くのラーメン屋が美味しい"),
+    ("i4", "Database migrations need a backup first"),
+]
+
+
+@pytest.fixture
+def index(tmp_path: Path):
+    idx = LexicalIndex(tmp_path / "chroma" / "kioku_lexical.sqlite3")
+    idx.upsert("agent_x_improvements", ITEMS)
+    yield idx
+    idx.close()
+
+
+def ids(hits):
+    return [h[0] for h in hits]
+
+
+def test_search_ranks_matches_higher_is_better(index: LexicalIndex) -> None:
+    hits = index.search("agent_x_improvements", "running the tests with pytest", 5)
+    assert ids(hits)[0] == "i1"
+    assert all(score > 0 for _, score in hits)
+    two = index.search("agent_x_improvements", "lint python with ruff before committing", 5)
+    assert ids(two)[:2] == ["i2", "i1"] and two[0][1] > two[1][1]
+    assert index.search("agent_x_improvements", "kubernetes", 5) == []
+    assert index.search("agent_x_improvements", "the of and", 5) == []  # only stopwords
+
+
+def test_japanese_query_finds_japanese_text(index: LexicalIndex) -> None:
+    assert ids(index.search("agent_x_improvements", "東京のラーメン", 3)) == ["i3"]
+    assert ids(index.search("agent_x_improvements", "タワー", 3)) == ["i3"]
+
+
+def test_upsert_replaces_and_delete_removes(index: LexicalIndex) -> None:
+    index.upsert("agent_x_improvements", [("i2", "Format code with black")])
+    assert index.search("agent_x_improvements", "ruff", 5) == []
+    assert ids(index.search("agent_x_improvements", "black formatting", 5)) == ["i2"]
+    assert index.count("agent_x_improvements") == 4
+    index.delete("agent_x_improvements", ["i2", "missing-id"])
+    assert index.search("agent_x_improvements", "black", 5) == []
+    assert index.count("agent_x_improvements") == 3
+    index.delete("no_such_collection", ["i1"])  # no error
+
+
+def test_collections_are_isolated_copy_and_drop(index: LexicalIndex) -> None:
+    index.upsert("agent_y_improvements", [("y1", "pytest fixtures are great")])
+    assert ids(index.search("agent_y_improvements", "pytest", 5)) == ["y1"]
+    assert ids(index.search("agent_x_improvements", "pytest", 5)) == ["i1"]
+    index.copy("agent_x_improvements", "agent_y_improvements")
+    assert set(ids(index.search("agent_y_improvements", "pytest", 5))) == {"i1", "y1"}
+    assert index.count("agent_y_improvements") == 5
+    # the copy is independent of its source
+    index.delete("agent_x_improvements", ["i1"])
+    assert "i1" in ids(index.search("agent_y_improvements", "pytest", 5))
+    index.drop("agent_x_improvements")
+    assert index.search("agent_x_improvements", "ruff", 5) == []
+    assert index.count("agent_x_improvements") == 0
+    assert index.collections() == ["agent_y_improvements"]
+    # a re-created collection starts empty
+    index.upsert("agent_x_improvements", [("n1", "fresh start")])
+    assert index.count("agent_x_improvements") == 1
+    assert index.search("agent_x_improvements", "pytest", 5) == []
+    index.copy("does_not_exist", "agent_x_improvements")  # no error, no change
+    assert index.count("agent_x_improvements") == 1
+
+
+def test_k_limits_and_query_syntax_is_not_interpreted(index: LexicalIndex) -> None:
+    index.upsert("c", [(f"d{i}", f"common word number{i}") for i in range(30)])
+    assert len(index.search("c", "common", 7)) == 7
+    assert index.search("c", "common", 0) == []
+    for nasty in ['"common unbalanced', "NEAR(common", "common AND OR NOT", "col:common", "common*", "^common"]:
+        assert index.search("c", nasty, 3), nasty
+    assert fts_query('say "hi" say') == '"say" OR "hi"'
+
+
+def test_persists_across_processes_and_file_is_private(tmp_path: Path) -> None:
+    db = tmp_path / "store" / "kioku_lexical.sqlite3"
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from kioku.retrieval.fts import LexicalIndex\n"
+        "idx = LexicalIndex(Path(sys.argv[1]))\n"
+        "idx.upsert('agent_z_improvements', [('z1', 'Check the staging deploy logs'), ('z2', '日本語のテスト')])\n"
+        "idx.close()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    subprocess.run([sys.executable, "-c", code, str(db)], check=True, env=env, timeout=60)
+    idx = LexicalIndex(db)
+    assert ids(idx.search("agent_z_improvements", "deploy logs", 5)) == ["z1"]
+    assert ids(idx.search("agent_z_improvements", "テスト", 5)) == ["z2"]
+    idx.close()
+    assert stat.S_IMODE(db.stat().st_mode) == 0o600
+    assert stat.S_IMODE(db.parent.stat().st_mode) == 0o700
+
+
+def test_two_connections_see_each_others_writes(tmp_path: Path) -> None:
+    db = tmp_path / "lex.sqlite3"
+    a, b = LexicalIndex(db), LexicalIndex(db)
+    a.upsert("c", [("1", "alpha release notes")])
+    assert ids(b.search("c", "release", 3)) == ["1"]
+    b.delete("c", ["1"])
+    assert a.search("c", "release", 3) == []
+    a.close()
+    b.close()
