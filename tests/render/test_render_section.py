@@ -219,3 +219,12 @@ def test_section_config_is_a_value() -> None:
     a = SectionConfig("x", {"A": 100}, {"k": "d"}, True)
     assert a == SectionConfig("x", {"A": 100}, {"k": "d"}, True)
     assert a != SectionConfig("x", {"A": 100}, {"k": "d"}, False)
+
+
+def test_a_secret_in_a_category_description_is_refused() -> None:
+    from kioku.core.errors import SecretRejected
+
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    with pytest.raises(SecretRejected) as info:
+        make_config("x", {"A": 100}, {"api_usage": f"call the API with {token}"}, False)
+    assert token not in str(info.value)

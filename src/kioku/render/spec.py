@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 from kioku.core.errors import UsageError
+from kioku.core.secrets import ensure_storable
 
 AGENT_NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 CATEGORY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -160,10 +161,17 @@ def validate_categories(categories: dict[str, str]) -> dict[str, str]:
 
 def make_config(name: str, criteria: dict[str, int], categories: dict[str, str],
                 project_learning: bool) -> SectionConfig:
-    """A validated ``SectionConfig`` (raises ``UsageError`` with the first problem found)."""
-    return SectionConfig(
+    """A validated ``SectionConfig`` (raises ``UsageError`` with the first problem found).
+
+    The text also passes the secrets check (``SecretRejected``): the section is written into
+    agent files that are often committed and is read into every session of that agent.
+    """
+    config = SectionConfig(
         name=validate_agent_name(name),
         criteria=validate_criteria(dict(criteria)),
         categories=validate_categories(dict(categories)),
         project_learning=bool(project_learning),
     )
+    ensure_storable("\n".join([*config.criteria, *config.categories.values()]),
+                    what="agent Memory Configuration")
+    return config
