@@ -48,3 +48,14 @@ def test_read_digest_without_chromadb_and_missing_files(project):
             "'chromadb' in sys.modules, 'numpy' in sys.modules]))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=project, check=True)
     assert json.loads(out.stdout) == [1, 0, False, False]
+
+
+def test_damaged_digest_is_ignored(project):
+    im.learn("coder", "Quote every variable in shell scripts", "code_quality", 0.8)
+    path = digest.digest_path("coder", "global", project)
+    for junk in ("{not json", '{"entries": "nope"}', '{"entries": [1, {"improvement": 3}, {"improvement": "x", "score": "bad"}]}'):
+        path.write_text(junk)
+        got = digest.read_digest("coder", project)
+        assert all(isinstance(e["improvement"], str) for e in got)
+    digest.refresh_digest("coder", "global", project)
+    assert [e["improvement"] for e in digest.read_digest("coder", project)] == ["Quote every variable in shell scripts"]

@@ -99,3 +99,16 @@ def test_cli_json_and_session_recording(project, kioku):
     assert set(usage.injected("sess-1", "coder")) == {i["id"] for i in out}
     text = kioku("improvements", "--agent", "coder", "Fix the failing unit tests", cwd=project)
     assert text.returncode == 0 and "Run the failing test" in text.stdout
+
+
+def test_config_can_override_the_threshold(project):
+    from kioku.core import paths
+
+    _seed()
+    task = "Fix the failing unit tests in the payment module"
+    assert im.retrieve("coder", task)
+    cfg = paths.kioku_home() / "config.toml"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text("relevance_threshold = 0.95\n")
+    assert im.relevance_threshold() == 0.95
+    assert im.retrieve("coder", task) == []

@@ -60,15 +60,18 @@ def read_digest(agent: str, project_root: Path | None = None, limit: int = MAX_E
     merged: dict[str, dict] = {}
     for scope in ("project", "global"):
         try:
-            data = _load(digest_path(agent, scope, project_root))
-        except OSError:
-            data = None
-        for entry in (data or {}).get("entries", []):
-            if not isinstance(entry, dict) or not entry.get("improvement"):
-                continue
-            merged.setdefault(_norm(entry["improvement"]), {**entry, "scope": scope})
-    ranked = sorted(merged.values(), key=lambda e: (-float(e.get("score", 0.0)),
-                                                     0 if e["scope"] == "project" else 1))
+            data = _load(digest_path(agent, scope, project_root)) or {}
+            entries = data.get("entries")
+            for entry in entries if isinstance(entries, list) else []:
+                if not isinstance(entry, dict) or not isinstance(entry.get("improvement"), str):
+                    continue
+                score = entry.get("score", 0.0)
+                entry = {**entry, "scope": scope,
+                         "score": float(score) if isinstance(score, (int, float)) else 0.0}
+                merged.setdefault(_norm(entry["improvement"]), entry)
+        except (OSError, ValueError, TypeError):
+            continue  # a damaged digest must never break a hook; the next refresh rewrites it
+    ranked = sorted(merged.values(), key=lambda e: (-e["score"], 0 if e["scope"] == "project" else 1))
     return ranked[: max(0, int(limit))]
 
 
