@@ -91,3 +91,14 @@ def test_cli_consolidate_text(project, kioku):
     res = kioku("consolidate", "--dry-run", cwd=project)  # all agents found in the store
     assert res.returncode == 0, res.stderr
     assert "(dry run)" in res.stdout and "CONFLICT" in res.stdout and "-> carol" in res.stdout
+
+
+def test_cross_validation_activates_a_user_feedback_candidate(project, store_of):
+    im.learn("alice", "Run the failing test in isolation before changing any code", "testing_patterns", 0.9)
+    [cand] = im.learn("bob", "Before editing code, run only the failing test on its own first",
+                      "testing_patterns", 0.6, learned_from="user_feedback")
+    assert im.retrieve("bob", "fix the failing test") == []  # a candidate is not injected
+    co.consolidate(["alice", "bob"], project_root=project)
+    m = store_of("global").get("bob", "improvements", ids=[cand])[0].metadata
+    assert m["cross_validated"] is True and m["confidence"] == 0.7
+    assert [h.id for h in im.retrieve("bob", "fix the failing test")] == [cand]
