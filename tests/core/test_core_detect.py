@@ -237,3 +237,12 @@ POLARITY: list[tuple[str, int]] = [
 @pytest.mark.parametrize("text,expected", POLARITY)
 def test_feedback_polarity(text: str, expected: int) -> None:
     assert feedback_polarity(text) == expected
+
+
+@pytest.mark.parametrize("unit", ["remember ", "Remember. ", "please remember? ", "覚えておいて", "忘れないで",
+                                  "保存して：", "ファイルを保存して。", "覚えてる？", "save this: x. ", "```"])
+def test_adversarial_repetition_stays_linear(unit: str) -> None:
+    """Hostile 50 KB prompts: bounded look-back and a cap on trigger candidates keep it fast."""
+    text = unit * (50_000 // len(unit))
+    elapsed = min(timeit.repeat(lambda: (detect_remember(text), feedback_polarity(text)), number=1, repeat=2))
+    assert elapsed < 1.5, elapsed

@@ -198,23 +198,36 @@ def _clean_ja(content: str) -> str:
     return content.strip()
 
 
+_PARA_END = re.compile(r"\n\s*\n")
+_SENT_END = re.compile(r"[.!?](?=\s|$)|[。！？]|\n")
+_WH_AFTER = re.compile(r"(?i)\s*(?:to\s+)?" + _WH)
+# Bounds that keep hostile input linear: a real request has its trigger among the first few
+# candidates, and its context within a few hundred characters.
+_MAX_CANDIDATES = 12
+_WINDOW = 400
+
+
 def _sentence_end(text: str, start: int, block: bool) -> int:
     """End of the sentence (or paragraph when ``block``) that starts at ``start``."""
     if block:
-        m = re.compile(r"\n\s*\n").search(text, start)
+        m = _PARA_END.search(text, start)
         return m.start() if m else len(text)
-    m = re.compile(r"[.!?](?=\s|$)|[。！？]|\n").search(text, start)
+    m = _SENT_END.search(text, start)
     return m.end() if m else len(text)
 
 
 def _detect_en(text: str, masked: str) -> RememberRequest | None:
+    candidates = 0
     for ss in _SENT_START.finditer(masked):
         pos = ss.end()
         m = _EN_START.match(masked, pos)
         if not m:
             continue
+        candidates += 1
+        if candidates > _MAX_CANDIDATES:
+            return None
         kind = next(k for k in _EN_TRIGGER_NAMES if m.group(k))
-        if kind == "remember" and re.match(r"(?i)\s*(?:to\s+)?" + _WH, masked[m.end():]):
+        if kind == "remember" and _WH_AFTER.match(masked, m.end()):
             continue  # "remember when we ...", "remember how to ..."
         block = masked[m.start():m.end()].rstrip().endswith(":")
         end = _sentence_end(masked, m.end(), block)
@@ -230,7 +243,7 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         return RememberRequest(content, _EN_TRIGGER_NAMES[kind], "en")
     # closing tag form, only for a single short paragraph
     para = masked.strip()
-    if "\n\n" not in para:
+    if len(para) <= 2000 and "\n\n" not in para:
         m = _EN_END.match(para)
         if m and not _is_en_question(m.group("content")):
             off = masked.index(para)
@@ -242,11 +255,14 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
 
 
 def _detect_ja(text: str, masked: str) -> RememberRequest | None:
-    for m in _JA_TRIG.finditer(masked):
+    for n, m in enumerate(_JA_TRIG.finditer(masked)):
+        if n >= _MAX_CANDIDATES:
+            return None
         trig = m.group("trig")
-        # the Japanese sentence around the trigger
-        s_start = max(masked.rfind(c, 0, m.start()) for c in "。！？!?\n") + 1
-        after = masked[m.end():]
+        # the Japanese sentence around the trigger (bounded look-back)
+        lo = max(0, m.start() - _WINDOW)
+        s_start = max(max(masked.rfind(c, lo, m.start()) for c in "。！？!?\n") + 1, lo)
+        after = masked[m.end():m.end() + _WINDOW]
         if _JA_QUESTION_END.match(after.lstrip()) or re.match(r"\s*[?？]", after):
             continue
         before = text[s_start:m.start()]
@@ -274,11 +290,12 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
                 content = _clean_ja(re.sub(r"を\s*$", "", before))
         if not content and not before.strip() and re.match(r"\s*(?:[。！!\n]|$)", after):
             # "…。覚えておいて" / "覚えておいて。…": the fact is the neighbouring sentence
-            prev = _clean_ja(re.split(r"(?<=[。！？!?\n])", text[:s_start].rstrip("。！!\n "))[-1])
+            prev = _clean_ja(re.split(r"(?<=[。！？!?\n])",
+                                      text[max(0, s_start - _WINDOW):s_start].rstrip("。！!\n "))[-1])
             if prev and not _JA_QUESTION_END.search(prev):
                 content = prev
             else:
-                nxt = re.match(r"\s*[。！!]?\s*(.+?)(?:[。！!]|\n|$)", text[m.end():])
+                nxt = re.match(r"\s*[。！!]?\s*(.+?)(?:[。！!]|\n|$)", text[m.end():m.end() + _WINDOW])
                 content = _clean_ja(nxt.group(1)) if nxt else ""
             if trig.startswith("忘れ") and _JA_IMPERATIVE_END.search(content):
                 continue  # "テストを実行してね。忘れないで" is a task
