@@ -190,7 +190,7 @@ class HybridIndex:
                 prev[i] = i - 1
                 nxt[i - 1] = i
         self._prev, self._next = prev, nxt
-        self.speakers = sorted({u.speaker for u in self.units if u.speaker}, key=len, reverse=True)
+        self.speakers = sorted({u.speaker for u in self.units if u.speaker}, key=lambda s: (-len(s), s))
         self._speaker_arr = np.array([u.speaker for u in self.units], dtype=object)
         self._names = (
             re.compile(r"\b(" + "|".join(re.escape(s) for s in self.speakers) + r")(?:['’]s)?\b", re.I)

