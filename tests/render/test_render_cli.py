@@ -148,3 +148,15 @@ def test_the_evaluator_scores_with_what_agent_section_wrote(kioku, project: Path
     criteria = load_criteria("finder", project)
     assert criteria == {"Result accuracy": 30, "Search confidence": 25, "Completeness": 20,
                         "Efficiency": 15, "Clarity": 10}
+
+
+def test_a_hand_written_section_is_kept_and_reported(kioku, project: Path) -> None:
+    path = project / "old.md"
+    original = ("---\nname: old\ndescription: d\n---\n\nBody.\n\n"
+                "## Memory Configuration (uses agent-memory-skills)\n\n- hand-written notes\n")
+    path.write_text(original, encoding="utf-8")
+    out = kioku("agent-section", "old", "--preset", "general", "--write", str(path), cwd=project)
+    assert out.returncode == 0, out.stderr
+    assert "hand-written" in out.stderr and "outside Kioku's markers" in out.stderr
+    assert path.read_text(encoding="utf-8").startswith(original)
+    assert parse_section(path.read_text(encoding="utf-8")).criteria == get_preset("general").criteria

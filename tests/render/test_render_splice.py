@@ -196,3 +196,10 @@ def test_concurrent_splices_leave_one_well_formed_block(tmp_path: Path) -> None:
     assert text.count(BEGIN_MARKER) == 1 and text.count(END_MARKER) == 1
     assert text.startswith("---\nname: a\ndescription: d\n---\nbody\n\n" + BEGIN_MARKER)
     assert parse_section(text) is not None
+
+
+def test_new_agent_file_renders_like_golden(golden) -> None:
+    from kioku.render.splice import new_agent_file
+
+    p = get_preset("code-finder")
+    golden("agent_file.code-finder.md", new_agent_file("code-finder", p.description, p.body, _section()))

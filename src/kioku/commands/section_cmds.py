@@ -97,7 +97,26 @@ def run(args: argparse.Namespace) -> int:
                      body=preset.body if preset else None)
     state = "written to" if changed else "already up to date in"
     print(f"Memory Configuration for {name} {state} {target}")
+    _warn_about_unmanaged_copy(target)
     return 0
+
+
+def _warn_about_unmanaged_copy(target: Path) -> None:
+    """A hand-written section under the same heading stays (it is the user's text), but two
+    sections would confuse the agent, so say so."""
+    from kioku.render.section import HEADING
+    from kioku.render.splice import find_block
+
+    try:
+        text = target.resolve().read_text(encoding="utf-8")
+        span = find_block(text)
+    except Exception:  # the write succeeded; a failed re-read is not worth an error
+        return
+    outside = text[: span[0]] + text[span[1]:] if span else text
+    if HEADING in outside:
+        print(f"kioku: warning: {target} also has a hand-written {HEADING[3:]!r} section outside "
+              "Kioku's markers; Kioku reads the managed one, so consider deleting the other",
+              file=sys.stderr)
 
 
 def _project_id_for(target: Path) -> str | None:
