@@ -167,3 +167,15 @@ def test_organize_without_repair_reports_unreadable_index(project, pmem, kioku):
     out = kioku("organize")
     assert out.returncode == 0 and "kioku organize --repair" in out.stdout
     assert (pmem / "MEMORY.md").read_bytes() == b"\xff\xfe\x00"  # report mode changes nothing
+
+
+def test_hand_edited_index_over_the_limit_is_backed_up_and_trimmed(project, pmem, kioku):
+    api.remember("We use bun for installs")
+    index = pmem / "MEMORY.md"
+    index.write_text(index.read_text() + "".join(f"hand note {i}\n" for i in range(300)))
+    out = kioku("remember", "Tests run with pytest -q")
+    assert out.returncode == 0 and "more than 200 lines" in out.stderr
+    text = index.read_text()
+    assert text.count("\n") <= 200 and "We use bun for installs" in text and "Tests run with pytest -q" in text
+    backups = list(pmem.glob("MEMORY.md.corrupt-*"))
+    assert backups and "hand note 299" in backups[0].read_text()

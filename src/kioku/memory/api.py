@@ -146,8 +146,8 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
         for name in sorted(changed):
             md.write_topic(topics[name])  # topic files first: they are the source of truth
 
-        warnings = list(md.notices)
-        indexed = doc.line_count() + 1 <= MAX_LINES
+        warnings: list[str] = []
+        indexed = doc.entry_line_count() + 1 <= MAX_LINES
         if indexed:
             doc.entries.append(index_entry)
         else:
@@ -159,7 +159,7 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
             warnings.append(f"memory index has {lines} of {MAX_LINES} lines; run `kioku organize`")
 
     return SaveResult("superseded" if old else "saved", type_, index_entry.summary, str(path),
-                      index_entry.line, [e.summary for _, e, _ in old], md.scope, entry_id, indexed, warnings)
+                      index_entry.line, [e.summary for _, e, _ in old], md.scope, entry_id, indexed, md.notices + warnings)
 
 
 def build_recall(project_root: Path | None = None, budget: int = 10000, query: str | None = None) -> str:

@@ -99,6 +99,12 @@ class IndexDoc:
     def line_count(self) -> int:
         return self.render().count("\n")
 
+    def entry_line_count(self) -> int:
+        """Lines without hand-written extras (those give way when the index is full)."""
+        bare = IndexDoc()
+        bare.entries = self.entries
+        return bare.line_count()
+
     def find(self, topic: str, summary: str) -> int:
         for i, entry in enumerate(self.entries):
             if entry.topic == topic and entry.summary == summary:

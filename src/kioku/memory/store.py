@@ -111,6 +111,22 @@ class MemoryDir:
         fsutil.atomic_write_text(topic.path, topic.render())
 
     def write_index(self, doc: IndexDoc) -> None:
+        """Write MEMORY.md, never past MAX_LINES lines.
+
+        Hand-written extra lines are kept while they fit; if they push the index past the
+        limit, the current file is backed up and the index is written without them (and,
+        should entries alone still not fit, without the newest lines: those memories stay
+        in their topic files and ``kioku organize`` reports them as not indexed).
+        """
+        if doc.line_count() > MAX_LINES:
+            if self.index_path.exists():
+                backup = self.backup(self.index_path)
+                self.notices.append(f"{INDEX_NAME} had more than {MAX_LINES} lines; hand-written lines moved "
+                                    f"out, original kept as {backup.name}")
+            doc.extras, doc.other_sections = {}, []
+            overflow = doc.line_count() - MAX_LINES
+            if overflow > 0:
+                del doc.entries[-overflow:]
         fsutil.atomic_write_text(self.index_path, doc.render())
 
     def rebuild_index(self, topics: dict[str, TopicFile], keep: IndexDoc | None = None) -> IndexDoc:
