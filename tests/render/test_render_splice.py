@@ -203,3 +203,12 @@ def test_new_agent_file_renders_like_golden(golden) -> None:
 
     p = get_preset("code-finder")
     golden("agent_file.code-finder.md", new_agent_file("code-finder", p.description, p.body, _section()))
+
+
+def test_an_empty_file_becomes_a_valid_agent(tmp_path: Path) -> None:
+    path = tmp_path / "empty.md"
+    path.write_text("\n", encoding="utf-8")
+    assert splice(path, _section("empty"), agent_name="empty") is True
+    text = path.read_text(encoding="utf-8")
+    assert yaml.safe_load(text.split("---\n")[1])["name"] == "empty"
+    assert splice(path, _section("empty"), agent_name="empty") is False

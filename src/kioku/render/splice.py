@@ -6,8 +6,8 @@ Contract:
   body, other sections, CRLF line endings, a BOM, a missing final newline) stays as it was.
 - Idempotent: splicing the same section twice leaves the file byte-identical, and an unchanged
   file is not rewritten at all (its mtime stays).
-- A file without the block gets it appended after one blank line; a missing file is created from
-  ``templates/agent_file.md.j2`` (frontmatter ``name`` and ``description``, and a body).
+- A file without the block gets it appended after one blank line; a missing (or empty) file is
+  created from ``templates/agent_file.md.j2`` (frontmatter ``name`` and ``description``, a body).
 - Ambiguity (a begin marker without an end, two blocks, a file that is not UTF-8, frontmatter that
   names a different agent) raises ``KiokuError`` and writes nothing: guessing could destroy text.
 - Writes are atomic (temp file, fsync, rename) under an exclusive lock in Kioku's state folder, and
@@ -152,21 +152,27 @@ def splice(path: Path | str, section_text: str, *, agent_name: str | None = None
                 raise KiokuError(
                     f"{target} defines agent {declared!r}, not {agent_name!r}; nothing was written"
                 )
-            updated = splice_text(original, section_text)
+            if not original.strip() and agent_name:  # an empty file is no agent yet: give it one
+                updated = _new_file(agent_name, description, body, section_text)
+            else:
+                updated = splice_text(original, section_text)
             if updated == original:
                 return False
             _atomic_replace(target, updated.encode("utf-8"), target.stat().st_mode & 0o777)
             return True
         if not agent_name:
             raise KiokuError(f"{target} does not exist and no agent name was given to create it")
-        text = new_agent_file(
-            agent_name,
-            description or f"The {agent_name} agent. Describe here when Claude should delegate to it.",
-            body or f"You are the {agent_name} agent.",
-            section_text,
-        )
-        _atomic_replace(target, text.encode("utf-8"), 0o600)
+        _atomic_replace(target, _new_file(agent_name, description, body, section_text).encode("utf-8"), 0o600)
         return True
+
+
+def _new_file(agent_name: str, description: str | None, body: str | None, section_text: str) -> str:
+    return new_agent_file(
+        agent_name,
+        description or f"The {agent_name} agent. Describe here when Claude should delegate to it.",
+        body or f"You are the {agent_name} agent.",
+        section_text,
+    )
 
 
 def _lock_path(target: Path) -> Path:
