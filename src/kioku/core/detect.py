@@ -138,7 +138,6 @@ _JA_FILE_OBJ = re.compile(r"(?:ファイル|変更|ドキュメント|画像|デ
 _JA_QUESTION_END = re.compile(r"(?:[?？]|(?:ます|です|でしょう|だろう|る|た|の)?か[。\s]*|かな[。\s]*)$")
 _JA_BEFORE_STRIP = re.compile(
     r"(?:\s*(?:ということを|ってことを|ことを|ことは|のを|って|と|を|は|、|,|:|：)\s*)$")
-_JA_AFTER_STRIP = re.compile(r"^(?:\s*[:：、,。]\s*|\s+)")
 _JA_TASK_BEFORE = re.compile(r"(?:する|やる|実行する|走らせる|回す|入れる|送る|押す|閉じる|消す)のを\s*$")
 
 _JA_IMPERATIVE_END = re.compile(r"(?:て|で)(?:ね|よ|ください|下さい|おいて)?$")
@@ -268,7 +267,9 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
         before = text[s_start:m.start()]
         # content after a colon wins ("覚えておいて：テストにはRedisが必要")
         content_after = ""
-        am = re.match(r"\s*[:：]\s*", after) or (re.match(r"\s*[、,]\s*", after) if not before.strip() else None)
+        am = re.match(r"\s*[:：]\s*", after)
+        if am is None and not before.strip():
+            am = re.match(r"\s*[、,]\s*", after)  # "覚えておいて、テストには…"
         if am:
             end = _sentence_end(masked, m.end() + am.end(), block=True)
             content_after = text[m.end() + am.end():end]

@@ -20,8 +20,15 @@ Two layers of detection:
    * pure hex strings (git SHAs, sha256 digests, UUIDs) are NOT flagged by the generic layer,
      because hashes in prose are common and harmless; hex keys are still caught in a
      key-ish context (``api_key=...``, ``token: ...``) or by their provider prefix;
-   * tokens inside a URL without credentials, and file paths made of word-like segments,
-     are not flagged; credentials in URLs are caught by the URL rules.
+   * tokens inside a URL without credentials, names made of word-like pieces (file paths,
+     "all-MiniLM-L6-v2", "2026-03-29-Issues-Triage"), SSH public keys, PEM certificates /
+     public keys and data: URIs are not flagged; credentials in URLs have their own rules;
+   * obvious placeholders are not secrets: ``$VAR``, ``${{ secrets.X }}``, ``<your-key>``,
+     ``os.environ[...]``, ``***``, and literal placeholder words (``user:password@``).
+
+Speed: each rule runs only where a cheap ``str.find`` anchor occurs, and token-shaped rules
+only inside whitespace-free chunks of >= 20 characters, so an ordinary 2 KB prompt costs a
+few dozen substring searches; quantifiers are bounded so hostile input stays linear.
 """
 
 from __future__ import annotations
@@ -208,7 +215,9 @@ _RULES: list[_Rule] = [
     # --- private keys (PEM, also with literal "\n" escapes as inside service-account JSON)
     _Rule("private_key", ("-----begin",), re.compile(
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-        r"(?:[\s\S]{0,20000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:\-]{0,20000})"), in_chunks=False),
+        r"(?:[\s\S]{0,20000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+        r"|[A-Za-z0-9+/=\s\\:\-]{0,20000})"),  # unterminated: take the key material that follows
+          in_chunks=False),
     _Rule("gcp_service_account", ("private_key_id",),
           re.compile(r'private_key_id"\s*:\s*"(?P<val>[0-9a-f]{32,})"'), ("val",), in_chunks=False),
     # --- provider-prefixed tokens
