@@ -141,3 +141,13 @@ def test_a_fresh_process_reopens_and_queries(store, store_dir):
 
 def test_kinds_constant():
     assert KINDS == ("improvements", "evaluations", "performance")
+
+
+def test_stored_embeddings_are_returned_by_id(store):
+    from kioku.retrieval.embedder import get_embedder
+
+    store.upsert("vec", "improvements", LESSONS)
+    got = store.embeddings("vec", "improvements", ["l3", "missing", "l1"])
+    assert set(got) == {"l1", "l3"}
+    assert np.allclose(got["l3"], get_embedder().embed([LESSONS[2].document])[0], atol=1e-5)
+    assert store.embeddings("ghost", "improvements", ["l1"]) == {}

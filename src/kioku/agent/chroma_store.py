@@ -521,6 +521,22 @@ class AgentStore:
             recs.sort(key=lambda r: pos.get(r.id, len(pos)))
         return recs
 
+    def embeddings(self, agent: str, kind: str, ids: list[str]) -> dict[str, Any]:
+        """Stored vectors (unit-normalised float32 arrays) by id; missing ids are absent.
+
+        Lets callers score candidates found another way (e.g. lexical hits) by cosine
+        without re-embedding their documents.
+        """
+        if not ids or not self._exists():
+            return {}
+        import numpy as np
+
+        col = self._collection(self._read_conn(), self.name(agent, kind))
+        if col is None:
+            return {}
+        got = col.get(ids=list(ids), include=["embeddings"])
+        return {i: np.asarray(v, dtype=np.float32) for i, v in zip(got["ids"], got["embeddings"])}
+
     def count(self, agent: str, kind: str) -> int:
         if not self._exists():
             return 0
