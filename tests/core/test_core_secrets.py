@@ -134,6 +134,9 @@ SECRETS: list[tuple[str, str]] = [
     ("secret_assignment", f"トークン：{rnd(32, B62, 65)}"),
     ("connection_string", f"jdbc:postgresql://db:5432/app?user=app -- or postgresql://app:{rnd(12, B62, 66)}@db/app"),
     ("url_credentials", f"https://oauth2:{rnd(20, B62, 67)}@gitlab.example.com/group/project.git"),
+    ("password", "the default password for local dev is 'postgres'"),
+    ("password", "the password for the staging db is Xk9vQ2mP"),
+    ("secret_assignment", f"the api key is {rnd(24, B62, 68)}"),
     ("high_entropy", f"{rnd(44, B64, 56)}="),
 ]
 
@@ -234,6 +237,15 @@ ORDINARY: list[str] = [
     "The İstanbul office uses the same key: see the wiki",
     "connect with postgres://user:password@localhost:5432/db (placeholder credentials)",
     "curl -u user:password https://api.example.com",
+    "the password for prod is stored in vault",
+    "password for the wifi is on the fridge",
+    "the session token is stored in redis",
+    "the cache key is user_id:1234",
+    "the primary key is customer_id",
+    "the token was revoked yesterday",
+    "the secret is to write tests first",
+    "our auth is handled by Auth0",
+    "the API key is in 1Password",
 ]
 
 

@@ -154,8 +154,9 @@ def _check_password(m: re.Match[str]) -> bool:
     if len(value.strip("\"'`")) < 4:
         return False
     bare = value.strip("\"'`")
-    if "op" in m.re.groupindex and m.group("op") in ("is", "was") and not _looks_random(bare):
-        return False  # "the password is correct": prose unless the value looks random
+    if "op" in m.re.groupindex and m.group("op") in ("is", "was") and not m.group("q") \
+            and not _looks_random(bare):
+        return False  # "the password is correct": prose unless quoted or random-looking
     # "the password is stored in 1Password": a lowercase word followed by more prose.
     rest = m.string[m.end("val"):m.end("val") + 3]
     if not m.group("q") and bare.isalpha() and bare.islower() and _PROSE_NEXT.match(rest):
@@ -180,6 +181,8 @@ def _check_token(m: re.Match[str]) -> bool:
             and not _KEY_PREFIX_OK.search(m.string[max(0, s - 12):s].lower()):
         return False  # "monkey: ...", "oauth: ..." are not key assignments
     value = m.group("val").strip("\"'`")
+    if "op" in m.re.groupindex and m.group("op") in ("is", "was") and len(value) < 12:
+        return False  # prose ("the key is short"): only clearly random values count
     if not _value_ok(value) or len(value) < 8 or _IDENT_VALUE.match(value) \
             or _avg_run(value) >= 3.0:
         return False  # oauth2_provider, created_at, hookSpecificOutput.context are names
@@ -208,7 +211,7 @@ _PROSE_WORDS = frozenset(
 _I = re.IGNORECASE
 
 _TOKEN_KEYS = r"(?i:(?:secret|token|credentials?|auth|key)s?\b)"
-_ASSIGN_VALUE = r"[\"']?\s*(?P<op>=|:|=>|:=)\s*(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{1,512})(?P=q)"
+_ASSIGN_VALUE = r"[\"']?\s*(?P<op>=|:|=>|:=|\bis\b|\bwas\b)\s*(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{1,512})(?P=q)"
 _TOKEN_ASSIGN_RE = re.compile(_TOKEN_KEYS + _ASSIGN_VALUE)
 
 _RULES: list[_Rule] = [
@@ -276,6 +279,7 @@ _RULES: list[_Rule] = [
     # --- key = value assignments
     _Rule("password", ("password", "passwd", "passphrase", "pwd", "pass"), re.compile(
         r"(?i:(?:password|passwd|passphrase|(?<![a-z])pwd|(?<=[a-z0-9][_\-])pass)\b)"
+        r"(?:\s+(?:for|of|on|to)(?:\s+[\w.\-]+){1,4}?(?=\s+(?:is|was)\b))?"  # "password for dev is"
         r"[\"']?\s*(?P<op>=|:|=>|:=|\bis\b|\bwas\b)\s*(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{1,512})(?P=q)"),
           ("val",), _check_password, in_chunks=False),
     _Rule("password", (" -u ", " --user ", " --user="), re.compile(
