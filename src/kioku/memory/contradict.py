@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from kioku.memory.textutil import jaccard, token_set
 
@@ -113,6 +114,7 @@ def _has_phrase(words: list[str], phrases) -> bool:
     return any(f" {p} " in padded for p in phrases)
 
 
+@lru_cache(maxsize=4096)  # the new memory is compared with every old one
 def choices(text: str) -> dict[str, dict[str, int]]:
     """{category: {option: +1 endorsed | -1 rejected}} for directive mentions in ``text``."""
     found: dict[str, dict[str, int]] = {}
@@ -153,6 +155,7 @@ def choices(text: str) -> dict[str, dict[str, int]]:
     return found
 
 
+@lru_cache(maxsize=4096)  # the new memory is compared with every old one
 def _qualifiers(text: str) -> set[str]:
     words = [m.group(0) for m in _WORD.finditer(_lower(text))]
     out: set[str] = set()
@@ -167,6 +170,7 @@ def _qualifiers(text: str) -> set[str]:
     return out
 
 
+@lru_cache(maxsize=4096)  # the new memory is compared with every old one
 def _polarity(text: str) -> int:
     low = _lower(text)
     words = set(_WORD.findall(low))
@@ -175,6 +179,7 @@ def _polarity(text: str) -> int:
     return +1 if (words & _POLARITY_WORDS or "必ず" in low or "する" in low) else 0
 
 
+@lru_cache(maxsize=4096)  # the new memory is compared with every old one
 def _strip_polarity(text: str) -> set[str]:
     low = _lower(text)
     for marker in _JA_POLARITY:
@@ -184,10 +189,13 @@ def _strip_polarity(text: str) -> set[str]:
 
 def contradicts(new: str, old: str) -> str | None:
     """Why ``new`` contradicts ``old`` (a short reason), or None."""
+    c_new, pol_new = choices(new), _polarity(new)
+    if not c_new and not pol_new:
+        return None  # nothing in the new memory could conflict; skip analysing the old one
     q_new, q_old = _qualifiers(new), _qualifiers(old)
     if q_new and q_old and not (q_new & q_old):
         return None
-    c_new, c_old = choices(new), choices(old)
+    c_old = choices(old) if c_new else {}
     for category, new_opts in c_new.items():
         old_opts = c_old.get(category)
         if not old_opts:
@@ -200,7 +208,7 @@ def contradicts(new: str, old: str) -> str | None:
                 rivals = [o for o, s in old_opts.items() if s > 0 and o != option and new_opts.get(o, 0) <= 0]
                 if rivals:
                     return f"{category}: {option} instead of {rivals[0]}"
-    pol_new, pol_old = _polarity(new), _polarity(old)
+    pol_old = _polarity(old) if pol_new else 0
     if pol_new and pol_old and pol_new != pol_old:
         if jaccard(_strip_polarity(new), _strip_polarity(old)) >= 0.6:
             return "opposite instruction"

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from functools import lru_cache
 
 # Cheap patterns only: compiling large Unicode classes costs milliseconds, and this module is
 # imported on the hook save path. CJK characters are recognised by code point instead.
@@ -32,6 +33,7 @@ def is_cjk(ch: str) -> bool:
     return "\u3005" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
 
 
+@lru_cache(maxsize=1024)  # a new memory's text is normalised once per comparison
 def normalize(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).lower().replace("’", "'")
     text = _PUNCT.sub(" ", text)
