@@ -25,7 +25,8 @@ The secrets check runs before anything is journaled.
 
 Retrieval (:func:`retrieve`): per scope (project first, then global) dense nearest neighbours
 (over-fetch ``max(50, 10*limit)``, no ``where`` filter, chroma.md section 6) fused by weighted RRF
-(``kioku.retrieval.hybrid.fuse``) with the FTS5 lexical ranking; then, in Python: confidence >= 0.7,
+(``kioku.retrieval.hybrid.fuse``) with the FTS5 lexical ranking (the best ``max(limit, 5)`` keyword
+hits the dense list missed are embedded to get their cosine); then, in Python: confidence >= 0.7,
 success_rate >= 0.6 or untested, not deprecated, relevance (cosine) >= :data:`RELEVANCE_THRESHOLD`.
 Cross-validated items' scores are multiplied by 1.2. The same lesson in both scopes is returned once
 (the project copy wins); at equal score project items come first.
@@ -57,6 +58,7 @@ MIN_CONFIDENCE_STORE = 0.5
 MIN_CONFIDENCE_ACTIVE = 0.7
 MIN_SUCCESS_RATE = 0.6
 CROSS_VALIDATED_BOOST = 1.2
+LEXICAL_EXTRA = 5  # lexical-only candidates per scope whose cosine is computed
 MAX_LESSON_CHARS = 2000
 LEARNED_FROM = ("manual", "user_feedback", "self_evaluation", "new_pattern", "consolidation",
                 "import", "transfer")
@@ -230,18 +232,25 @@ def retrieve(agent: str, task: str, limit: int = 5, project_root: Path | None = 
     cosine: dict[str, float] = {}
     dense: list[tuple[str, float]] = []
     lexical: list[list[tuple[str, float]]] = []
+    if not wanted:
+        return []
+    from kioku.retrieval.hybrid import embed_cached
+
+    task_vec = embed_cached([task])[0]  # embedded once for both scopes and the cosine fill-in
     for scope_name in wanted:
         store = sc.open_scope(scope_name, project_root)
-        for rec in store.query(agent, KIND, task, n_results=n):
+        for rec in store.query_vector(agent, KIND, task_vec.tolist(), n_results=n):
             records[rec.id] = (scope_name, rec)
             cosine[rec.id] = 1.0 - float(rec.distance if rec.distance is not None else 1.0)
         lex = store.lexical_search(agent, KIND, task, n)
         lexical.append(lex)
-        missing = [i for i, _ in lex if i not in records]
+        # keyword hits the dense over-fetch missed (rare identifiers): only the best few are
+        # embedded to learn their cosine; embedding all 50 cost ~0.7 s per query at 3k docs
+        missing = [i for i, _ in lex if i not in records][: max(limit, LEXICAL_EXTRA)]
         if missing:
             for rec in store.get(agent, KIND, ids=missing):
                 records[rec.id] = (scope_name, rec)
-    _fill_cosines(task, records, cosine)
+    _fill_cosines(task_vec, records, cosine)
     dense = sorted(cosine.items(), key=lambda kv: -kv[1])
     # dense carries the semantic signal for both scopes; each scope's lexical list adds a half vote
     fused = dict(fuse([dense, *lexical], weights=[1.0] + [0.5] * len(lexical)))
@@ -269,16 +278,16 @@ def retrieve(agent: str, task: str, limit: int = 5, project_root: Path | None = 
     return out[:limit]
 
 
-def _fill_cosines(task: str, records: dict[str, tuple[str, Any]], cosine: dict[str, float]) -> None:
+def _fill_cosines(task_vec: Any, records: dict[str, tuple[str, Any]], cosine: dict[str, float]) -> None:
     """Cosine for lexical-only candidates (the dense query did not return them)."""
     todo = [i for i in records if i not in cosine]
     if not todo:
         return
-    from kioku.retrieval.embedder import get_embedder
+    from kioku.retrieval.hybrid import embed_cached  # in-process cache: warm callers pay once
 
-    vecs = get_embedder().embed([task] + [records[i][1].document for i in todo])
-    for j, rec_id in enumerate(todo, start=1):
-        cosine[rec_id] = float(vecs[0] @ vecs[j])
+    vecs = embed_cached([records[i][1].document for i in todo])
+    for j, rec_id in enumerate(todo):
+        cosine[rec_id] = float(task_vec @ vecs[j])
 
 
 def all_improvements(agent: str, project_root: Path | None = None,
