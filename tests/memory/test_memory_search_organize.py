@@ -154,3 +154,13 @@ def test_organize_reports_warn_and_shrinks_large_index(project, pmem):
     archived = (pmem / "archive" / "bulk.md").read_text().count("## ")
     kept = (pmem / "bulk.md").read_text().count("## ")
     assert archived + kept == 161  # nothing lost
+
+
+def test_search_shows_ids_usable_by_forget(project, pmem, kioku):
+    api.remember("Use black for formatting python")
+    kept = api.remember("Use prettier for formatting javascript")
+    out = kioku("search", "prettier", "--lexical")
+    memory_id = re.search(r"\[id ([0-9a-f]{8})\]", out.stdout).group(1)
+    assert memory_id == kept.id
+    assert kioku("forget", "--id", memory_id).returncode == 0
+    assert "prettier" not in (pmem / "MEMORY.md").read_text()

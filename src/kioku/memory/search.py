@@ -26,6 +26,7 @@ from kioku.memory.topics import MAX_TOPIC_BYTES
 
 _HEADING = re.compile(r"^##\s+\S")
 _META = re.compile(r"^\s*<!--\s*kioku:.*-->\s*$")
+_ID = re.compile(r"\bid=([0-9a-z]+)")
 SEMANTIC_ONLY_MAX = 3
 
 
@@ -64,6 +65,9 @@ def _blocks(path: Path, scope: str, limit_bytes: int) -> list[tuple[tuple[str, i
             display = block[0].lstrip("# ").strip()
             if body:
                 display += " — " + body[0].strip()
+            ids = [m.group(1) for b in block[1:3] for m in [_ID.search(b)] if m and _META.match(b)]
+            if ids:  # shown so that `kioku forget --id` can name exactly this memory
+                display = display[:220] + f" [id {ids[0]}]"
             out.append(((str(path), block_line), "\n".join([block[0], *body]), display[:240]))
 
     is_index = path.name == INDEX_NAME
