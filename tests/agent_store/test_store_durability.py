@@ -204,3 +204,30 @@ def test_journal_rotates_and_rebuild_replays_archives(store, store_dir, monkeypa
     assert store.query("rot", "improvements", "lesson number 17 about topic 3", 1)[0].id == "id17"
     assert os.stat(j.path).st_mode & 0o777 == 0o600
     assert os.stat(j.dir).st_mode & 0o777 == 0o700
+
+
+def test_compaction_folds_archives_into_a_replayable_snapshot(store, store_dir, monkeypatch):
+    monkeypatch.setattr(journal_mod, "ROTATE_BYTES", 600)
+    monkeypatch.setattr(journal_mod, "MAX_ARCHIVES", 2)
+    for n in range(12):
+        store.upsert("cmp", "improvements", [Record(f"id{n}", f"compacted lesson {n} on subject {n % 5}",
+                                                    {"n": n, "usage_count": 0})])
+        store.update_metadata("cmp", "improvements", [f"id{n}"], [{"usage_count": n}])
+    store.delete("cmp", "improvements", ["id3"])
+    store.copy_agent("cmp", "cmp-b")
+    store.upsert("gone", "evaluations", [Record("g", "dropped later", {})])
+    store.drop_agent("gone")
+    for n in range(4):
+        store.upsert("cmp-b", "improvements", [Record(f"b{n}", f"only in the copy {n}", {})])
+    j = store.journal
+    snapshots = list(j.archive_dir.glob("*.snapshot.jsonl.gz"))
+    assert snapshots and len(j.archives()) <= 3
+    total_entries = len(list(j.all_entries()))
+    assert total_entries < j.applied_seq()  # history was folded
+    before = {a: {r.id: (r.document, r.metadata) for r in store.get(a, "improvements")} for a in ("cmp", "cmp-b")}
+    assert "id3" not in before["cmp"] and before["cmp"]["id7"][1]["usage_count"] == 7
+    store.rebuild()
+    after = {a: {r.id: (r.document, r.metadata) for r in store.get(a, "improvements")} for a in ("cmp", "cmp-b")}
+    assert after == before
+    assert store.agents() == ["cmp", "cmp-b"]
+    assert store.query("cmp-b", "improvements", "only in the copy 2", 1)[0].id == "b2"

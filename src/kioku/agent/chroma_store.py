@@ -327,7 +327,7 @@ class AgentStore:
                     if lex is not None:
                         lex.upsert(dst_name, list(zip(got["ids"], got["documents"])))
                     offset += len(got["ids"])
-        else:
+        elif op != "noop":
             raise ValueError(f"unknown journal op {op!r}")
         if lex is None and op in {"upsert", "delete", "drop", "copy"} and not self.journal.state().get("lexical_stale"):
             self.journal.set_state(lexical_stale=True)
@@ -367,6 +367,11 @@ class AgentStore:
                 offset += len(got["ids"])
         self.journal.set_state(lexical_stale=False)
 
+    def _rotate(self) -> None:
+        """Bound the journal: archive the applied active file, fold old archives. Under the lock."""
+        if self.journal.rotate() is not None:
+            self.journal.compact()
+
     def _write(self, entry: dict, embeddings: Any = None) -> int:
         """Journal ``entry`` (acknowledged once fsynced), then apply it under the lock."""
         from kioku.core.fsutil import LockTimeout
@@ -395,7 +400,7 @@ class AgentStore:
                     with _CONNS_LOCK:  # a failed client may be in a bad state: reopen next time
                         _CONNS.pop(self._key(), None)
                     return seq
-                self.journal.rotate()
+                self._rotate()
                 return seq
         except LockTimeout as exc:
             raise StoreUnavailable(f"agent-memory store is busy ({exc}); nothing was written") from exc
@@ -454,7 +459,7 @@ class AgentStore:
                         f"cannot apply {self.journal.pending_count()} journaled agent-memory write(s): "
                         f"{type(exc).__name__}: {exc}") from exc
                 self._synced = True
-                self.journal.rotate()
+                self._rotate()
                 return done
         except LockTimeout as exc:
             raise StoreUnavailable(f"agent-memory store is busy ({exc})") from exc

@@ -41,6 +41,7 @@ from typing import Iterator
 from kioku.core import fsutil
 
 ROTATE_BYTES = 4 * 1024 * 1024
+MAX_ARCHIVES = 8
 LOCK_NAME = ".kioku-write.lock"
 DIR_NAME = ".kioku-journal"
 
@@ -151,11 +152,64 @@ class Journal:
                 if seq > after:
                     yield entry
 
+    def archives(self) -> list[Path]:
+        return sorted(self.archive_dir.glob("journal-*.jsonl.gz")) if self.archive_dir.is_dir() else []
+
     def all_entries(self) -> Iterator[dict]:
-        """Archived then active entries, in sequence order, each seq once (for rebuild)."""
+        """Archived then active entries, in sequence order, each seq once (for rebuild).
+
+        A snapshot's entries all carry the snapshot's seq, so the threshold moves per
+        archive, not per entry.
+        """
         seen = 0
-        archives = sorted(self.archive_dir.glob("journal-*.jsonl.gz")) if self.archive_dir.is_dir() else []
+        for entry in self.all_entries_of(self.archives()):
+            seen = max(seen, int(entry["seq"]))
+            yield entry
+        for entry in self.entries(after=seen):
+            yield entry
+
+    def compact(self, max_archives: int | None = None) -> Path | None:
+        """Fold all archives into one snapshot when there are more than ``max_archives``.
+
+        The snapshot holds, per collection, the final records (document + merged metadata)
+        as ``upsert`` entries with the last folded seq, so the history stays replayable by
+        ``rebuild()`` and the archive folder stays proportional to the live data, not to
+        the number of writes (usage statistics update metadata after every session).
+        Caller holds the lock.
+        """
+        archives = self.archives()
+        if len(archives) <= (MAX_ARCHIVES if max_archives is None else max_archives):
+            return None
+        state: dict[str, dict] = {}
+        last = 0
+        for entry in self.all_entries_of(archives):
+            last = max(last, int(entry["seq"]))
+            _fold(state, entry)
+        lines = []
+        for name, col in state.items():
+            ids = list(col["records"])
+            for start in range(0, len(ids), 1000):
+                chunk = ids[start : start + 1000]
+                lines.append(json.dumps({
+                    "seq": last, "ts": time.time(), "op": "upsert", "collection": name, "agent": col["agent"],
+                    "kind": col["kind"], "project_id": col["project_id"], "ids": chunk,
+                    "documents": [col["records"][i][0] for i in chunk],
+                    "metadatas": [col["records"][i][1] or {"kioku_placeholder": True} for i in chunk],
+                    "snapshot": True}, ensure_ascii=False, separators=(",", ":")))
+        if not lines:  # everything was deleted: keep the seq marker
+            lines.append(json.dumps({"seq": last, "ts": time.time(), "op": "noop", "snapshot": True}))
+        target = self.archive_dir / f"journal-{0:012d}-{last:012d}.snapshot.jsonl.gz"
+        fsutil.atomic_write_bytes(target, gzip.compress(("\n".join(lines) + "\n").encode("utf-8"), 6))
         for archive in archives:
+            if archive != target:
+                archive.unlink()
+        return target
+
+    @staticmethod
+    def all_entries_of(archives: list[Path]) -> Iterator[dict]:
+        seen = 0
+        for archive in archives:
+            threshold = seen
             with gzip.open(archive, "rb") as handle:
                 for raw in handle:
                     try:
@@ -163,11 +217,9 @@ class Journal:
                         seq = int(entry["seq"])
                     except (ValueError, KeyError, TypeError):
                         continue
-                    if seq > seen:
-                        seen = seq
+                    if seq > threshold:
+                        seen = max(seen, seq)
                         yield entry
-        for entry in self.entries(after=seen):
-            yield entry
 
     # -- writing (caller holds the lock) -------------------------------------------------
     def repair_tail(self) -> None:
@@ -222,3 +274,39 @@ class Journal:
         fsutil.atomic_write_bytes(target, gzip.compress(self.path.read_bytes(), compresslevel=6))
         fsutil.atomic_write_bytes(self.path, b"")
         return target
+
+
+def _fold(state: dict[str, dict], entry: dict) -> None:
+    """Apply one entry to an in-memory model of the store (Chroma's merge semantics)."""
+    op = entry.get("op")
+    if op == "upsert":
+        col = state.setdefault(entry["collection"], {"agent": entry.get("agent"), "kind": entry.get("kind"),
+                                                     "project_id": entry.get("project_id"), "records": {}})
+        for rid, doc, meta in zip(entry["ids"], entry["documents"], entry["metadatas"]):
+            old = col["records"].get(rid, (None, {}))[1]
+            col["records"][rid] = (doc, {**old, **{k: v for k, v in meta.items() if k != "kioku_placeholder"}})
+    elif op == "update":
+        col = state.get(entry["collection"])
+        if col:
+            for rid, meta in zip(entry["ids"], entry["metadatas"]):
+                if rid in col["records"]:
+                    doc, old = col["records"][rid]
+                    col["records"][rid] = (doc, {**old, **meta})
+    elif op == "delete":
+        col = state.get(entry["collection"])
+        if col:
+            for rid in entry["ids"]:
+                col["records"].pop(rid, None)
+    elif op == "drop":
+        for name in entry["collections"]:
+            state.pop(name, None)
+    elif op == "copy":
+        for src_name, dst_name, kind in entry["pairs"]:
+            src = state.get(src_name)
+            if not src:
+                continue
+            dst = state.setdefault(dst_name, {"agent": entry.get("dst_agent"), "kind": kind,
+                                              "project_id": entry.get("project_id"), "records": {}})
+            for rid, (doc, meta) in src["records"].items():
+                old = dst["records"].get(rid, (None, {}))[1]
+                dst["records"][rid] = (doc, {**old, **meta})
