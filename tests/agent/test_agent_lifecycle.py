@@ -135,3 +135,19 @@ def test_static_agent_md_is_never_modified(project, store_of, kioku):
     assert report["equivalent_groups"] and report["transfers"]  # writes happened for all three agents
     assert hashlib.sha256(agent_md.read_bytes()).hexdigest() == before
     assert agent_md.stat().st_mtime_ns == mtime
+
+
+def test_editing_a_lesson_in_the_markdown_export_replaces_it(project, store_of, tmp_path):
+    store = store_of("global")
+    old = im.learn("coder", "Quote shell variables", "code_quality", 0.9)[0]
+    keep = im.learn("coder", "Keep functions short", "code_quality", 0.8)[0]
+    store.update_metadata("coder", "improvements", [old], [{"usage_count": 3, "success_count": 3,
+                                                           "success_rate": 1.0, "tested": True}])
+    out = tmp_path / "coder.md"
+    export_agent("coder", "md", out)
+    out.write_text(out.read_text().replace("> Quote shell variables", "> Quote every shell variable, always"))
+    import_file(out)
+    got = {r.document: r for r in store.get("coder", "improvements")}
+    assert set(got) == {"Quote every shell variable, always", "Keep functions short"}
+    assert got["Quote every shell variable, always"].metadata["usage_count"] == 3
+    assert got["Keep functions short"].id == keep and old not in {r.id for r in got.values()}

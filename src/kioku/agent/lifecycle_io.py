@@ -17,7 +17,10 @@ maintenance and rollback). Every document passes the secrets check before anythi
 file with a secret is refused as a whole. Improvement ids are re-derived for the target agent
 (``kioku.agent.scopes.improvement_id``), so importing twice updates, never duplicates. Importing
 into a different agent marks own lessons ``source="transferred"`` (not consolidated again) with
-``original_id``. Items below the 0.5 confidence floor are skipped.
+``original_id``. Re-importing into the same agent a lesson whose wording was edited in the export
+replaces the old record (its id is in the export), keeping the usage statistics. Import only adds or
+updates: a section deleted from the file does not delete anything. Items below the 0.5 confidence
+floor are skipped.
 """
 
 from __future__ import annotations
@@ -154,6 +157,7 @@ def import_data(data: dict[str, Any], agent: str | None = None,
     iso, epoch = now()
     batches: dict[tuple[str, str], list[Any]] = {}
     skipped = 0
+    renamed: dict[str, list[str]] = {}
     for item in data.get(KIND, []):
         lesson = str(item.get("improvement") or "").strip()
         scope = item.get("scope") if item.get("scope") in sc.SCOPES else "global"
@@ -171,6 +175,9 @@ def import_data(data: dict[str, Any], agent: str | None = None,
                 meta.update(source="transferred", consolidation_eligible=False)
         rec_id = sc.improvement_id(target, scope, lesson)
         batches.setdefault((scope, KIND), []).append(Record(id=rec_id, document=lesson, metadata=meta))
+        old_id = str(item.get("id") or "")
+        if old_id and old_id != rec_id and source_agent in (None, target):
+            renamed.setdefault(scope, []).append(old_id)  # the lesson was edited in the export
     for kind in ("evaluations", "performance"):
         for item in data.get(kind, []):
             scope = item.get("scope") if item.get("scope") in sc.SCOPES else "global"
@@ -183,6 +190,8 @@ def import_data(data: dict[str, Any], agent: str | None = None,
         for i in range(0, len(recs), BATCH):
             store.upsert(target, kind, recs[i:i + BATCH])
         counts[f"{scope}.{kind}"] = len(recs)
+    for scope, ids in renamed.items():  # after the edited copies are safely written
+        sc.open_scope(scope, project_root).delete(target, KIND, ids)
     if batches:
         refresh_digest(target, None, project_root)
     return {"agent": target, "imported": counts, "skipped": skipped}
