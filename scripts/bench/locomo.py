@@ -254,11 +254,12 @@ def evaluate(conversations: Sequence[Conversation], builder: Callable[..., Searc
 
 
 CV_GRID = {
-    "k1b": [(0.9, 0.4), (1.2, 0.75), (1.2, 0.4)],
-    "prev_weight": [0.0, 0.2, 0.3, 0.5],
+    "k1b": [(0.9, 0.4), (1.2, 0.75)],
+    "prev_weight": [0.0, 0.3, 0.5],
     "next_weight": [0.0, 0.1, 0.2],
-    "dense_weight": [0.7, 1.0, 1.3, 1.6, 2.0],
+    "dense_weight": [0.7, 1.0, 1.3, 1.6],
     "other_speaker": [0.4, 0.6, 0.8, 1.0],
+    "date_weight": [0.0, 0.5, 0.8, 1.2],
 }
 
 
@@ -280,9 +281,12 @@ def cross_validate(conversations: Sequence[Conversation], cache: EmbeddingCache)
             ids = [t.dia_id for t in conv.turns]
             qs = [q for q in conv.questions if q.category in (1, 2, 3, 4)]
             comps = [index.components(q.question) for q in qs]
-            for pw, nw, dw, osp in itertools.product(CV_GRID["prev_weight"], CV_GRID["next_weight"],
-                                                     CV_GRID["dense_weight"], CV_GRID["other_speaker"]):
-                cfg = HybridConfig(k1=k1, b=b, prev_weight=pw, next_weight=nw, dense_weight=dw, other_speaker=osp)
+            for pw, nw, dw, osp, daw in itertools.product(
+                CV_GRID["prev_weight"], CV_GRID["next_weight"], CV_GRID["dense_weight"], CV_GRID["other_speaker"],
+                CV_GRID["date_weight"],
+            ):
+                cfg = HybridConfig(k1=k1, b=b, prev_weight=pw, next_weight=nw, dense_weight=dw, other_speaker=osp,
+                                   date_weight=daw)
                 acc = np.zeros(4)
                 for q, comp in zip(qs, comps):
                     scores = index.combine(comp, cfg)
@@ -301,7 +305,7 @@ def cross_validate(conversations: Sequence[Conversation], cache: EmbeddingCache)
         best = max(table, key=lambda c: (fold_score(c, train)["recall@5"] + fold_score(c, train)["recall@10"]))
         out[f"tune_{train}_test_{test}"] = {
             "config": {k: getattr(best, k) for k in ("k1", "b", "prev_weight", "next_weight", "dense_weight",
-                                                      "other_speaker")},
+                                                      "other_speaker", "date_weight")},
             "train": fold_score(best, train), "test": fold_score(best, test),
             "default_on_test": fold_score(default, test) if default in table else None,
         }
