@@ -69,6 +69,8 @@ POSITIVES: list[tuple[str, str, str, str]] = [
     ("本番は金曜にデプロイしない。忘れないで", "本番は金曜にデプロイしない", "忘れないで", "ja"),
     ("保存しておいて：デプロイ前にlintを実行する", "デプロイ前にlintを実行する", "保存しておいて", "ja"),
     ("次回からは pnpm を使うことを覚えておいてね", "次回からは pnpm を使うこと", "覚えておいて", "ja"),
+    ("Remember: when deploying, always run migrations first", "when deploying, always run migrations first", "remember", "en"),
+    ("remember that when deploying we run migrations first", "when deploying we run migrations first", "remember", "en"),
 ]
 POSITIVES = [p for p in POSITIVES if p[1] is not None]
 
@@ -116,6 +118,8 @@ NEGATIVES: list[str] = [
     "remember me",
     "Could you save this as a draft?",
     "keep in mind",
+    "remember when we fixed the login bug",
+    "Remember how to run the migrations",
 ]
 
 

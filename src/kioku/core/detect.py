@@ -226,8 +226,9 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         if candidates > _MAX_CANDIDATES:
             return None
         kind = next(k for k in _EN_TRIGGER_NAMES if m.group(k))
-        if kind == "remember" and _WH_AFTER.match(masked, m.end()):
-            continue  # "remember when we ...", "remember how to ..."
+        explicit = masked[m.start():m.end()].rstrip().lower().endswith((":", ",", "-", "—", "that"))
+        if kind == "remember" and not explicit and _WH_AFTER.match(masked, m.end()):
+            continue  # "remember when we ...", "remember how to ..." (but "remember: when ...")
         block = masked[m.start():m.end()].rstrip().endswith(":")
         end = _sentence_end(masked, m.end(), block)
         sentence = text[m.end():end]
