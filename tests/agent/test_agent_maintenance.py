@@ -91,3 +91,12 @@ def test_run_due_in_background_spawns_detached_daily_run(project, store_of):
     assert not maintenance.is_due("coder"), log.read_text() if log.exists() else "no log"
     assert len(store_of("global").get("coder", "performance")) == 1
     assert maintenance.run_due_in_background("coder", project) is False  # not due any more
+
+
+def test_background_maintenance_can_be_switched_off(project, monkeypatch):
+    monkeypatch.setenv("KIOKU_BACKGROUND_MAINTENANCE", "0")
+    assert maintenance.run_due_in_background("coder", project) is False
+    monkeypatch.delenv("KIOKU_BACKGROUND_MAINTENANCE")
+    monkeypatch.setenv("KIOKU_DISABLE", "1")
+    assert maintenance.run_due_in_background("coder", project) is False
+    assert not maintenance.stamp_path("coder").with_suffix(".spawned").exists()

@@ -51,8 +51,16 @@ def is_due(agent: str, now: float | None = None) -> bool:
 
 
 def run_due_in_background(agent: str, project_root: Path | None = None) -> bool:
-    """Spawn detached daily maintenance if due; True when a process was started."""
-    if not agent or not is_due(agent):
+    """Spawn detached daily maintenance if due; True when a process was started.
+
+    ``KIOKU_BACKGROUND_MAINTENANCE=0`` (or the ``KIOKU_DISABLE`` kill switch) turns it off, e.g. in
+    test suites that record many evaluations; ``kioku maintain --daily`` still works by hand.
+    """
+    if os.environ.get("KIOKU_BACKGROUND_MAINTENANCE", "1").strip().lower() in {"0", "false", "no", "off"}:
+        return False
+    from kioku.core.config import kill_switch_set
+
+    if not agent or kill_switch_set() or not is_due(agent):
         return False
     marker = stamp_path(agent).with_suffix(".spawned")
     try:
