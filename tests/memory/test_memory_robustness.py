@@ -179,3 +179,25 @@ def test_hand_edited_index_over_the_limit_is_backed_up_and_trimmed(project, pmem
     assert text.count("\n") <= 200 and "We use bun for installs" in text and "Tests run with pytest -q" in text
     backups = list(pmem.glob("MEMORY.md.corrupt-*"))
     assert backups and "hand note 299" in backups[0].read_text()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores file permissions")
+def test_unwritable_memory_folder_gives_one_line_error(project, pmem, kioku):
+    api.remember("We use bun for installs")
+    pmem.chmod(0o500)
+    try:
+        out = kioku("remember", "Tests run with pytest -q")
+    finally:
+        pmem.chmod(0o700)
+    assert out.returncode == 1 and out.stderr.startswith("kioku: error:") and out.stderr.count("\n") == 1
+
+
+def test_os_errors_become_one_line_errors_and_recall_still_works(project, pmem, kioku):
+    api.remember("I prefer short answers")  # user memory, so recall has something to show
+    pmem.mkdir(parents=True)
+    (pmem / "MEMORY.md").mkdir()  # something very wrong on disk
+    out = kioku("remember", "Tests run with pytest -q")
+    assert out.returncode == 1 and out.stderr.startswith("kioku: error: ") and out.stderr.count("\n") == 1
+    assert "Traceback" not in out.stderr
+    recall = kioku("recall")
+    assert recall.returncode == 0 and "I prefer short answers" in recall.stdout

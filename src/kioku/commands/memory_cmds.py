@@ -24,6 +24,22 @@ from pathlib import Path
 TYPES = ("user", "project", "feedback", "reference")
 
 
+def _oserrors_as_kioku_errors(func):
+    """A permission problem or a full disk becomes one clear line, not a traceback."""
+
+    def wrapper(args: argparse.Namespace) -> int:
+        from kioku.core.errors import KiokuError
+
+        try:
+            return func(args)
+        except OSError as exc:
+            where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+            raise KiokuError(f"{exc.strerror or exc}{where}") from None
+
+    wrapper.__name__ = func.__name__
+    return wrapper
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("remember", help="save a memory (memory-system)",
                        description="Save a memory to .agents/memory (type user: to the user-wide folder).")
@@ -82,6 +98,7 @@ def _warn(lines: list[str]) -> None:
         print(f"kioku: warning: {line}", file=sys.stderr)
 
 
+@_oserrors_as_kioku_errors
 def cmd_remember(args: argparse.Namespace) -> int:
     from kioku.memory.api import remember
 
@@ -102,6 +119,7 @@ def cmd_remember(args: argparse.Namespace) -> int:
     return 0
 
 
+@_oserrors_as_kioku_errors
 def cmd_recall(args: argparse.Namespace) -> int:
     from kioku.memory.recall import build_recall
 
@@ -111,6 +129,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
     return 0
 
 
+@_oserrors_as_kioku_errors
 def cmd_search(args: argparse.Namespace) -> int:
     from kioku.memory.search import search
 
@@ -129,6 +148,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+@_oserrors_as_kioku_errors
 def cmd_organize(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
@@ -167,6 +187,7 @@ def cmd_organize(args: argparse.Namespace) -> int:
     return 0
 
 
+@_oserrors_as_kioku_errors
 def cmd_forget(args: argparse.Namespace) -> int:
     from kioku.memory.organize import forget
 
