@@ -71,6 +71,9 @@ POSITIVES: list[tuple[str, str, str, str]] = [
     ("次回からは pnpm を使うことを覚えておいてね", "次回からは pnpm を使うこと", "覚えておいて", "ja"),
     ("Remember: when deploying, always run migrations first", "when deploying, always run migrations first", "remember", "en"),
     ("remember that when deploying we run migrations first", "when deploying we run migrations first", "remember", "en"),
+    ("Write this down: staging uses port 8443", "staging uses port 8443", "write this down", "en"),
+    ("Keep this in mind: the API is slow on Mondays", "the API is slow on Mondays", "keep in mind", "en"),
+    ("デプロイは木曜日ってメモっておいて", "デプロイは木曜日", "メモっておいて", "ja"),
 ]
 POSITIVES = [p for p in POSITIVES if p[1] is not None]
 
@@ -120,6 +123,7 @@ NEGATIVES: list[str] = [
     "keep in mind",
     "remember when we fixed the login bug",
     "Remember how to run the migrations",
+    "write this down in the README",
 ]
 
 

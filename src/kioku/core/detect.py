@@ -61,7 +61,7 @@ __all__ = [
 # class plus look-behind branches because CPython's regex engine can then skip positions by
 # the class alone; a plain alternation of words is ~3x slower on ordinary prompts.
 REMEMBER_HINT: re.Pattern[str] = re.compile(
-    r"(?i)[rmsfnk覚記保メ忘](?:(?<=r)emem|(?<=m)emor|(?<=m)ind\b|(?<=s)(?:ave|tore)\b"
+    r"(?i)[rmsfnkw覚記保メ忘](?:(?<=r)emem|(?<=m)emor|(?<=m)ind\b|(?<=s)(?:ave|tore)\b|(?<=do)wn\b"
     r"|(?<=f)(?:orget|uture|rom now)|(?<=n)ote\b|(?<=覚)え|(?<=記)[憶録]|(?<=保)存|(?<=メ)モ|(?<=忘)れ)"
 )
 
@@ -100,11 +100,12 @@ _EN_START = re.compile(
     r"\s+(?:to|in|into|as)\s+(?:your\s+|the\s+|a\s+)?(?:long[- ]term\s+)?(?:memory|memories|kioku"
     r"|(?:a\s+)?memory note))\s*(?::|that\b|-)?"
     r"|(?P<savethis>save (?:this|that|the following))\s*:"
+    r"|(?P<writedown>(?:write|jot|note) (?:this|that|it) down)\s*(?::|that\b)"
     r"|(?P<remember>remember|memori[sz]e)(?!\s+" + _WH + r")"
     r"(?:\s+(?:this|the following|for (?:the )?(?:future|later|next time)))?\s*(?::|-|—|,|that\b|to\b)?"
     r"|(?P<note>(?:make|take) a note|note (?:this |it )?(?:down )?for (?:the )?future(?: sessions?)?"
     r"|note for (?:later|next time)|for future reference|for future sessions?)\s*(?::|,|-|that\b)?"
-    r"|(?P<mind>keep in mind|bear in mind)\s*(?::|that\b)"
+    r"|(?P<mind>(?:keep|bear)(?: this| that)? in mind)\s*(?::|that\b)"
     r"|(?P<fromnow>from now on|in (?:all )?future sessions|going forward, always)\s*[,:]?"
     r")\s*"
 )
@@ -117,6 +118,7 @@ _EN_END = re.compile(
 )
 _EN_TRIGGER_NAMES = {
     "dont": "don't forget", "save": "save to memory", "savethis": "save this",
+    "writedown": "write this down",
     "remember": "remember", "note": "note for future", "mind": "keep in mind",
     "fromnow": "from now on",
 }
@@ -129,7 +131,7 @@ _JA_TRIG = re.compile(
     r"(?P<trig>覚えて(?:おいて|おいといて|置いて)|覚えといて|覚えてて|覚えておく(?:こと|ように)"
     r"|覚えて(?=ください|下さい|ほしい|欲しい|ね|[：:。！!、]|\s*$)"
     r"|記憶して(?:おいて)?|記憶しておく(?:こと|ように)|記憶に(?:残して|とどめて|留めて)"
-    r"|メモして(?:おいて)?|メモっといて|メモしておく(?:こと|ように)|メモに(?:残して|書いて)"
+    r"|メモして(?:おいて)?|メモっといて|メモっておいて|メモしておく(?:こと|ように)|メモに(?:残して|書いて)"
     r"|記録して(?:おいて)?|忘れないで|忘れないように(?:して)?|忘れずに(?:覚えて(?:おいて)?)?"
     r"|保存して(?:おいて)?)" + _JA_POLITE
 )
