@@ -79,6 +79,8 @@ def test_contradictions_detected(new, old):
     ("always run tests before committing", "always write docs for public functions"),
     ("I prefer dark mode", "We use GitHub Actions for CI"),
     ("Use npm", "Use npm"),                                        # same statement, no conflict
+    ("Never use type hints in tests", "Always use type hints"),   # a scoped exception
+    ("Always squash commits before merging", "Never force-push to main"),
 ])
 def test_non_contradictions(new, old):
     assert contradicts(new, old) is None, (new, old)

@@ -15,7 +15,8 @@ subject. Three rules, checked in order:
    where the old rejected X, or rejects X where the old endorsed X. Mere mentions without a
    directive ("npm run build builds the docs") are not choices and never conflict.
 3. **Polarity flip.** "always ..." vs "never ..." (also do/don't, 必ず/しない) on otherwise
-   near-identical statements (token Jaccard ≥ 0.6 after removing the polarity words).
+   near-identical statements (token Jaccard ≥ 0.6 after removing the polarity words) with
+   the same qualifiers ("never ... in tests" after "always ..." is an exception, not a flip).
 
 It favours precision over recall: a missed contradiction leaves two visible entries, a false
 one would strike through a memory that was still true.
@@ -209,7 +210,9 @@ def contradicts(new: str, old: str) -> str | None:
                 if rivals:
                     return f"{category}: {option} instead of {rivals[0]}"
     pol_old = _polarity(old) if pol_new else 0
-    if pol_new and pol_old and pol_new != pol_old:
+    # A flip with a different scope ("never ... in tests" after "always ...") is an exception
+    # to the old rule, not its negation, so both stay.
+    if pol_new and pol_old and pol_new != pol_old and q_new == q_old:
         if jaccard(_strip_polarity(new), _strip_polarity(old)) >= 0.6:
             return "opposite instruction"
     return None
