@@ -163,6 +163,9 @@ def cmd_organize(args: argparse.Namespace) -> int:
         if folder.status == "empty":
             print(f"{folder.scope} memory: none yet ({_show(folder.path)})")
             continue
+        if folder.status == "unreadable":
+            print(f"{folder.scope} memory ({_show(folder.path)}): MEMORY.md is unreadable (see note below)")
+            continue
         print(f"{folder.scope} memory ({_show(folder.path)}): MEMORY.md {folder.index_lines}/{MAX_LINES} lines, "
               f"{folder.indexed} indexed entries" + (f", {folder.unindexed} not in the index" if folder.unindexed else ""))
         if folder.status == "full":
