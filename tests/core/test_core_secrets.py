@@ -137,6 +137,8 @@ SECRETS: list[tuple[str, str]] = [
     ("password", "the default password for local dev is 'postgres'"),
     ("password", "the password for the staging db is Xk9vQ2mP"),
     ("secret_assignment", f"the api key is {rnd(24, B62, 68)}"),
+    ("provider_token", f"mailchimp {rnd(32, HEX, 69)}-us14"),
+    ("provider_token", f"discord bot MT{rnd(22, B62, 70)}.{rnd(6, URLSAFE, 71)}.{rnd(27, URLSAFE, 72)}"),
     ("high_entropy", f"{rnd(44, B64, 56)}="),
 ]
 

@@ -260,6 +260,10 @@ _RULES: list[_Rule] = [
         r"|AGE-SECRET-KEY-1[0-9A-Z]{50,}|key-[0-9a-f]{32}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}"
         r"|glc_[A-Za-z0-9+/]{32,}={0,2}|lin_api_[A-Za-z0-9]{32,}|xapp-\d-[A-Za-z0-9\-]{20,}"
         r"|GOCSPX-[A-Za-z0-9_\-]{24,}|ya29\.[A-Za-z0-9_\-]{20,}|PMAK-[a-f0-9]{24}-[a-f0-9]{34})")),
+    _Rule("provider_token", ("-us",), re.compile(r"(?<![0-9a-f])[0-9a-f]{32}-us\d{1,2}\b"),
+          back="0123456789abcdef"),  # Mailchimp API key
+    _Rule("provider_token", (), re.compile(  # Discord bot token: base64(user id).timestamp.hmac
+        r"\b[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}\b")),
     _Rule("provider_token", (":aa",), re.compile(r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_\-]{33}"),
           back="0123456789"),  # Telegram bot token
     # --- credentials in URLs (the match starts at the scheme, found by scanning back)
