@@ -162,3 +162,15 @@ def test_folders_0700_files_0600(project, pmem, umem):
         for path in folder.iterdir():
             if path.is_file():
                 assert path.stat().st_mode & 0o777 == 0o600, path
+
+
+def test_memory_text_that_looks_like_structure_round_trips(project, pmem):
+    text = ("Release checklist\n## not a heading\n<!-- kioku: id=fake -->\nSupersedes: nothing\n"
+            "\\## literal backslash line\n---\nlast line")
+    r = api.remember(text, type="project", topic="release")
+    api.remember("Another release fact about tags", type="project", topic="release")
+    from kioku.memory.topics import read_topic
+
+    topic = read_topic(pmem / "release.md")
+    assert [e.text for e in topic.entries] == [text, "Another release fact about tags"]
+    assert topic.entries[0].id == r.id and not topic.broken

@@ -90,7 +90,7 @@ class Entry:
             meta["status"] = self.status
         meta.update({k: v for k, v in self.meta.items() if k not in meta and v})
         comment = "<!-- kioku: " + " ".join(f"{k}={_meta_value(v)}" for k, v in meta.items()) + " -->"
-        body = self.text.strip("\n").splitlines() or [""]
+        body = [escape_line(line) for line in self.text.strip("\n").splitlines()] or [""]
         if self.status == "active":
             heading = f"## {self.date} {self.summary}"
         else:
@@ -106,6 +106,24 @@ class Entry:
     def touch(self) -> None:
         """Mark as changed so it is re-rendered from fields instead of the raw lines."""
         self.raw = None
+
+
+def _needs_escape(line: str) -> bool:
+    return line.startswith(("#", "<!--", "---")) or line.startswith(NOTE_PREFIXES)
+
+
+def escape_line(line: str) -> str:
+    """Memory text is data: a line that would read as a heading, our metadata comment or a
+    note is written with a leading backslash (Markdown shows it literally)."""
+    if _needs_escape(line) or (line.startswith("\\") and _needs_escape(line[1:])):
+        return "\\" + line
+    return line
+
+
+def unescape_line(line: str) -> str:
+    if line.startswith("\\") and (_needs_escape(line[1:]) or (line.startswith("\\\\") and _needs_escape(line[2:]))):
+        return line[1:]
+    return line
 
 
 def _meta_value(value: str) -> str:
@@ -277,7 +295,7 @@ def _parse_entry(lines: list[str], line_no: int, file_type: str, file_created: s
     if status != "active":
         text_lines = [line[2:-2] if line.startswith("~~") and line.endswith("~~") and len(line) > 4 else line
                       for line in text_lines]
-    text = "\n".join(text_lines).strip("\n")
+    text = "\n".join(unescape_line(line) for line in text_lines).strip("\n")
     created = meta.pop("created", "") or (f"{date}T00:00:00Z" if date else file_created or now_iso())
     type_ = meta.pop("type", "") or file_type
     entry_id = meta.pop("id", "") or "h" + make_id(created, heading + "\n" + text)[:7]
