@@ -41,11 +41,12 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
+from kioku.agent import store_apply
 from kioku.agent.journal import Journal
+from kioku.agent.store_apply import is_not_found as _is_not_found
 from kioku.agent.store_meta import clean_metadata, strip_placeholder
 from kioku.agent.store_names import KINDS, collection_name
 from kioku.core import fsutil
@@ -54,13 +55,7 @@ from kioku.core.errors import KiokuError
 __all__ = ["KINDS", "Record", "AgentStore", "StoreUnavailable", "collection_name", "open_store"]
 
 log = logging.getLogger("kioku.agent.store")
-PURPOSES = {
-    "improvements": "learned improvements (lessons) retrieved before similar tasks",
-    "evaluations": "self-evaluations of finished sessions and subagent runs",
-    "performance": "performance snapshots computed from recent evaluations",
-}
 EF_NAME = "kioku_minilm"
-_PAGE = 2000
 
 
 class StoreUnavailable(KiokuError):
@@ -128,13 +123,6 @@ def _chromadb() -> Any:
         return chromadb
 
 
-def _is_not_found(exc: Exception) -> bool:
-    name = type(exc).__name__
-    return name in {"NotFoundError", "InvalidCollectionException"} or (
-        isinstance(exc, ValueError) and "does not exist" in str(exc)
-    )
-
-
 class _Conn:
     """One chromadb client per store location per process, shared by AgentStores."""
 
@@ -170,10 +158,6 @@ def _open_persistent(chromadb: Any, path: Path, timeout: float = 20.0) -> Any:
             SharedSystemClient._identifier_to_system.pop(str(path), None)
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
-
-
-def _now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 class AgentStore:
@@ -248,11 +232,6 @@ class AgentStore:
         conn.cols[name] = col
         return col
 
-    def _collection_meta(self, agent: str, kind: str) -> dict:
-        return {"agent": agent, "kind": kind, "purpose": PURPOSES[kind],
-                "scope": "project" if self.project_id else "global",
-                "project_id": self.project_id or "", "created_at": _now_iso(), "kioku": 1}
-
     def _lexical(self) -> Any:
         if not self._lex_checked:
             self._lex_checked = True
@@ -270,67 +249,8 @@ class AgentStore:
 
     # --- the journal and its apply step ---------------------------------------------------
     def _apply(self, conn: _Conn, entry: dict, embeddings: Any = None) -> None:
-        """Apply one journal entry to Chroma and the lexical index; idempotent."""
-        op = entry["op"]
-        lex = self._lexical()
-        if op == "upsert":
-            ids, docs = entry["ids"], entry["documents"]
-            if embeddings is None:
-                embeddings = self._embed(docs)
-            meta = {"agent": entry["agent"], "kind": entry["kind"], "purpose": PURPOSES[entry["kind"]],
-                    "scope": "project" if entry.get("project_id") else "global",
-                    "project_id": entry.get("project_id") or "", "created_at": _now_iso(), "kioku": 1}
-            col = self._collection(conn, entry["collection"], create=meta)
-            for start in range(0, len(ids), _PAGE):
-                end = start + _PAGE
-                col.upsert(ids=ids[start:end], documents=docs[start:end],
-                           metadatas=entry["metadatas"][start:end], embeddings=embeddings[start:end])
-            if lex is not None:
-                lex.upsert(entry["collection"], list(zip(ids, docs)))
-        elif op == "update":
-            col = self._collection(conn, entry["collection"])
-            if col is not None:
-                col.update(ids=entry["ids"], metadatas=entry["metadatas"])
-        elif op == "delete":
-            col = self._collection(conn, entry["collection"])
-            if col is not None:
-                col.delete(ids=entry["ids"])
-            if lex is not None:
-                lex.delete(entry["collection"], entry["ids"])
-        elif op == "drop":
-            for name in entry["collections"]:
-                conn.cols.pop(name, None)
-                try:
-                    conn.client.delete_collection(name)
-                except Exception as exc:  # noqa: BLE001
-                    if not _is_not_found(exc):
-                        raise
-                if lex is not None:
-                    lex.drop(name)
-        elif op == "copy":
-            for src_name, dst_name, kind in entry["pairs"]:
-                src = self._collection(conn, src_name)
-                if src is None:
-                    continue
-                meta = {**self._collection_meta(entry["dst_agent"], kind),
-                        "project_id": entry.get("project_id") or "",
-                        "scope": "project" if entry.get("project_id") else "global"}
-                dst = self._collection(conn, dst_name, create=meta)
-                offset = 0
-                while True:
-                    got = src.get(include=["documents", "metadatas", "embeddings"], limit=_PAGE, offset=offset)
-                    if not got["ids"]:
-                        break
-                    metas = [m if m else {"kioku_placeholder": True} for m in got["metadatas"]]
-                    dst.upsert(ids=got["ids"], documents=got["documents"], metadatas=metas,
-                               embeddings=got["embeddings"])
-                    if lex is not None:
-                        lex.upsert(dst_name, list(zip(got["ids"], got["documents"])))
-                    offset += len(got["ids"])
-        elif op != "noop":
-            raise ValueError(f"unknown journal op {op!r}")
-        if lex is None and op in {"upsert", "delete", "drop", "copy"} and not self.journal.state().get("lexical_stale"):
-            self.journal.set_state(lexical_stale=True)
+        """Apply one journal entry to Chroma and the lexical index (store_apply); idempotent."""
+        store_apply.apply_entry(self, conn, entry, embeddings)
 
     def _sync_locked(self) -> int:
         """Apply every pending entry in order; caller holds the lock. Raises on failure."""
@@ -349,23 +269,7 @@ class AgentStore:
         return done
 
     def _maybe_rebuild_lexical(self) -> None:
-        lex = self._lexical()
-        if lex is None or not self.journal.state().get("lexical_stale"):
-            return
-        conn = self._conn()
-        for col_obj in conn.client.list_collections():
-            name = col_obj.name if hasattr(col_obj, "name") else str(col_obj)
-            if not name.startswith("agent_"):
-                continue
-            col = self._collection(conn, name)
-            offset = 0
-            while col is not None:
-                got = col.get(include=["documents"], limit=_PAGE, offset=offset)
-                if not got["ids"]:
-                    break
-                lex.upsert(name, list(zip(got["ids"], got["documents"])))
-                offset += len(got["ids"])
-        self.journal.set_state(lexical_stale=False)
+        store_apply.rebuild_lexical_if_stale(self)
 
     def _rotate(self) -> None:
         """Bound the journal: archive the applied active file, fold old archives. Under the lock."""
@@ -586,34 +490,8 @@ class AgentStore:
                             old.client.close()
                         except Exception:  # noqa: BLE001
                             pass
-                aside = self.chroma_dir.with_name(f"{self.chroma_dir.name}.broken-{int(time.time())}")
-                keep = {self.journal.dir.name, self.journal.lock_path.name, "kioku_lexical.sqlite3"}
-                for child in list(self.chroma_dir.iterdir()):
-                    if child.name not in keep and not child.name.startswith("kioku_lexical"):
-                        fsutil.ensure_private_dir(aside)
-                        child.rename(aside / child.name)
-            conn = self._conn()
-            entries = list(self.journal.all_entries())
-            names: set[str] = set()
-            for e in entries:
-                names.update(n for n in ([e.get("collection")] + list(e.get("collections", [])) +
-                                         [p[1] for p in e.get("pairs", [])]) if n)
-            lex = self._lexical()
-            for name in names:
-                conn.cols.pop(name, None)
-                try:
-                    conn.client.delete_collection(name)
-                except Exception as exc:  # noqa: BLE001
-                    if not _is_not_found(exc):
-                        raise
-                if lex is not None:
-                    lex.drop(name)
-            for e in entries:
-                self._apply(conn, e)
-            last = int(entries[-1]["seq"]) if entries else self.journal.applied_seq()
-            self.journal.set_applied(max(last, self.journal.applied_seq()))
-            conn.seen_seq = self.journal.applied_seq()
-            return len(entries)
+                store_apply.move_chroma_files_aside(self)
+            return store_apply.replay_all(self, self._conn())
 
 
 def open_store(scope: str, project_root: Path | None = None, *, embedder: Any = None) -> AgentStore:
@@ -630,7 +508,3 @@ def open_store(scope: str, project_root: Path | None = None, *, embedder: Any = 
         return AgentStore(paths.project_chroma_dir(root), paths.project_identity(root),
                           host=cfg.chroma_host, port=cfg.chroma_port, embedder=embedder)
     raise ValueError(f"scope must be 'global' or 'project', not {scope!r}")
-
-
-def iter_kinds() -> Iterable[str]:
-    return iter(KINDS)
