@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Iterator
@@ -34,7 +33,10 @@ def ensure_private_dir(path: Path) -> Path:
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
     ensure_private_dir(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # O_EXCL on a random name instead of tempfile.mkstemp: tempfile drags shutil and
+    # random into every hook process, which costs more than the write itself
+    tmp = path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

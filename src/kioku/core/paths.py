@@ -11,9 +11,7 @@ Standard library only: hooks import this on their fast path.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import subprocess
 from pathlib import Path
 
 MEMORY_SUBDIR = Path(".agents") / "memory"
@@ -74,6 +72,8 @@ def project_identity(project_root: Path | None = None) -> str:
     Two clones of one repository share memories; two unrelated folders with the same
     name do not (a complaint about peers that key on the folder name).
     """
+    import hashlib  # lazily: hooks that never need the identity skip the import
+
     root = (project_root or find_project_root()).resolve()
     key = _git_remote(root) or str(root)
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
@@ -82,6 +82,8 @@ def project_identity(project_root: Path | None = None) -> str:
 def _git_remote(root: Path) -> str | None:
     if not (root / ".git").exists():
         return None
+    import subprocess  # lazily: costs several ms on the hooks' fast path
+
     try:
         out = subprocess.run(
             ["git", "-C", str(root), "config", "--get", "remote.origin.url"],
