@@ -2,6 +2,7 @@
 
     python store_conc_workers.py raw   PATH WID N BATCH START_TS
     python store_conc_workers.py kioku PATH WID N BATCH START_TS
+    python store_conc_workers.py reader PATH STOP_FILE START_TS -> JSON {queries, errors, ...}
     python store_conc_workers.py verify PATH COLLECTION      -> JSON {count, unreachable, ...}
 
 Vectors are standard-normal 384-d, seeded by the id text (the reference workload in
@@ -61,6 +62,28 @@ def kioku(path: str, wid: int, n: int, batch: int, start_ts: float) -> None:
         store.upsert("conc", "improvements", [Record(x, x, {"w": wid}) for x in ids])
 
 
+def reader(path: str, stop_file: str, start_ts: float) -> dict:
+    """A long-lived reader querying while the writers write (a hook or `kioku improvements`)."""
+    from kioku.agent.chroma_store import AgentStore
+
+    store = AgentStore(Path(path), embedder=VectorFromText())
+    _wait(start_ts)
+    queries = errors = 0
+    seen_max = 0
+    first_error = ""
+    while not Path(stop_file).exists():
+        try:
+            hits = store.query("conc", "improvements", f"w0-{queries % 500}", 5)
+            seen_max = max(seen_max, store.count("conc", "improvements"))
+            del hits
+        except Exception as exc:  # noqa: BLE001 - counted and reported
+            errors += 1
+            first_error = first_error or f"{type(exc).__name__}: {exc}"
+        queries += 1
+        time.sleep(0.02)
+    return {"queries": queries, "errors": errors, "max_count_seen": seen_max, "first_error": first_error}
+
+
 def verify(path: str, collection: str) -> dict:
     """Self-query every stored id with its own vector; unreachable = not its own nearest.
 
@@ -84,6 +107,8 @@ if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "verify":
         print(json.dumps(verify(sys.argv[2], sys.argv[3])))
+    elif mode == "reader":
+        print(json.dumps(reader(sys.argv[2], sys.argv[3], float(sys.argv[4]))))
     else:
         fn = raw if mode == "raw" else kioku
         fn(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6]))

@@ -21,22 +21,32 @@ from conftest import py_env
 
 WORKERS = Path(__file__).with_name("store_conc_workers.py")
 COLLECTION = "agent_conc_improvements"
-PROCS, PER_PROC, BATCH = 4, 800, 25
+PROCS, PER_PROC, BATCH = 4, 800, 50
 
 
-def _run(mode: str, path: Path, per_proc: int, batch: int) -> dict:
+def _run(mode: str, path: Path, per_proc: int, batch: int, with_reader: bool = False) -> dict:
     start = time.time() + 3.0  # every worker imports chromadb before the start line
     procs = [subprocess.Popen([sys.executable, str(WORKERS), mode, str(path), str(w), str(per_proc), str(batch),
                                str(start)], env=py_env(), stderr=subprocess.PIPE, text=True)
              for w in range(PROCS)]
+    stop = path.parent / f"{path.name}.stop"
+    reader = subprocess.Popen([sys.executable, str(WORKERS), "reader", str(path), str(stop), str(start)],
+                              env=py_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) if with_reader else None
     errors = [p.communicate(timeout=600)[1] for p in procs]
     assert all(p.returncode == 0 for p in procs), errors
     wall = time.time() - start
+    reader_result = None
+    if reader is not None:
+        stop.write_text("stop")
+        out, err = reader.communicate(timeout=120)
+        assert reader.returncode == 0, err
+        reader_result = json.loads(out)
     out = subprocess.run([sys.executable, str(WORKERS), "verify", str(path), COLLECTION], env=py_env(),
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
-    result.update(write_wall_s=round(wall, 1), docs=PROCS * per_proc, batch=batch)
+    result.update(write_wall_s=round(wall, 1), docs=PROCS * per_proc, batch=batch, reader=reader_result)
     print(f"{mode}: {result}")
     return result
 
@@ -64,9 +74,12 @@ def test_raw_embedded_chromadb_loses_vectors_with_parallel_writers(tmp_path):
 
 @pytest.mark.slow
 def test_agent_store_loses_nothing_with_parallel_writers(tmp_path):
-    result = _run("kioku", tmp_path / "kioku", PER_PROC, BATCH)
+    result = _run("kioku", tmp_path / "kioku", PER_PROC, BATCH, with_reader=True)
     assert result["count"] == result["docs"] == PROCS * PER_PROC
     assert result["unreachable"] == 0
+    # a long-lived reader queried throughout without an error and saw the writes arrive
+    assert result["reader"]["errors"] == 0, result["reader"]
+    assert result["reader"]["queries"] > 10 and result["reader"]["max_count_seen"] > 0
 
 
 READER = r'''
