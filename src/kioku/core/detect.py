@@ -47,7 +47,27 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Callable, Literal
+
+
+class _Lazy:
+    """A regex compiled on first use. Hooks import this module on every prompt (the fast
+    path needs one cheap pattern); compiling all patterns up front cost several ms."""
+
+    __slots__ = ("_src", "_p")
+
+    def __init__(self, pattern: str | Callable[[], str], flags: int = 0) -> None:
+        self._src = (pattern, flags)
+        self._p: re.Pattern[str] | None = None
+
+    def compiled(self) -> re.Pattern[str]:
+        if self._p is None:
+            pattern, flags = self._src
+            self._p = re.compile(pattern() if callable(pattern) else pattern, flags)
+        return self._p
+
+    def __getattr__(self, name: str):  # match / search / finditer / sub ...
+        return getattr(self.compiled(), name)
 
 __all__ = [
     "REMEMBER_HINT",
@@ -74,7 +94,7 @@ class RememberRequest:
 
 
 # --- masking: code, quotes and quoted lines cannot trigger (offsets are preserved) -------
-_MASK_RE = re.compile(r"```[\s\S]*?(?:```|$)|`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|^>.*$", re.M)
+_MASK_RE = _Lazy(r"```[\s\S]*?(?:```|$)|`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|^>.*$", re.M)
 
 
 def _mask(text: str) -> str:
@@ -93,7 +113,7 @@ _LEAD = (
 _WH = r"(?:what|when|where|why|how|who|whom|whose|which|whether|if)\b"
 
 # Each alternative sets a named group naming its trigger; content follows the match.
-_EN_START = re.compile(
+_EN_START = _Lazy(
     r"(?i)" + _LEAD + r"(?:"
     r"(?P<dont>(?:don'?t|do not|never) forget)(?:\s+(?:this|the following))?\s*(?::|that\b|,\s*that\b)"
     r"|(?P<save>(?:save|store|add|put|write|keep|record)(?:\s+(?:this|that|it|these|the following))?"
@@ -110,7 +130,7 @@ _EN_START = re.compile(
     r")\s*"
 )
 # Closing tags: "<content> - remember that", "<content>, don't forget that!".
-_EN_END = re.compile(
+_EN_END = _Lazy(
     r"(?i)^(?P<content>.+?)\s*[,;:.\-—!]+\s*(?:please\s+)?"
     r"(?P<trig>remember (?:this|that|it)|save (?:this|that|it) to (?:your )?memory"
     r"|(?:don'?t|do not) forget (?:this|that|it)|keep (?:this|that|it) in mind"
@@ -123,11 +143,11 @@ _EN_TRIGGER_NAMES = {
     "fromnow": "from now on",
 }
 # Sentence starts: beginning, after sentence punctuation, or a newline.
-_SENT_START = re.compile(r"(?:^|(?<=[.!?;])\s+|\n\s*|(?<=[。！？]))")
+_SENT_START = _Lazy(r"(?:^|(?<=[.!?;])\s+|\n\s*|(?<=[。！？]))")
 
 # --- Japanese --------------------------------------------------------------------------------
 _JA_POLITE = r"(?:ください|下さい|くれ(?:ますか|る)?|ね|よ|ほしい|欲しい|おいて|おいてね|おく|ておく|な)*"
-_JA_TRIG = re.compile(
+_JA_TRIG = _Lazy(
     r"(?P<trig>覚えて(?:おいて|おいといて|置いて)|覚えといて|覚えてて|覚えておく(?:こと|ように)"
     r"|覚えて(?=ください|下さい|ほしい|欲しい|ね|[：:。！!、]|\s*$)"
     r"|記憶して(?:おいて)?|記憶しておく(?:こと|ように)|記憶に(?:残して|とどめて|留めて)"
@@ -135,25 +155,25 @@ _JA_TRIG = re.compile(
     r"|記録して(?:おいて)?|忘れないで|忘れないように(?:して)?|忘れずに(?:覚えて(?:おいて)?)?"
     r"|保存して(?:おいて)?)" + _JA_POLITE
 )
-_JA_MEMORY_WORD = re.compile(r"(?i:メモリ|記憶|メモ|覚え|kioku|長期記憶|ナレッジ)")
-_JA_FILE_OBJ = re.compile(r"(?:ファイル|変更|ドキュメント|画像|データ|設定|作業|コード|ページ|それ|これ)(?:を|は)?\s*$")
-_JA_QUESTION_END = re.compile(r"(?:[?？]|(?:ます|です|でしょう|だろう|る|た|の)?か[。\s]*|かな[。\s]*)$")
-_JA_BEFORE_STRIP = re.compile(
+_JA_MEMORY_WORD = _Lazy(r"(?i:メモリ|記憶|メモ|覚え|kioku|長期記憶|ナレッジ)")
+_JA_FILE_OBJ = _Lazy(r"(?:ファイル|変更|ドキュメント|画像|データ|設定|作業|コード|ページ|それ|これ)(?:を|は)?\s*$")
+_JA_QUESTION_END = _Lazy(r"(?:[?？]|(?:ます|です|でしょう|だろう|る|た|の)?か[。\s]*|かな[。\s]*)$")
+_JA_BEFORE_STRIP = _Lazy(
     r"(?:\s*(?:ということを|ってことを|ことを|ことは|のを|って|と|を|は|、|,|:|：)\s*)$")
-_JA_TASK_BEFORE = re.compile(r"(?:する|やる|実行する|走らせる|回す|入れる|送る|押す|閉じる|消す)のを\s*$")
+_JA_TASK_BEFORE = _Lazy(r"(?:する|やる|実行する|走らせる|回す|入れる|送る|押す|閉じる|消す)のを\s*$")
 
-_JA_IMPERATIVE_END = re.compile(r"(?:て|で)(?:ね|よ|ください|下さい|おいて)?$")
-_TRAIL_PUNCT = re.compile(r"[\s.!。！、,;:]+$")
-_EN_POLITE_TAIL = re.compile(r"(?i)[,\s]*(?:please|pls|thanks|thank you|thx)[.!\s]*$")
-_EN_LEADING = re.compile(r"(?i)^(?:\s*(?:that\b|to\b|please\b|[:\-—,])\s*)+")
-_JA_QUOTE = re.compile(r"^[「『](.+)[」』]$")
+_JA_IMPERATIVE_END = _Lazy(r"(?:て|で)(?:ね|よ|ください|下さい|おいて)?$")
+_TRAIL_PUNCT = _Lazy(r"[\s.!。！、,;:]+$")
+_EN_POLITE_TAIL = _Lazy(r"(?i)[,\s]*(?:please|pls|thanks|thank you|thx)[.!\s]*$")
+_EN_LEADING = _Lazy(r"(?i)^(?:\s*(?:that\b|to\b|please\b|[:\-—,])\s*)+")
+_JA_QUOTE = _Lazy(r"^[「『](.+)[」』]$")
 
 
 def _is_en_question(sentence: str) -> bool:
     return sentence.rstrip().endswith(("?", "？"))
 
 
-_EN_Q_START = re.compile(r"(?i)(?:do|does|did|can|could|would|will|is|are|was|were|have|has"
+_EN_Q_START = _Lazy(r"(?i)(?:do|does|did|can|could|would|will|is|are|was|were|have|has"
                          r"|what|when|where|why|how|who|which|should|shall)\b")
 
 
@@ -183,11 +203,11 @@ def _clean_en(content: str) -> str:
     return next(g for g in m.groups() if g).strip() if m else content
 
 
-_EN_TASK_TAIL = re.compile(
+_EN_TASK_TAIL = _Lazy(
     r"(?i)[,;]\s*(?:and|then|and then|but)\s+(?:please\s+)?(?:now\s+)?(?:fix|run|add|update|create"
     r"|write|make|implement|change|remove|delete|refactor|check|look|help|commit|push|deploy"
     r"|start|continue|show|tell|explain|open|build|install|rename|move|test)\b.*$")
-_QUOTED = re.compile(r"^(?:'([^']+)'|\"([^\"]+)\"|“([^”]+)”|「([^」]+)」)$")
+_QUOTED = _Lazy(r"^(?:'([^']+)'|\"([^\"]+)\"|“([^”]+)”|「([^」]+)」)$")
 
 
 def _clean_ja(content: str) -> str:
@@ -199,9 +219,9 @@ def _clean_ja(content: str) -> str:
     return content.strip()
 
 
-_PARA_END = re.compile(r"\n\s*\n")
-_SENT_END = re.compile(r"[.!?](?=\s|$)|[。！？]|\n")
-_WH_AFTER = re.compile(r"(?i)\s*(?:to\s+)?" + _WH)
+_PARA_END = _Lazy(r"\n\s*\n")
+_SENT_END = _Lazy(r"[.!?](?=\s|$)|[。！？]|\n")
+_WH_AFTER = _Lazy(r"(?i)\s*(?:to\s+)?" + _WH)
 # Bounds that keep hostile input linear: a real request has its trigger among the first few
 # candidates, and its context within a few hundred characters.
 _MAX_CANDIDATES = 12
@@ -311,7 +331,7 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
     return None
 
 
-_HAS_JA = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+_HAS_JA = _Lazy(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 
 def detect_remember(prompt: str) -> RememberRequest | None:
@@ -350,10 +370,9 @@ def _trie(words: list[str]) -> str:
     return emit(tree)
 
 
-def _phrases(en: str, ja: str) -> re.Pattern[str]:
+def _phrases(en: str, ja: str) -> _Lazy:
     """English phrases (lower case, word-bounded) and Japanese/emoji substrings, | separated."""
-    en_re = r"\b" + "(?:" + _trie(en.split("|")) + r")\b"
-    return re.compile(en_re + "|" + _trie(ja.split("|")))
+    return _Lazy(lambda: r"\b(?:" + _trie(en.split("|")) + r")\b|" + _trie(ja.split("|")))
 
 
 # Phrases that contain a negative word but mean something positive are matched (and blanked)
@@ -408,9 +427,9 @@ _NEG_WEAK = _phrases(
 )
 _WEAK_SHORT_WORDS = 3
 _FEEDBACK_SCAN = 600
-_CONTRAST = re.compile(r"\bbut\b|\bhowever\b|\bthough\b|\bstill\b|けど|けれど|しかし|でも|ただ、|まだ")
-_COMPLAINT_Q = re.compile(r"\bwhy\b|\bstill\b|\bagain\b|なぜ|なんで|まだ|また")
-_WORD_RE = re.compile(r"[a-z0-9']+|[^\x00-\x7f\s]{1,4}")
+_CONTRAST = _Lazy(r"\bbut\b|\bhowever\b|\bthough\b|\bstill\b|けど|けれど|しかし|でも|ただ、|まだ")
+_COMPLAINT_Q = _Lazy(r"\bwhy\b|\bstill\b|\bagain\b|なぜ|なんで|まだ|また")
+_WORD_RE = _Lazy(r"[a-z0-9']+|[^\x00-\x7f\s]{1,4}")
 
 
 def _count(pattern: re.Pattern[str], t: str, weak_limit: int) -> int:

@@ -36,12 +36,31 @@ from __future__ import annotations
 import bisect
 import math
 import re
-import string
 from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
 from kioku.core.errors import SecretRejected
+
+
+class _Lazy:
+    """A regex compiled on first use. A scan compiles only the rules whose anchors
+    occur, so importing this module and checking ordinary text stays cheap."""
+
+    __slots__ = ("_src", "_p")
+
+    def __init__(self, pattern: str | Callable[[], str], flags: int = 0) -> None:
+        self._src = (pattern, flags)
+        self._p: re.Pattern[str] | None = None
+
+    def compiled(self) -> re.Pattern[str]:
+        if self._p is None:
+            pattern, flags = self._src
+            self._p = re.compile(pattern() if callable(pattern) else pattern, flags)
+        return self._p
+
+    def __getattr__(self, name: str):  # match / search / finditer / sub ...
+        return getattr(self.compiled(), name)
 
 __all__ = [
     "SecretFinding",
@@ -96,25 +115,25 @@ KIND_LABELS: dict[str, str] = {
     "high_entropy": "a high-entropy string (likely a key or token)",
 }
 
-@dataclass(frozen=True)
 class _Rule:
     """One detector. The regex is tried only where an anchor occurs (found with ``str.find``
     on the lower-cased text, which is ~100x cheaper than a regex scan), and the match must
     start there (``back`` lets it start earlier, over those characters: URL schemes).
-    ``group`` names the secret part ("" = whole match; several names = first that matched)."""
+    ``group`` names the secret part (empty = whole match; several = first that matched).
+    Token-shaped secrets (no whitespace, >= 20 chars) are looked for only inside long
+    whitespace-delimited chunks (``in_chunks``), which ordinary prose rarely has.
+    A plain class, not a dataclass: ~35 rules are built at import time on the hook path."""
 
-    kind: str
-    anchors: tuple[str, ...]
-    pattern: re.Pattern[str]
-    group: tuple[str, ...] = ()
-    check: Callable[[re.Match[str]], bool] | None = None
-    back: str = ""
-    # Token-shaped secrets (no whitespace, >= 20 chars) are looked for only inside long
-    # whitespace-delimited chunks, which ordinary prose rarely has: near-zero cost on a miss.
-    in_chunks: bool = True
+    __slots__ = ("kind", "anchors", "pattern", "group", "check", "back", "in_chunks")
+
+    def __init__(self, kind: str, anchors: tuple[str, ...], pattern: _Lazy,
+                 group: tuple[str, ...] = (), check: Callable[[re.Match[str]], bool] | None = None,
+                 back: str = "", in_chunks: bool = True) -> None:
+        self.kind, self.anchors, self.pattern, self.group = kind, anchors, pattern, group
+        self.check, self.back, self.in_chunks = check, back, in_chunks
 
 
-_PLACEHOLDER_RE = re.compile(
+_PLACEHOLDER_RE = _Lazy(
     r"""^(?:
         \$\{?[A-Za-z_][A-Za-z0-9_]*\}?        # $VAR / ${VAR}
       | \{\{.*\}\} | \{[^}]*\} | <[^>]*>       # {{x}} {x} <x>
@@ -166,17 +185,17 @@ def _check_password(m: re.Match[str]) -> bool:
     return True
 
 
-_IDENT_VALUE = re.compile(r"^[a-z]+[0-9]*(?:[_\-.:/][a-z]+[0-9]*)*$|^[A-Z][a-z]+(?:[A-Z][a-z]+)+$")
+_IDENT_VALUE = _Lazy(r"^[a-z]+[0-9]*(?:[_\-.:/][a-z]+[0-9]*)*$|^[A-Z][a-z]+(?:[A-Z][a-z]+)+$")
 
 
 # "key"/"auth" glued to a preceding word count only after these (apikey, ACCESS_KEY, ...).
-_KEY_PREFIX_OK = re.compile(r"(?:api|access|private|secret|session|signing|encryption|master"
+_KEY_PREFIX_OK = _Lazy(r"(?:api|access|private|secret|session|signing|encryption|master"
                             r"|client|deploy|license|app|service|[^a-z])[_\-.]?$")
 
 
 def _check_token(m: re.Match[str]) -> bool:
     s = m.start()
-    if m.re is _TOKEN_ASSIGN_RE and s and m.string[s - 1].isalpha() \
+    if "op" in m.re.groupindex and s and m.string[s - 1].isalpha() \
             and m.group(0)[:1].lower() in "ka" \
             and not _KEY_PREFIX_OK.search(m.string[max(0, s - 12):s].lower()):
         return False  # "monkey: ...", "oauth: ..." are not key assignments
@@ -212,115 +231,116 @@ _I = re.IGNORECASE
 
 _TOKEN_KEYS = r"(?i:(?:secret|token|credentials?|auth|key)s?\b)"
 _ASSIGN_VALUE = r"[\"']?\s*(?P<op>=|:|=>|:=|\bis\b|\bwas\b)\s*(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{1,512})(?P=q)"
-_TOKEN_ASSIGN_RE = re.compile(_TOKEN_KEYS + _ASSIGN_VALUE)
+_TOKEN_ASSIGN_RE = _Lazy(_TOKEN_KEYS + _ASSIGN_VALUE)
 
 _RULES: list[_Rule] = [
     # --- private keys (PEM, also with literal "\n" escapes as inside service-account JSON)
-    _Rule("private_key", ("-----begin",), re.compile(
+    _Rule("private_key", ("-----begin",), _Lazy(
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
         r"(?:[\s\S]{0,20000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
         r"|[A-Za-z0-9+/=\s\\:\-]{0,20000})"),  # unterminated: take the key material that follows
           in_chunks=False),
     _Rule("gcp_service_account", ("private_key_id",),
-          re.compile(r'private_key_id"\s*:\s*"(?P<val>[0-9a-f]{32,})"'), ("val",), in_chunks=False),
+          _Lazy(r'private_key_id"\s*:\s*"(?P<val>[0-9a-f]{32,})"'), ("val",), in_chunks=False),
     # --- provider-prefixed tokens
-    _Rule("anthropic_api_key", ("sk-ant-",), re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{20,}")),
-    _Rule("openai_api_key", ("sk-",), re.compile(
+    _Rule("anthropic_api_key", ("sk-ant-",), _Lazy(r"\bsk-ant-[A-Za-z0-9_\-]{20,}")),
+    _Rule("openai_api_key", ("sk-",), _Lazy(
         r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}"), check=_check_sk),
     _Rule("aws_access_key", ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "aipa",
                              "anpa", "anva", "apka"),
-          re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}\b")),
-    _Rule("aws_secret_key", ("aws",), re.compile(
+          _Lazy(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}\b")),
+    _Rule("aws_secret_key", ("aws",), _Lazy(
         r"(?i:aws)[A-Za-z_\- ]{0,20}(?i:secret)[A-Za-z_\- ]{0,20}[\"']?\s*(?:=|:|=>)\s*"
         r"[\"']?(?P<val>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"), ("val",), in_chunks=False),
-    _Rule("github_token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), re.compile(
+    _Rule("github_token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), _Lazy(
         r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}\b|github_pat_[A-Za-z0-9_]{22,})")),
     _Rule("gitlab_token", ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-"),
-          re.compile(r"\bgl(?:pat|dt|rt|ptt|cbt|soat)-[A-Za-z0-9_\-]{20,}")),
-    _Rule("slack_webhook", ("https://hooks.slack.com",), re.compile(
+          _Lazy(r"\bgl(?:pat|dt|rt|ptt|cbt|soat)-[A-Za-z0-9_\-]{20,}")),
+    _Rule("slack_webhook", ("https://hooks.slack.com",), _Lazy(
         r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]{10,}")),
-    _Rule("slack_token", ("xox",), re.compile(r"\bxox[abposre]-[A-Za-z0-9\-]{10,}")),
-    _Rule("stripe_key", ("sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"), re.compile(
+    _Rule("slack_token", ("xox",), _Lazy(r"\bxox[abposre]-[A-Za-z0-9\-]{10,}")),
+    _Rule("stripe_key", ("sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"), _Lazy(
         r"\b(?:[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})")),
-    _Rule("google_api_key", ("aiza",), re.compile(r"\bAIza[0-9A-Za-z_\-]{35}")),
-    _Rule("jwt", ("eyj",), re.compile(
+    _Rule("google_api_key", ("aiza",), _Lazy(r"\bAIza[0-9A-Za-z_\-]{35}")),
+    _Rule("jwt", ("eyj",), _Lazy(
         r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")),
-    _Rule("npm_token", ("npm_",), re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
-    _Rule("pypi_token", ("pypi-",), re.compile(r"\bpypi-[A-Za-z0-9_\-]{40,}")),
-    _Rule("sendgrid_key", ("sg.",), re.compile(r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{30,}")),
-    _Rule("twilio_key", (), re.compile(r"\b(?:SK|AC)[0-9a-fA-F]{32}\b")),  # no anchor: scan
+    _Rule("npm_token", ("npm_",), _Lazy(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    _Rule("pypi_token", ("pypi-",), _Lazy(r"\bpypi-[A-Za-z0-9_\-]{40,}")),
+    _Rule("sendgrid_key", ("sg.",), _Lazy(r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{30,}")),
+    _Rule("twilio_key", (), _Lazy(r"\b(?:SK|AC)[0-9a-fA-F]{32}\b")),  # no anchor: scan
     _Rule("azure_key", ("accountkey=", "sharedaccesskey=", "sharedaccesssignature=", "sig="),
-          re.compile(r"(?i:AccountKey|SharedAccessKey|SharedAccessSignature|sig)="
+          _Lazy(r"(?i:AccountKey|SharedAccessKey|SharedAccessSignature|sig)="
                      r"(?P<val>[A-Za-z0-9+/%]{20,}={0,2})"), ("val",)),
     _Rule("provider_token", ("hf_", "shpat_", "shpca_", "shppa_", "shpss_", "dop_v1_", "dapi",
                              "hvs.", "dp.st.", "age-secret-key-", "key-", "sq0", "glc_",
-                             "lin_api_", "xapp-", "gocspx-", "ya29.", "pmak-"), re.compile(
+                             "lin_api_", "xapp-", "gocspx-", "ya29.", "pmak-"), _Lazy(
         r"\b(?:hf_[A-Za-z0-9]{30,}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|dop_v1_[a-f0-9]{64}"
         r"|dapi[a-f0-9]{32}|hvs\.[A-Za-z0-9_\-]{24,}|dp\.st\.[A-Za-z0-9_\-]{20,}"
         r"|AGE-SECRET-KEY-1[0-9A-Z]{50,}|key-[0-9a-f]{32}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}"
         r"|glc_[A-Za-z0-9+/]{32,}={0,2}|lin_api_[A-Za-z0-9]{32,}|xapp-\d-[A-Za-z0-9\-]{20,}"
         r"|GOCSPX-[A-Za-z0-9_\-]{24,}|ya29\.[A-Za-z0-9_\-]{20,}|PMAK-[a-f0-9]{24}-[a-f0-9]{34})")),
-    _Rule("provider_token", ("-us",), re.compile(r"(?<![0-9a-f])[0-9a-f]{32}-us\d{1,2}\b"),
+    _Rule("provider_token", ("-us",), _Lazy(r"(?<![0-9a-f])[0-9a-f]{32}-us\d{1,2}\b"),
           back="0123456789abcdef"),  # Mailchimp API key
-    _Rule("provider_token", (), re.compile(  # Discord bot token: base64(user id).timestamp.hmac
+    _Rule("provider_token", (), _Lazy(  # Discord bot token: base64(user id).timestamp.hmac
         r"\b[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}\b")),
-    _Rule("provider_token", (":aa",), re.compile(r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_\-]{33}"),
+    _Rule("provider_token", (":aa",), _Lazy(r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_\-]{33}"),
           back="0123456789"),  # Telegram bot token
     # --- credentials in URLs (the match starts at the scheme, found by scanning back)
-    _Rule("connection_string", ("://",), re.compile(
+    _Rule("connection_string", ("://",), _Lazy(
         r"(?i:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver"
         r"|oracle|couchdb|neo4j(?:\+s)?|clickhouse|cockroachdb|ldaps?|ftp|sftp|smtps?)"
         r"://(?P<val>[^\s:/@'\"<>]{0,256}:(?P<pw>[^\s@'\"<>]{1,256}))@"), ("val",), _check_url_creds,
           back="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-", in_chunks=False),
-    _Rule("url_credentials", ("://",), re.compile(
+    _Rule("url_credentials", ("://",), _Lazy(
         r"[a-zA-Z][a-zA-Z0-9+.\-]{0,30}://(?P<val>[^\s:/@'\"<>]{1,256}:(?P<pw>[^\s@/'\"<>]{1,256}))@[^\s]"),
           ("val",), _check_url_creds,
           back="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-", in_chunks=False),
-    _Rule("bearer_token", ("authorization", "bearer"), re.compile(
+    _Rule("bearer_token", ("authorization", "bearer"), _Lazy(
         r"(?i:authorization\b[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|apikey)\s+)"
         r"(?P<val>[A-Za-z0-9._~+/\-]{8,}=*)"
         r"|(?i:bearer\s+)(?P<val2>[A-Za-z0-9._~+/\-]{20,}=*)"), ("val", "val2"), in_chunks=False),
     # --- key = value assignments
-    _Rule("password", ("password", "passwd", "passphrase", "pwd", "pass"), re.compile(
+    _Rule("password", ("password", "passwd", "passphrase", "pwd", "pass"), _Lazy(
         r"(?i:(?:password|passwd|passphrase|(?<![a-z])pwd|(?<=[a-z0-9][_\-])pass)\b)"
         r"(?:\s+(?:for|of|on|to)(?:\s+[\w.\-]+){1,4}?(?=\s+(?:is|was)\b))?"  # "password for dev is"
         r"[\"']?\s*(?P<op>=|:|=>|:=|\bis\b|\bwas\b)\s*(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{1,512})(?P=q)"),
           ("val",), _check_password, in_chunks=False),
-    _Rule("password", (" -u ", " --user ", " --user="), re.compile(
+    _Rule("password", (" -u ", " --user ", " --user="), _Lazy(
         r" (?:-u|--user)[ =]['\"]?(?P<val>[^\s:'\"]+:(?P<pw>[^\s'\"]{3,}))"), ("val",), _check_url_creds,
           in_chunks=False),  # curl -u user:password
-    _Rule("password", ("mysql",), re.compile(
+    _Rule("password", ("mysql",), _Lazy(
         r"mysql(?:dump|admin|sh)?\b[^\n]*?\s-p(?P<val>[^\s\-][^\s]{2,})"), ("val",),
           lambda m: _value_ok(m.group("val")), in_chunks=False),  # mysql -u root -pSecret
-    _Rule("password", ("パスワード", "暗証番号", "パスフレーズ", "合言葉"), re.compile(
+    _Rule("password", ("パスワード", "暗証番号", "パスフレーズ", "合言葉"), _Lazy(
         r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?:は|:|：|=|＝|を)\s*[「『\"']?"
         r"(?P<q>)(?P<val>[\x21-\x7e]{4,}?)(?=[」』\"']|です|だ|で(?:す|し)|[。、\s]|$)"),
           ("val",), _check_password, in_chunks=False),
     _Rule("secret_assignment", ("secret", "token", "key", "auth", "credential"),
           _TOKEN_ASSIGN_RE, ("val",), _check_token, in_chunks=False),
     _Rule("secret_assignment", ("トークン", "apiキー", "api キー", "シークレット", "秘密鍵",
-                                "アクセスキー"), re.compile(
+                                "アクセスキー"), _Lazy(
         r"(?i:トークン|APIキー|API キー|シークレット|秘密鍵|アクセスキー)\s*(?:は|:|：|=|＝)\s*[「『\"']?"
         r"(?P<q>)(?P<val>[\x21-\x7e]{8,}?)(?=[」』\"']|です|だ|[。、\s]|$)"), ("val",), _check_token, in_chunks=False),
 ]
 
-_CARD_RE = re.compile(r"\d\d\d\d(?:[ \-]?\d){9,15}")
-_FOUR_DIGITS = re.compile(r"\d\d\d\d")
-_CARD_EDGE = frozenset("0123456789-_./:" + string.ascii_letters)
-_CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|6011|65|35)")
-_URL_RE = re.compile(r"\b[a-z][a-z0-9+.\-]*://[^\s<>\"'`]+", _I)
-_CANDIDATE_RE = re.compile(r"(?<![A-Za-z0-9+/_=\-])[A-Za-z0-9+/_\-]{20,}={0,2}(?![A-Za-z0-9+/_=\-])")
-_DIGIT_RE = re.compile(r"\d")
-_SSH_PUBKEY_RE = re.compile(
+_CARD_RE = _Lazy(r"\d\d\d\d(?:[ \-]?\d){9,15}")
+_FOUR_DIGITS = _Lazy(r"\d\d\d\d")
+_ASCII_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_CARD_EDGE = frozenset("0123456789-_./:" + _ASCII_UPPER + _ASCII_UPPER.lower())
+_CARD_PREFIX = _Lazy(r"^(?:4|5[1-5]|2[2-7]|3[47]|6011|65|35)")
+_URL_RE = _Lazy(r"\b[a-z][a-z0-9+.\-]*://[^\s<>\"'`]+", _I)
+_CANDIDATE_RE = _Lazy(r"(?<![A-Za-z0-9+/_=\-])[A-Za-z0-9+/_\-]{20,}={0,2}(?![A-Za-z0-9+/_=\-])")
+_DIGIT_RE = _Lazy(r"\d")
+_SSH_PUBKEY_RE = _Lazy(
     r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+AAAA[A-Za-z0-9+/]+=*")
-_PEM_PUBLIC_RE = re.compile(
+_PEM_PUBLIC_RE = _Lazy(
     r"-----BEGIN ((?:[A-Z0-9]+ )*(?:PUBLIC KEY|CERTIFICATE(?: REQUEST)?))-----[\s\S]*?-----END \1-----")
 _DATA_URI_TAILS = ("base64,", "base64,/")
-_SRI_RE = re.compile(r"sha\d+-")
-_PROSE_NEXT = re.compile(r" [a-z]")
-_HEX_RE = re.compile(r"^[0-9a-fA-F\-]+$")
-_WORD_RUNS_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-_PIECE_SPLIT_RE = re.compile(r"[\-_./+]")
+_SRI_RE = _Lazy(r"sha\d+-")
+_PROSE_NEXT = _Lazy(r" [a-z]")
+_HEX_RE = _Lazy(r"^[0-9a-fA-F\-]+$")
+_WORD_RUNS_RE = _Lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_PIECE_SPLIT_RE = _Lazy(r"[\-_./+]")
 
 
 def _luhn(digits: str) -> bool:
@@ -397,7 +417,7 @@ class _Taken:
         self.ends.insert(i, e)
 
 
-_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+_ASCII_LOWER = str.maketrans(_ASCII_UPPER, _ASCII_UPPER.lower())
 
 
 def _rule_matches(rule: _Rule, text: str, low: str, lo: int, hi: int):
