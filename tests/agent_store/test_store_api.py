@@ -151,3 +151,23 @@ def test_stored_embeddings_are_returned_by_id(store):
     assert set(got) == {"l1", "l3"}
     assert np.allclose(got["l3"], get_embedder().embed([LESSONS[2].document])[0], atol=1e-5)
     assert store.embeddings("ghost", "improvements", ["l1"]) == {}
+
+
+NO_FTS = r'''
+import sys
+from pathlib import Path
+sys.modules["kioku.retrieval.fts"] = None  # the lexical index module is unavailable here
+from kioku.agent.chroma_store import AgentStore, Record
+s = AgentStore(Path(sys.argv[1]))
+s.upsert("lx", "improvements", [Record("k1", "kubernetes rollout checklist", {})])
+print(s.lexical_search("lx", "improvements", "kubernetes", 3), s.journal.state().get("lexical_stale"))
+'''
+
+
+def test_lexical_index_catches_up_after_it_was_unavailable(store_dir):
+    out = run_py(NO_FTS, str(store_dir)).stdout.split()
+    assert out == ["[]", "True"]
+    store = AgentStore(store_dir)
+    assert store.sync() == 0  # nothing pending in Chroma, but the lexical index is rebuilt
+    assert store.journal.state().get("lexical_stale") is False
+    assert store.lexical_search("lx", "improvements", "kubernetes", 3)[0][0] == "k1"
