@@ -215,7 +215,9 @@ class AgentStore:
 
     def _collection(self, conn: _Conn, name: str, *, create: dict | None = None) -> Any:
         """Collection ``name``; None when missing and ``create`` is None."""
-        col = conn.cols.get(name)
+        # Server mode: no cache, since other machines may drop and recreate collections
+        # without our journal knowing (one HTTP round trip, a few ms).
+        col = None if self.server else conn.cols.get(name)
         if col is not None:
             return col
         ef = _EF_CLASS()
