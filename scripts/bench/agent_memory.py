@@ -156,23 +156,50 @@ def ms_stats(samples: list[float]) -> dict:
 
 
 def embed_cached(texts: list[str], n: int) -> tuple[object, dict]:
+    """Real MiniLM vectors for ``texts``, cached in ``.cache/bench`` and extended as needed.
+
+    ``lessons(n)`` is prefix-stable (the first k lessons do not depend on n), so one cache
+    file serves every n: a larger run embeds only the texts beyond the cached prefix.
+    """
     import numpy as np
 
     from kioku.retrieval.embedder import get_embedder
 
-    key = hashlib.sha256(("\n".join(texts[:50]) + f"|{n}").encode()).hexdigest()[:12]
-    path = REPO / ".cache" / "bench" / f"agent_memory_{n}_{key}.npy"
-    if path.exists():
-        return np.load(path), {"vector_cache": str(path.relative_to(REPO)), "embedded_now": 0}
+    key = hashlib.sha256("\n".join(texts[:50]).encode()).hexdigest()[:12]
+    folder = REPO / ".cache" / "bench"
+    have = None
+    for path in sorted(folder.glob(f"agent_memory_*_{key}.npy"), key=lambda p: -int(p.name.split("_")[2])):
+        have = np.load(path)
+        break
+    done = 0 if have is None else min(len(have), n)
+    info: dict = {"vector_cache": f".cache/bench/agent_memory_<n>_{key}.npy", "cached": done,
+                  "embedded_now": n - done}
+    if done >= n:
+        return have[:n], info
     emb = get_embedder()
     t0 = time.perf_counter()
-    parts = [emb.embed(texts[i:i + 2048]) for i in range(0, len(texts), 2048)]
+    parts = [have[:done]] if done else []
+    for i in range(done, n, 2048):
+        parts.append(emb.embed(texts[i:min(n, i + 2048)]))
+        if (i - done) % 20480 == 0 and i > done:  # checkpoint long runs
+            _save(folder, key, np.concatenate(parts).astype(np.float32))
     secs = time.perf_counter() - t0
     vecs = np.concatenate(parts).astype(np.float32)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.save(path, vecs)
-    return vecs, {"vector_cache": str(path.relative_to(REPO)), "embedded_now": len(texts),
-                  "embed_texts_per_s": round(len(texts) / secs, 1)}
+    _save(folder, key, vecs)
+    info["embed_texts_per_s"] = round((n - done) / secs, 1)
+    return vecs, info
+
+
+def _save(folder: Path, key: str, vecs) -> None:
+    import numpy as np
+
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".tmp_{key}.npy"
+    np.save(tmp, vecs)
+    tmp.replace(folder / f"agent_memory_{len(vecs)}_{key}.npy")
+    for old in folder.glob(f"agent_memory_*_{key}.npy"):
+        if int(old.name.split("_")[2]) < len(vecs):
+            old.unlink()
 
 
 def cold_runs(env: dict, cwd: Path, runs: int, argv: list[str]) -> list[float]:
@@ -196,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dir", type=Path, help="work folder (default: a temporary one, removed)")
     ap.add_argument("--reuse", action="store_true", help="skip building if --dir already holds the store")
     ap.add_argument("--json", type=Path, help="also write the results here")
+    ap.add_argument("--embed-only", action="store_true", help="only fill the vector cache (for --precomputed)")
     args = ap.parse_args(argv)
 
     work = args.dir or Path(tempfile.mkdtemp(prefix="kioku-bench-"))
@@ -215,6 +243,9 @@ def main(argv: list[str] | None = None) -> int:
                     "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0],
                                 "loadavg_start": [round(x, 1) for x in os.getloadavg()]}}
     embedder = None
+    if args.embed_only:
+        print(json.dumps(embed_cached(texts, args.n)[1]))
+        return 0
     if args.precomputed:
         vecs, info = embed_cached(texts, args.n)
         result["embedding"] = info
