@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import timeit
 
 import pytest
@@ -255,3 +257,16 @@ def test_adversarial_repetition_stays_linear(unit: str) -> None:
     text = unit * (50_000 // len(unit))
     elapsed = min(timeit.repeat(lambda: (detect_remember(text), feedback_polarity(text)), number=1, repeat=2))
     assert elapsed < 1.5, elapsed
+
+
+def test_import_stays_light_for_the_hook_fast_path() -> None:
+    """UserPromptSubmit imports this module on every prompt: it must not pull in typing,
+    dataclasses or the other heavy modules, nor compile its regexes before they are used."""
+    code = ("import sys, json, re, kioku.core; before = set(sys.modules); "
+            "import kioku.core.detect as d, kioku.core.secrets as s; "
+            "added = set(sys.modules) - before; "
+            "heavy = {'typing', 'dataclasses', 'inspect', 'chromadb', 'numpy', 'yaml', 'jinja2'}; "
+            "print(sorted(added & heavy)); "
+            "print(sum(1 for v in vars(d).values() if type(v).__name__ == '_Lazy' and v._p is not None))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split("\n")[:2] == ["[]", "0"]

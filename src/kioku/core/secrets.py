@@ -37,8 +37,10 @@ import bisect
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
-from typing import Callable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing/dataclasses stay out of the hook start-up path
+    from typing import Callable
 
 from kioku.core.errors import SecretRejected
 
@@ -72,13 +74,32 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
 class SecretFinding:
-    """Where a secret is: ``text[start:end]``. Deliberately holds no copy of the value."""
+    """Where a secret is: ``text[start:end]``. Deliberately holds no copy of the value.
+    Immutable, compares by value (a frozen dataclass without importing ``dataclasses``)."""
 
+    __slots__ = ("kind", "start", "end")
     kind: str
     start: int
     end: int
+
+    def __init__(self, kind: str, start: int, end: int) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "start", start)
+        object.__setattr__(self, "end", end)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("SecretFinding is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is SecretFinding and (self.kind, self.start, self.end) == (
+            other.kind, other.start, other.end)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.start, self.end))
+
+    def __repr__(self) -> str:
+        return f"SecretFinding(kind={self.kind!r}, start={self.start}, end={self.end})"
 
     @property
     def label(self) -> str:
