@@ -138,6 +138,9 @@ SECRETS: list[tuple[str, str]] = [
     ("password", "the password for the staging db is Xk9vQ2mP"),
     ("secret_assignment", f"the api key is {rnd(24, B62, 68)}"),
     ("provider_token", f"mailchimp {rnd(32, HEX, 69)}-us14"),
+    ("password", "パスワードはXk9vQ2mPで、ユーザー名はadmin"),
+    ("password", "DBのパスワードはhunter2だよ"),
+    ("password", "パスワードを Zx8cV7bN に変更した"),
     ("provider_token", f"discord bot MT{rnd(22, B62, 70)}.{rnd(6, URLSAFE, 71)}.{rnd(27, URLSAFE, 72)}"),
     ("high_entropy", f"{rnd(44, B64, 56)}="),
 ]
@@ -248,6 +251,10 @@ ORDINARY: list[str] = [
     "the secret is to write tests first",
     "our auth is handled by Auth0",
     "the API key is in 1Password",
+    "パスワードは1Passwordで管理",
+    "パスワードは8文字以上",
+    "パスワードは毎月変える",
+    "秘密鍵は~/.ssh/id_rsaにある",
 ]
 
 
@@ -306,6 +313,7 @@ REDACTIONS = [
     (f"Authorization: Bearer {rnd(40, URLSAFE, 44)}", "Authorization: Bearer [REDACTED:bearer_token]"),
     (f"a {JWT} b {CARD}", "a [REDACTED:jwt] b [REDACTED:credit_card]"),
     ("パスワードは hunter2 です", "パスワードは [REDACTED:password] です"),
+    ("パスワードはXk9vQ2mPで、ユーザー名はadmin", "パスワードは[REDACTED:password]で、ユーザー名はadmin"),
     (f"-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}\n-----END RSA PRIVATE KEY-----\ntail",
      "[REDACTED:private_key]\ntail"),
     ("nothing to see here", "nothing to see here"),

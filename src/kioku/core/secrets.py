@@ -334,7 +334,7 @@ _RULES: list[_Rule] = [
           lambda m: _value_ok(m.group("val")), in_chunks=False),  # mysql -u root -pSecret
     _Rule("password", ("パスワード", "暗証番号", "パスフレーズ", "合言葉"), _Lazy(
         r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?:は|:|：|=|＝|を)\s*[「『\"']?"
-        r"(?P<q>)(?P<val>[\x21-\x7e]{4,}?)(?=[」』\"']|です|だ|で(?:す|し)|[。、\s]|$)"),
+        r"(?P<q>)(?P<val>[\x21-\x7e]{4,}?)(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"),
           ("val",), _check_password, in_chunks=False),
     _Rule("secret_assignment", ("secret", "token", "key", "auth", "credential"),
           _TOKEN_ASSIGN_RE, ("val",), _check_token, in_chunks=False),
