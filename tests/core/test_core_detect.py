@@ -76,6 +76,13 @@ POSITIVES: list[tuple[str, str, str, str]] = [
     ("Write this down: staging uses port 8443", "staging uses port 8443", "write this down", "en"),
     ("Keep this in mind: the API is slow on Mondays", "the API is slow on Mondays", "keep in mind", "en"),
     ("デプロイは木曜日ってメモっておいて", "デプロイは木曜日", "メモっておいて", "ja"),
+    ("remember this for later: the VPN is required", "the VPN is required", "remember", "en"),
+    ("Remember that what we ship must pass CI", "what we ship must pass CI", "remember", "en"),
+    ("Remember these commands: make build, make test", "these commands: make build, make test", "remember", "en"),
+    ("覚えておいてほしいのは、本番DBは読み取り専用ということ", "本番DBは読み取り専用", "覚えておいて", "ja"),
+    ("これからはyarnじゃなくてpnpmを使うから覚えておいて", "これからはyarnじゃなくてpnpmを使う", "覚えておいて", "ja"),
+    ("APIのレスポンスはcamelCaseです。これを覚えておいてください。", "APIのレスポンスはcamelCaseです", "覚えておいて", "ja"),
+    ("以下を記憶して：\n- テストはpytest\n- フォーマッタはruff", "- テストはpytest\n- フォーマッタはruff", "記憶して", "ja"),
 ]
 POSITIVES = [p for p in POSITIVES if p[1] is not None]
 
@@ -126,6 +133,13 @@ NEGATIVES: list[str] = [
     "remember when we fixed the login bug",
     "Remember how to run the migrations",
     "write this down in the README",
+    "Remember this function's signature",
+    "remember that approach",
+    "remember what you just did",
+    "今日のミーティングの内容をメモして",
+    "この関数の仕様をメモしておいて",
+    "ユーザー設定を保存して",
+    "bunを使うことを覚えておいてくれる？",
 ]
 
 

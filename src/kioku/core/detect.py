@@ -33,6 +33,9 @@ Rules chosen for the ambiguous cases (tests pin each of them):
   and trailing punctuation; empty content means no request. A task appended after
   ", and fix/run/add ..." is cut off; a fully quoted content is unwrapped. A Japanese trigger
   standing alone in its sentence takes the neighbouring sentence ("…。覚えておいて").
+- Content that only points at the conversation ("this function's signature", "that
+  approach", "what you just did", "この関数の仕様", "今日のミーティングの内容") holds no fact
+  the hook could store, so it is not a save request (Claude can still act on the prompt).
 
 Feedback polarity rules: strong phrases ("thanks", "that worked", "doesn't work", "still
 failing", "not what I asked", "ありがとう", "動かない") count anywhere in the first 600
@@ -151,7 +154,9 @@ _EN_START = _Lazy(
     r"|(?P<savethis>save (?:this|that|the following))\s*:"
     r"|(?P<writedown>(?:write|jot|note) (?:this|that|it) down)\s*(?::|that\b)"
     r"|(?P<remember>remember|memori[sz]e)(?!\s+" + _WH + r")"
-    r"(?:\s+(?:this|the following|for (?:the )?(?:future|later|next time)))?\s*(?::|-|—|,|that\b|to\b)?"
+    r"(?:(?:\s+(?:this|the following))?(?:\s+for (?:the )?(?:future|later|next time))?"
+    r"(?=\s*(?:[:\-—,]|that\b)))?"
+    r"\s*(?::|-|—|,|that\b|to\b)?"
     r"|(?P<note>(?:make|take) a note|note (?:this |it )?(?:down )?for (?:the )?future(?: sessions?)?"
     r"|note for (?:later|next time)|for future reference|for future sessions?)\s*(?::|,|-|that\b)?"
     r"|(?P<mind>(?:keep|bear)(?: this| that)? in mind)\s*(?::|that\b)"
@@ -188,7 +193,7 @@ _JA_MEMORY_WORD = _Lazy(r"(?i:メモリ|記憶|メモ|覚え|kioku|長期記憶|
 _JA_FILE_OBJ = _Lazy(r"(?:ファイル|変更|ドキュメント|画像|データ|設定|作業|コード|ページ|それ|これ)(?:を|は)?\s*$")
 _JA_QUESTION_END = _Lazy(r"(?:[?？]|(?:ます|です|でしょう|だろう|る|た|の)?か[。\s]*|かな[。\s]*)$")
 _JA_BEFORE_STRIP = _Lazy(
-    r"(?:\s*(?:ということを|ってことを|ことを|ことは|のを|って|と|を|は|、|,|:|：)\s*)$")
+    r"(?:\s*(?:ということを|ってことを|ことを|ことは|のを|って|と|を|は|から|ので|、|,|:|：)\s*)$")
 _JA_TASK_BEFORE = _Lazy(r"(?:する|やる|実行する|走らせる|回す|入れる|送る|押す|閉じる|消す)のを\s*$")
 
 _JA_IMPERATIVE_END = _Lazy(r"(?:て|で)(?:ね|よ|ください|下さい|おいて)?$")
@@ -237,6 +242,24 @@ _EN_TASK_TAIL = _Lazy(
     r"|write|make|implement|change|remove|delete|refactor|check|look|help|commit|push|deploy"
     r"|start|continue|show|tell|explain|open|build|install|rename|move|test)\b.*$")
 _QUOTED = _Lazy(r"^(?:'([^']+)'|\"([^\"]+)\"|“([^”]+)”|「([^」]+)」)$")
+
+
+_EN_REFERENCE = _Lazy(
+    r"(?i)^(?:(?:this|that|these|those|it|them|the above|the following)\b(?:\s+[\w'.-]+){0,3}"
+    r"|what (?:you|we|i) (?:just )?\w+)$")
+_JA_PARTICLE = _Lazy(r"[はがをにでとも]|って|、")
+_JA_PREDICATE_END = _Lazy(r"(?:る|た|だ|です|ます|い|ない|こと|ず|ん|よ|ね)$")
+_JA_THAT_TAIL = _Lazy(r"(?:ということ|ってこと)$")
+
+
+def _is_reference(content: str, lang: str) -> bool:
+    """Content that only points at something in the conversation ("this function's
+    signature", "この関数の仕様", "今日のミーティングの内容") cannot be saved from the prompt
+    alone: there is no fact in it, so it is not treated as a save request."""
+    if lang == "en":
+        return bool(_EN_REFERENCE.match(content))
+    return not _JA_PARTICLE.search(content) and not _JA_PREDICATE_END.search(content) \
+        and "\n" not in content and not content.isascii()
 
 
 def _clean_ja(content: str) -> str:
@@ -289,8 +312,10 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         if kind == "fromnow":
             raw = sentence  # keep the standing instruction itself ("always use bun")
         content = _clean_en(raw)
-        if len(content) < 3:
+        if len(content) < 3 or _is_reference(content, "en"):
             continue
+        if masked[m.start():m.end()].rstrip().lower().endswith("that") and len(content.split()) < 2:
+            continue  # "remember that approach": a demonstrative, not "that <clause>"
         return RememberRequest(content, _EN_TRIGGER_NAMES[kind], "en")
     # closing tag form, only for a single short paragraph
     para = masked.strip()
@@ -321,7 +346,8 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
         content_after = ""
         am = re.match(r"\s*[:：]\s*", after)
         if am is None and not before.strip():
-            am = re.match(r"\s*[、,]\s*", after)  # "覚えておいて、テストには…"
+            # "覚えておいて、テストには…", "覚えておいてほしいのは、本番DBは…"
+            am = re.match(r"\s*(?:(?:ほしい|欲しい)?(?:のは|ことは)\s*[、,:：]?|[、,])\s*", after)
         if am:
             end = _sentence_end(masked, m.end() + am.end(), block=True)
             content_after = text[m.end() + am.end():end]
@@ -354,7 +380,8 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
                 continue  # "テストを実行してね。忘れないで" is a task
         if _JA_QUESTION_END.search(content) and content.endswith(("?", "？")):
             continue
-        if len(content) < 2:
+        content = _JA_THAT_TAIL.sub("", content) or content
+        if len(content) < 2 or _is_reference(content, "ja"):
             continue
         return RememberRequest(content, trig, "ja")
     return None
