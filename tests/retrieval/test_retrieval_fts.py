@@ -120,3 +120,20 @@ def test_two_connections_see_each_others_writes(tmp_path: Path) -> None:
     assert a.search("c", "release", 3) == []
     a.close()
     b.close()
+
+
+def test_many_documents_and_long_queries(tmp_path: Path) -> None:
+    import time
+
+    idx = LexicalIndex(tmp_path / "big.sqlite3")
+    idx.upsert("big", [(f"d{i}", f"lesson {i} about topic{i % 97} and module{i % 13}") for i in range(5000)])
+    idx.upsert("big", [("needle", "rotate the signing certificate before it expires")])
+    t0 = time.perf_counter()
+    hits = idx.search("big", "when does the signing certificate expire", 5)
+    elapsed = time.perf_counter() - t0
+    assert hits[0][0] == "needle"
+    assert elapsed < 1.0  # an inverted-index lookup, not a scan of 5,000 rows in Python
+    long_query = " ".join(f"word{i}" for i in range(1000)) + " certificate"
+    assert idx.search("big", long_query, 3) == []  # capped at the first 128 distinct terms
+    assert idx.search("big", "certificate " + long_query, 3)[0][0] == "needle"
+    idx.close()

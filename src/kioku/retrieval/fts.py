@@ -48,11 +48,16 @@ CREATE TABLE IF NOT EXISTS docs (
 """
 
 
+MAX_QUERY_TERMS = 128  # a pasted task description should not turn into a 2,000-term OR
+
+
 def fts_query(text: str) -> str:
     """FTS5 MATCH expression: the distinct tokens of ``text`` quoted and OR-ed ('' if none)."""
     seen: dict[str, None] = {}
     for token in tokenize(text):
         seen.setdefault(token, None)
+        if len(seen) >= MAX_QUERY_TERMS:
+            break
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in seen)
 
 
@@ -192,14 +197,23 @@ class LexicalIndex:
             tid = self._tid(conn, collection, create=False)
             if tid is None:
                 return []
-            rows = conn.execute(
-                # Inner query first so FTS5 can use its ORDER BY rank LIMIT optimisation.
-                f"SELECT d.doc_id, m.score FROM (SELECT rowid AS rid, bm25(fts_{tid}) AS score"
-                f" FROM fts_{tid} WHERE fts_{tid} MATCH ? ORDER BY rank LIMIT ?) m"
-                f" JOIN docs d ON d.rid = m.rid ORDER BY m.score",
-                (match, int(k)),
-            ).fetchall()
+            try:
+                rows = self._match(conn, tid, match, k)
+            except sqlite3.OperationalError as exc:
+                if "no such table" not in str(exc):
+                    raise
+                return []  # dropped by another process between the lookup and the query
         return [(doc_id, -float(score)) for doc_id, score in rows]
+
+    @staticmethod
+    def _match(conn: sqlite3.Connection, tid: int, match: str, k: int) -> list[tuple[str, float]]:
+        # Inner query first so FTS5 can use its ORDER BY rank LIMIT optimisation.
+        return conn.execute(
+            f"SELECT d.doc_id, m.score FROM (SELECT rowid AS rid, bm25(fts_{tid}) AS score"
+            f" FROM fts_{tid} WHERE fts_{tid} MATCH ? ORDER BY rank LIMIT ?) m"
+            f" JOIN docs d ON d.rid = m.rid ORDER BY m.score",
+            (match, int(k)),
+        ).fetchall()
 
     def count(self, collection: str) -> int:
         with self._lock:
