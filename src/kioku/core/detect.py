@@ -308,10 +308,8 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         sentence = text[m.end():end]
         if _is_en_question(sentence) or _is_en_question(text[pos:end]):
             continue
-        raw = sentence
-        if kind == "fromnow":
-            raw = sentence  # keep the standing instruction itself ("always use bun")
-        content = _clean_en(raw)
+        # for "from now on, ..." the sentence itself is the standing instruction to keep
+        content = _clean_en(sentence)
         if len(content) < 3 or _is_reference(content, "en"):
             continue
         if masked[m.start():m.end()].rstrip().lower().endswith("that") and len(content.split()) < 2:
@@ -324,7 +322,7 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         if m and not _is_en_question(m.group("content")):
             off = masked.index(para)
             content = _clean_en(text[off + m.start("content"):off + m.end("content")])
-            if len(content) >= 3:
+            if len(content) >= 3 and not _is_reference(content, "en"):
                 trig = re.sub(r"\s+(?:this|that|it)\b", "", m.group("trig").lower(), count=1)
                 return RememberRequest(content, trig, "en")
     return None
