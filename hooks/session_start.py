@@ -4,12 +4,12 @@
 Fail-open: kioku.core.hookio.run always exits 0. Installed copies run with Kioku's own venv
 python (which has the kioku package); in a source checkout ../src is used instead.
 """
+import os.path
 import sys
-from pathlib import Path
 
-_src = Path(__file__).resolve().parents[1] / "src"
-if (_src / "kioku" / "__init__.py").is_file():
-    sys.path.insert(0, str(_src))
+_src = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "src")
+if os.path.isfile(os.path.join(_src, "kioku", "__init__.py")):  # a source checkout
+    sys.path.insert(0, _src)
 try:
     from kioku.core.hookio import run
 except Exception as exc:  # kioku not importable: never break the session

@@ -6,23 +6,28 @@ Every ``hooks/*.py`` launcher calls :func:`run`. Contract:
 - stdin is read with a size cap; empty input, a TTY or malformed JSON gives one line on
   stderr (Claude Code's debug log) and exit 0 - the user's prompt is never blocked.
 - The handler module ``kioku.handlers.<event>`` is imported lazily and returns a
-  :class:`HookResult` (or None). Handlers never print and never exit.
+  :class:`HookResult` (or None). Handlers never print and never exit. A handler module may
+  define ``quick_skip_raw(raw_stdin: bytes) -> bool`` and/or ``quick_skip(payload) -> bool``:
+  when one returns True the event needs no work at all (e.g. a prompt without a "remember"
+  hint), so neither json nor the config is loaded.
 - stdout carries at most one JSON object with documented keys only:
   ``hookSpecificOutput.{hookEventName, additionalContext}`` and ``systemMessage``.
 - Any exception (``SystemExit`` from library code included, ``KeyboardInterrupt`` not):
   traceback to ``<KIOKU_HOME>/logs/hooks.log`` (0600, rotated), one line to stderr,
   nothing on stdout, exit 0. We never exit 2 by accident.
 
+Speed: hooks have a budget of a few Python start-ups, so this module imports only ``os`` and
+``sys`` at load time (``json`` lazily) - no pathlib, dataclasses, typing or tomllib (each
+costs milliseconds).
+The config files are located with ``os.path`` (:func:`project_root_of`, :func:`config_present`,
+mirroring kioku.core.paths, tested against it) and parsed only when one exists.
 Standard library only, and only ``kioku.core`` imports.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from dataclasses import dataclass
-from typing import Any, Callable
 
 MAX_STDIN_BYTES = 16 * 1024 * 1024
 MAX_CONTEXT_CHARS = 10_000  # Claude Code turns longer hook output into a file preview
@@ -38,16 +43,29 @@ EVENT_MODULES = {
 CONTEXT_EVENTS = {"SessionStart", "UserPromptSubmit", "SubagentStart"}
 
 
-@dataclass
 class HookResult:
-    additional_context: str | None = None
-    system_message: str | None = None
+    """What a handler wants shown: context for Claude and/or a message for the user."""
+
+    __slots__ = ("additional_context", "system_message")
+
+    def __init__(self, additional_context: str | None = None, system_message: str | None = None) -> None:
+        self.additional_context = additional_context
+        self.system_message = system_message
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, HookResult) and self.additional_context == other.additional_context
+                and self.system_message == other.system_message)
+
+    def __repr__(self) -> str:
+        return f"HookResult(additional_context={self.additional_context!r}, system_message={self.system_message!r})"
 
 
-def read_payload(raw: bytes) -> dict[str, Any]:
+def read_payload(raw: bytes) -> dict:
     """Parse hook stdin; raises ValueError with a one-line reason on junk."""
     if not raw.strip():
         raise ValueError("empty hook input")
+    import json  # lazily: json pulls in re (~10 ms), which a skipped prompt never needs
+
     try:
         data = json.loads(raw.decode("utf-8", errors="replace"))
     except json.JSONDecodeError as exc:
@@ -60,7 +78,7 @@ def read_payload(raw: bytes) -> dict[str, Any]:
 def render_output(event: str, result: HookResult | None) -> str:
     if result is None:
         return ""
-    out: dict[str, Any] = {}
+    out: dict = {}
     if result.additional_context and event in CONTEXT_EVENTS:
         out["hookSpecificOutput"] = {
             "hookEventName": event,
@@ -68,12 +86,17 @@ def render_output(event: str, result: HookResult | None) -> str:
         }
     if result.system_message:
         out["systemMessage"] = result.system_message[:MAX_CONTEXT_CHARS]
-    return json.dumps(out, ensure_ascii=False) if out else ""
+    if not out:
+        return ""
+    import json
+
+    return json.dumps(out, ensure_ascii=False)
 
 
 def log_exception(event: str) -> None:
     """Append the current traceback to the private, rotated hook log; never raises."""
     try:
+        import time
         import traceback
 
         from kioku.core import fsutil, paths
@@ -84,40 +107,76 @@ def log_exception(event: str) -> None:
             os.replace(log, log_dir / "hooks.log.1")
         fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         with os.fdopen(fd, "a", encoding="utf-8") as handle:
-            import time
-
             handle.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} {event}\n")
             handle.write(traceback.format_exc())
     except BaseException:  # noqa: BLE001 - logging must never break the hook
         pass
 
 
-def _disabled_for(payload: dict[str, Any]) -> bool:
-    from kioku.core import config, paths
+# ----------------------------------------------------------------- cheap path resolution
 
+def kill_switch_set() -> bool:
+    return os.environ.get("KIOKU_DISABLE", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def project_root_of(payload: dict) -> str:
+    """Git root above the payload's ``cwd`` (else that folder); same rule as paths.find_project_root."""
+    cwd = payload.get("cwd")
+    here = os.path.realpath(os.path.expanduser(cwd if isinstance(cwd, str) and cwd else os.getcwd()))
+    candidate = here
+    while True:
+        if os.path.exists(os.path.join(candidate, ".git")):
+            return candidate
+        parent = os.path.dirname(candidate)
+        if parent == candidate:
+            return here
+        candidate = parent
+
+
+def _kioku_home() -> str:
+    env = os.environ
+    if env.get("KIOKU_HOME"):
+        return os.path.expanduser(env["KIOKU_HOME"])
+    if env.get("CLAUDE_CONFIG_DIR"):
+        return os.path.join(os.path.expanduser(env["CLAUDE_CONFIG_DIR"]), "kioku")
+    home = os.path.expanduser(env["KIOKU_USER_HOME"]) if env.get("KIOKU_USER_HOME") else os.path.expanduser("~")
+    return os.path.join(home, ".claude", "kioku")
+
+
+def config_present(root: str) -> bool:
+    """Whether any Kioku config file exists (kioku.core.config.config_files, by os.path)."""
+    return (os.path.exists(os.path.join(_kioku_home(), "config.toml"))
+            or os.path.exists(os.path.join(root, ".agents", "kioku.toml")))
+
+
+def _disabled_for(payload: dict) -> bool:
+    root = project_root_of(payload)
+    if not config_present(root):
+        return False
     try:
-        root = paths.find_project_root(payload.get("cwd") or None)
-        return config.load_config(root).disabled
+        from pathlib import Path
+
+        from kioku.core import config
+
+        return config.load_config(Path(root)).disabled
     except Exception:  # noqa: BLE001 - a bad config must not block the session
         return False
 
 
-def dispatch(event: str, payload: dict[str, Any]) -> HookResult | None:
-    import importlib
+def dispatch(event: str, payload: dict, module=None) -> HookResult | None:
+    if module is None:
+        import importlib
 
-    module = importlib.import_module(f"kioku.handlers.{EVENT_MODULES[event]}")
-    handle: Callable[[dict[str, Any]], HookResult | None] = module.handle
-    return handle(payload)
+        module = importlib.import_module(f"kioku.handlers.{EVENT_MODULES[event]}")
+    return module.handle(payload)
 
 
-def run(event: str, stdin: Any = None, stdout: Any = None, stderr: Any = None) -> int:
+def run(event: str, stdin=None, stdout=None, stderr=None) -> int:
     """Run one hook event end to end; always returns 0 (the launcher exits with it)."""
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     try:
-        from kioku.core.config import kill_switch_set
-
         if kill_switch_set() or event not in EVENT_MODULES:
             return 0
         source = getattr(stdin, "buffer", stdin)
@@ -126,14 +185,23 @@ def run(event: str, stdin: Any = None, stdout: Any = None, stderr: Any = None) -
         raw = source.read(MAX_STDIN_BYTES)
         if isinstance(raw, str):
             raw = raw.encode("utf-8", errors="replace")
+        import importlib
+
+        module = importlib.import_module(f"kioku.handlers.{EVENT_MODULES[event]}")
+        skip_raw = getattr(module, "quick_skip_raw", None)
+        if skip_raw is not None and raw.strip() and skip_raw(raw):
+            return 0  # decided on the raw bytes: not even json is imported
         try:
             payload = read_payload(raw)
         except ValueError as exc:
             stderr.write(f"kioku: {event} hook skipped: {exc}\n")
             return 0
+        quick_skip = getattr(module, "quick_skip", None)
+        if quick_skip is not None and quick_skip(payload):
+            return 0  # nothing to do for this payload, whatever the config says
         if _disabled_for(payload):
             return 0
-        text = render_output(event, dispatch(event, payload))
+        text = render_output(event, dispatch(event, payload, module))
         if text:
             stdout.write(text + "\n")
             stdout.flush()

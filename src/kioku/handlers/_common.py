@@ -12,23 +12,21 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Callable, TypeVar
-
-from kioku.core import paths
-
-T = TypeVar("T")
+# Annotations only (PEP 563): nothing here imports pathlib/typing, which the Stop path avoids.
 
 MAX_IMPROVEMENTS = 5
 IMPROVEMENT_CHARS = 300  # one lesson is a sentence or two; longer ones are cut
 
 
-def project_root(payload: dict[str, Any]) -> Path:
-    cwd = payload.get("cwd")
-    return paths.find_project_root(cwd if isinstance(cwd, str) and cwd else None)
+def project_root(payload: dict) -> "Path":
+    from pathlib import Path
+
+    from kioku.core.hookio import project_root_of
+
+    return Path(project_root_of(payload))
 
 
-def soft(label: str, fn: Callable[[], T], default: T) -> T:
+def soft(label: str, fn, default):
     try:
         return fn()
     except Exception:  # noqa: BLE001 - one missing part must not hide the others
@@ -38,15 +36,15 @@ def soft(label: str, fn: Callable[[], T], default: T) -> T:
         return default
 
 
-def read_improvements(agent: str, root: Path, limit: int = MAX_IMPROVEMENTS) -> list[dict[str, Any]]:
+def read_improvements(agent: str, root, limit: int = MAX_IMPROVEMENTS) -> list[dict]:
     from kioku.agent.digest import read_digest
 
     items = [i for i in read_digest(agent, project_root=root) if isinstance(i, dict) and i.get("id")]
     return items[:limit]
 
 
-def improvements_block(agent: str, items: list[dict[str, Any]], budget: int
-                       ) -> tuple[str, list[dict[str, Any]]]:
+def improvements_block(agent: str, items: list[dict], budget: int
+                       ) -> tuple[str, list[dict]]:
     """Fenced list of learned lessons within ``budget`` characters, and the items it holds.
 
     Returns ("", []) when nothing fits: the caller records only what was really injected.
@@ -60,7 +58,7 @@ def improvements_block(agent: str, items: list[dict[str, Any]], budget: int
             "tasks, best first. Apply them where they fit the current task.\n")
     tail = "</kioku-learned-improvements>"
     lines: list[str] = []
-    shown: list[dict[str, Any]] = []
+    shown: list[dict] = []
     used = len(head) + len(tail) + 1
     for item in items:
         text = " ".join(str(item.get("improvement", "")).split())
@@ -86,12 +84,18 @@ def improvements_block(agent: str, items: list[dict[str, Any]], budget: int
     return head + "".join(lines) + tail, shown
 
 
-def scope_map(items: list[dict[str, Any]]) -> tuple[list[str], dict[str, str]]:
+def scope_map(items: list[dict]) -> tuple[list[str], dict[str, str]]:
     ids = [str(i["id"]) for i in items]
     return ids, {str(i["id"]): str(i.get("scope") or "global") for i in items}
 
 
-def main_agent(root: Path) -> str:
+def main_agent(root) -> str:
+    from kioku.core.hookio import config_present
+
+    if not config_present(str(root)):
+        return "main"  # the default; skips importing tomllib when there is no config file
+    from pathlib import Path
+
     from kioku.core.config import load_config
 
-    return load_config(root).main_agent
+    return load_config(Path(root)).main_agent

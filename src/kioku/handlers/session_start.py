@@ -12,7 +12,7 @@ Each part fails softly (logged) so the other part still reaches Claude.
 
 from __future__ import annotations
 
-from typing import Any
+
 
 from kioku.core.hookio import MAX_CONTEXT_CHARS, HookResult
 from kioku.handlers import _common
@@ -21,7 +21,7 @@ IMPROVEMENTS_BUDGET = 2500
 SEPARATOR = "\n\n"
 
 
-def handle(payload: dict[str, Any]) -> HookResult | None:
+def handle(payload: dict) -> HookResult | None:
     root = _common.project_root(payload)
     agent = _common.soft("SessionStart config", lambda: _common.main_agent(root), "main")
     items = _common.soft("SessionStart digest", lambda: _common.read_improvements(agent, root), [])
@@ -39,13 +39,13 @@ def handle(payload: dict[str, Any]) -> HookResult | None:
     return HookResult(additional_context=text) if text else None
 
 
-def _build_recall(root: Any, budget: int) -> str:
+def _build_recall(root, budget: int) -> str:
     from kioku.memory.api import build_recall
 
     return build_recall(project_root=root, budget=budget) or ""
 
 
-def _record(session_id: str, agent: str, ids: list[str], scopes: dict[str, str], root: Any) -> None:
+def _record(session_id: str, agent: str, ids: list[str], scopes: dict[str, str], root) -> None:
     from kioku.agent.usage import record_injection
 
     record_injection(session_id, agent, ids, scopes, project_root=root)

@@ -11,19 +11,16 @@ only the hash and length of ``last_assistant_message`` (jobs.enqueue), never its
 
 from __future__ import annotations
 
-from typing import Any
-
-from kioku.core.hookio import HookResult
-from kioku.handlers import _common
+from kioku.core.hookio import HookResult, project_root_of
 
 
-def build_job(payload: dict[str, Any], *, agent: str, transcript: Any, event: str) -> dict[str, Any] | None:
+def build_job(payload: dict, *, agent: str, transcript: object, event: str) -> dict | None:
     """The kioku.core.jobs job for this event (jobs keeps only ids and flags on disk)."""
     if not isinstance(transcript, str) or not transcript:
         return None
-    job: dict[str, Any] = {
+    job: dict = {
         "kind": "evaluate", "event": event, "agent": agent, "transcript_path": transcript,
-        "project_root": str(_common.project_root(payload)),
+        "project_root": project_root_of(payload),
     }
     for key in ("session_id", "cwd", "prompt_id", "agent_id", "agent_type"):
         if isinstance(payload.get(key), str) and payload[key]:
@@ -35,11 +32,12 @@ def build_job(payload: dict[str, Any], *, agent: str, transcript: Any, event: st
     return job
 
 
-def handle(payload: dict[str, Any]) -> HookResult | None:
+def handle(payload: dict) -> HookResult | None:
     if payload.get("stop_hook_active"):
         return None
-    root = _common.project_root(payload)
-    job = build_job(payload, agent=_common.main_agent(root), transcript=payload.get("transcript_path"),
+    from kioku.handlers._common import main_agent
+
+    job = build_job(payload, agent=main_agent(project_root_of(payload)), transcript=payload.get("transcript_path"),
                     event="Stop")
     if job is not None:
         from kioku.core.jobs import enqueue

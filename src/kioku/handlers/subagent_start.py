@@ -8,13 +8,13 @@ the key the evaluation worker uses when the SubagentStop job's outcome is applie
 
 from __future__ import annotations
 
-from typing import Any
+
 
 from kioku.core.hookio import MAX_CONTEXT_CHARS, HookResult
 from kioku.handlers import _common
 
 
-def handle(payload: dict[str, Any]) -> HookResult | None:
+def handle(payload: dict) -> HookResult | None:
     agent = payload.get("agent_type")
     if not isinstance(agent, str) or not agent.strip():
         return None

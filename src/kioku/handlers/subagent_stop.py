@@ -9,13 +9,11 @@ returns None (no output) and never reads the transcript itself.
 
 from __future__ import annotations
 
-from typing import Any
-
 from kioku.core.hookio import HookResult
 from kioku.handlers.stop import build_job
 
 
-def handle(payload: dict[str, Any]) -> HookResult | None:
+def handle(payload: dict) -> HookResult | None:
     agent = payload.get("agent_type")
     if payload.get("stop_hook_active") or not isinstance(agent, str) or not agent.strip():
         return None

@@ -15,27 +15,48 @@ This handler never blocks, never asks Claude Code to erase the prompt and never 
 
 from __future__ import annotations
 
-from typing import Any
-
 from kioku.core.hookio import HookResult
 
 # Text Claude Code itself submits through this event (background task results and the
 # like) starts with one of these tags; it is not the user asking to remember anything.
 SYSTEM_PREFIXES = ("<task-notification>", "<command-name>", "<command-message>",
                    "<local-command-stdout>", "<system-reminder>", "<bash-input>")
+# A superset of every word kioku.core.detect.REMEMBER_HINT can match, as lowercase UTF-8
+# substrings, so most prompts are skipped on the raw hook input without importing json or re.
+HINT_WORDS = tuple(w.encode() for w in ("remem", "memor", "mind", "save", "store", "down", "forget",
+                                         "future", "from now", "note", "覚え", "記憶", "記録", "保存",
+                                         "メモ", "忘れ"))
 NOT_AGAIN = ("It is already stored by Kioku in .agents/memory, so it must not be saved again "
              "to auto memory or to any other memory file.")
 
 
-def handle(payload: dict[str, Any]) -> HookResult | None:
+def quick_skip_raw(raw: bytes) -> bool:
+    """True when the raw stdin cannot hold a "remember" request (no hint word anywhere).
+
+    JSON escapes (``\\uXXXX``) could hide a word, so input with any is never skipped here.
+    """
+    if b"\\u" in raw:
+        return False
+    low = raw.lower()
+    return not any(word in low for word in HINT_WORDS)
+
+
+def quick_skip(payload: dict) -> bool:
+    """True when the prompt cannot be a "remember" request (the common case: costs one regex)."""
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or not prompt:
-        return None
+        return True
     from kioku.core.detect import REMEMBER_HINT
 
-    if not REMEMBER_HINT.search(prompt) or prompt.lstrip().startswith(SYSTEM_PREFIXES):
+    return not REMEMBER_HINT.search(prompt) or prompt.lstrip().startswith(SYSTEM_PREFIXES)
+
+
+def handle(payload: dict) -> HookResult | None:
+    if quick_skip(payload):
         return None
     from kioku.core.detect import detect_remember
+
+    prompt = payload["prompt"]
 
     request = detect_remember(prompt)
     if request is None or not request.content.strip():
@@ -43,7 +64,7 @@ def handle(payload: dict[str, Any]) -> HookResult | None:
     return _save(request.content, payload)
 
 
-def _save(content: str, payload: dict[str, Any]) -> HookResult:
+def _save(content: str, payload: dict) -> HookResult:
     from kioku.core.errors import KiokuError, SecretRejected
     from kioku.handlers._common import project_root
     from kioku.memory.api import remember
