@@ -130,3 +130,17 @@ def test_hybrid_index_with_dense_uses_previous_turn_context() -> None:
     hits = index.search("Which pet does Ann have?", 3)
     assert hits[0][0] in {"D1:3", "D2:1"}
     assert len(index.search("anything at all", 10)) == 6
+
+
+def test_fuse_score_method_keeps_margins() -> None:
+    lexical = [("a", 10.0), ("b", 1.0)]
+    dense = [("b", 0.8), ("a", 0.7)]
+    # RRF sees a tie (1st + 2nd each); score fusion sees that "a" leads lexical by far
+    rrf = fuse([lexical, dense])
+    assert rrf[0][1] == pytest.approx(rrf[1][1])
+    scored = dict(fuse([lexical, dense], method="score"))
+    assert scored["a"] == pytest.approx(1.0 + 0.7 / 0.8)
+    assert scored["b"] == pytest.approx(0.1 + 1.0)
+    assert dict(fuse([lexical], weights=[2.0], method="score"))["a"] == pytest.approx(2.0)
+    with pytest.raises(ValueError):
+        fuse([lexical], method="borda")

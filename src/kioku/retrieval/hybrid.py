@@ -2,12 +2,13 @@
 
 Contract::
 
-    fuse(rankings: list[list[(id, score)]], weights=None, k=60) -> list[(id, score)]
+    fuse(rankings: list[list[(id, score)]], weights=None, k=60, method="rrf") -> list[(id, score)]
     search_texts(query, items: list[(id, text)], k=10, dense=True | False | "auto") -> list[(id, score)]
     HybridIndex(units: list[Unit], dense="auto", config=HybridConfig(), embed=None).search(query, k)
 
 ``fuse`` is weighted reciprocal rank fusion, score(id) = Σ_i w_i / (k + rank_i(id)) with ranks
-from 1; use it to merge rankings whose scores are not comparable (Chroma + FTS5 lists).
+from 1, to merge rankings whose scores are not comparable (Chroma + FTS5 lists); on LoCoMo
+(BM25 + MiniLM) k=10 beat k=60, and method="score" (max-normalised scores) beat both.
 
 ``HybridIndex`` is the tuned ranker (``search_texts`` is HybridIndex over plain items):
 
@@ -84,17 +85,30 @@ Ranking = list[tuple[Hashable, float]]
 DEFAULT_RRF_K = 60
 
 
-def fuse(rankings: Sequence[Ranking], weights: Sequence[float] | None = None, k: int = DEFAULT_RRF_K) -> Ranking:
-    """Weighted reciprocal rank fusion of rankings (each best first); ties keep first-seen order."""
+def fuse(rankings: Sequence[Ranking], weights: Sequence[float] | None = None, k: int = DEFAULT_RRF_K,
+         method: str = "rrf") -> Ranking:
+    """Fuse rankings (each best first, scores higher = better); ties keep first-seen order.
+
+    method="rrf": weighted reciprocal rank fusion, Σ w_i / (k + rank_i). method="score": Σ w_i x
+    score_i / max_i (each list divided by its best score when that is positive) - what HybridIndex
+    does, better on LoCoMo when scores are meaningful (cosines, BM25), since it keeps margins.
+    """
     if weights is None:
         weights = [1.0] * len(rankings)
     if len(weights) != len(rankings):
         raise ValueError("weights must match rankings")
+    if method not in ("rrf", "score"):
+        raise ValueError(f"unknown fusion method {method!r}")
     acc: dict[Hashable, float] = {}
     first_seen: dict[Hashable, int] = {}
     for ranking, weight in zip(rankings, weights):
-        for rank, (doc_id, _score) in enumerate(ranking, start=1):
-            acc[doc_id] = acc.get(doc_id, 0.0) + weight / (k + rank)
+        top = max((float(s) for _, s in ranking), default=0.0)
+        for rank, (doc_id, score) in enumerate(ranking, start=1):
+            if method == "rrf":
+                add = weight / (k + rank)
+            else:
+                add = weight * (float(score) / top if top > 0 else float(score))
+            acc[doc_id] = acc.get(doc_id, 0.0) + add
             first_seen.setdefault(doc_id, len(first_seen))
     return sorted(acc.items(), key=lambda kv: (-kv[1], first_seen[kv[0]]))
 
