@@ -43,9 +43,9 @@ ENGLISH_STOPWORDS: frozenset[str] = frozenset(
 # Hiragana-only bigrams that are inflection / particle glue in almost every sentence.
 JAPANESE_STOP_BIGRAMS: frozenset[str] = frozenset(
     """
-    です ます まし した して ない てい いる いま する され れた ある った った だっ でし
+    です ます まし した して ない てい いる いま する され れた ある った だっ でし ませ せん
     のは のが のを には では とは から まで ので のに けど こと もの よう ため これ それ あれ
-    この その あの ください くだ ださ さい ませ せん でき きる った ょう しょ ましょ
+    この その あの くだ ださ さい でき きる ょう しょ
     """.split()
 )
 
