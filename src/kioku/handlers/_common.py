@@ -73,7 +73,7 @@ def improvements_block(agent: str, items: list[dict], budget: int
         rate = item.get("success_rate")
         if isinstance(rate, (int, float)) and rate >= 0:
             facts.append(f"success {rate:.0%}")
-        line = f"- {redact(text)} ({', '.join(facts)})\n"
+        line = f"- {text} ({', '.join(facts)})\n"
         if used + len(line) > budget:
             break
         lines.append(line)
@@ -81,7 +81,10 @@ def improvements_block(agent: str, items: list[dict], budget: int
         used += len(line)
     if not lines:
         return "", []
-    return head + "".join(lines) + tail, shown
+    # One secrets pass over the whole block (the single choke point for injected text).
+    # Callers measure the returned text, so a [REDACTED:kind] marker cannot break a budget.
+    body = redact("".join(lines))
+    return head + body + tail, shown
 
 
 def scope_map(items: list[dict]) -> tuple[list[str], dict[str, str]]:
