@@ -95,13 +95,20 @@ def _probe(tree: Path, script: str, payload: dict, home: Path, cwd: Path) -> dic
     return {**json.loads(out.read_text()), "stdout": res.stdout.decode(), "stderr": res.stderr.decode()}
 
 
+@pytest.mark.slow
 def test_fast_paths_never_import_chromadb(installed_copy, project, isolated_home):
     home = isolated_home
+    # A real learned improvement (Chroma store + digest), so SessionStart/SubagentStart read one.
+    learned = subprocess.run([str(installed_copy / "venv" / "bin" / "python"), "-m", "kioku", "learn", "--agent",
+                              "main", "Run the linter before committing", "--category", "code_quality",
+                              "--confidence", "0.9"], env=_env(home), cwd=project, capture_output=True, timeout=300)
+    assert learned.returncode == 0, learned.stderr
     load = lambda name, **kw: {**load_hook_input(name, project, home / ".claude", home=home), **kw}  # noqa: E731
     cases = [
         ("user_prompt_submit.py", load("user_prompt_submit", prompt="refactor the parser please")),
         ("user_prompt_submit.py", load("user_prompt_submit")),  # a save
         ("session_start.py", load("session_start_startup")),    # with the memory just saved
+        ("subagent_start.py", load("subagent_start", agent_type="main")),
         ("stop.py", load("stop")),
         ("subagent_stop.py", load("subagent_stop")),
     ]
@@ -111,6 +118,8 @@ def test_fast_paths_never_import_chromadb(installed_copy, project, isolated_home
         assert Path(result["kioku"]).is_relative_to(installed_copy), "the installed copy's package ran"
         assert "failed open" not in result["stderr"], result["stderr"]
     assert "bun" in (project / ".agents" / "memory" / "MEMORY.md").read_text()
+    start = _probe(installed_copy, "session_start.py", load("session_start_startup"), home, project)
+    assert "Run the linter before committing" in start["stdout"] and "bun" in start["stdout"]
 
 
 def test_hook_via_kioku_command(installed_copy, project, isolated_home):
