@@ -144,3 +144,18 @@ def test_fuse_score_method_keeps_margins() -> None:
     assert dict(fuse([lexical], weights=[2.0], method="score"))["a"] == pytest.approx(2.0)
     with pytest.raises(ValueError):
         fuse([lexical], method="borda")
+
+
+def test_embedding_cache_is_bounded_and_consistent(monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    from kioku.retrieval import hybrid
+
+    monkeypatch.setattr(hybrid, "_CACHE_MAX", 3)
+    monkeypatch.setattr(hybrid, "_cache", {})
+    first = hybrid.embed_cached(["alpha", "beta"])
+    again = hybrid.embed_cached(["alpha", "beta", "gamma", "delta", "alpha"])  # overflows the bound
+    assert again.shape == (5, 384)
+    assert np.allclose(first[0], again[0]) and np.allclose(again[0], again[4])
+    assert len(hybrid._cache) <= 3
+    assert hybrid.embed_cached([]).shape == (0, 384)

@@ -132,19 +132,19 @@ def embed_cached(texts: Sequence[str]):
     from kioku.retrieval.embedder import get_embedder
 
     keys = [_key(t) for t in texts]
+    if not keys:
+        return np.zeros((0, 384), np.float32)
     with _cache_lock:
-        missing = list({k: i for i, k in enumerate(keys) if k not in _cache}.values())
+        found = {k: _cache[k] for k in keys if k in _cache}
+    missing = list({k: i for i, k in enumerate(keys) if k not in found}.values())
     if missing:
         vectors = get_embedder().embed([texts[i] for i in missing])
         with _cache_lock:
             if len(_cache) + len(missing) > _CACHE_MAX:
-                _cache.clear()
+                _cache.clear()  # simple bound; what this call needs is kept in ``found``
             for row, i in enumerate(missing):
-                _cache[keys[i]] = vectors[row]
-    with _cache_lock:
-        if not keys:
-            return np.zeros((0, 384), np.float32)
-        return np.stack([_cache[k] for k in keys])
+                _cache[keys[i]] = found[keys[i]] = vectors[row]
+    return np.stack([found[k] for k in keys])
 
 
 def dense_available() -> bool:
