@@ -283,6 +283,21 @@ def main(argv: list[str] | None = None) -> int:
         reader.query("bench", "improvements", q, n_results=50)
         lat.append(time.perf_counter() - t0)
     result["warm_query_n50"] = ms_stats(lat)
+    # the same queries split in two: embedding the task, then the nearest-neighbour search
+    from kioku.retrieval.embedder import get_embedder
+
+    lat, qvecs = [], []
+    for q in queries:
+        t0 = time.perf_counter()
+        qvecs.append(get_embedder().embed([q])[0])
+        lat.append(time.perf_counter() - t0)
+    result["warm_embed_query"] = ms_stats(lat)
+    lat = []
+    for v in qvecs:
+        t0 = time.perf_counter()
+        reader.query_vector("bench", "improvements", v, n_results=50)
+        lat.append(time.perf_counter() - t0)
+    result["warm_vector_search_n50"] = ms_stats(lat)
     lat = []
     for q in queries:
         t0 = time.perf_counter()
