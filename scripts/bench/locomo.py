@@ -267,7 +267,7 @@ CV_GRID = {
     "prev_weight": [0.0, 0.3, 0.5],
     "next_weight": [0.0, 0.1, 0.2],
     "dense_weight": [0.7, 1.0, 1.3, 1.6],
-    "other_speaker": [0.4, 0.6, 0.8, 1.0],
+    "other_speaker": [0.4, 0.6, 0.7, 0.8, 1.0],
     "date_weight": [0.0, 0.5, 0.8, 1.2],
 }
 
