@@ -160,3 +160,19 @@ def test_embedding_cache_is_bounded_and_consistent(monkeypatch: pytest.MonkeyPat
     assert np.allclose(first[0], again[0]) and np.allclose(again[0], again[4])
     assert len(hybrid._cache) <= 3
     assert hybrid.embed_cached([]).shape == (0, 384)
+
+
+def test_lexical_path_imports_no_numpy_or_model_runtime(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from kioku.retrieval.hybrid import search_texts\n"
+        "from kioku.retrieval.fts import LexicalIndex\n"
+        "assert search_texts('pytest', [('a', 'run pytest'), ('b', 'other')], dense=False)[0][0] == 'a'\n"
+        f"idx = LexicalIndex({str(tmp_path / 'l.sqlite3')!r})\n"
+        "idx.upsert('c', [('a', 'run pytest')]); assert idx.search('c', 'pytest', 3)[0][0] == 'a'\n"
+        "print(sorted(m for m in ('numpy', 'onnxruntime', 'tokenizers', 'chromadb') if m in sys.modules))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
