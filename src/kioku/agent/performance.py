@@ -76,6 +76,9 @@ def compute_metrics(evaluations: Sequence[Any], improvements_stored: int = 0) ->
         "quality_trend": round(trend, 2),
         "avg_duration_s": mean("duration_s"),
         "avg_tokens": mean("tokens"),
+        # tool errors are what the self-evaluation counts first; shown by the dashboard
+        "tool_errors": int(sum(_f(m, "tool_errors") for m in metas)),
+        "avg_tool_errors": mean("tool_errors"),
         "insights_count": int(sum(_f(m, "insights_count") for m in metas)),
         "improvements_stored": int(improvements_stored),
         "improving": trend > 0,
