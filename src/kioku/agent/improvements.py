@@ -29,7 +29,11 @@ Retrieval (:func:`retrieve`): per scope (project first, then global) dense neare
 hits the dense list missed are embedded to get their cosine); then, in Python: confidence >= 0.7,
 success_rate >= 0.6 or untested, not deprecated, relevance (cosine) >= :data:`RELEVANCE_THRESHOLD`.
 Cross-validated items' scores are multiplied by 1.2. The same lesson in both scopes is returned once
-(the project copy wins); at equal score project items come first.
+(the project copy wins); at equal score project items come first. Each hit carries ``mode``
+("hybrid"). When the embedding model or Chroma is unavailable, retrieval degrades to the lexical
+index alone (``kioku.agent.retrieval_fallback``: same filters, metadata from Chroma or else from
+the journal, ``relevance`` = share of the task's keywords in the lesson, ``mode`` = "lexical")
+and logs one warning, which the CLI prints on stderr.
 
 Relevance threshold calibration (tests/agent/data/relevance_pairs.json, 68 labelled task/lesson
 pairs, 30 relevant, 38 irrelevant of which 8 are same-topic hard negatives; real MiniLM int8 cosines):
@@ -42,6 +46,7 @@ tests/agent/test_agent_relevance_calibration.py. ``relevance_threshold`` in conf
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -50,7 +55,7 @@ from typing import Any, Iterable, Sequence
 
 from kioku.agent import scopes as sc
 from kioku.agent import stats
-from kioku.core.errors import UsageError
+from kioku.core.errors import KiokuError, UsageError
 
 KIND = "improvements"
 RELEVANCE_THRESHOLD = 0.13
@@ -63,6 +68,8 @@ MAX_LESSON_CHARS = 2000
 LEARNED_FROM = ("manual", "user_feedback", "self_evaluation", "new_pattern", "consolidation",
                 "import", "transfer")
 SOURCES = ("self", "system_principles", "transferred")
+log = logging.getLogger("kioku.agent.improvements")
+last_warning: str | None = None  # why the last retrieve() in this process fell back to lexical
 
 
 def now() -> tuple[str, float]:
@@ -165,11 +172,10 @@ def _write_one(agent: str, scope: str, lesson: str, category: str, confidence: f
 
     store = sc.open_scope(scope, project_root)
     rec_id = sc.improvement_id(agent, scope, lesson)
-    existing = store.get(agent, KIND, ids=[rec_id])
+    existing = _existing(store, agent, rec_id)
     iso, epoch = now()
     if existing:
-        lesson = existing[0].document  # the first wording stays; only metadata is merged
-        old = existing[0].metadata
+        lesson, old = existing  # the first wording stays; only metadata is merged
         merged_tags = join_tags(split_tags(old.get("tags")) + split_tags(tags))
         merged_ctx = join_tags(split_tags(old.get("context_tags")) + split_tags(ctx))
         update = {"confidence": round(max(float(old.get("confidence", 0.0)), confidence), 4),
@@ -187,11 +193,26 @@ def _write_one(agent: str, scope: str, lesson: str, category: str, confidence: f
     return rec_id
 
 
+def _existing(store: Any, agent: str, rec_id: str) -> tuple[str, dict[str, Any]] | None:
+    """(document, metadata) already stored under ``rec_id``, or None.
+
+    Read from Chroma; if Chroma cannot be read, from the journal, which holds the same
+    records (writes are acknowledged once journaled and applied when Chroma works again).
+    """
+    try:
+        got = store.get(agent, KIND, ids=[rec_id])
+    except Exception:  # noqa: BLE001 - broken/unreachable Chroma must not block learning
+        from kioku.agent.retrieval_fallback import journal_records
+
+        return journal_records(store.chroma_dir, store.name(agent, KIND), [rec_id]).get(rec_id)
+    return (got[0].document, dict(got[0].metadata or {})) if got else None
+
+
 @dataclass
 class ImprovementHit:
     id: str
     improvement: str
-    relevance: float  # cosine similarity task ↔ lesson (1 - Chroma cosine distance)
+    relevance: float  # cosine task ↔ lesson (1 - Chroma distance); lexical mode: keyword coverage 0-1
     metadata: dict[str, Any]
     scope: str
     score: float = 0.0  # fused rank score (x1.2 when cross-validated); what the order follows
@@ -217,25 +238,72 @@ def relevance_threshold(project_root: Path | None = None) -> float:
 
 def retrieve(agent: str, task: str, limit: int = 5, project_root: Path | None = None, *,
              threshold: float | None = None, scopes: Sequence[str] | None = None) -> list[ImprovementHit]:
-    """Improvements worth injecting for ``task`` (see the module docstring); [] if none exist."""
-    from kioku.retrieval.hybrid import fuse
+    """Improvements worth injecting for ``task`` (see the module docstring); [] if none exist.
 
+    Degrades instead of failing: when the embedding model or Chroma is unavailable the
+    hits come from the lexical index alone (``kioku.agent.retrieval_fallback``; same
+    filters, ``relevance`` = keyword coverage, ``mode`` = "lexical"), one warning is logged
+    (the CLI prints it on stderr) and :data:`last_warning` holds it; otherwise ``mode`` is
+    "hybrid" and :data:`last_warning` is None.
+    """
+    global last_warning
     agent = sc.validate_agent(agent)
     task = (task or "").strip()
+    last_warning = None
     if not task or limit <= 0:
         return []
     limit = int(limit)
-    thr = relevance_threshold(project_root) if threshold is None else float(threshold)
-    n = max(50, 10 * limit)
     wanted = [s for s in (scopes or sc.SCOPES) if sc.scope_exists(s, project_root)]
-    records: dict[str, tuple[str, Any]] = {}  # id -> (scope, Record)
-    cosine: dict[str, float] = {}
-    dense: list[tuple[str, float]] = []
-    lexical: list[list[tuple[str, float]]] = []
     if not wanted:
         return []
-    from kioku.retrieval.hybrid import embed_cached
+    try:
+        hits = _retrieve_hybrid(agent, task, limit, project_root, threshold, wanted)
+    except Exception as exc:  # noqa: BLE001 - any model/Chroma failure: keyword search still works
+        what = "embedding model" if _is_embedder_failure(exc) else "agent-memory store (Chroma)"
+        from kioku.agent.retrieval_fallback import retrieve_lexical
 
+        try:
+            hits = retrieve_lexical(agent, task, limit, project_root, scopes=wanted, kind=KIND,
+                                    min_confidence=MIN_CONFIDENCE_ACTIVE, min_success=MIN_SUCCESS_RATE,
+                                    boost=CROSS_VALIDATED_BOOST, make_hit=_lexical_hit)
+        except Exception as lex_exc:  # noqa: BLE001
+            raise KiokuError(f"improvements unavailable: {what} failed ({type(exc).__name__}: {exc}) "
+                             f"and the lexical index too ({type(lex_exc).__name__}: {lex_exc})") from exc
+        detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+        last_warning = (f"{what} unavailable ({detail}); showing lexical (keyword) matches only")
+        log.warning("kioku: warning: %s", last_warning)
+    return _rank(hits, limit)
+
+
+def _is_embedder_failure(exc: BaseException) -> bool:
+    from kioku.retrieval.embedder import EmbedderUnavailable
+
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:  # Chroma may wrap our embedding function's error
+        if isinstance(cur, EmbedderUnavailable):
+            return True
+        seen.add(id(cur))
+        cur = cur.__cause__ or cur.__context__
+    return False
+
+
+def _lexical_hit(rec_id: str, document: str, relevance: float, meta: dict[str, Any], scope: str,
+                 score: float, wilson: float) -> ImprovementHit:
+    return ImprovementHit(id=rec_id, improvement=document, relevance=relevance, metadata=meta,
+                          scope=scope, score=score, wilson_lower=wilson, extra={"mode": "lexical"})
+
+
+def _retrieve_hybrid(agent: str, task: str, limit: int, project_root: Path | None,
+                     threshold: float | None, wanted: list[str]) -> list[ImprovementHit]:
+    """Dense + lexical fusion with the Python-side filters (unsorted, not de-duplicated)."""
+    from kioku.retrieval.hybrid import embed_cached, fuse
+
+    thr = relevance_threshold(project_root) if threshold is None else float(threshold)
+    n = max(50, 10 * limit)
+    records: dict[str, tuple[str, Any]] = {}  # id -> (scope, Record)
+    cosine: dict[str, float] = {}
+    lexical: list[list[tuple[str, float]]] = []
     task_vec = embed_cached([task])[0]  # embedded once for both scopes and the cosine fill-in
     for scope_name in wanted:
         store = sc.open_scope(scope_name, project_root)
@@ -263,11 +331,15 @@ def retrieve(agent: str, task: str, limit: int = 5, project_root: Path | None = 
         score = fused.get(rec_id, 0.0) * (CROSS_VALIDATED_BOOST if meta.get("cross_validated") else 1.0)
         hits.append(ImprovementHit(id=rec_id, improvement=rec.document, relevance=round(rel, 4),
                                    metadata=meta, scope=scope_name, score=round(score, 6),
-                                   wilson_lower=stats.wilson_of(meta)))
+                                   wilson_lower=stats.wilson_of(meta), extra={"mode": "hybrid"}))
+    return hits
+
+
+def _rank(hits: list[ImprovementHit], limit: int) -> list[ImprovementHit]:
+    """Order by score (project first at equal score), one hit per lesson (project copy wins)."""
     hits.sort(key=lambda h: (-h.score, 0 if h.scope == "project" else 1, -h.relevance))
     out: list[ImprovementHit] = []
     seen: dict[str, ImprovementHit] = {}
-    # de-duplicate: the same lesson stored in both scopes counts once, project copy wins
     for hit in sorted(hits, key=lambda h: 0 if h.scope == "project" else 1):
         key = sc.normalise_lesson(hit.improvement)
         if key not in seen:
