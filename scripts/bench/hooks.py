@@ -59,11 +59,16 @@ def build_memory(env: dict[str, str], target: Path) -> None:
         tmp = Path(tempfile.mkdtemp(prefix="kioku-bench-mem-"))
         subprocess.run(["git", "init", "-q", str(tmp)], check=True)
         code = ("import sys\nfrom pathlib import Path\nfrom kioku.memory.api import remember\n"
-                "root = Path(sys.argv[1])\n"
-                "for i in range(200):\n"
-                "    remember(f'service-{i} of team {i % 13} listens on port {20000 + i} and deploys "
-                "on day {i % 7} with runbook rb-{i * 37}', type='project' if i % 3 else 'reference',"
-                " project_root=root)\n")
+                "root = Path(sys.argv[1]); index = root / '.agents' / 'memory' / 'MEMORY.md'\n"
+                "words = 'alpha bravo cedar delta ember fjord gamma harbor indigo juniper kelp lotus'.split()\n"
+                "i = 0\n"
+                "while i < 400 and (not index.exists() or sum(l.startswith('- [') for l in "
+                "index.read_text().splitlines()) < 200):\n"
+                "    a, b = words[i % 12], words[(i // 12) % 12]\n"
+                "    remember(f'the {a}-{b} service (unit {i}) is owned by the {b} team and its "
+                "dashboard lives at grafana panel {1000 + 7 * i}', type='project' if i % 3 else "
+                "'reference', project_root=root)\n"
+                "    i += 1\n")
         sh([sys.executable, "-c", code, str(tmp)], {**env, "PYTHONPATH": str(REPO / "src")})
         if cached.exists():
             shutil.rmtree(cached)
@@ -172,8 +177,9 @@ def main(argv: list[str] | None = None) -> int:
         settings = json.loads((claude_dir / "settings.json").read_text())
         cmds = {ev: shlex.split(groups[-1]["hooks"][0]["command"]) for ev, groups in settings["hooks"].items()}
         python = cmds["Stop"][0]
-        index_lines = sum(1 for ln in (project / ".agents" / "memory" / "MEMORY.md").read_text().splitlines()
-                          if ln.startswith("- ["))
+        index_text = (project / ".agents" / "memory" / "MEMORY.md").read_text()
+        index_lines = len(index_text.splitlines())  # the index's cap (MAX_LINES) counts every line
+        index_entries = sum(1 for ln in index_text.splitlines() if ln.startswith("- ["))
         counter = iter(range(10**6))
         cases = {
             "UserPromptSubmit (no trigger)": ("UserPromptSubmit", lambda: payload(
@@ -213,12 +219,13 @@ def main(argv: list[str] | None = None) -> int:
                          "ok": None if budget is None else hook_ms / pass_ms <= budget,
                          "output_chars": len(sample)})
         os.close(lock_fd)
-        result = {"runs": args.runs, "python": python, "index_lines": index_lines,
+        result = {"runs": args.runs, "python": python, "index_lines": index_lines, "index_entries": index_entries,
                   "improvements": args.improvements, "big_transcript_bytes": big.stat().st_size,
                   "cpu_count": os.cpu_count(), "rows": rows}
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    print(f"Hook cold-process wall time, median of {args.runs} runs; index {index_lines} lines, "
+    print(f"Hook cold-process wall time, median of {args.runs} runs; MEMORY.md {index_lines} lines "
+          f"({index_entries} entries), "
           f"{args.improvements} improvements, Stop transcript 20 MB")
     print(f"{'case':<32}{'hook ms':>9}{'pass ms':>9}{'ratio':>8}{'budget':>8}  ok")
     for r in rows:
