@@ -115,12 +115,17 @@ def load(path: Path) -> list[Conversation]:
         ]
         c = Conversation(str(sample.get("sample_id", len(conversations))), turns)
         known = {t.dia_id for t in turns}
-        for qa in sample.get("qa", []):
-            gold = clean_evidence(qa.get("evidence") or [], known)
-            if not gold:
+        for qa in sample.get("qa") or []:
+            evidence = qa.get("evidence") or []
+            gold = clean_evidence([evidence] if isinstance(evidence, str) else evidence, known)
+            try:
+                category = int(qa.get("category"))
+            except (TypeError, ValueError):
+                category = 0  # unknown category: neither 1-4 nor adversarial
+            if not gold or category == 0 or not str(qa.get("question") or "").strip():
                 c.skipped += 1
                 continue
-            c.questions.append(Question(str(qa["question"]), int(qa["category"]), gold))
+            c.questions.append(Question(str(qa["question"]), category, gold))
         conversations.append(c)
     return conversations
 
@@ -241,13 +246,14 @@ def evaluate(conversations: Sequence[Conversation], builder: Callable[..., Searc
             cpu.append((time.process_time() - c0) * 1000)
             if conv.sample_id == largest:
                 largest_ms.append(latencies[-1])
-            target = sums if q.category in (1, 2, 3, 4) else adv
+            if q.category in (1, 2, 3, 4):
+                target, n = sums, n + 1
+            elif q.category == 5:
+                target, n_adv = adv, n_adv + 1
+            else:
+                continue  # a category the metric does not define
             for k in KS:
                 target[k] += recall(ranked, q.gold, k)
-            if q.category in (1, 2, 3, 4):
-                n += 1
-            else:
-                n_adv += 1
     out = {f"recall@{k}": round(sums[k] / n, 4) if n else 0.0 for k in KS}
     out["p50_ms"] = round(statistics.median(latencies), 3) if latencies else 0.0
     out["p50_cpu_ms"] = round(statistics.median(cpu), 3) if cpu else 0.0

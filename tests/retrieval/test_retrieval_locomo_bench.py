@@ -67,7 +67,12 @@ SAMPLES = [
                 _turn("D1:2", "Dan", "I fix bicycles."),
             ],
         },
-        "qa": [_qa("Who fixes bicycles?", ["D1:2"], 4)],  # 1 / 1 / 1
+        "qa": [
+            _qa("Who fixes bicycles?", ["D1:2"], 4),  # 1 / 1 / 1
+            {"question": "Who paints sunsets?", "evidence": "D1:1", "category": "4"},  # a bare string: 1 / 1 / 1
+            {"question": "No category?", "evidence": ["D1:1"]},  # skipped
+            _qa("Unknown category", ["D1:2"], 6),  # not a metric category: ignored
+        ],
     },
 ]
 
@@ -93,17 +98,17 @@ def test_bench_json_schema_and_exact_recall(tmp_path: Path) -> None:
             assert isinstance(row[key], float), (name, key)
         assert 0.0 <= row["recall@1"] <= row["recall@5"] <= row["recall@10"] <= 1.0
         assert row["p50_ms"] > 0
-        assert row["questions"] == 6 and row["adversarial"]["questions"] == 1
+        assert row["questions"] == 7 and row["adversarial"]["questions"] == 1
     bm25 = result["bm25"]
-    # per question, averaged over all 6 questions of categories 1-4 (not per conversation)
-    assert bm25["recall@1"] == pytest.approx(4.5 / 6, abs=1e-4)
-    assert bm25["recall@5"] == pytest.approx(5.5 / 6, abs=1e-4)
-    assert bm25["recall@10"] == pytest.approx(5.5 / 6, abs=1e-4)
+    # per question, averaged over all 7 questions of categories 1-4 (not per conversation)
+    assert bm25["recall@1"] == pytest.approx(5.5 / 7, abs=1e-4)
+    assert bm25["recall@5"] == pytest.approx(6.5 / 7, abs=1e-4)
+    assert bm25["recall@10"] == pytest.approx(6.5 / 7, abs=1e-4)
     assert bm25["adversarial"]["recall@1"] == 1.0
-    assert "2 conversations, 14 turns, 6 questions" in stdout
+    assert "2 conversations, 14 turns, 7 questions" in stdout
 
 
 def test_bench_conversation_filter_and_lexical_row_only(tmp_path: Path) -> None:
     result, _ = _run(tmp_path, "--retrievers", "bm25", "--conversations", "conv-b")
     assert list(result) == ["bm25"]
-    assert result["bm25"]["recall@1"] == 1.0 and result["bm25"]["questions"] == 1
+    assert result["bm25"]["recall@1"] == 1.0 and result["bm25"]["questions"] == 2
