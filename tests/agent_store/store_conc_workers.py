@@ -71,7 +71,9 @@ def reader(path: str, stop_file: str, start_ts: float) -> dict:
     queries = errors = 0
     seen_max = 0
     first_error = ""
+    slowest = 0.0
     while not Path(stop_file).exists():
+        t0 = time.monotonic()
         try:
             hits = store.query("conc", "improvements", f"w0-{queries % 500}", 5)
             seen_max = max(seen_max, store.count("conc", "improvements"))
@@ -80,8 +82,10 @@ def reader(path: str, stop_file: str, start_ts: float) -> dict:
             errors += 1
             first_error = first_error or f"{type(exc).__name__}: {exc}"
         queries += 1
+        slowest = max(slowest, time.monotonic() - t0)
         time.sleep(0.02)
-    return {"queries": queries, "errors": errors, "max_count_seen": seen_max, "first_error": first_error}
+    return {"queries": queries, "errors": errors, "max_count_seen": seen_max, "first_error": first_error,
+            "slowest_read_s": round(slowest, 2)}
 
 
 def verify(path: str, collection: str) -> dict:

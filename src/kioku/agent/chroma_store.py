@@ -37,12 +37,15 @@ host/port or ``KIOKU_CHROMA_HOST``/``KIOKU_CHROMA_PORT``) the store uses
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import logging
+import os
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from kioku.agent import store_apply
 from kioku.agent.journal import Journal
@@ -158,6 +161,44 @@ def _open_persistent(chromadb: Any, path: Path, timeout: float = 20.0) -> Any:
             SharedSystemClient._identifier_to_system.pop(str(path), None)
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
+
+
+READ_LOCK_WAIT = 5.0
+
+
+def _records(got: dict) -> list[Record]:
+    if not got.get("ids") or not got["ids"][0]:
+        return []
+    return [Record(i, d or "", strip_placeholder(m), float(dist)) for i, d, m, dist in
+            zip(got["ids"][0], got["documents"][0], got["metadatas"][0], got["distances"][0])]
+
+
+@contextlib.contextmanager
+def _try_shared(lock_path: Path, wait: float) -> Iterator[bool]:
+    """Shared flock for readers; yields whether it was obtained within ``wait`` seconds.
+
+    Polls every 2 ms (writers back off up to 50 ms in fsutil.exclusive_lock), so a waiting
+    reader usually gets the lock at the next hand-over instead of starving behind a
+    queue of writers.
+    """
+    fsutil.ensure_private_dir(lock_path.parent)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, fsutil.FILE_MODE)
+    try:
+        deadline = time.monotonic() + wait
+        got = False
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                got = True
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    log.warning("kioku: agent-memory store busy; reading without waiting for the writer")
+                    break
+                time.sleep(0.002)
+        yield got
+    finally:
+        os.close(fd)
 
 
 class AgentStore:
@@ -377,7 +418,7 @@ class AgentStore:
     def _exists(self) -> bool:
         return self.server or (self.chroma_dir / "chroma.sqlite3").exists() or self.journal.pending_count() > 0
 
-    def _read_conn(self) -> _Conn:
+    def _sync_if_pending(self) -> None:
         if not self._synced and self.journal.pending_count():
             # read-your-writes after a crash or a broken store; never wait for a writer
             with fsutil.try_lock(self.journal.lock_path) as got:
@@ -387,46 +428,95 @@ class AgentStore:
                     except Exception as exc:  # noqa: BLE001
                         self._warn(f"pending agent-memory writes not applied yet: {exc}")
             self._synced = True
-        return self._conn()
+
+    def _read(self, fn: Any) -> Any:
+        """Run ``fn(conn)`` under a shared lock, retrying once on a fresh client.
+
+        Why the shared lock: a reader that (re)loads the HNSW index while a writer is
+        flushing it can fail with "Error finding id" (seen in the concurrency test with a
+        long-lived reader). Writers hold the exclusive lock only while applying, so readers
+        wait at most one apply; if the lock is not obtained within READ_LOCK_WAIT seconds the
+        read goes ahead unlocked (and is retried once on a reopened client if it fails).
+        """
+        self._sync_if_pending()
+        for attempt in (0, 1):
+            with self._shared_lock(attempt):
+                conn = self._conn()
+                try:
+                    return fn(conn)
+                except Exception as exc:  # noqa: BLE001
+                    if attempt or _is_not_found(exc):
+                        raise
+                    self._drop_conn()
+
+    def _shared_lock(self, attempt: int) -> Any:
+        """Only a client that is about to (re)load the index needs to exclude writers."""
+        if self.server:
+            return contextlib.nullcontext()
+        with _CONNS_LOCK:
+            conn = _CONNS.get(self._key())
+            fresh = conn is not None and conn.seen_seq == self.journal.applied_seq()
+        if fresh and not attempt:
+            return contextlib.nullcontext()
+        return _try_shared(self.journal.lock_path, READ_LOCK_WAIT)
+
+    def _drop_conn(self) -> None:
+        with _CONNS_LOCK:
+            conn = _CONNS.pop(self._key(), None)
+            if conn is not None:
+                try:
+                    conn.client.close()
+                except Exception:  # noqa: BLE001
+                    pass
 
     def query(self, agent: str, kind: str, text: str, n_results: int = 10,
               where: dict | None = None) -> list[Record]:
-        if not self._exists():
+        if not self._exists() or n_results <= 0:
             return []
-        conn = self._read_conn()
-        col = self._collection(conn, self.name(agent, kind))
-        if col is None or n_results <= 0:
-            return []
-        vector = self._embed([text])
-        got = col.query(query_embeddings=vector, n_results=int(n_results), where=where or None,
-                        include=["documents", "metadatas", "distances"])
-        ids = got["ids"][0] if got["ids"] else []
-        return [Record(i, d or "", strip_placeholder(m), float(dist)) for i, d, m, dist in
-                zip(ids, got["documents"][0], got["metadatas"][0], got["distances"][0])]
+        vector = None
+
+        def run(conn: _Conn) -> list[Record]:
+            nonlocal vector
+            col = self._collection(conn, self.name(agent, kind))
+            if col is None:
+                return []
+            if vector is None:
+                vector = self._embed([text])
+            got = col.query(query_embeddings=vector, n_results=int(n_results), where=where or None,
+                            include=["documents", "metadatas", "distances"])
+            return _records(got)
+
+        return self._read(run)
 
     def query_vector(self, agent: str, kind: str, vector: Any, n_results: int = 10) -> list[Record]:
         """Nearest neighbours of a precomputed vector (benchmarks, self-checks)."""
-        conn = self._read_conn()
-        col = self._collection(conn, self.name(agent, kind))
-        if col is None:
+        if not self._exists() or n_results <= 0:
             return []
-        got = col.query(query_embeddings=[list(vector)], n_results=int(n_results),
-                        include=["documents", "metadatas", "distances"])
-        return [Record(i, d or "", strip_placeholder(m), float(dist)) for i, d, m, dist in
-                zip(got["ids"][0], got["documents"][0], got["metadatas"][0], got["distances"][0])]
+
+        def run(conn: _Conn) -> list[Record]:
+            col = self._collection(conn, self.name(agent, kind))
+            if col is None:
+                return []
+            return _records(col.query(query_embeddings=[list(vector)], n_results=int(n_results),
+                                      include=["documents", "metadatas", "distances"]))
+
+        return self._read(run)
 
     def get(self, agent: str, kind: str, ids: list[str] | None = None, where: dict | None = None,
             limit: int | None = None) -> list[Record]:
-        if not self._exists():
+        if not self._exists() or (ids is not None and not ids):
             return []
-        conn = self._read_conn()
-        col = self._collection(conn, self.name(agent, kind))
-        if col is None or (ids is not None and not ids):
-            return []
-        got = col.get(ids=list(ids) if ids is not None else None, where=where or None, limit=limit,
-                      include=["documents", "metadatas"])
-        recs = [Record(i, d or "", strip_placeholder(m)) for i, d, m in
-                zip(got["ids"], got["documents"], got["metadatas"])]
+
+        def run(conn: _Conn) -> list[Record]:
+            col = self._collection(conn, self.name(agent, kind))
+            if col is None:
+                return []
+            got = col.get(ids=list(ids) if ids is not None else None, where=where or None, limit=limit,
+                          include=["documents", "metadatas"])
+            return [Record(i, d or "", strip_placeholder(m)) for i, d, m in
+                    zip(got["ids"], got["documents"], got["metadatas"])]
+
+        recs = self._read(run)
         if ids is not None:  # Chroma returns storage order; callers expect theirs
             pos = {i: n for n, i in enumerate(ids)}
             recs.sort(key=lambda r: pos.get(r.id, len(pos)))
@@ -442,32 +532,42 @@ class AgentStore:
             return {}
         import numpy as np
 
-        col = self._collection(self._read_conn(), self.name(agent, kind))
-        if col is None:
-            return {}
-        got = col.get(ids=list(ids), include=["embeddings"])
-        return {i: np.asarray(v, dtype=np.float32) for i, v in zip(got["ids"], got["embeddings"])}
+        def run(conn: _Conn) -> dict[str, Any]:
+            col = self._collection(conn, self.name(agent, kind))
+            if col is None:
+                return {}
+            got = col.get(ids=list(ids), include=["embeddings"])
+            return {i: np.asarray(v, dtype=np.float32) for i, v in zip(got["ids"], got["embeddings"])}
+
+        return self._read(run)
 
     def count(self, agent: str, kind: str) -> int:
         if not self._exists():
             return 0
-        col = self._collection(self._read_conn(), self.name(agent, kind))
-        return 0 if col is None else int(col.count())
+
+        def run(conn: _Conn) -> int:
+            col = self._collection(conn, self.name(agent, kind))
+            return 0 if col is None else int(col.count())
+
+        return self._read(run)
 
     def agents(self) -> list[str]:
         if not self._exists():
             return []
-        conn = self._read_conn()
-        found: set[str] = set()
-        for col in conn.client.list_collections():
-            meta = getattr(col, "metadata", None) or {}
-            if not meta.get("kioku") or not meta.get("agent"):
-                continue
-            if (meta.get("project_id") or None) != self.project_id:
-                continue
-            if col.name == self.name(meta["agent"], meta.get("kind", "improvements")):
-                found.add(meta["agent"])
-        return sorted(found)
+
+        def run(conn: _Conn) -> list[str]:
+            found: set[str] = set()
+            for col in conn.client.list_collections():
+                meta = getattr(col, "metadata", None) or {}
+                if not meta.get("kioku") or not meta.get("agent"):
+                    continue
+                if (meta.get("project_id") or None) != self.project_id:
+                    continue
+                if col.name == self.name(meta["agent"], meta.get("kind", "improvements")):
+                    found.add(meta["agent"])
+            return sorted(found)
+
+        return self._read(run)
 
     def lexical_search(self, agent: str, kind: str, query: str, k: int = 10) -> list[tuple[str, float]]:
         """BM25-style keyword search over the same records (works without Chroma or the model)."""
