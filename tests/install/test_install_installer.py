@@ -189,3 +189,14 @@ def test_foreign_skill_folder_is_not_overwritten(claude, project):
     res = install()
     assert res.returncode == 1 and "not installed by Kioku" in res.stderr
     assert mine.read_text() == "my own skill\n" and not (claude / "kioku").exists()
+
+
+def test_uninstall_without_manifest_still_removes_kioku_entries(claude, project):
+    claude.mkdir()
+    (claude / "settings.json").write_bytes(PRE)
+    assert install().returncode == 0
+    (claude / "kioku" / "manifest.json").unlink()  # e.g. deleted by hand
+    res = install("--uninstall")
+    assert res.returncode == 0, res.stderr
+    data = json.loads((claude / "settings.json").read_text())
+    assert data == json.loads(PRE) and not (claude / "kioku" / "venv").exists()
