@@ -171,3 +171,14 @@ def test_lexical_index_catches_up_after_it_was_unavailable(store_dir):
     assert store.sync() == 0  # nothing pending in Chroma, but the lexical index is rebuilt
     assert store.journal.state().get("lexical_stale") is False
     assert store.lexical_search("lx", "improvements", "kubernetes", 3)[0][0] == "k1"
+
+
+def test_query_vector_accepts_numpy_and_lists(store):
+    from kioku.retrieval.embedder import get_embedder
+
+    store.upsert("qv", "improvements", LESSONS)
+    vec = get_embedder().embed([LESSONS[3].document])[0]
+    assert store.query_vector("qv", "improvements", vec, 1)[0].id == "l4"
+    hit = store.query_vector("qv", "improvements", [float(x) for x in vec], 2)[0]
+    assert hit.id == "l4" and hit.distance == pytest.approx(0.0, abs=1e-4)
+    assert store.query_vector("ghost", "improvements", vec, 1) == []

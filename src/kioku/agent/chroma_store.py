@@ -497,7 +497,10 @@ class AgentStore:
             col = self._collection(conn, self.name(agent, kind))
             if col is None:
                 return []
-            return _records(col.query(query_embeddings=[list(vector)], n_results=int(n_results),
+            import numpy as np
+
+            vec = np.asarray(vector, dtype=np.float32).reshape(1, -1)
+            return _records(col.query(query_embeddings=vec, n_results=int(n_results),
                                       include=["documents", "metadatas", "distances"]))
 
         return self._read(run)
