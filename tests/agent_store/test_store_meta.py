@@ -49,3 +49,13 @@ def test_update_merges_and_none_keeps_the_old_value(store):
     # updating a missing id is a no-op, not an error
     store.update_metadata("meta", "improvements", ["nope"], [{"usage_count": 1}])
     assert store.count("meta", "improvements") == 1
+
+
+def test_floats_read_back_within_one_ulp(store):
+    # documented Chroma behaviour: floats come back with ~16 significant digits
+    values = [1795984377.0443513, 123456789.123456789, 0.1, 1 / 3, -1.0, 0.95]
+    store.upsert("fl", "performance", [Record(f"f{i}", "x", {"v": v}) for i, v in enumerate(values)])
+    got = {r.id: r.metadata["v"] for r in store.get("fl", "performance")}
+    for i, v in enumerate(values):
+        assert got[f"f{i}"] == pytest.approx(v, rel=1e-15, abs=0)
+    assert got["f2"] == 0.1 and got["f4"] == -1.0 and got["f5"] == 0.95

@@ -13,7 +13,9 @@ and a replay can never fail on them:
   placeholder is removed again when records are read back (``strip_placeholder``).
 - Lists/tuples/sets: an empty one becomes ``""`` (so an update really clears the value);
   a homogeneous list of str/int/float/bool is kept; anything else becomes a list of str.
-- bool/int/float/str are kept (NaN/inf floats become strings); dicts become JSON strings;
+- bool/int/float/str are kept (NaN/inf floats become strings). Note: Chroma does not
+  round-trip every float exactly (1795984377.0443513 reads back as 1795984377.044351, one
+  ulp off): compare floats read back with a tolerance. Dicts become JSON strings;
   other objects (datetime, Path) become ``str(value)`` / ``isoformat()``.
 - Keys must be non-empty strings not starting with ``$`` and not ``chroma:``-prefixed:
   a ValueError is raised before anything is written.
