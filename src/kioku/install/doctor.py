@@ -41,6 +41,9 @@ def run_checks(project_root: Path | None = None) -> list[dict[str, Any]]:
             f"{target.claude_dir}: {len(manifest.get('files', {}))} files, Kioku {manifest.get('kioku_version')}"
             + (f"; missing: {', '.join(missing[:5])}" if missing else ""))
         _check_settings(target, add)
+    if sum(t.manifest.exists() for t in targets) > 1:
+        add("install", True, "Kioku is installed both for the user and in this project: every hook runs "
+            "twice here; uninstall one (install.py --uninstall [--project DIR])", warn=True)
     if not found:
         add("install", False, f"no Kioku installation found in {paths.claude_dir()} or {root / '.claude'}")
     add("python", sys.version_info >= (3, 11), f"{sys.executable} {sys.version.split()[0]}")
