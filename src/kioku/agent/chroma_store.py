@@ -26,9 +26,17 @@ is acknowledged once journaled: if Chroma is locked/broken the write stays pendi
 warning is logged and ``store.last_warning`` set) and ``sync()`` applies it later; the first
 write of every AgentStore and ``kioku sync`` call it. An embedded Chroma client caches
 the HNSW index in memory and never sees other processes' vectors (chroma.md section 5);
-writing through such a stale client is what loses vectors. So a process reopens its
-client whenever the journal's applied sequence moved since it last looked (before every
-read, and under the lock before every apply).
+writing through such a stale client is what loses vectors (measured: 4 writers x 800
+docs under the lock but without reopening lost 950 of 3200; raw chromadb lost 156-349;
+with the reopen 0). So a process reopens its client whenever the journal's applied
+sequence moved since it last looked: under the lock before every apply, and before reads.
+A reader that (re)loads the index takes the lock shared (a reader loading the index while
+a writer flushed it failed with "Error finding id"), waiting at most ``READ_LOCK_WAIT``,
+and retries once on a fresh client.
+
+Journal bounds: the active journal is archived (gzip) once applied and > 4 MiB, and more
+than 8 archives are folded into one snapshot of the live records (``journal.compact``);
+``rebuild(reset=False)`` replays snapshot + archives + journal into fresh collections.
 
 Server mode: with a host/port (``open_store`` reads ``kioku.core.config``: ``[chroma]``
 host/port or ``KIOKU_CHROMA_HOST``/``KIOKU_CHROMA_PORT``) the store uses
