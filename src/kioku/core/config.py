@@ -8,7 +8,7 @@ Keys (all optional)::
 
     disabled = false          # true: every hook is a no-op for this project / user
     main_agent = "main"       # agent name used for the main session's self-evaluation
-    relevance_threshold = 0.25
+    relevance_threshold = 0.13  # cosine cut-off for improvements (calibrated; see agent.improvements)
     [chroma]
     host = "127.0.0.1"        # set host+port to use a shared `chroma run` server
     port = 8000
