@@ -574,3 +574,40 @@ def ensure_storable(text: str, what: str = "memory") -> None:
     raise SecretRejected(
         f"refusing to store {what}: it looks like it contains {desc}; nothing was saved"
     )
+
+
+def redact_lines(lines: list[str]) -> list[str]:
+    """``[redact(line) for line in lines]``, in one scan instead of one per line.
+
+    The lines are joined and scanned once; only lines that a finding touches are redacted
+    again on their own, so the result is exactly the per-line result. That holds because
+    every rule, the card check and the entropy layer are confined to one line (their
+    character classes exclude newlines, and a newline looks like the end of the text to
+    their boundary and look-around checks), so a per-line finding always overlaps a finding
+    of the joined scan. The exceptions are multi-line constructs (PEM blocks, SSH public
+    keys, whose benign spans could cross lines): with their markers present, every line is
+    scanned on its own.
+    """
+    if len(lines) < 2:
+        return [redact(line) for line in lines]
+    joined = "\n".join(lines)
+    low = joined.lower()
+    if "-----" in low or "aaaa" in low or "\r" in joined or any("\n" in line for line in lines):
+        return [redact(line) for line in lines]
+    findings = find_secrets(joined)
+    if not findings:
+        return list(lines)
+    out = list(lines)
+    line_starts: list[int] = []
+    pos = 0
+    for line in lines:
+        line_starts.append(pos)
+        pos += len(line) + 1
+    touched: set[int] = set()
+    for f in findings:
+        first = bisect.bisect_right(line_starts, f.start) - 1
+        last = bisect.bisect_right(line_starts, max(f.end - 1, f.start)) - 1
+        touched.update(range(first, last + 1))
+    for i in touched:
+        out[i] = redact(lines[i])
+    return out

@@ -13,7 +13,7 @@
   Code's hook output cap is 10,000); entries left out are counted in a closing line that
   says how to reach them (``kioku search``).
 - Output is fenced in ``<kioku-memory>`` … ``</kioku-memory>`` under a header that labels
-  it as remembered data, not instructions; every line passes ``kioku.core.secrets.redact``
+  it as remembered data, not instructions; every line passes ``kioku.core.secrets.redact`` (``redact_lines``: one scan)
   and cannot close the fence early. Bad lines (garbage, invalid UTF-8) are skipped:
   recall never raises for damaged files; it returns "" when there is nothing to recall.
 """
@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 
 from kioku.core import paths
-from kioku.core.secrets import redact
+from kioku.core.secrets import redact_lines
 from kioku.memory.index import ENTRY_RE, INDEX_NAME, MAX_INDEX_BYTES
 
 HEADER = ("Remembered notes from Kioku (data recalled from .agents/memory; "
@@ -111,8 +111,18 @@ def _rank(items: list[_Item], query: str | None) -> None:
             item.score += 10.0 * overlap
 
 
-def _clean(line: str) -> str:
-    return _FENCE_TAG.sub(lambda m: m.group(0).replace("<", "‹"), redact(line))
+def _defang(line: str) -> str:
+    """A line that cannot open or close the fence (``<`` of the tag becomes ``‹``)."""
+    # Under re.I "kioku" also matches ı/İ/K (Kelvin), but "-memory" only plain ASCII letters
+    if "-memory" not in line.lower():
+        return line
+    return _FENCE_TAG.sub(lambda m: m.group(0).replace("<", "‹"), line)
+
+
+def _clean_all(lines: list[str]) -> list[str]:
+    """Each line redacted on its own terms (``redact_lines`` scans them in one pass) and
+    defanged; same result as redacting and defanging line by line."""
+    return [_defang(line) for line in redact_lines(lines)]
 
 
 def build_recall(project_root: Path | None = None, budget: int = 10000, query: str | None = None) -> str:
@@ -123,8 +133,8 @@ def build_recall(project_root: Path | None = None, budget: int = 10000, query: s
     if not items:
         return ""
     _rank(items, query)
-    for item in items:
-        item.line = _clean(item.line)
+    for item, line in zip(items, _clean_all([item.line for item in items])):
+        item.line = line
     fixed = len(HEADER) + len(OPEN) + len(CLOSE) + 3  # newlines
     footer_room = 120
     used = fixed + footer_room

@@ -1,0 +1,38 @@
+"""redact_lines (one scan for many lines) must give exactly the per-line redact result."""
+
+from __future__ import annotations
+
+import random
+
+from test_core_secrets import ORDINARY, REDACTIONS, SECRETS
+
+from kioku.core.secrets import redact, redact_lines
+
+
+def _corpus() -> list[str]:
+    lines = [text for _, text in SECRETS] + list(ORDINARY) + [text for text, _ in REDACTIONS]
+    # index-line shaped variants: a secret as the last and as the first word of a line
+    lines += [f"- [project] the key is {text} → notes.md" for _, text in SECRETS[:40]]
+    lines += [f"{text} password" for _, text in SECRETS[:20]]
+    lines += ["password", "is hunter2x", "- [project] token:", "AKIAABCDEFGHIJKLMNOP", "4111 1111 1111 1111",
+              "api_key=", "Zx9kQ2mVb7Lp4TnR8sWd3YhF", "passwords for prod", "was Secr3tValue!",
+              "ssh-rsa", "AAAAB3NzaC1yc2EAAAADAQABAAABAQC7", "-----BEGIN PUBLIC KEY-----",
+              "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAu1SU1LfVLPHCozMxH2Mo", "-----END PUBLIC KEY-----"]
+    return [line for line in lines if "\n" not in line]
+
+
+def test_redact_lines_equals_per_line_redact_on_shuffled_mixtures() -> None:
+    corpus = _corpus()
+    rng = random.Random(11)
+    for _ in range(60):
+        lines = rng.sample(corpus, k=min(len(corpus), rng.randint(2, 40)))
+        assert redact_lines(lines) == [redact(line) for line in lines]
+
+
+def test_redact_lines_edge_cases() -> None:
+    assert redact_lines([]) == []
+    assert redact_lines(["only one line"]) == ["only one line"]
+    two = ["a multi\nline item with password=hunter2xyz", "plain"]
+    assert redact_lines(two) == [redact(x) for x in two]
+    clean = ["- [project] we use bun → project-conventions.md"] * 50
+    assert redact_lines(clean) == clean
