@@ -130,6 +130,8 @@ _MASK_RE = _Lazy(r"```[\s\S]*?(?:```|$)|`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|^
 
 
 def _mask(text: str) -> str:
+    if not any(ch in text for ch in "`\"“>"):  # every branch needs one of these: skip compiling
+        return text
     return _MASK_RE.sub(lambda m: " " * len(m.group(0)), text)
 
 
@@ -197,7 +199,18 @@ _JA_BEFORE_STRIP = _Lazy(
 _JA_TASK_BEFORE = _Lazy(r"(?:する|やる|実行する|走らせる|回す|入れる|送る|押す|閉じる|消す)のを\s*$")
 
 _JA_IMPERATIVE_END = _Lazy(r"(?:て|で)(?:ね|よ|ください|下さい|おいて)?$")
-_TRAIL_PUNCT = _Lazy(r"[\s.!。！、,;:]+$")
+_TRAIL_CHARS = ".!。！、,;:"
+
+
+def _strip_trail(text: str) -> str:
+    """``re.sub(r"[\s.!。！、,;:]+$", "", text)`` without compiling a regex (``\s`` is
+    ``str.isspace``; the run is greedy, so ``$`` before a final newline changes nothing)."""
+    end = len(text)
+    while end and (text[end - 1] in _TRAIL_CHARS or text[end - 1].isspace()):
+        end -= 1
+    return text[:end]
+
+
 _EN_POLITE_TAIL = _Lazy(r"(?i)[,\s]*(?:please|pls|thanks|thank you|thx)[.!\s]*$")
 _EN_LEADING = _Lazy(r"(?i)^(?:\s*(?:that\b|to\b|please\b|[:\-—,])\s*)+")
 _JA_QUOTE = _Lazy(r"^[「『](.+)[」』]$")
@@ -230,10 +243,11 @@ def _clean_en(content: str) -> str:
     else:
         content = _EN_LEADING.sub("", content)
         # "remember that we use bun, and fix the test": the task after ", and" is not memory
-        content = _EN_TASK_TAIL.sub("", content)
+        if "," in content or ";" in content:  # the tail starts at one of them
+            content = _EN_TASK_TAIL.sub("", content)
     content = _EN_POLITE_TAIL.sub("", content)
-    content = _TRAIL_PUNCT.sub("", content).strip()
-    m = _QUOTED.match(content)
+    content = _strip_trail(content).strip()
+    m = _QUOTED.match(content) if content[:1] in "'\"“「" else None
     return next(g for g in m.groups() if g).strip() if m else content
 
 
@@ -267,7 +281,7 @@ def _clean_ja(content: str) -> str:
     m = _JA_QUOTE.match(content)
     if m:
         content = m.group(1)
-    content = _TRAIL_PUNCT.sub("", content)
+    content = _strip_trail(content)
     return content.strip()
 
 
@@ -385,7 +399,12 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
     return None
 
 
-_HAS_JA = _Lazy(r"[\u3040-\u30ff\u3400-\u9fff]")
+def _has_ja(text: str) -> bool:
+    """Kana or CJK ideographs ([\u3040-\u30ff\u3400-\u9fff]); no regex: that class alone
+    took ~2 ms to compile on every save."""
+    if text.isascii():
+        return False
+    return any("\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff" for ch in text)
 
 
 def detect_remember(prompt: str) -> RememberRequest | None:
@@ -395,7 +414,7 @@ def detect_remember(prompt: str) -> RememberRequest | None:
     masked = _mask(prompt)
     if not REMEMBER_HINT.search(masked):
         return None
-    if _HAS_JA.search(masked):
+    if _has_ja(masked):
         req = _detect_ja(prompt, masked)
         if req:
             return req
@@ -511,7 +530,7 @@ def feedback_polarity(text: str) -> int:
         t = _POS_OVERRIDE.sub(" ", t)
     # weak words count everywhere in a short reply, else only among its first two words
     words = list(_WORD_RE.finditer(t))
-    if _HAS_JA.search(t):
+    if _has_ja(t):
         limit = len(t) if len(t) <= 8 else 6
     elif len(words) <= _WEAK_SHORT_WORDS:
         limit = len(t)

@@ -260,7 +260,7 @@ def parse_topic(path: Path, data: bytes) -> TopicFile:
     current: list[str] | None = None
     current_line = 0
     for number, line in enumerate(lines[start:], start=start + 1):
-        if _HEADING.match(line):
+        if line.startswith("##") and _HEADING.match(line):  # startswith: most lines are not headings
             if current is not None:
                 topic.entries.append(_parse_entry(current, current_line, file_type, file_created))
             current, current_line = [line], number
