@@ -277,8 +277,9 @@ def _parse_entry(lines: list[str], line_no: int, file_type: str, file_created: s
     heading = _HEADING.match(lines[0]).group(1)  # type: ignore[union-attr]
     body = lines[1:]
     meta: dict[str, str] = {}
-    if body and _META.match(body[0].strip()):
-        for part in _META.match(body[0].strip()).group(1).split():  # type: ignore[union-attr]
+    found = _META.match(body[0].strip()) if body and "<!--" in body[0] else None
+    if found:
+        for part in found.group(1).split():
             key, _, value = part.partition("=")
             if key:
                 meta[key] = value
@@ -290,12 +291,14 @@ def _parse_entry(lines: list[str], line_no: int, file_type: str, file_created: s
         summary = _SUPERSEDED_TAIL.sub("", summary)
         if summary.startswith("~~") and summary.endswith("~~") and len(summary) > 4:
             summary = summary[2:-2]
-    notes = [line for line in body if line.startswith(NOTE_PREFIXES)]
-    text_lines = [line for line in body if not line.startswith(NOTE_PREFIXES)]
+    notes: list[str] = []
+    text_lines: list[str] = []
+    for line in body:
+        (notes if line.startswith(NOTE_PREFIXES) else text_lines).append(line)
     if status != "active":
         text_lines = [line[2:-2] if line.startswith("~~") and line.endswith("~~") and len(line) > 4 else line
                       for line in text_lines]
-    text = "\n".join(unescape_line(line) for line in text_lines).strip("\n")
+    text = "\n".join(unescape_line(line) if line.startswith("\\") else line for line in text_lines).strip("\n")
     created = meta.pop("created", "") or (f"{date}T00:00:00Z" if date else file_created or now_iso())
     type_ = meta.pop("type", "") or file_type
     entry_id = meta.pop("id", "") or "h" + make_id(created, heading + "\n" + text)[:7]
