@@ -28,7 +28,7 @@ from pathlib import Path
 from kioku.core import paths
 from kioku.core.errors import UsageError
 from kioku.memory.classify import classify_type, pick_topic
-from kioku.memory.contradict import contradicts
+from kioku.memory.contradict import can_contradict, contradicts
 from kioku.memory.guard import ensure_rememberable
 from kioku.memory.index import MAX_LINES, TYPES, WARN_LINES, format_entry
 from kioku.memory.store import MemoryDir, index_entry_for
@@ -100,6 +100,22 @@ def is_duplicate(new_text: str, new_tokens: set[str], old_text: str) -> bool:
     return jaccard(new_tokens, token_set(old_text)) >= DUPLICATE_JACCARD
 
 
+def _no_duplicate_inside(tokens: set[str]):  # -> Callable[[bytes], bool] | None
+    """A test for a whole topic file's bytes: True when no entry in it can be a duplicate of a
+    memory with these tokens (the ``is_duplicate`` bound, applied to the whole ASCII file:
+    every entry's tokens are substrings of it), so the file need not be parsed."""
+    if not tokens:
+        return None
+
+    def skip(data: bytes) -> bool:
+        if not data.isascii():
+            return False
+        low = data.decode("ascii").lower()
+        return sum(1 for token in tokens if token in low) / len(tokens) < DUPLICATE_JACCARD
+
+    return skip
+
+
 def remember(text: str, type: str | None = None, topic: str | None = None,
              project_root: Path | None = None) -> SaveResult:
     """Save one memory; raises SecretRejected, MemoryRejected, UsageError or KiokuError."""
@@ -112,8 +128,9 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
     path = topic_path(md.path, topic_name)
     tokens = token_set(cleaned)
 
+    skip = None if can_contradict(cleaned) else _no_duplicate_inside(tokens)
     with md.lock():
-        topics = md.load_topics()
+        topics = md.load_topics(skip=skip, keep=topic_name)
         doc = md.load_index(topics)
         old: list[tuple[str, Entry, str]] = []
         for name, entry in md.active_entries(topics):

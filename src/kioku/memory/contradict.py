@@ -188,6 +188,12 @@ def _strip_polarity(text: str) -> set[str]:
     return token_set(low) - _POLARITY_WORDS
 
 
+def can_contradict(new: str) -> bool:
+    """False when ``new`` contradicts nothing whatever the old text (no choice, no polarity):
+    ``contradicts`` then returns None without looking at the old memory."""
+    return bool(choices(new)) or bool(_polarity(new))
+
+
 def contradicts(new: str, old: str) -> str | None:
     """Why ``new`` contradicts ``old`` (a short reason), or None."""
     c_new, pol_new = choices(new), _polarity(new)

@@ -22,11 +22,11 @@ from kioku.memory.index import (
     INDEX_NAME, MAX_LINES, IndexDoc, IndexEntry, IndexUnreadable, format_entry, parse_index, read_index_text,
 )
 from kioku.memory.textutil import now_iso
-from kioku.memory.topics import Entry, TopicFile, TopicFileError, read_topic
+from kioku.memory.topics import Entry, TopicFile, TopicFileError, check_topic_size, parse_topic, read_topic
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the hook ~3 ms of start-up
-    from typing import Iterator
+    from typing import Callable, Iterator
 
 ARCHIVE_DIR = "archive"
 LOCK_NAME = ".lock"
@@ -42,6 +42,7 @@ class MemoryDir:
         self.path = path
         self.scope = scope
         self.notices: list[str] = []  # one-line messages about repairs, for the CLI to show
+        self.skipped: list[Path] = []  # topic files load_topics(skip=...) left unparsed
 
     @property
     def index_path(self) -> Path:
@@ -68,15 +69,37 @@ class MemoryDir:
             return []
         return sorted(p for p in folder.glob("*.md") if p.name != INDEX_NAME and p.is_file() and not p.is_symlink())
 
-    def load_topics(self, archive: bool = False) -> dict[str, TopicFile]:
+    def load_topics(self, archive: bool = False, skip: Callable[[bytes], bool] | None = None,
+                    keep: str = "") -> dict[str, TopicFile]:
+        """Parsed topic files by name. ``skip(data)`` True leaves a file unparsed (listed in
+        ``skipped``; the save path uses it for files that cannot hold a duplicate or a
+        contradiction of the new memory); the file named ``keep`` is always parsed."""
         topics: dict[str, TopicFile] = {}
         for path in self.topic_paths(archive):
-            try:
+            self._load_one(topics, path, skip if path.name != keep else None)
+        return topics
+
+    def _load_one(self, topics: dict[str, TopicFile], path: Path, skip: Callable[[bytes], bool] | None) -> None:
+        try:
+            if skip is None:
                 topics[path.name] = read_topic(path)
-            except TopicFileError as exc:
-                self.notices.append(f"skipped: {exc}")
-            except OSError as exc:
-                self.notices.append(f"skipped {path.name}: {exc.strerror or exc}")
+                return
+            check_topic_size(path)
+            data = path.read_bytes()
+            if skip(data):
+                self.skipped.append(path)
+            else:
+                topics[path.name] = parse_topic(path, data)
+        except TopicFileError as exc:
+            self.notices.append(f"skipped: {exc}")
+        except OSError as exc:
+            self.notices.append(f"skipped {path.name}: {exc.strerror or exc}")
+
+    def _complete(self, topics: dict[str, TopicFile]) -> dict[str, TopicFile]:
+        """Parse the files an earlier ``load_topics(skip=...)`` left out (index rebuilds need all)."""
+        skipped, self.skipped = self.skipped, []
+        for path in skipped:
+            self._load_one(topics, path, None)
         return topics
 
     def load_index(self, topics: dict[str, TopicFile] | None = None, repair: bool = True) -> IndexDoc:
@@ -89,9 +112,9 @@ class MemoryDir:
             backup = self.backup(self.index_path)
             self.notices.append(f"{INDEX_NAME} was unreadable ({exc}); rebuilt from topic files, "
                                 f"original kept as {backup.name}")
-            return self.rebuild_index(topics if topics is not None else self.load_topics())
+            return self.rebuild_index(self._complete(topics) if topics is not None else self.load_topics())
         if text is None:
-            topics = topics if topics is not None else self.load_topics()
+            topics = self._complete(topics) if topics is not None else self.load_topics()
             return self.rebuild_index(topics) if topics else IndexDoc()
         return parse_index(text)
 

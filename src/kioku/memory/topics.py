@@ -310,14 +310,19 @@ def _parse_entry(lines: list[str], line_no: int, file_type: str, file_created: s
                  created, summary.strip(), text or summary.strip(), status, meta, notes, raw, line_no)
 
 
-def read_topic(path: Path) -> TopicFile:
-    """Read and parse; raises TopicFileError for files too large to be memory notes."""
+def check_topic_size(path: Path) -> None:
+    """Raise TopicFileError for files too large to be memory notes."""
     size = path.stat().st_size
     if size > MAX_TOPIC_BYTES:
         raise TopicFileError(
             f"topic file {path.name} is too large ({size // 1024} KB, limit {MAX_TOPIC_BYTES // 1024} KB); "
             "split it by hand or use --topic NEW-NAME"
         )
+
+
+def read_topic(path: Path) -> TopicFile:
+    """Read and parse; raises TopicFileError for files too large to be memory notes."""
+    check_topic_size(path)
     return parse_topic(path, path.read_bytes())
 
 
