@@ -50,3 +50,17 @@ def test_is_duplicate_bound_agrees_with_the_full_check():
         for b in old:
             full = normalize(a) == normalize(b) or jaccard(token_set(a), token_set(b)) >= 0.8
             assert is_duplicate(a, token_set(a), b) == full, (a, b)
+
+
+def test_non_ascii_files_are_skipped_too_and_japanese_duplicates_still_found(project, pmem):
+    api.remember("the grafana dashboard for payments lives at panel 42 … and “quoted”", type="reference",
+                 project_root=project)
+    api.remember("テストにはRedisが必要です", project_root=project)  # infrastructure-notes.md too
+    assert sorted(p.name for p in pmem.glob("*.md")) == ["MEMORY.md", "infrastructure-notes.md"]
+    md = MemoryDir(pmem, "project")
+    md.load_topics(skip=_no_duplicate_inside(token_set("build agent 7 uses the arm64 runner pool")), keep="x.md")
+    assert [p.name for p in md.skipped] == ["infrastructure-notes.md"]
+    md = MemoryDir(pmem, "project")
+    topics = md.load_topics(skip=_no_duplicate_inside(token_set("ﾃｽﾄにはRedisが必要です")), keep="x.md")
+    assert md.skipped == [] and "infrastructure-notes.md" in topics
+    assert api.remember("ﾃｽﾄにはRedisが必要です", project_root=project).status == "duplicate"

@@ -102,15 +102,24 @@ def is_duplicate(new_text: str, new_tokens: set[str], old_text: str) -> bool:
 
 def _no_duplicate_inside(tokens: set[str]):  # -> Callable[[bytes], bool] | None
     """A test for a whole topic file's bytes: True when no entry in it can be a duplicate of a
-    memory with these tokens (the ``is_duplicate`` bound, applied to the whole ASCII file:
-    every entry's tokens are substrings of it), so the file need not be parsed."""
+    memory with these tokens (the ``is_duplicate`` bound, applied to the whole file: every
+    entry's tokens are substrings of its normalised text), so the file need not be parsed."""
     if not tokens:
         return None
 
     def skip(data: bytes) -> bool:
-        if not data.isascii():
-            return False
-        low = data.decode("ascii").lower()
+        if data.isascii():
+            low = data.decode("ascii").lower()
+        else:
+            # Normalised like the tokens (NFKC, lower case, punctuation to spaces), line by line
+            # in effect: none of that crosses a newline. NUL bytes are dropped by the parser,
+            # which could join two words, and damaged files are parsed as usual.
+            if b"\x00" in data:
+                return False
+            try:
+                low = normalize.__wrapped__(data.decode("utf-8"))
+            except UnicodeDecodeError:
+                return False
         return sum(1 for token in tokens if token in low) / len(tokens) < DUPLICATE_JACCARD
 
     return skip

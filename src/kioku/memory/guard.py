@@ -19,13 +19,28 @@ import re
 from kioku.core.errors import KiokuError, UsageError
 from kioku.core.secrets import ensure_storable
 
+
+class _Lazy:
+    """A regex compiled on first use: most notes never need these four (hook save path)."""
+
+    __slots__ = ("_args", "_p")
+
+    def __init__(self, *args) -> None:
+        self._args, self._p = args, None
+
+    def __getattr__(self, name: str):
+        if self._p is None:
+            self._p = re.compile(*self._args)
+        return getattr(self._p, name)
+
+
 MAX_CHARS = 1500
 MAX_CODE_LINES = 8
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_JSONL = re.compile(r'^\s*\{.*"(?:type|role|message|sessionId|uuid|parentUuid|content)"\s*:', re.I)
-_TURN = re.compile(r"^\s*(?:human|assistant|user|claude|system)\s*[:>]", re.I)
-_CODE_LINE = re.compile(r"(?:[;{}]\s*$|^\s*(?:def|class|import|from|function|const|let|var|return|if|for)\b.*[:({=])")
+_FENCE = _Lazy(r"^\s*(```|~~~)")
+_JSONL = _Lazy(r'^\s*\{.*"(?:type|role|message|sessionId|uuid|parentUuid|content)"\s*:', re.I)
+_TURN = _Lazy(r"^\s*(?:human|assistant|user|claude|system)\s*[:>]", re.I)
+_CODE_LINE = _Lazy(r"(?:[;{}]\s*$|^\s*(?:def|class|import|from|function|const|let|var|return|if|for)\b.*[:({=])")
 
 
 class MemoryRejected(KiokuError):
@@ -39,7 +54,9 @@ def ensure_rememberable(text: str) -> str:
         raise UsageError("nothing to remember: the text is empty")
     ensure_storable(cleaned, what="memory")
     lines = cleaned.splitlines()
-    if sum(1 for line in lines if _JSONL.match(line)) >= 2 or sum(1 for line in lines if _TURN.match(line)) >= 2:
+    # Each check runs only when its characters occur (a one-line note usually has none of them).
+    if ("{" in cleaned and sum(1 for line in lines if "{" in line and _JSONL.match(line)) >= 2) or (
+            sum(1 for line in lines if (":" in line or ">" in line) and _TURN.match(line)) >= 2):
         raise MemoryRejected(
             "not saved: this looks like a pasted transcript; remember the conclusion in a sentence instead"
         )
@@ -50,7 +67,8 @@ def ensure_rememberable(text: str) -> str:
         )
     longest_block = 0
     inside, current = False, 0
-    for line in lines:
+    fenced = "```" in cleaned or "~~~" in cleaned
+    for line in lines if fenced else ():
         if _FENCE.match(line):
             if inside:
                 longest_block = max(longest_block, current)
@@ -59,7 +77,7 @@ def ensure_rememberable(text: str) -> str:
             current += 1
     if inside:
         longest_block = max(longest_block, current)
-    code_like = sum(1 for line in lines if _CODE_LINE.search(line))
+    code_like = sum(1 for line in lines if any(c in line for c in ";{}:(=") and _CODE_LINE.search(line))
     if longest_block > MAX_CODE_LINES or code_like > MAX_CODE_LINES:
         raise MemoryRejected(
             f"not saved: memories do not store long code snippets (more than {MAX_CODE_LINES} lines); "
