@@ -64,3 +64,20 @@ def test_non_ascii_files_are_skipped_too_and_japanese_duplicates_still_found(pro
     topics = md.load_topics(skip=_no_duplicate_inside(token_set("ﾃｽﾄにはRedisが必要です")), keep="x.md")
     assert md.skipped == [] and "infrastructure-notes.md" in topics
     assert api.remember("ﾃｽﾄにはRedisが必要です", project_root=project).status == "duplicate"
+
+
+def test_entry_groups_equals_the_entry_regex():
+    import random
+
+    from kioku.memory.index import ENTRY_RE, entry_groups
+
+    pieces = ["- [", "* [", "-  [", "project", "user", "Feedback", "reference", "other", "]", "] ", "]  ", "a", "b c",
+              " → ", "→", " -> ", "x.md", "y.md ", "/x.md", "a\\b.md", ".md", "  ", "\t", "…", "~~", "-", "→ z.md"]
+    rng = random.Random(5)
+    lines = ["- [project] we use bun → project-conventions.md", "- [user] x → a b.md", "- [project]  a → b.md",
+             "- [project] a  → b.md", "- [project] a →  b.md", "- [project] a → b.md → c.md", "- [project] a → .md",
+             "- [project] a ->b.md → c.md", "- [project] a → b.md -> c.md", "- [user] → b.md", "- [user]x → b.md"]
+    lines += ["".join(rng.choice(pieces) for _ in range(rng.randint(2, 9))) for _ in range(4000)]
+    for line in lines:
+        match = ENTRY_RE.match(line)
+        assert entry_groups(line) == (match.groups() if match else None), line

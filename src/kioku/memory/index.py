@@ -51,6 +51,28 @@ ENTRY_RE = re.compile(
     re.IGNORECASE,
 )
 SECTION_RE = re.compile(r"^##\s+(.+?)\s*#*\s*$")
+ARROW = " → "
+
+
+def entry_groups(line: str) -> tuple[str, str, str | None] | None:
+    """``ENTRY_RE.match(line).groups()`` (type as written, summary, topic or None), or None.
+
+    Lines as Kioku writes them (``- [type] summary → topic.md``) are split with string
+    methods; the regex (whose lazy summary makes it the slowest step of reading a full index)
+    runs only for anything else, so both give the same answer.
+    """
+    if line.startswith("- ["):
+        close = line.find("] ", 3)
+        if close > 0 and line[3:close] in SECTIONS:
+            rest = line[close + 2:]
+            cut = rest.rfind(ARROW)
+            if cut > 0 and not rest[0].isspace() and not rest[cut - 1].isspace():
+                topic = rest[cut + 3:]
+                if len(topic) > 3 and topic.endswith(".md") and "/" not in topic and "\\" not in topic \
+                        and not any(ch.isspace() for ch in topic):
+                    return line[3:close], rest[:cut], topic
+    match = ENTRY_RE.match(line)
+    return match.groups() if match else None  # type: ignore[return-value]
 
 
 class IndexUnreadable(Exception):
@@ -128,7 +150,7 @@ def parse_index(text: str) -> IndexDoc:
             continue
         if line.strip() == HELP_COMMENT:
             continue
-        heading = SECTION_RE.match(line)
+        heading = SECTION_RE.match(line) if line.startswith("##") else None
         if heading:
             name = heading.group(1).strip()
             if name.lower() in SECTION_TYPES:
@@ -139,9 +161,9 @@ def parse_index(text: str) -> IndexDoc:
             continue
         if not line.strip():
             continue
-        match = ENTRY_RE.match(line) if other is None else None
-        if match and match.group(3) and match.group(2):
-            doc.entries.append(IndexEntry(match.group(1).lower(), match.group(2), match.group(3)))
+        groups = entry_groups(line) if other is None else None
+        if groups and groups[2] and groups[1]:
+            doc.entries.append(IndexEntry(groups[0].lower(), groups[1], groups[2]))
         elif other is not None:
             other.append(line)
         else:
