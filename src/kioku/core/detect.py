@@ -147,24 +147,56 @@ _LEAD = (
 _WH = r"(?:what|when|where|why|how|who|whom|whose|which|whether|if)\b"
 
 # Each alternative sets a named group naming its trigger; content follows the match.
-_EN_START = _Lazy(
-    r"(?i)" + _LEAD + r"(?:"
-    r"(?P<dont>(?:don'?t|do not|never) forget)(?:\s+(?:this|the following))?\s*(?::|that\b|,\s*that\b)"
-    r"|(?P<save>(?:save|store|add|put|write|keep|record)(?:\s+(?:this|that|it|these|the following))?"
-    r"\s+(?:to|in|into|as)\s+(?:your\s+|the\s+|a\s+)?(?:long[- ]term\s+)?(?:memory|memories|kioku"
-    r"|(?:a\s+)?memory note))\s*(?::|that\b|-)?"
-    r"|(?P<savethis>save (?:this|that|the following))\s*:"
-    r"|(?P<writedown>(?:write|jot|note) (?:this|that|it) down)\s*(?::|that\b)"
-    r"|(?P<remember>remember|memori[sz]e)(?!\s+" + _WH + r")"
-    r"(?:(?:\s+(?:this|the following))?(?:\s+for (?:the )?(?:future|later|next time))?"
-    r"(?=\s*(?:[:\-—,]|that\b)))?"
-    r"\s*(?::|-|—|,|that\b|to\b)?"
-    r"|(?P<note>(?:make|take) a note|note (?:this |it )?(?:down )?for (?:the )?future(?: sessions?)?"
-    r"|note for (?:later|next time)|for future reference|for future sessions?)\s*(?::|,|-|that\b)?"
-    r"|(?P<mind>(?:keep|bear)(?: this| that)? in mind)\s*(?::|that\b)"
-    r"|(?P<fromnow>from now on|in (?:all )?future sessions|going forward, always)\s*[,:]?"
-    r")\s*"
+# (name, source, words one of which the alternative cannot match without, lower case)
+_EN_ALTS = (
+    ("dont", r"(?P<dont>(?:don'?t|do not|never) forget)(?:\s+(?:this|the following))?\s*(?::|that\b|,\s*that\b)",
+     ("forget",)),
+    ("save", r"(?P<save>(?:save|store|add|put|write|keep|record)(?:\s+(?:this|that|it|these|the following))?"
+     r"\s+(?:to|in|into|as)\s+(?:your\s+|the\s+|a\s+)?(?:long[- ]term\s+)?(?:memory|memories|kioku"
+     r"|(?:a\s+)?memory note))\s*(?::|that\b|-)?", ("memor", "kioku")),
+    ("savethis", r"(?P<savethis>save (?:this|that|the following))\s*:", ("save",)),
+    ("writedown", r"(?P<writedown>(?:write|jot|note) (?:this|that|it) down)\s*(?::|that\b)", ("down",)),
+    ("remember", r"(?P<remember>remember|memori[sz]e)(?!\s+" + _WH + r")"
+     r"(?:(?:\s+(?:this|the following))?(?:\s+for (?:the )?(?:future|later|next time))?"
+     r"(?=\s*(?:[:\-—,]|that\b)))?"
+     r"\s*(?::|-|—|,|that\b|to\b)?", ("remember", "memori")),
+    ("note", r"(?P<note>(?:make|take) a note|note (?:this |it )?(?:down )?for (?:the )?future(?: sessions?)?"
+     r"|note for (?:later|next time)|for future reference|for future sessions?)\s*(?::|,|-|that\b)?",
+     ("note", "future")),
+    ("mind", r"(?P<mind>(?:keep|bear)(?: this| that)? in mind)\s*(?::|that\b)", ("mind",)),
+    ("fromnow", r"(?P<fromnow>from now on|in (?:all )?future sessions|going forward, always)\s*[,:]?",
+     ("from now", "future", "going forward")),
 )
+
+
+def _en_start_source(names: tuple[str, ...]) -> str:
+    return r"(?i)" + _LEAD + r"(?:" + "|".join(src for name, src, _ in _EN_ALTS if name in names) + r")\s*"
+
+
+_EN_START = _Lazy(lambda: _en_start_source(tuple(name for name, _, _ in _EN_ALTS)))
+_EN_START_PARTS: dict[tuple[str, ...], _Lazy] = {}
+
+
+def _en_start_for(masked: str) -> _Lazy:
+    """``_EN_START`` restricted to the alternatives that can match in ``masked``.
+
+    The full pattern is the costliest to compile (~3 ms, paid by every save in a fresh hook
+    process). An alternative left out needs a word that is not in the text, so it could not
+    match anywhere and the matches are the same. Only for ASCII text: under re.I some
+    non-ASCII letters match ASCII ones (K Kelvin sign, ſ, ı), which ``lower`` does not fold.
+    """
+    if not masked.isascii():
+        return _EN_START
+    low = masked.lower()
+    names = tuple(name for name, _, words in _EN_ALTS if any(w in low for w in words))
+    if len(names) == len(_EN_ALTS):
+        return _EN_START
+    lazy = _EN_START_PARTS.get(names)
+    if lazy is None:
+        lazy = _EN_START_PARTS[names] = _Lazy(_en_start_source(names) if names else r"(?!)")
+    return lazy
+
+
 # Closing tags: "<content> - remember that", "<content>, don't forget that!".
 _EN_END = _Lazy(
     r"(?i)^(?P<content>.+?)\s*[,;:.\-—!]+\s*(?:please\s+)?"
@@ -305,15 +337,17 @@ def _sentence_end(text: str, start: int, block: bool) -> int:
 
 def _detect_en(text: str, masked: str) -> RememberRequest | None:
     candidates = 0
+    start = _en_start_for(masked)
     for ss in _SENT_START.finditer(masked):
         pos = ss.end()
-        m = _EN_START.match(masked, pos)
+        m = start.match(masked, pos)
         if not m:
             continue
         candidates += 1
         if candidates > _MAX_CANDIDATES:
             return None
-        kind = next(k for k in _EN_TRIGGER_NAMES if m.group(k))
+        groups = m.groupdict()
+        kind = next(k for k in _EN_TRIGGER_NAMES if groups.get(k))
         explicit = masked[m.start():m.end()].rstrip().lower().endswith((":", ",", "-", "—", "that"))
         if kind == "remember" and not explicit and _WH_AFTER.match(masked, m.end()):
             continue  # "remember when we ...", "remember how to ..." (but "remember: when ...")

@@ -69,7 +69,7 @@ def entry_groups(line: str) -> tuple[str, str, str | None] | None:
             if cut > 0 and not rest[0].isspace() and not rest[cut - 1].isspace():
                 topic = rest[cut + 3:]
                 if len(topic) > 3 and topic.endswith(".md") and "/" not in topic and "\\" not in topic \
-                        and not any(ch.isspace() for ch in topic):
+                        and "".join(topic.split()) == topic:  # no whitespace
                     return line[3:close], rest[:cut], topic
     match = ENTRY_RE.match(line)
     return match.groups() if match else None  # type: ignore[return-value]
