@@ -46,10 +46,26 @@ HELP_COMMENT = (
     "text lives in the topic files. `kioku organize --repair` rebuilds this file from them. -->"
 )
 
-ENTRY_RE = re.compile(
-    r"^\s*[-*]\s+\[(user|project|feedback|reference)\]\s+(.*?)\s*(?:(?:→|->)\s*([^\s/\\]+\.md))?\s*$",
-    re.IGNORECASE,
+_ENTRY_SOURCE = (
+    r"^\s*[-*]\s+\[(user|project|feedback|reference)\]\s+(.*?)\s*(?:(?:→|->)\s*([^\s/\\]+\.md))?\s*$"
 )
+_entry_re: re.Pattern[str] | None = None
+
+
+def entry_re() -> re.Pattern[str]:
+    """The entry regex, compiled on first use (Kioku's own lines never need it)."""
+    global _entry_re
+    if _entry_re is None:
+        _entry_re = re.compile(_ENTRY_SOURCE, re.IGNORECASE)
+    return _entry_re
+
+
+def __getattr__(name: str):  # ``ENTRY_RE`` stays importable, compiled lazily
+    if name == "ENTRY_RE":
+        return entry_re()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 SECTION_RE = re.compile(r"^##\s+(.+?)\s*#*\s*$")
 ARROW = " → "
 
@@ -71,7 +87,9 @@ def entry_groups(line: str) -> tuple[str, str, str | None] | None:
                 if len(topic) > 3 and topic.endswith(".md") and "/" not in topic and "\\" not in topic \
                         and "".join(topic.split()) == topic:  # no whitespace
                     return line[3:close], rest[:cut], topic
-    match = ENTRY_RE.match(line)
+    if line.lstrip()[:1] not in ("-", "*"):  # the regex needs one of them first
+        return None
+    match = entry_re().match(line)
     return match.groups() if match else None  # type: ignore[return-value]
 
 

@@ -53,7 +53,7 @@ RESERVED = {"memory", "archive", "lock"}
 _HEADING = re.compile(r"^##\s+(.*\S)\s*$")
 _DATED = re.compile(r"^(\d{4}-\d{2}-\d{2})\s+(.*)$")
 _META = re.compile(r"^<!--\s*kioku:(.*?)-->\s*$")
-_SUPERSEDED_TAIL = re.compile(r"\s*\((?:superseded|merged|archived)\b[^)]*\)\s*$")
+_SUPERSEDED_TAIL = r"\s*\((?:superseded|merged|archived)\b[^)]*\)\s*$"  # re.sub caches it: only old entries need it
 _SIMPLE_KEY = re.compile(r"^([A-Za-z_][\w-]*):(?:\s+(.*))?$")
 NOTE_PREFIXES = ("Supersedes: ", "(superseded ", "Merged from: ", "(merged ", "(archived ")
 
@@ -288,7 +288,7 @@ def _parse_entry(lines: list[str], line_no: int, file_type: str, file_created: s
     date, summary = (dated.group(1), dated.group(2)) if dated else ("", heading)
     status = meta.pop("status", "active")
     if status != "active":
-        summary = _SUPERSEDED_TAIL.sub("", summary)
+        summary = re.sub(_SUPERSEDED_TAIL, "", summary)
         if summary.startswith("~~") and summary.endswith("~~") and len(summary) > 4:
             summary = summary[2:-2]
     notes: list[str] = []
