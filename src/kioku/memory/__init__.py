@@ -3,6 +3,7 @@
 Nothing is imported here, so hooks pay only for the modules they use. Modules:
 
 - ``api``       public entry points: remember, build_recall, search, forget, organize (SaveResult)
+- ``save``      the save path behind ``api.remember`` (duplicate rules); not imported by recall
 - ``index``     MEMORY.md parse/render (``- [type] summary → topic-file.md``; ≤150 chars, ≤200 lines)
 - ``topics``    topic files: frontmatter (tiny stdlib parser), one ``## date summary`` section per memory
 - ``store``     one memory folder: lock, atomic writes, backups of damaged files, index rebuild

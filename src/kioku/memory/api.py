@@ -10,7 +10,8 @@ Where memories go: type ``user`` (about the person) → the user-wide folder
 ``paths.user_memory_dir()``, followed across projects; every other type → the project's
 ``.agents/memory``. Both are recalled and searched.
 
-``remember`` is the UserPromptSubmit hook's save path, so it imports only the standard
+``remember`` (implemented in ``kioku.memory.save``, imported on first use so that recall
+does not pay for it) is the UserPromptSubmit hook's save path, so it imports only the standard
 library and Kioku's own stdlib modules (no yaml/frontmatter unless a hand-edited topic file
 has nested YAML frontmatter). Rules applied on save, in order: refuse what must not be
 stored (``guard``), classify, pick the topic, then under the folder lock: a memory that
@@ -23,55 +24,33 @@ result carries a warning that points to ``kioku organize``; nothing is dropped.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from kioku.core import paths
-from kioku.core.errors import UsageError
-from kioku.memory.classify import classify_type, pick_topic
-from kioku.memory.contradict import can_contradict, contradicts
-from kioku.memory.guard import ensure_rememberable
-from kioku.memory.index import MAX_LINES, TYPES, WARN_LINES, format_entry
-from kioku.memory.store import MemoryDir, index_entry_for
-from kioku.memory.textutil import jaccard, normalize, now_iso, token_set, today
-from kioku.memory.topics import Entry, make_id, new_topic, read_topic, slugify_topic, topic_path
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the hook ~3 ms of start-up
+    from pathlib import Path
+
     from kioku.memory.organize import ForgetResult, OrganizeReport
+    from kioku.memory.save import SaveResult
     from kioku.memory.search import SearchHit
+    from kioku.memory.store import MemoryDir
 
-DUPLICATE_JACCARD = 0.8
+# The save machinery lives in kioku.memory.save and is imported on first use, so recall
+# (SessionStart) imports only what reading needs; these names stay available here.
+_FROM_SAVE = ("SaveResult", "DUPLICATE_JACCARD", "is_duplicate", "_no_duplicate_inside")
 
 
-class SaveResult:
-    """What ``remember`` did. A plain class: importing dataclasses costs the hook ~10 ms."""
+def __getattr__(name: str):
+    if name in _FROM_SAVE:
+        from kioku.memory import save
 
-    FIELDS = ("status", "type", "summary", "topic_file", "index_line", "superseded", "scope", "id", "indexed",
-              "warnings")
-
-    def __init__(self, status: str, type: str, summary: str, topic_file: str, index_line: str,
-                 superseded: list[str] | None = None, scope: str = "project", id: str = "",
-                 indexed: bool = True, warnings: list[str] | None = None) -> None:
-        self.status = status  # "saved" | "duplicate" | "superseded"
-        self.type = type
-        self.summary = summary
-        self.topic_file = topic_file
-        self.index_line = index_line
-        self.superseded: list[str] = superseded or []
-        self.scope = scope  # "project" | "user"
-        self.id = id
-        self.indexed = indexed
-        self.warnings: list[str] = warnings or []
-
-    def to_dict(self) -> dict:
-        return {name: getattr(self, name) for name in self.FIELDS}
-
-    def __repr__(self) -> str:
-        return f"SaveResult({self.to_dict()!r})"
+        return getattr(save, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def memory_dirs(project_root: Path | None = None) -> list[MemoryDir]:
     """[user, project] folders (one if the project *is* the home folder)."""
+    from kioku.core import paths
+    from kioku.memory.store import MemoryDir
+
     user = MemoryDir(paths.user_memory_dir(), "user")
     project = MemoryDir(paths.project_memory_dir(project_root), "project")
     if project.path.resolve() == user.path.resolve():
@@ -80,126 +59,20 @@ def memory_dirs(project_root: Path | None = None) -> list[MemoryDir]:
 
 
 def target_dir(type_: str, project_root: Path | None = None) -> MemoryDir:
+    from kioku.core import paths
+    from kioku.memory.store import MemoryDir
+
     if type_ == "user":
         return MemoryDir(paths.user_memory_dir(), "user")
     return MemoryDir(paths.project_memory_dir(project_root), "project")
 
 
-def is_duplicate(new_text: str, new_tokens: set[str], old_text: str) -> bool:
-    if new_tokens and old_text.isascii():
-        # Cheap bound first (the save path compares with every memory in the folder): each
-        # token of an ASCII text is a substring of its lower-cased form, and Jaccard ≤
-        # |new ∩ old| / |new|, so too few new tokens inside the old text rules it out (equal
-        # normalised texts have equal token sets, so that case is ruled out as well).
-        low = old_text.lower()
-        hits = sum(1 for token in new_tokens if token in low)
-        if hits / len(new_tokens) < DUPLICATE_JACCARD:
-            return False
-    if normalize(new_text) == normalize(old_text):
-        return True
-    return jaccard(new_tokens, token_set(old_text)) >= DUPLICATE_JACCARD
-
-
-def _no_duplicate_inside(tokens: set[str]):  # -> Callable[[bytes], bool] | None
-    """A test for a whole topic file's bytes: True when no entry in it can be a duplicate of a
-    memory with these tokens (the ``is_duplicate`` bound, applied to the whole file: every
-    entry's tokens are substrings of its normalised text), so the file need not be parsed."""
-    if not tokens:
-        return None
-
-    def skip(data: bytes) -> bool:
-        if data.isascii():
-            low = data.decode("ascii").lower()
-        else:
-            # As the tokens were made (NFKC, lower case, ’ → '; punctuation only splits words,
-            # so it can stay). A newline is a normalisation boundary, so only lines that are not
-            # ASCII need NFKC (the whole file costs ~3 ms). NUL bytes are dropped by the
-            # parser, which could join two words, and damaged files are parsed as usual.
-            if b"\x00" in data:
-                return False
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError:
-                return False
-            import unicodedata
-
-            low = "\n".join(line if line.isascii() else unicodedata.normalize("NFKC", line)
-                            for line in text.split("\n")).lower().replace("’", "'")
-        return sum(1 for token in tokens if token in low) / len(tokens) < DUPLICATE_JACCARD
-
-    return skip
-
-
 def remember(text: str, type: str | None = None, topic: str | None = None,
              project_root: Path | None = None) -> SaveResult:
     """Save one memory; raises SecretRejected, MemoryRejected, UsageError or KiokuError."""
-    cleaned = ensure_rememberable(text)
-    type_ = (type or classify_type(cleaned)).lower()
-    if type_ not in TYPES:
-        raise UsageError(f"unknown memory type {type!r}: use one of {', '.join(TYPES)}")
-    topic_name = slugify_topic(topic) if topic else pick_topic(cleaned, type_)
-    md = target_dir(type_, project_root)
-    path = topic_path(md.path, topic_name)
-    tokens = token_set(cleaned)
+    from kioku.memory.save import remember as _remember
 
-    skip = None if can_contradict(cleaned) else _no_duplicate_inside(tokens)
-    with md.lock():
-        topics = md.load_topics(skip=skip, keep=topic_name)
-        doc = md.load_index(topics)
-        old: list[tuple[str, Entry, str]] = []
-        for name, entry in md.active_entries(topics):
-            reason = contradicts(cleaned, entry.text)
-            if reason:
-                old.append((name, entry, reason))
-            elif is_duplicate(cleaned, tokens, entry.text):
-                line = index_entry_for(entry, name)
-                return SaveResult("duplicate", entry.type, entry.summary, str(md.path / name), line.line,
-                                  scope=md.scope, id=entry.id, warnings=list(md.notices))
-
-        created = now_iso()
-        entry_id = make_id(created, cleaned)
-        index_entry = format_entry(type_, cleaned, topic_name)
-        new = Entry(entry_id, type_, created, index_entry.summary, cleaned)
-        if old:
-            new.meta["supersedes"] = ",".join(e.id for _, e, _ in old)
-        changed: dict[str, object] = {}
-        for name, entry, reason in old:
-            new.notes.append(f'Supersedes: {entry.id} "{entry.summary}" ({entry.date}; {reason})')
-            stale = index_entry_for(entry, name)
-            position = doc.find(name, stale.summary)
-            if position >= 0:
-                del doc.entries[position]
-            entry.touch()
-            entry.status = "superseded"
-            entry.meta.update({"superseded_by": entry_id, "superseded_on": today()})
-            entry.notes.append(f"(superseded {today()} by {entry_id}: {new.summary})")
-            changed[name] = topics[name]
-
-        target = topics.get(topic_name)
-        if target is None:
-            # exists but was skipped (too large, unreadable): read_topic raises the clear error
-            # instead of us creating a fresh file over it
-            target = read_topic(path) if path.exists() else new_topic(path, type_)
-        target.entries.append(new)
-        changed[topic_name] = target
-        topics[topic_name] = target
-        for name in sorted(changed):
-            md.write_topic(topics[name])  # topic files first: they are the source of truth
-
-        warnings: list[str] = []
-        indexed = doc.entry_line_count() + 1 <= MAX_LINES
-        if indexed:
-            doc.entries.append(index_entry)
-        else:
-            warnings.append(f"memory index is full ({MAX_LINES} lines): saved in {topic_name} but not "
-                            "listed in MEMORY.md; run `kioku organize` to merge or archive old entries")
-        md.write_index(doc)
-        lines = doc.line_count()
-        if indexed and lines >= WARN_LINES:
-            warnings.append(f"memory index has {lines} of {MAX_LINES} lines; run `kioku organize`")
-
-    return SaveResult("superseded" if old else "saved", type_, index_entry.summary, str(path),
-                      index_entry.line, [e.summary for _, e, _ in old], md.scope, entry_id, indexed, md.notices + warnings)
+    return _remember(text, type=type, topic=topic, project_root=project_root)
 
 
 def build_recall(project_root: Path | None = None, budget: int = 10000, query: str | None = None) -> str:
