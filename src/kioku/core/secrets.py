@@ -33,10 +33,8 @@ few dozen substring searches; quantifiers are bounded so hostile input stays lin
 
 from __future__ import annotations
 
-import bisect
-import math
 import re
-from collections import Counter
+from collections import Counter  # loaded with re already
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing/dataclasses stay out of the hook start-up path
@@ -378,6 +376,8 @@ def _luhn(digits: str) -> bool:
 
 def _entropy(s: str) -> float:
     n = len(s)
+    import math  # bisect and math are imported on first need: clean text never needs them
+
     return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
 
 
@@ -401,6 +401,8 @@ def _is_high_entropy(tok: str) -> bool:
     if not any(len(piece) >= 12 and _avg_run(piece) < 3.0 and piece.upper() != piece
                for piece in _PIECE_SPLIT_RE.split(core)):
         return False
+    import math
+
     threshold = min(4.0, math.log2(len(core)) - 0.7)
     return _entropy(core) >= threshold
 
@@ -429,10 +431,14 @@ class _Taken:
         self.ends: list[int] = []
 
     def overlaps(self, s: int, e: int) -> bool:
+        import bisect
+
         i = bisect.bisect_left(self.starts, e)  # spans starting before e
         return i > 0 and self.ends[i - 1] > s
 
     def add(self, s: int, e: int) -> None:
+        import bisect
+
         i = bisect.bisect_left(self.starts, s)
         self.starts.insert(i, s)
         self.ends.insert(i, e)
@@ -506,6 +512,8 @@ def find_secrets(text: str) -> list[SecretFinding]:
                 continue
             s, e = _span(rule, m)
             if rule.in_chunks:
+                import bisect
+
                 j0, t0 = starts[bisect.bisect_right(starts, (s, len(text))) - 1]
                 s, e = s - j0 + t0, e - j0 + t0
             if e > s and not taken.overlaps(s, e):
@@ -597,6 +605,8 @@ def redact_lines(lines: list[str]) -> list[str]:
     findings = find_secrets(joined)
     if not findings:
         return list(lines)
+    import bisect
+
     out = list(lines)
     line_starts: list[int] = []
     pos = 0
