@@ -181,6 +181,23 @@ def test_2_second_session_recalls_the_memory(world: World):
     assert "<kioku-memory>" in bodies[start:] and "never npm" in bodies[start:]
 
 
+def test_2b_skill_commands_run_as_written_in_bash(world: World):
+    """`kioku ...` as the skills write it works in Claude's Bash tool (PATH set via CLAUDE_ENV_FILE)."""
+    script = [
+        {"tool_use": {"name": "Bash", "input": {"command": "kioku search bun",
+                                                 "description": "Search Kioku memory"}}},
+        {"text": "We use bun."},
+    ]
+    proc, requests = world.claude("what do you remember about bun?", script, ("--allowedTools", "Bash"))
+    assert proc.returncode == 0, proc.stderr
+    results = [block for req in requests for msg in req["body"].get("messages", [])
+               if isinstance(msg.get("content"), list)
+               for block in msg["content"] if block.get("type") == "tool_result"]
+    assert results, "the scripted Bash call never ran"
+    text = json.dumps(results)
+    assert "command not found" not in text and "never npm" in text, text[:2000]
+
+
 def test_3_failed_then_different_bash_call_is_evaluated(world: World):
     script = [
         {"tool_use": {"name": "Bash", "input": {"command": "ls /nonexistent-kioku-e2e-dir",

@@ -23,9 +23,11 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # hooks read digests; typing and datetime would cost them milliseconds
+    from typing import Any, Iterable
 
 from kioku.core import fsutil, paths
 
@@ -120,6 +122,12 @@ def refresh_digest(agent: str, scope: str | None = None, project_root: Path | No
             if len(entries) > MAX_ENTRIES:
                 complete = False  # something below the cut exists; removals leave gaps until rebuild
             data = {"agent": agent, "scope": scope_name, "complete": complete,
-                    "updated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                    "updated_at": _now_iso(),
                     "entries": entries[:MAX_ENTRIES]}
             fsutil.atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=1))
+
+
+def _now_iso() -> str:
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")

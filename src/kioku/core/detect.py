@@ -235,7 +235,7 @@ _TRAIL_CHARS = ".!。！、,;:"
 
 
 def _strip_trail(text: str) -> str:
-    """``re.sub(r"[\s.!。！、,;:]+$", "", text)`` without compiling a regex (``\s`` is
+    r"""``re.sub(r"[\s.!。！、,;:]+$", "", text)`` without compiling a regex (``\s`` is
     ``str.isspace``; the run is greedy, so ``$`` before a final newline changes nothing)."""
     end = len(text)
     while end and (text[end - 1] in _TRAIL_CHARS or text[end - 1].isspace()):

@@ -13,7 +13,10 @@ import fcntl
 import os
 import time
 from pathlib import Path
-from typing import Iterator
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds on every hook that writes
+    from typing import Iterator
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600

@@ -8,6 +8,10 @@ Output: one ``additionalContext`` of at most 10,000 characters (Claude Code's ca
 The injected improvement ids are recorded for this session (kioku.agent.usage) so the
 session's outcome can later update their success statistics.
 Each part fails softly (logged) so the other part still reaches Claude.
+
+Side effect: when Claude Code provides ``CLAUDE_ENV_FILE``, the installed ``kioku`` launcher's
+folder is put on PATH for the session's Bash tool calls, so every ``kioku ...`` command the
+skills tell Claude to run works as written (the install does not touch the user's shell).
 """
 
 from __future__ import annotations
@@ -35,8 +39,32 @@ def handle(payload: dict) -> HookResult | None:
         ids, scopes = _common.scope_map(shown)
         _common.soft("SessionStart usage",
                      lambda: _record(session_id, agent, ids, scopes, root), None)
+    _common.soft("SessionStart PATH", _export_kioku_on_path, None)
     text = SEPARATOR.join(part for part in (recall, block) if part)
     return HookResult(additional_context=text) if text else None
+
+
+def _export_kioku_on_path() -> None:
+    import os
+    import sys
+
+    env_file = os.environ.get("CLAUDE_ENV_FILE")
+    if not env_file:
+        return
+    # installed layout: <claude dir>/kioku/hooks/session_start.py and <claude dir>/kioku/bin/kioku
+    bin_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))), "bin")
+    if not os.path.isfile(os.path.join(bin_dir, "kioku")):
+        return
+    quoted = bin_dir.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace("`", "\\`")
+    line = f'export PATH="{quoted}:$PATH"\n'
+    try:
+        with open(env_file, encoding="utf-8") as handle:
+            if line in handle.read():
+                return
+    except FileNotFoundError:
+        pass
+    with open(env_file, "a", encoding="utf-8") as handle:
+        handle.write(line)
 
 
 def _build_recall(root, budget: int) -> str:
