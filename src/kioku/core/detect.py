@@ -50,31 +50,13 @@ from __future__ import annotations
 
 import re
 
+from kioku.core.lazyre import LazyPattern as _Lazy
+
 # Neither ``typing`` nor ``dataclasses`` is imported at run time: UserPromptSubmit imports this
 # module on every prompt just for REMEMBER_HINT, and those two cost ~10-20 ms of start-up.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Literal
-
-
-class _Lazy:
-    """A regex compiled on first use. Hooks import this module on every prompt (the fast
-    path needs one cheap pattern); compiling all patterns up front cost several ms."""
-
-    __slots__ = ("_src", "_p")
-
-    def __init__(self, pattern: str | Callable[[], str], flags: int = 0) -> None:
-        self._src = (pattern, flags)
-        self._p: re.Pattern[str] | None = None
-
-    def compiled(self) -> re.Pattern[str]:
-        if self._p is None:
-            pattern, flags = self._src
-            self._p = re.compile(pattern() if callable(pattern) else pattern, flags)
-        return self._p
-
-    def __getattr__(self, name: str):  # match / search / finditer / sub ...
-        return getattr(self.compiled(), name)
+    from typing import Literal
 
 __all__ = [
     "REMEMBER_HINT",

@@ -35,7 +35,19 @@ def ensure_private_dir(path: Path) -> Path:
 
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
+    """Private write: the parent folder is made 0700 (memory and state folders)."""
     ensure_private_dir(path.parent)
+    replace_file_bytes(path, data, mode)
+
+
+def replace_file_bytes(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
+    """Temp file + fsync + rename with ``mode``, leaving an existing parent folder's mode alone.
+
+    For files in folders Kioku does not own (a user's settings.json, ``.claude/agents``), whose
+    permissions are the user's business; a missing parent is still created private.
+    """
+    if not path.parent.exists():
+        ensure_private_dir(path.parent)
     # O_EXCL on a random name instead of tempfile.mkstemp: tempfile drags shutil and
     # random into every hook process, which costs more than the write itself
     tmp = path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp"

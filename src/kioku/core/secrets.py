@@ -36,31 +36,13 @@ from __future__ import annotations
 import re
 from collections import Counter  # loaded with re already
 
+from kioku.core.lazyre import LazyPattern as _Lazy
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing/dataclasses stay out of the hook start-up path
     from typing import Callable
 
 from kioku.core.errors import SecretRejected
-
-
-class _Lazy:
-    """A regex compiled on first use. A scan compiles only the rules whose anchors
-    occur, so importing this module and checking ordinary text stays cheap."""
-
-    __slots__ = ("_src", "_p")
-
-    def __init__(self, pattern: str | Callable[[], str], flags: int = 0) -> None:
-        self._src = (pattern, flags)
-        self._p: re.Pattern[str] | None = None
-
-    def compiled(self) -> re.Pattern[str]:
-        if self._p is None:
-            pattern, flags = self._src
-            self._p = re.compile(pattern() if callable(pattern) else pattern, flags)
-        return self._p
-
-    def __getattr__(self, name: str):  # match / search / finditer / sub ...
-        return getattr(self.compiled(), name)
 
 __all__ = [
     "SecretFinding",

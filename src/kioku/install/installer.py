@@ -25,7 +25,6 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -355,23 +354,14 @@ def _print_diff(before: bytes | None, after: bytes | None, name: str) -> None:
 
 def write_preserving_mode(path: Path, data: bytes) -> None:
     """Atomic replace that keeps the file's mode (0600 for a new file) and its folder's mode."""
+    from kioku.core import fsutil
+
     try:
         mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:
         mode = 0o600
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".kioku-tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    fsutil.replace_file_bytes(path, data, mode)
 
 
 def _write_private(path: Path, data: bytes, mode: int) -> None:

@@ -16,17 +16,14 @@ Contract:
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 
-from kioku.core import paths
+from kioku.core import fsutil, paths
 from kioku.core.errors import KiokuError
-from kioku.core.fsutil import ensure_private_dir, exclusive_lock
+from kioku.core.fsutil import exclusive_lock
 
 BEGIN_MARKER = "<!-- kioku:agent-memory:begin (managed by kioku; edits inside are overwritten) -->"
 END_MARKER = "<!-- kioku:agent-memory:end -->"
@@ -181,29 +178,6 @@ def _lock_path(target: Path) -> Path:
 
 
 def _atomic_replace(target: Path, data: bytes, mode: int) -> None:
-    """Temp file + fsync + rename, keeping ``mode``.
-
-    Not ``fsutil.atomic_write_bytes``: that one makes the parent folder 0700, which is right for
-    memory folders but would silently change the permissions of a user's ``.claude/agents``.
-    New folders are still created private.
-    """
-    if not target.parent.exists():
-        ensure_private_dir(target.parent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(target.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+    # Not fsutil.atomic_write_bytes: that one makes the parent folder 0700, which is right for
+    # memory folders but would silently change the permissions of a user's .claude/agents.
+    fsutil.replace_file_bytes(target, data, mode)
