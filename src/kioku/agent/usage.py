@@ -166,17 +166,4 @@ def update_usage(agent: str, scope_map: dict[str, str], success: bool, project_r
 
 def prune_sessions(max_age_days: float = SESSION_MAX_AGE_DAYS) -> int:
     """Delete session records older than ``max_age_days``; returns how many."""
-    cutoff = time.time() - max_age_days * 86400
-    removed = 0
-    try:
-        entries = list(os.scandir(sessions_dir()))
-    except FileNotFoundError:
-        return 0
-    for item in entries:
-        try:
-            if item.name.endswith((".json", ".lock")) and item.stat().st_mtime < cutoff:
-                os.unlink(item.path)
-                removed += 1
-        except OSError:
-            continue
-    return removed
+    return fsutil.prune_old_files(sessions_dir(), (".json", ".lock"), max_age_days)

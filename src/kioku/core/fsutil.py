@@ -127,3 +127,21 @@ def try_lock(lock_path: Path) -> Iterator[bool]:
         yield got
     finally:
         os.close(fd)
+
+
+def prune_old_files(folder: Path, suffixes: tuple[str, ...], max_age_days: float) -> int:
+    """Delete files in ``folder`` ending in ``suffixes`` untouched for ``max_age_days``."""
+    cutoff = time.time() - max_age_days * 86400
+    removed = 0
+    try:
+        entries = list(os.scandir(folder))
+    except FileNotFoundError:
+        return 0
+    for item in entries:
+        try:
+            if item.name.endswith(suffixes) and item.stat().st_mtime < cutoff:
+                os.unlink(item.path)
+                removed += 1
+        except OSError:
+            continue
+    return removed

@@ -174,23 +174,7 @@ def read_new(path: Path | str, state_key: str, *, max_bytes: int = MAX_READ_BYTE
 
 def prune_cursors(max_age_days: float = 35.0) -> int:
     """Delete cursors untouched for ``max_age_days`` (Claude Code deletes transcripts after 30)."""
-    import time
-
-    cutoff = time.time() - max_age_days * 86400
-    removed = 0
-    folder = paths.state_dir() / "transcripts"
-    try:
-        items = list(os.scandir(folder))
-    except FileNotFoundError:
-        return 0
-    for item in items:
-        try:
-            if item.name.endswith((".json", ".lock")) and item.stat().st_mtime < cutoff:
-                os.unlink(item.path)
-                removed += 1
-        except OSError:
-            continue
-    return removed
+    return fsutil.prune_old_files(paths.state_dir() / "transcripts", (".json", ".lock"), max_age_days)
 
 
 # ---- parsing -----------------------------------------------------------------------------
