@@ -9,7 +9,7 @@ import pytest
 from kioku.agent.chroma_store import KINDS, AgentStore, Record, collection_name, open_store
 from kioku.core import paths
 
-from conftest import run_py
+from store_helpers import run_py
 
 LESSONS = [
     Record("l1", "Run the full test suite before committing changes", {"category": "testing_patterns"}),

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import py_env
+from store_helpers import py_env
 
 WORKERS = Path(__file__).with_name("store_conc_workers.py")
 COLLECTION = "agent_conc_improvements"

@@ -16,7 +16,7 @@ import pytest
 from kioku.agent import journal as journal_mod
 from kioku.agent.chroma_store import AgentStore, Record
 
-from conftest import py_env, run_py
+from store_helpers import py_env, run_py
 
 WRITER = r'''
 import sys, random

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from conftest import run_py
+from store_helpers import run_py
 
 FIXTURE = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "minilm_reference_embeddings.json"
 
