@@ -112,3 +112,22 @@ def test_config_can_override_the_threshold(project):
     cfg.write_text("relevance_threshold = 0.95\n")
     assert im.relevance_threshold() == 0.95
     assert im.retrieve("coder", task) == []
+
+
+def test_lexical_only_candidates_get_their_cosine_from_stored_vectors(project):
+    from kioku.agent import scopes as sc
+    from kioku.retrieval.hybrid import embed_cached
+
+    ids = _seed()
+    store = sc.open_scope("global")
+    task = "a test keeps failing, how should I debug it"
+    vec = embed_cached([task])[0]
+    dense = {r.id: 1.0 - r.distance for r in store.query_vector("coder", im.KIND, vec.tolist(), n_results=10)}
+    wanted = list(ids.values())
+    records = {r.id: ("global", r) for r in store.get("coder", im.KIND, ids=wanted)}
+    cosine: dict[str, float] = {}
+    im._fill_cosines(vec, store, "coder", wanted, records, cosine)
+    assert set(cosine) == set(wanted)
+    for rec_id in wanted:
+        assert abs(cosine[rec_id] - dense[rec_id]) < 1e-4
+    assert max(cosine, key=cosine.get) == ids[LESSONS[0][0]]

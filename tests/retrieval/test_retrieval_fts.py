@@ -137,3 +137,47 @@ def test_many_documents_and_long_queries(tmp_path: Path) -> None:
     assert idx.search("big", long_query, 3) == []  # capped at the first 128 distinct terms
     assert idx.search("big", "certificate " + long_query, 3)[0][0] == "needle"
     idx.close()
+
+
+def test_prune_terms_keeps_the_rarest_and_drops_common_ones() -> None:
+    from kioku.retrieval.fts import prune_terms
+
+    # df 0 never matches; > 5 % of 1000 docs is common; at least 3 terms survive
+    assert prune_terms({"the": 900, "build": 300, "foobar": 2, "absent": 0, "xyz": 10}, 1000) == \
+        ["foobar", "xyz", "build"]
+    assert prune_terms({"a": 40, "b": 2, "c": 700, "d": 9}, 1000) == ["b", "d", "a"]
+    many = {f"t{i}": 20 - i for i in range(12)}  # 12 rare terms: only the 8 rarest are searched
+    assert prune_terms(many, 1000) == [f"t{i}" for i in range(11, 3, -1)]
+    assert prune_terms({"x": 0}, 1000) == []
+
+
+def test_search_prunes_common_terms_at_scale_without_changing_the_top_hits(tmp_path: Path) -> None:
+    from kioku.retrieval import fts
+
+    idx = LexicalIndex(tmp_path / "lex.sqlite3")
+    items = [(f"d{i}", f"common filler lesson number{i % 97}") for i in range(1500)]
+    items += [(f"a{i}", f"common lesson alpha extra{i}") for i in range(6)]
+    items += [(f"b{i}", f"common lesson bravo extra{i}") for i in range(6)]
+    items += [("target", "common lesson alpha bravo charlie")]
+    idx.upsert("c", items)
+    query = "common lesson alpha bravo charlie"
+    assert idx.search_terms("c", query) == ["charlie", "alpha", "bravo"]  # rarest first
+    pruned = idx.search("c", query, 10)
+    assert pruned[0][0] == "target"
+    with idx._lock:  # the unpruned OR of every token ranks the same documents first
+        conn = idx._connect()
+        tid = idx._tid(conn, "c", create=False)
+        full = [d for d, _ in idx._match(conn, tid, fts_query(query), 10)]
+    assert len(pruned) == 10 and [d for d, _ in pruned] == full
+    # a query of common words only still searches its rarest ones
+    assert len(idx.search("c", "common filler", 5)) == 5
+    assert idx.search("c", "common unknownword", 3)
+    # below PRUNE_MIN_DOCS every token is searched
+    idx.upsert("small", items[:50])
+    assert set(idx.search_terms("small", query)) == set(fts.query_tokens(query))
+    # the cached document count follows writes made through another connection
+    other = LexicalIndex(tmp_path / "lex.sqlite3")
+    other.upsert("small", items[50:])
+    other.close()
+    assert idx.search_terms("small", query) == ["charlie", "alpha", "bravo"]
+    idx.close()

@@ -26,7 +26,7 @@ The secrets check runs before anything is journaled.
 Retrieval (:func:`retrieve`): per scope (project first, then global) dense nearest neighbours
 (over-fetch ``max(50, 10*limit)``, no ``where`` filter, chroma.md section 6) fused by weighted RRF
 (``kioku.retrieval.hybrid.fuse``) with the FTS5 lexical ranking (the best ``max(limit, 5)`` keyword
-hits the dense list missed are embedded to get their cosine); then, in Python: confidence >= 0.7,
+hits the dense list missed get their cosine from their stored vectors); then, in Python: confidence >= 0.7,
 success_rate >= 0.6 or untested, not deprecated, relevance (cosine) >= :data:`RELEVANCE_THRESHOLD`.
 Cross-validated items' scores are multiplied by 1.2. The same lesson in both scopes is returned once
 (the project copy wins); at equal score project items come first. Each hit carries ``mode``
@@ -304,21 +304,29 @@ def _retrieve_hybrid(agent: str, task: str, limit: int, project_root: Path | Non
     records: dict[str, tuple[str, Any]] = {}  # id -> (scope, Record)
     cosine: dict[str, float] = {}
     lexical: list[list[tuple[str, float]]] = []
+    stores = {scope_name: sc.open_scope(scope_name, project_root) for scope_name in wanted}
+    # The FTS5 searches (SQLite releases the GIL) run in a worker thread while this thread
+    # embeds the task and asks Chroma: at 100k documents they took ~60 ms of a ~150 ms call.
+    # (A journal entry still pending - applied by query_vector's sync - can be missed by this
+    # call's lexical list only; the dense list still sees it.)
+    for store in stores.values():
+        store._lexical()  # opened here: AgentStore's lazy opener is not thread-safe
+    lex_jobs = [_pool().submit(store.lexical_search, agent, KIND, task, n) for store in stores.values()]
     task_vec = embed_cached([task])[0]  # embedded once for both scopes and the cosine fill-in
-    for scope_name in wanted:
-        store = sc.open_scope(scope_name, project_root)
+    for (scope_name, store), lex_job in zip(stores.items(), lex_jobs):
         for rec in store.query_vector(agent, KIND, task_vec.tolist(), n_results=n):
             records[rec.id] = (scope_name, rec)
             cosine[rec.id] = 1.0 - float(rec.distance if rec.distance is not None else 1.0)
-        lex = store.lexical_search(agent, KIND, task, n)
+        lex = lex_job.result()
         lexical.append(lex)
-        # keyword hits the dense over-fetch missed (rare identifiers): only the best few are
-        # embedded to learn their cosine; embedding all 50 cost ~0.7 s per query at 3k docs
+        # keyword hits the dense over-fetch missed (rare identifiers): the best few get their
+        # cosine from the vectors Chroma already stores (no re-embedding of their documents)
         missing = [i for i, _ in lex if i not in records][: max(limit, LEXICAL_EXTRA)]
         if missing:
-            for rec in store.get(agent, KIND, ids=missing):
+            got = [rec for rec in store.get(agent, KIND, ids=missing) if rec.id not in records]
+            for rec in got:
                 records[rec.id] = (scope_name, rec)
-    _fill_cosines(task_vec, records, cosine)
+            _fill_cosines(task_vec, store, agent, [rec.id for rec in got], records, cosine)
     dense = sorted(cosine.items(), key=lambda kv: -kv[1])
     # dense carries the semantic signal for both scopes; each scope's lexical list adds a half vote
     fused = dict(fuse([dense, *lexical], weights=[1.0] + [0.5] * len(lexical)))
@@ -333,6 +341,19 @@ def _retrieve_hybrid(agent: str, task: str, limit: int, project_root: Path | Non
                                    metadata=meta, scope=scope_name, score=round(score, 6),
                                    wilson_lower=stats.wilson_of(meta), extra={"mode": "hybrid"}))
     return hits
+
+
+_POOL: Any = None
+
+
+def _pool() -> Any:
+    """One process-wide worker thread for lexical searches (created on first retrieve)."""
+    global _POOL
+    if _POOL is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kioku-lexical")
+    return _POOL
 
 
 def _rank(hits: list[ImprovementHit], limit: int) -> list[ImprovementHit]:
@@ -350,16 +371,26 @@ def _rank(hits: list[ImprovementHit], limit: int) -> list[ImprovementHit]:
     return out[:limit]
 
 
-def _fill_cosines(task_vec: Any, records: dict[str, tuple[str, Any]], cosine: dict[str, float]) -> None:
-    """Cosine for lexical-only candidates (the dense query did not return them)."""
-    todo = [i for i in records if i not in cosine]
-    if not todo:
-        return
-    from kioku.retrieval.hybrid import embed_cached  # in-process cache: warm callers pay once
+def _fill_cosines(task_vec: Any, store: Any, agent: str, ids: list[str],
+                  records: dict[str, tuple[str, Any]], cosine: dict[str, float]) -> None:
+    """Cosine for lexical-only candidates (the dense query did not return them).
 
-    vecs = embed_cached([records[i][1].document for i in todo])
-    for j, rec_id in enumerate(todo):
-        cosine[rec_id] = float(task_vec @ vecs[j])
+    Uses the stored vectors (``AgentStore.embeddings``): re-embedding the documents cost
+    ~10 ms each on this machine. A record without a stored vector (not expected) is embedded.
+    """
+    if not ids:
+        return
+    vecs = store.embeddings(agent, KIND, ids)
+    for rec_id in ids:
+        if rec_id in vecs:
+            cosine[rec_id] = float(task_vec @ vecs[rec_id])
+    todo = [i for i in ids if i not in cosine]
+    if todo:
+        from kioku.retrieval.hybrid import embed_cached  # in-process cache: warm callers pay once
+
+        embedded = embed_cached([records[i][1].document for i in todo])
+        for j, rec_id in enumerate(todo):
+            cosine[rec_id] = float(task_vec @ embedded[j])
 
 
 def all_improvements(agent: str, project_root: Path | None = None,

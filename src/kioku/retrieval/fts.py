@@ -19,11 +19,23 @@ tokenizer then splits on spaces only (non-ASCII bytes are token characters), so 
 bigrams survive intact. Queries are the same tokens OR-ed together and ranked by FTS5's
 built-in BM25 (k1=1.2, b=0.75); the score returned is -bm25() so that higher is better.
 
-Each collection gets its own FTS5 table so BM25 statistics (document frequencies, average
-length) are per collection, like the Chroma collection it mirrors. A registry table maps
-collection names to table numbers, and one map table maps (collection, id) to rowids.
-Writes run in ``BEGIN IMMEDIATE`` transactions (atomic, serialised across processes);
-WAL mode lets readers proceed during writes. The file is created 0600 in a 0700 folder.
+Query pruning (why: an OR query makes FTS5 score every document containing any term, so a
+task with a few common words ranked most of a 100k index, 82 ms p50 / 171 ms p95): each
+distinct query token's document frequency is read from a temporary ``fts5vocab`` table
+(one b-tree seek per token, no document scan), tokens absent from the collection are
+dropped, and :func:`prune_terms` keeps the :data:`MAX_SEARCH_TERMS` rarest tokens, also
+dropping tokens that occur in more than :data:`MAX_DF_RATIO` of the documents unless
+that would leave fewer than :data:`MIN_SEARCH_TERMS`. Recall is kept: a token in > 20 % of
+the documents has a BM25 IDF below ln 4 ~ 1.4 (a token in 10 of 100k documents: ~9), so it
+barely moves the order, and every document matching a kept (rarer) token is still found; a
+query made only of common tokens keeps its rarest ones. Measured on the 100k benchmark
+(scripts/bench/agent_memory.py, whose vocabulary is coarse: every token is in >= 4 % of the
+documents): 99.0 % of the pruned top-10 and 99.8 % of the top-50 are in the unpruned top
+(ties counted); a 5 % cut-off kept only 61 % / 84 %, so it was rejected. Collections below
+:data:`PRUNE_MIN_DOCS` documents are searched with every token (cheap, and document
+frequencies in tiny collections are too noisy to call a token "common"). The document
+count is cached per connection until SQLite's ``data_version`` (or our own write) says
+the file changed (counting 100k rows costs ~9 ms).
 """
 
 from __future__ import annotations
@@ -49,16 +61,45 @@ CREATE TABLE IF NOT EXISTS docs (
 
 
 MAX_QUERY_TERMS = 128  # a pasted task description should not turn into a 2,000-term OR
+MAX_SEARCH_TERMS = 8  # rarest distinct tokens actually searched (see "Query pruning")
+MIN_SEARCH_TERMS = 3  # common tokens are kept while fewer than this many rarer ones remain
+MAX_DF_RATIO = 0.2  # a token in more than 20 % of the documents is "common"
+PRUNE_MIN_DOCS = 1000
 
 
-def fts_query(text: str) -> str:
-    """FTS5 MATCH expression: the distinct tokens of ``text`` quoted and OR-ed ('' if none)."""
+def query_tokens(text: str) -> list[str]:
+    """Distinct tokens of ``text`` in order of first appearance (at most MAX_QUERY_TERMS)."""
     seen: dict[str, None] = {}
     for token in tokenize(text):
         seen.setdefault(token, None)
         if len(seen) >= MAX_QUERY_TERMS:
             break
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in seen)
+    return list(seen)
+
+
+def match_expr(terms: Sequence[str]) -> str:
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def fts_query(text: str) -> str:
+    """FTS5 MATCH expression: the distinct tokens of ``text`` quoted and OR-ed ('' if none)."""
+    return match_expr(query_tokens(text))
+
+
+def prune_terms(dfs: dict[str, int], n_docs: int, max_terms: int = MAX_SEARCH_TERMS,
+                min_terms: int = MIN_SEARCH_TERMS, max_df_ratio: float = MAX_DF_RATIO) -> list[str]:
+    """The query tokens worth searching, rarest first, given each token's document frequency.
+
+    Tokens with df 0 cannot match and are dropped; of the rest the ``max_terms`` rarest are
+    kept (ties: query order), and among those the ones in more than ``max_df_ratio`` of
+    ``n_docs`` documents are dropped while at least ``min_terms`` tokens remain.
+    """
+    order = {t: i for i, t in enumerate(dfs)}
+    present = sorted((t for t, df in dfs.items() if df > 0), key=lambda t: (dfs[t], order[t]))
+    kept = present[:max_terms]
+    limit = max_df_ratio * max(n_docs, 1)
+    rare = [t for t in kept if dfs[t] <= limit]
+    return rare if len(rare) >= min_terms else kept[:max(min_terms, len(rare))]
 
 
 class LexicalIndex:
@@ -66,6 +107,8 @@ class LexicalIndex:
         self.db_path = Path(db_path)
         self._conn: sqlite3.Connection | None = None
         self._lock = threading.RLock()
+        self._n_docs: dict[int, int] = {}  # tid -> document count, valid for _n_docs_version
+        self._n_docs_version: int | None = None
 
     # -- connection -------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
@@ -88,6 +131,7 @@ class LexicalIndex:
 
     def close(self) -> None:
         with self._lock:
+            self._n_docs.clear()
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
@@ -112,6 +156,7 @@ class LexicalIndex:
 
             def __exit__(self_inner, exc_type, exc, tb) -> None:
                 try:
+                    index._n_docs.clear()  # our own commits do not change data_version
                     self_inner.conn.execute("ROLLBACK" if exc_type else "COMMIT")
                 finally:
                     index._lock.release()
@@ -189,8 +234,8 @@ class LexicalIndex:
 
     # -- reads ------------------------------------------------------------------------
     def search(self, collection: str, query: str, k: int = 10) -> list[tuple[str, float]]:
-        match = fts_query(query)
-        if not match or k <= 0:
+        terms = query_tokens(query)
+        if not terms or k <= 0:
             return []
         with self._lock:
             conn = self._connect()
@@ -198,12 +243,42 @@ class LexicalIndex:
             if tid is None:
                 return []
             try:
-                rows = self._match(conn, tid, match, k)
+                terms = self._prune(conn, tid, terms)
+                if not terms:
+                    return []
+                rows = self._match(conn, tid, match_expr(terms), k)
             except sqlite3.OperationalError as exc:
-                if "no such table" not in str(exc):
+                if "no such" not in str(exc):  # "no such table" / "no such fts5 table"
                     raise
                 return []  # dropped by another process between the lookup and the query
         return [(doc_id, -float(score)) for doc_id, score in rows]
+
+    def search_terms(self, collection: str, query: str) -> list[str]:
+        """The tokens :meth:`search` would actually look up for ``query`` (after pruning)."""
+        terms = query_tokens(query)
+        with self._lock:
+            conn = self._connect()
+            tid = self._tid(conn, collection, create=False)
+            return [] if tid is None or not terms else self._prune(conn, tid, terms)
+
+    def _prune(self, conn: sqlite3.Connection, tid: int, terms: list[str]) -> list[str]:
+        version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+        if version != self._n_docs_version:  # another connection committed since we counted
+            self._n_docs.clear()
+            self._n_docs_version = version
+        n_docs = self._n_docs.get(tid)
+        if n_docs is None:
+            n_docs = int(conn.execute("SELECT COUNT(*) FROM docs WHERE tid = ?", (tid,)).fetchone()[0])
+            self._n_docs[tid] = n_docs
+        if n_docs < PRUNE_MIN_DOCS:
+            return terms
+        # temp schema: creating it writes nothing to the shared file (readers stay readers)
+        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab_{tid} USING fts5vocab(main, fts_{tid}, 'row')")
+        dfs: dict[str, int] = {}
+        for term in terms:  # one seek each; `term IN (...)` would scan the whole vocabulary
+            row = conn.execute(f"SELECT doc FROM temp.vocab_{tid} WHERE term = ?", (term,)).fetchone()
+            dfs[term] = int(row[0]) if row else 0
+        return prune_terms(dfs, n_docs)
 
     @staticmethod
     def _match(conn: sqlite3.Connection, tid: int, match: str, k: int) -> list[tuple[str, float]]:
