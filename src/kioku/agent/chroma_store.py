@@ -284,14 +284,16 @@ class AgentStore:
         return col
 
     def _lexical(self) -> Any:
+        # _lex is assigned before _lex_checked so a second thread never sees "checked" with
+        # the index not yet set (retrieval runs the lexical search in a worker thread)
         if not self._lex_checked:
-            self._lex_checked = True
             try:
                 from kioku.retrieval.fts import LexicalIndex
             except ImportError:
                 self._lex = None
             else:
                 self._lex = LexicalIndex(self.chroma_dir / "kioku_lexical.sqlite3")
+            self._lex_checked = True
         return self._lex
 
     def _warn(self, message: str) -> None:
