@@ -182,3 +182,17 @@ def test_run_emits_documented_json_for_a_save(hook_input):
     assert set(data) == {"hookSpecificOutput"}
     assert data["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
     assert data["hookSpecificOutput"]["additionalContext"].startswith("Saved to memory: ")
+
+
+def test_save_warnings_reach_the_user(hook_input, project):
+    from kioku.memory.api import remember
+
+    first = user_prompt_submit.handle(hook_input("user_prompt_submit"))
+    assert first is not None and first.system_message is None  # a plain save says nothing extra
+    for i in range(150):
+        remember(f"service{i} listens on port {9000 + i} in the staging cluster zone{i % 7}",
+                 type="reference", project_root=project)
+    payload = dict(hook_input("user_prompt_submit"), prompt="remember that releases are cut on Tuesdays")
+    result = user_prompt_submit.handle(payload)
+    assert result is not None and result.additional_context.startswith("Saved to memory: ")
+    assert result.system_message and "kioku organize" in result.system_message

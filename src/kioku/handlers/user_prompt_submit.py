@@ -95,4 +95,7 @@ def _save(content: str, payload: dict) -> HookResult:
     if result.status == "superseded" and result.superseded:
         old = "; ".join(result.superseded[:3])
         text += f" It replaces the older memory: {old}."
-    return HookResult(additional_context=f"{text} {NOT_AGAIN}")
+    # "index nearly full" or "a damaged file was repaired" is for the user, not only for Claude
+    notice = "; ".join(result.warnings[:3])
+    return HookResult(additional_context=f"{text} {NOT_AGAIN}",
+                      system_message=f"Kioku: {notice}" if notice else None)
