@@ -92,35 +92,13 @@ class Journal:
             size = os.fstat(fd).st_size
             if size == 0:
                 return None
-            end = size
-            # ignore a torn (unterminated) tail: it was never acknowledged
-            os.lseek(fd, size - 1, os.SEEK_SET)
-            if os.read(fd, 1) != b"\n":
-                buf = b""
-                pos = size
-                while pos > 0:
-                    step = min(65536, pos)
-                    pos -= step
-                    os.lseek(fd, pos, os.SEEK_SET)
-                    buf = os.read(fd, step) + buf
-                    cut = buf.rfind(b"\n")
-                    if cut >= 0:
-                        end = pos + cut + 1
-                        break
-                else:
-                    return None
-            buf = b""
-            pos = end - 1  # skip the final newline
-            while pos > 0:
-                step = min(65536, pos)
-                pos -= step
-                os.lseek(fd, pos, os.SEEK_SET)
-                buf = os.read(fd, step) + buf
-                cut = buf.rfind(b"\n")
-                if cut >= 0:
-                    return buf[cut + 1 :]
-            os.lseek(fd, 0, os.SEEK_SET)
-            return os.read(fd, end - 1)
+            # a torn (unterminated) tail was never acknowledged: the line ends at the last newline
+            end = _rfind_newline(fd, size) + 1
+            if end == 0:
+                return None
+            start = _rfind_newline(fd, end - 1) + 1
+            os.lseek(fd, start, os.SEEK_SET)
+            return os.read(fd, end - 1 - start)
         finally:
             os.close(fd)
 
@@ -323,3 +301,16 @@ def _fold(state: dict[str, dict], entry: dict) -> None:
             for rid, (doc, meta) in src["records"].items():
                 old = dst["records"].get(rid, (None, {}))[1]
                 dst["records"][rid] = (doc, {**old, **meta})
+
+
+def _rfind_newline(fd: int, before: int) -> int:
+    """Offset of the last newline in ``fd`` before offset ``before``, or -1 (reads backwards)."""
+    pos = before
+    while pos > 0:
+        step = min(65536, pos)
+        pos -= step
+        os.lseek(fd, pos, os.SEEK_SET)
+        cut = os.read(fd, step).rfind(b"\n")
+        if cut >= 0:
+            return pos + cut
+    return -1

@@ -74,14 +74,7 @@ def apply_entry(store: Any, conn: Any, entry: dict, embeddings: Any = None) -> N
             lex.delete(entry["collection"], entry["ids"])
     elif op == "drop":
         for name in entry["collections"]:
-            conn.cols.pop(name, None)
-            try:
-                conn.client.delete_collection(name)
-            except Exception as exc:  # noqa: BLE001
-                if not is_not_found(exc):
-                    raise
-            if lex is not None:
-                lex.drop(name)
+            _drop_collection(conn, lex, name)
     elif op == "copy":
         for src_name, dst_name, kind in entry["pairs"]:
             src = store._collection(conn, src_name)
@@ -137,6 +130,18 @@ def move_chroma_files_aside(store: Any) -> None:
             child.rename(aside / child.name)
 
 
+def _drop_collection(conn: Any, lex: Any, name: str) -> None:
+    """Drop one collection from Chroma and the lexical index; a missing one is fine."""
+    conn.cols.pop(name, None)
+    try:
+        conn.client.delete_collection(name)
+    except Exception as exc:  # noqa: BLE001
+        if not is_not_found(exc):
+            raise
+    if lex is not None:
+        lex.drop(name)
+
+
 def replay_all(store: Any, conn: Any) -> int:
     """Drop every collection the journal names, replay archives + journal (lock held)."""
     entries = list(store.journal.all_entries())
@@ -146,14 +151,7 @@ def replay_all(store: Any, conn: Any) -> int:
                                  [p[1] for p in e.get("pairs", [])]) if n)
     lex = store._lexical()
     for name in names:
-        conn.cols.pop(name, None)
-        try:
-            conn.client.delete_collection(name)
-        except Exception as exc:  # noqa: BLE001
-            if not is_not_found(exc):
-                raise
-        if lex is not None:
-            lex.drop(name)
+        _drop_collection(conn, lex, name)
     for e in entries:
         apply_entry(store, conn, e)
     last = int(entries[-1]["seq"]) if entries else store.journal.applied_seq()
