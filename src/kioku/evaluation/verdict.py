@@ -33,6 +33,10 @@ class TurnTokens:
 class TurnVerdict:
     prompt_uuid: str                 # ``uuid`` of the prompt's transcript line
     prompt_index: int                # 0-based index among the file's real prompts
+    prompt_id: str = ""              # ``promptId`` of the prompt line (Claude Code 2.1.196+; the
+                                     # hooks' ``prompt_id``), "" in older transcripts
+    prompt_sha256: str = ""          # sha256 of the prompt text as the user typed it; joins a
+                                     # turn to what UserPromptSubmit saw when there is no prompt_id
     outcome: str                     # one of OUTCOMES
     reason: str = ""                 # one line a person can read
     feedback_on_previous: str = "none"   # one of FEEDBACK
@@ -61,5 +65,4 @@ class TurnVerdict:
         return self.outcome in ("success", "no_task")
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        return data
+        return asdict(self)
