@@ -33,12 +33,12 @@ class TurnTokens:
 class TurnVerdict:
     prompt_uuid: str                 # ``uuid`` of the prompt's transcript line
     prompt_index: int                # 0-based index among the file's real prompts
+    outcome: str                     # one of OUTCOMES
+    reason: str = ""                 # one line a person can read
     prompt_id: str = ""              # ``promptId`` of the prompt line (Claude Code 2.1.196+; the
                                      # hooks' ``prompt_id``), "" in older transcripts
     prompt_sha256: str = ""          # sha256 of the prompt text as the user typed it; joins a
                                      # turn to what UserPromptSubmit saw when there is no prompt_id
-    outcome: str                     # one of OUTCOMES
-    reason: str = ""                 # one line a person can read
     feedback_on_previous: str = "none"   # one of FEEDBACK
     task: str = ""                   # the prompt, shortened and redacted
     session_id: str = ""
