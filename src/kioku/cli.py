@@ -39,6 +39,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import-auto-memory": ("install_cmds", "import Claude Code auto-memory notes into Kioku"),
     "hook": ("install_cmds", "run a hook event handler (used by installed hooks)"),
     "doctor": ("install_cmds", "check the installation and stores"),
+    "ui": ("ui_cmds", "open the local web app"),
 }
 
 

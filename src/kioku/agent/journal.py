@@ -159,6 +159,13 @@ class Journal:
         for entry in self.entries(after=seen):
             yield entry
 
+    def record_counts(self) -> dict[str, int]:
+        """Records per collection that replaying archives + journal would produce (for health views)."""
+        state: dict[str, dict] = {}
+        for entry in self.all_entries():
+            _fold(state, entry)
+        return {name: len(col["records"]) for name, col in state.items()}
+
     def compact(self, max_archives: int | None = None) -> Path | None:
         """Fold all archives into one snapshot when there are more than ``max_archives``.
 

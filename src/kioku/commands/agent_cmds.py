@@ -6,7 +6,7 @@ Usage::
     kioku learn --agent NAME "LESSON" --category C --confidence X [--tags a,b]
                 [--scope auto|global|project|both] [--from manual|user_feedback|...]
     kioku improvements --agent NAME "TASK" [--limit 5] [--json] [--session ID]
-    kioku dashboard --agent NAME [--json]
+    kioku dashboard --agent NAME [--json | --html OUT]
     kioku maintain --agent NAME (--daily | --weekly | --monthly [--older-than DAYS]) [--if-due] [--json]
     kioku consolidate [--agents a,b] [--dry-run] [--scope global|project] [--json]
     kioku rollback --agent NAME --to TIMESTAMP [--dry-run] [--json]
@@ -80,6 +80,11 @@ def cmd_improvements(args: argparse.Namespace) -> int:
 def cmd_dashboard(args: argparse.Namespace) -> int:
     from kioku.agent.dashboard import build_dashboard, format_dashboard
 
+    if args.html:
+        from kioku.ui.report import write_report
+
+        print(f"wrote {write_report(args.agent, Path(args.html), _root())}")
+        return 0
     data = build_dashboard(args.agent, _root())
     if args.json:
         _print_json(data)
@@ -228,6 +233,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("dashboard", help="show an agent's learning dashboard")
     p.add_argument("--agent", required=True)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--html", metavar="OUT", help="write a self-contained HTML report to OUT")
     p.set_defaults(func=cmd_dashboard)
 
     p = sub.add_parser("maintain", help="run daily/weekly/monthly maintenance")

@@ -1,0 +1,250 @@
+"""What the web UI and the HTML report show, read through the stores' own APIs.
+
+Every function returns plain dicts and lists. Fields written by other parts of Kioku
+(lesson evidence, per-turn verdicts) may be missing in older records: absent values are
+``None`` here, and the views show "no data" for them, never a made-up 0.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+LESSON_EVIDENCE = ("turns_given", "turns_held_back", "success_given", "success_held_back", "uplift",
+                   "uplift_low", "uplift_high")
+ERROR_KINDS = ("agent_errors", "user_rejections", "hook_blocks", "cascade_errors", "tool_errors")
+TOKEN_KINDS = ("input", "output", "cache_write", "cache_read")
+
+
+def number(value: Any) -> float | None:
+    """A finite float, or None for missing, empty or non-numeric values."""
+    if value is None or value == "" or isinstance(value, bool):
+        return None
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return None
+    return out if out == out and out not in (float("inf"), float("-inf")) else None
+
+
+def _json_dict(value: Any) -> dict[str, Any]:
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str) and value.startswith("{"):
+        try:
+            loaded = json.loads(value)
+        except ValueError:
+            return {}
+        return loaded if isinstance(loaded, dict) else {}
+    return {}
+
+
+# -- memories -------------------------------------------------------------------------------
+
+
+def memories(project_root: Path | None = None) -> list[dict[str, Any]]:
+    """Every memory entry of the user and project folders, archived ones included."""
+    from kioku.memory.api import memory_dirs
+
+    out: list[dict[str, Any]] = []
+    for md in memory_dirs(project_root):
+        for archived in (False, True):
+            for name, topic in md.load_topics(archive=archived).items():
+                for entry in topic.entries:
+                    out.append({
+                        "id": entry.id, "type": entry.type, "summary": entry.summary, "text": entry.text,
+                        "status": "archived" if archived else entry.status, "scope": md.scope,
+                        "topic": name, "created": entry.created,
+                        "updated": entry.meta.get("edited") or entry.meta.get("restored") or "",
+                        "file": str(topic.path), "line": entry.line,
+                    })
+    out.sort(key=lambda m: (m["status"] != "active", m["created"]), reverse=False)
+    return out
+
+
+def search_memories(query: str, project_root: Path | None = None, limit: int = 20) -> list[dict[str, Any]]:
+    """The same search as ``kioku search`` (archive included, so restorable hits show too)."""
+    from kioku.memory.search import search
+
+    return [hit.to_dict() for hit in search(query, project_root=project_root, limit=limit, archive=True)]
+
+
+# -- agents ---------------------------------------------------------------------------------
+
+
+def agent_names(project_root: Path | None = None) -> list[str]:
+    from kioku.agent import scopes as sc
+
+    found: set[str] = set()
+    for scope in sc.existing_scopes(project_root):
+        found.update(sc.open_scope(scope, project_root).agents())
+    return sorted(found)
+
+
+def decision_of(meta: dict[str, Any]) -> str:
+    decision = meta.get("decision")
+    if isinstance(decision, str) and decision:
+        return decision
+    if meta.get("deprecated"):
+        return "deprecated"
+    if meta.get("promoted"):
+        return "promoted"
+    confidence = number(meta.get("confidence"))
+    return "candidate" if confidence is not None and confidence < 0.7 else "active"
+
+
+def lessons(agent: str, project_root: Path | None = None) -> list[dict[str, Any]]:
+    from kioku.agent.improvements import all_improvements
+    from kioku.agent.stats import wilson_of
+
+    out: list[dict[str, Any]] = []
+    for scope, rec in all_improvements(agent, project_root):
+        meta = rec.metadata or {}
+        seed = _json_dict(meta.get("seed_rule"))
+        item = {
+            "id": rec.id, "scope": scope, "lesson": rec.document, "category": str(meta.get("category", "")),
+            "confidence": number(meta.get("confidence")),
+            "usage_count": number(meta.get("usage_count")), "success_count": number(meta.get("success_count")),
+            "success_rate": number(meta.get("success_rate")) if meta.get("tested") else None,
+            "wilson_lower": wilson_of(meta) if meta.get("tested") else None,
+            "decision": decision_of(meta),
+            "decision_reason": str(meta.get("decision_reason") or meta.get("deprecated_reason") or ""),
+            "deprecated": bool(meta.get("deprecated")),
+            "tags": str(meta.get("tags", "")), "created_at": str(meta.get("created_at", "")),
+            "created_at_epoch": number(meta.get("created_at_epoch")),
+            "deprecated_at_epoch": number(meta.get("deprecated_at_epoch")),
+            "seed_success_rate": number(seed.get("success_rate", meta.get("seed_success_rate"))),
+            "seed_usage_count": number(seed.get("usage_count", meta.get("seed_usage_count"))),
+            "seed_decision": str(seed.get("decision", meta.get("seed_decision", "")) or ""),
+        }
+        for key in LESSON_EVIDENCE:
+            item[key] = number(meta.get(key))
+        out.append(item)
+    order = {"promoted": 0, "active": 1, "candidate": 2, "deprecated": 3}
+    out.sort(key=lambda x: (order.get(x["decision"], 2), -(x["confidence"] or 0.0), x["id"]))
+    return out
+
+
+# -- evaluations ----------------------------------------------------------------------------
+
+
+def _outcome(meta: dict[str, Any]) -> str | None:
+    outcome = meta.get("outcome")
+    if isinstance(outcome, str) and outcome:
+        return outcome
+    if isinstance(meta.get("success"), bool):
+        return "success" if meta["success"] else "failed"
+    return None
+
+
+def _tokens(meta: dict[str, Any]) -> dict[str, float | None]:
+    nested = _json_dict(meta.get("tokens"))
+    out: dict[str, float | None] = {}
+    for kind in TOKEN_KINDS:
+        out[kind] = number(nested.get(kind, meta.get(f"tokens_{kind}", meta.get(f"{kind}_tokens"))))
+    if all(v is None for v in out.values()) and number(meta.get("tokens")) is not None:
+        out["total"] = number(meta.get("tokens"))
+    return out
+
+
+def evaluation_rows(agent: str, project_root: Path | None = None, limit: int | None = 50) -> list[dict[str, Any]]:
+    """The newest evaluation records of ``agent`` (newest first), old and per-turn fields alike."""
+    from kioku.agent import scopes as sc
+
+    found: dict[str, Any] = {}
+    for scope in sc.existing_scopes(project_root):
+        for rec in sc.open_scope(scope, project_root).get(agent, "evaluations"):
+            found.setdefault(rec.id, rec)
+    rows: list[dict[str, Any]] = []
+    for rec in found.values():
+        meta = rec.metadata or {}
+        epoch = number(meta.get("timestamp_epoch")) or 0.0
+        rows.append({
+            "id": rec.id, "epoch": epoch, "timestamp": str(meta.get("timestamp", "")),
+            "task": str(meta.get("task") or _task_from(rec.document)), "outcome": _outcome(meta),
+            "reason": str(meta.get("reason", "")), "quality": number(meta.get("quality")),
+            "errors": {k: number(meta.get(k)) for k in ERROR_KINDS},
+            "retries": number(meta.get("retries")), "feedback": meta.get("feedback_on_previous", meta.get("feedback")),
+            "tokens": _tokens(meta), "active_s": number(meta.get("active_s")),
+            "wall_s": number(meta.get("wall_s", meta.get("duration_s"))),
+        })
+    rows.sort(key=lambda r: -r["epoch"])
+    return rows[:limit] if limit else rows
+
+
+def _task_from(document: str) -> str:
+    first = (document or "").splitlines()[0] if document else ""
+    return first[len("Task: "):] if first.startswith("Task: ") else ""
+
+
+# -- trends ---------------------------------------------------------------------------------
+
+
+def _day(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, tz=timezone.utc).strftime("%Y-%m-%d")
+
+
+def _week(epoch: float) -> str:
+    year, week, _ = datetime.fromtimestamp(epoch, tz=timezone.utc).isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def trends(agent: str, project_root: Path | None = None, evaluations: list[dict[str, Any]] | None = None,
+           lesson_rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Success rate and quality per day, lessons learned and deprecated per ISO week."""
+    rows = evaluations if evaluations is not None else evaluation_rows(agent, project_root, limit=None)
+    by_day: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        if row["epoch"]:
+            by_day.setdefault(_day(row["epoch"]), []).append(row)
+    daily = []
+    for day in sorted(by_day):
+        judged = [r for r in by_day[day] if r["outcome"] in ("success", "partial", "failed")]
+        qualities = [r["quality"] for r in by_day[day] if r["quality"] is not None]
+        daily.append({
+            "day": day, "turns": len(by_day[day]),
+            "success_rate": (sum(r["outcome"] == "success" for r in judged) / len(judged)) if judged else None,
+            "quality": (sum(qualities) / len(qualities)) if qualities else None,
+        })
+    items = lesson_rows if lesson_rows is not None else lessons(agent, project_root)
+    weeks: dict[str, dict[str, int]] = {}
+    for lesson in items:
+        if lesson["created_at_epoch"]:
+            weeks.setdefault(_week(lesson["created_at_epoch"]), {"learned": 0, "deprecated": 0})["learned"] += 1
+        if lesson["deprecated"] and lesson["deprecated_at_epoch"]:
+            weeks.setdefault(_week(lesson["deprecated_at_epoch"]), {"learned": 0, "deprecated": 0})["deprecated"] += 1
+    weekly = [{"week": week, **counts} for week, counts in sorted(weeks.items())]
+    return {"daily": daily, "weekly": weekly}
+
+
+# -- health ---------------------------------------------------------------------------------
+
+
+def health(project_root: Path | None = None) -> dict[str, Any]:
+    """``kioku doctor``'s checks, hook jobs, and per collection the store's count beside the journal's."""
+    from kioku.agent import scopes as sc
+    from kioku.agent.chroma_store import KINDS
+    from kioku.core import jobs
+    from kioku.install.doctor import run_checks
+
+    failed = len(list(jobs.failed_dir().glob("*.json"))) if jobs.failed_dir().is_dir() else 0
+    stores: list[dict[str, Any]] = []
+    for scope in sc.existing_scopes(project_root):
+        store = sc.open_scope(scope, project_root)
+        try:
+            expected = store.journal.record_counts()
+            pending = store.pending()
+            for agent in store.agents():
+                for kind in KINDS:
+                    name = store.name(agent, kind)
+                    stores.append({"scope": scope, "agent": agent, "kind": kind,
+                                   "store": store.count(agent, kind), "journal": expected.get(name),
+                                   "pending": pending})
+        except Exception as exc:  # noqa: BLE001 - a broken store is what this view must show
+            stores.append({"scope": scope, "agent": "", "kind": "", "store": None, "journal": None,
+                           "pending": None, "error": f"{type(exc).__name__}: {exc}"})
+    return {"checks": run_checks(project_root), "jobs_pending": len(jobs.pending()), "jobs_failed": failed,
+            "stores": stores, "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
