@@ -59,7 +59,7 @@ def seed_agent(project: Path) -> dict[str, str]:
     store = sc.open_scope("global", project)
     store.update_metadata("main", "improvements", [ids["evidence"]], [{
         "turns_given": 42, "turns_held_back": 12, "success_given": 35, "success_held_back": 7,
-        "uplift": 0.25, "uplift_low": 0.02, "uplift_high": 0.47, "decision": "promoted",
+        "uplift": 0.25, "uplift_low": 0.02, "uplift_high": 0.47, "decision": "promoted", "promoted": True,
         "decision_reason": "uplift interval above zero after 54 turns",
         "seed_rule": '{"success_rate": 0.83, "usage_count": 42, "decision": "promote"}'}])
     now = time.time()
@@ -74,8 +74,8 @@ def seed_agent(project: Path) -> dict[str, str]:
                 meta.update({"success": ok, "quality": 60.0 + day * 4 + n, "tokens": 1200 + 10 * day,
                              "tool_errors": 0 if ok else 2, "retries": 0 if ok else 1, "duration_s": 30.0,
                              "task": f"Fix the flaky test number {day}{n}"})
-            else:  # per-turn verdicts (kioku.evaluation.verdict.TurnVerdict fields)
-                meta.update({"outcome": "success" if ok else "failed", "quality": 75.0 + day * 2 + n,
+            else:  # per-turn verdicts (kioku.evaluation.verdict.TurnVerdict fields) beside the old flag
+                meta.update({"outcome": "success" if ok else "failed", "success": ok, "quality": 75.0 + day * 2 + n,
                              "reason": "tests pass" if ok else "the user rejected the edit",
                              "agent_errors": 0 if ok else 1, "user_rejections": 0 if ok else 1,
                              "hook_blocks": 0, "cascade_errors": 0, "active_s": 40.5 + n,

@@ -89,14 +89,15 @@ def bar_chart(title: str, labels: list[str], series: list[tuple[str, list[float]
     top = float(-(-max(values) // 4) * 4)  # counts: a multiple of 4 keeps the four grid steps whole
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     slot = plot_w / len(labels)
-    bar = slot * 0.8 / max(1, len(series))
+    bar = min(slot * 0.8 / max(1, len(series)), 36.0)
+    group = bar * len(series)
     xs = [LEFT + slot * (i + 0.5) for i in range(len(labels))]
     body = _axes(top, "number") + _x_labels(labels, xs)
     for n, (name, vals) in enumerate(series):
         colour = COLOURS[n % len(COLOURS)]
         for i, value in enumerate(vals):
             h = plot_h * value / top
-            x = LEFT + slot * i + slot * 0.1 + bar * n
+            x = xs[i] - group / 2 + bar * n
             body.append(f'<rect class="bar" x="{x:.1f}" y="{HEIGHT - BOTTOM - h:.1f}" width="{bar:.1f}" '
                         f'height="{h:.1f}" fill="{colour}"><title>{_e(name)}: {value:g}</title></rect>')
     return _frame(title, body, _legend([name for name, _ in series]))

@@ -163,7 +163,8 @@ def evaluation_rows(agent: str, project_root: Path | None = None, limit: int | N
         meta = rec.metadata or {}
         epoch = number(meta.get("timestamp_epoch")) or 0.0
         rows.append({
-            "id": rec.id, "epoch": epoch, "timestamp": str(meta.get("timestamp", "")),
+            "id": rec.id, "epoch": epoch,
+            "timestamp": _minute(epoch) if epoch else str(meta.get("timestamp", "")),
             "task": str(meta.get("task") or _task_from(rec.document)), "outcome": _outcome(meta),
             "reason": str(meta.get("reason", "")), "quality": number(meta.get("quality")),
             "errors": {k: number(meta.get(k)) for k in ERROR_KINDS},
@@ -185,6 +186,10 @@ def _task_from(document: str) -> str:
 
 def _day(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, tz=timezone.utc).strftime("%Y-%m-%d")
+
+
+def _minute(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, tz=timezone.utc).strftime("%Y-%m-%d %H:%M")
 
 
 def _week(epoch: float) -> str:
