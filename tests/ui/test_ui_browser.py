@@ -191,7 +191,7 @@ def test_search_is_the_cli_search(page, ui: RunningUI, seeded: Path, isolated_ho
     page.wait_for_load_state()
     hits = page.locator("#search-results table tbody tr")
     assert hits.count() >= 1
-    cli = subprocess.run([sys.executable, "-m", "kioku", "search", "--json", "bun npm"], cwd=seeded,
+    cli = subprocess.run([sys.executable, "-m", "kioku", "search", "--archive", "--json", "bun npm"], cwd=seeded,
                          env=ui_env(), capture_output=True, text=True, timeout=120)
     import json
 

@@ -13,5 +13,6 @@ Nothing is imported here, so hooks pay only for the modules they use. Modules:
 - ``recall``    SessionStart text: ranked, within budget, fenced and redacted (stdlib only)
 - ``search``    ``path:line`` hits over every memory file (kioku.retrieval.hybrid)
 - ``organize``  report / propose / ``--apply`` merges and archiving; ``forget``
+- ``edit``      edit a memory's text or type, restore it from the archive (the web UI's writes)
 - ``textutil``  normalisation, tokens for near-duplicates, summaries, clock (``KIOKU_NOW``)
 """
