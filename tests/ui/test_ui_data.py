@@ -1,0 +1,52 @@
+"""What the views read (kioku.ui.data) from real stores: absent fields stay absent, both
+evaluation formats are understood, and the health view sees Chroma drift from the journal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kioku.ui import data
+
+
+def test_lessons_keep_absent_evidence_absent(seeded: Path, agent_ids: dict[str, str]) -> None:
+    by_id = {lesson["id"]: lesson for lesson in data.lessons("main", seeded)}
+    evidence, plain = by_id[agent_ids["evidence"]], by_id[agent_ids["plain"]]
+    assert (evidence["turns_given"], evidence["uplift_low"], evidence["seed_usage_count"]) == (42, 0.02, 42)
+    assert evidence["decision"] == "promoted" and evidence["seed_decision"] == "promote"
+    for key in data.LESSON_EVIDENCE + ("seed_success_rate", "seed_usage_count", "success_rate", "wilson_lower"):
+        assert plain[key] is None, key
+    assert plain["decision"] == "active"
+
+
+def test_evaluations_read_old_and_per_turn_records(seeded: Path, agent_ids: dict[str, str]) -> None:
+    rows = data.evaluation_rows("main", seeded, limit=None)
+    assert len(rows) == 24 and rows[0]["epoch"] >= rows[-1]["epoch"]
+    turn = next(r for r in rows if r["task"] == "Add the export button 51")
+    assert turn["outcome"] == "failed" and turn["reason"] == "the user rejected the edit"
+    assert turn["tokens"] == {"input": 5200, "output": 830, "cache_write": 1000, "cache_read": 40000}
+    assert turn["errors"]["user_rejections"] == 1 and turn["errors"]["tool_errors"] is None
+    old = next(r for r in rows if r["task"] == "Fix the flaky test number 00")
+    assert old["outcome"] == "failed" and old["active_s"] is None and old["tokens"] == {
+        "input": None, "output": None, "cache_write": None, "cache_read": None, "total": 1200}
+    trend = data.trends("main", seeded, evaluations=rows)
+    assert len(trend["daily"]) == 8 and trend["daily"][-1]["success_rate"] == 1.0
+    assert trend["weekly"] and sum(w["learned"] for w in trend["weekly"]) == 3
+
+
+def test_health_reports_chroma_behind_the_journal(seeded: Path, agent_ids: dict[str, str]) -> None:
+    from kioku.agent import scopes as sc
+    from kioku.agent.chroma_store import _chromadb
+
+    report = data.health(seeded)
+    assert {c["check"] for c in report["checks"]} >= {"python", "hook jobs"}
+    rows = {(r["scope"], r["kind"]): r for r in report["stores"]}
+    assert rows[("global", "improvements")]["store"] == rows[("global", "improvements")]["journal"] == 3
+    assert rows[("global", "evaluations")]["store"] == rows[("global", "evaluations")]["journal"] == 24
+
+    store = sc.open_scope("global", seeded)
+    client = _chromadb().PersistentClient(path=str(store.chroma_dir))
+    client.get_collection(store.name("main", "evaluations")).delete(ids=["eval_ui_0_0"])  # drift behind Kioku's back
+    sc.reset_store_cache()
+    drifted = {(r["scope"], r["kind"]): r for r in data.health(seeded)["stores"]}
+    assert drifted[("global", "evaluations")]["store"] == 23
+    assert drifted[("global", "evaluations")]["journal"] == 24
