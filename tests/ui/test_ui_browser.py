@@ -238,6 +238,8 @@ def test_static_report_opens_from_file_without_javascript_and_draws_its_charts(b
         page.goto(out.as_uri())
         assert all(url.startswith("file://") for url in requests), requests
         assert page.locator("svg.chart").count() == 3
+        header = page.locator("header").evaluate("h => getComputedStyle(h).backgroundColor")
+        assert header == "rgb(31, 42, 55)"  # the inline stylesheet passed the report's hash-only CSP
         assert page.locator("svg.chart polyline.series").count() == 2  # success rate and quality lines
         assert page.locator("svg.chart circle.point").count() == 16  # 8 days x 2 charts
         assert page.locator("svg.chart rect.bar").count() >= 1

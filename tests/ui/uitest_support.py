@@ -97,12 +97,14 @@ class RunningUI:
 
 
 def start_ui(project: Path, env: dict[str, str]) -> RunningUI:
-    proc = subprocess.Popen([sys.executable, "-m", "kioku", "ui", "--no-browser"], cwd=project, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log = project.parent / "kioku-ui.stderr"
+    with open(log, "wb") as stderr:  # a file, not a pipe: a chatty server can never block on it
+        proc = subprocess.Popen([sys.executable, "-m", "kioku", "ui", "--no-browser"], cwd=project, env=env,
+                                stdout=subprocess.PIPE, stderr=stderr, text=True)
     first = proc.stdout.readline().strip()  # type: ignore[union-attr]
     if not first.startswith("http://"):
         proc.kill()
-        raise AssertionError(f"kioku ui printed {first!r}; stderr: {proc.stderr.read()}")  # type: ignore[union-attr]
+        raise AssertionError(f"kioku ui printed {first!r}; stderr: {log.read_text(errors='replace')}")
     base, _, token = first.partition("/?token=")
     return RunningUI(first, base, token, int(base.rsplit(":", 1)[1]), proc, env)
 

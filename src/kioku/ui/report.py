@@ -8,6 +8,8 @@ text that looks like markup in a lesson or a task could not run even if opened e
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import time
 from pathlib import Path
 
@@ -16,7 +18,12 @@ from kioku.ui.agent_views import evaluations_section, lessons_section, summary_s
 from kioku.ui.html import e
 from kioku.ui.server import STATIC_DIR
 
-REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'; base-uri 'none'"
+
+
+def report_csp(css: str) -> str:
+    """No scripts at all; the one inline stylesheet is allowed by its hash, nothing else."""
+    digest = base64.b64encode(hashlib.sha256(css.encode("utf-8")).digest()).decode("ascii")
+    return f"default-src 'none'; style-src 'sha256-{digest}'; img-src data:; form-action 'none'; base-uri 'none'"
 
 
 def build_report(agent: str, project_root: Path | None = None, evaluations_limit: int = 50) -> str:
@@ -30,7 +37,7 @@ def build_report(agent: str, project_root: Path | None = None, evaluations_limit
     css = (STATIC_DIR / "app.css").read_text(encoding="utf-8")
     generated = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f'<meta http-equiv="Content-Security-Policy" content="{REPORT_CSP}">'
+            f'<meta http-equiv="Content-Security-Policy" content="{report_csp(css)}">'
             f"<title>Kioku dashboard: {e(agent)}</title><style>{css}</style></head><body>"
             f'<header><span class="brand">Kioku</span><span>Agent dashboard: {e(agent)}</span></header>'
             f"<main><h1>{e(agent)}</h1><p class=\"generated\">Generated {e(generated)}</p>"
