@@ -125,3 +125,12 @@ def test_every_page_carries_a_csp_without_inline_scripts(ui: RunningUI) -> None:
         assert "'nonce-" in script and "unsafe-inline" not in script and "*" not in script
         assert "default-src 'none'" in csp and "frame-ancestors 'none'" in csp
         assert response.getheader("X-Content-Type-Options") == "nosniff"
+
+
+def test_malformed_requests_get_an_answer_not_a_traceback(ui: RunningUI) -> None:
+    origin = {"Origin": f"http://127.0.0.1:{ui.port}", **cookie(ui)}
+    assert request(ui, "POST", "/memory/forget", {**origin, "Content-Length": "abc"}).status == 400
+    assert request(ui, "POST", "/memory/forget", {**origin, "Content-Length": str(10 ** 6)}).status == 413
+    assert request(ui, "GET", "/static/../server.py", cookie(ui)).status == 404
+    assert request(ui, "GET", "/nowhere", cookie(ui)).status == 404
+    assert ui.process.poll() is None  # still serving

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hmac
 import http.cookies
 import secrets
+import sys
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -114,6 +115,11 @@ class Handler(BaseHTTPRequestHandler):
         html = pages.layout(active, body, _one(query, "msg"), _one(query, "err") == "1", nonce)
         self._send(HTTPStatus.OK, html.encode("utf-8"), "text/html; charset=utf-8", nonce=nonce)
 
+    def _internal_error(self, exc: Exception) -> None:
+        """Names the error type only: messages and tracebacks can quote remembered text."""
+        sys.stderr.write(f"kioku ui: internal error in {urlsplit(self.path).path}: {type(exc).__name__}\n")
+        self._plain(HTTPStatus.INTERNAL_SERVER_ERROR, f"internal error ({type(exc).__name__}); see the terminal")
+
     def _cookie_token(self) -> str:
         jar = http.cookies.SimpleCookie()
         try:
@@ -184,6 +190,9 @@ class Handler(BaseHTTPRequestHandler):
                 body = view(query)
         except KiokuError as exc:
             body = f'<p class="flash error">{pages.e(exc)}</p>'
+        except Exception as exc:  # noqa: BLE001 - one line to the user and stderr, no traceback with data
+            self._internal_error(exc)
+            return
         self._page(split.path.strip("/"), body, query)
 
     def _static(self, name: str) -> None:
@@ -230,7 +239,13 @@ class Handler(BaseHTTPRequestHandler):
         if not self._same_origin():
             self._plain(HTTPStatus.FORBIDDEN, "forbidden: cross-origin request")
             return
-        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if length < 0:
+            self._plain(HTTPStatus.BAD_REQUEST, "bad Content-Length")
+            return
         if length > MAX_BODY:
             self._plain(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "request too large")
             return
@@ -253,6 +268,9 @@ class Handler(BaseHTTPRequestHandler):
             error = False
         except KiokuError as exc:
             message, error = str(exc), True
+        except Exception as exc:  # noqa: BLE001 - as for GET
+            self._internal_error(exc)
+            return
         self._redirect(back + ("&" if "?" in back else "?") + urlencode({"msg": message, **({"err": "1"} if error else {})}))
 
     def _edit(self, form: dict[str, list[str]]) -> tuple[str, str]:
@@ -289,10 +307,17 @@ def _one(values: dict[str, list[str]], key: str) -> str:
     return got[0] if got else ""
 
 
+class LoopbackServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """One line instead of the default traceback (which could quote request data)."""
+        sys.stderr.write(f"kioku ui: dropped a connection ({sys.exc_info()[0].__name__})\n")
+
+
 def make_server(project_root: Path, port: int = 0) -> tuple[ThreadingHTTPServer, UIApp]:
     """A server bound to 127.0.0.1 (``port`` 0 picks a free one) and its per-run app state."""
-    httpd = ThreadingHTTPServer((HOST, port), Handler)
-    httpd.daemon_threads = True
+    httpd = LoopbackServer((HOST, port), Handler)
     app = UIApp(project_root, httpd.server_address[1])
     httpd.RequestHandlerClass = type("BoundHandler", (Handler,), {"app": app})
     return httpd, app
