@@ -36,6 +36,7 @@ from kioku.ui import data, pages
 HOST = "127.0.0.1"
 STATIC_DIR = Path(__file__).with_name("static")
 STATIC_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
+STATIC_FILES = frozenset({"app.css", "app.js"})
 MAX_BODY = 64 * 1024
 
 
@@ -196,10 +197,10 @@ class Handler(BaseHTTPRequestHandler):
         self._page(split.path.strip("/"), body, query)
 
     def _static(self, name: str) -> None:
-        path = STATIC_DIR / name
-        if "/" in name or path.suffix not in STATIC_TYPES or not path.is_file():
+        if name not in STATIC_FILES:
             self._plain(HTTPStatus.NOT_FOUND, "not found")
             return
+        path = STATIC_DIR / name
         self._send(HTTPStatus.OK, path.read_bytes(), STATIC_TYPES[path.suffix])
 
     def _memory(self, query: dict[str, list[str]]) -> str:
