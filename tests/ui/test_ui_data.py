@@ -50,3 +50,12 @@ def test_health_reports_chroma_behind_the_journal(seeded: Path, agent_ids: dict[
     drifted = {(r["scope"], r["kind"]): r for r in data.health(seeded)["stores"]}
     assert drifted[("global", "evaluations")]["store"] == 23
     assert drifted[("global", "evaluations")]["journal"] == 24
+
+
+def test_error_kinds_kept_as_names_are_shown_escaped() -> None:
+    from kioku.ui.agent_views import _errors
+
+    shown = _errors({"agent_errors": data._error_value(1), "user_rejections": data._error_value('["<b>no</b>"]'),
+                     "hook_blocks": data._error_value(0), "cascade_errors": data._error_value(None)})
+    assert shown == "agent errors 1, user rejections [&quot;&lt;b&gt;no&lt;/b&gt;&quot;]"
+    assert _errors({"agent_errors": None}) == "no data" and _errors({"agent_errors": 0.0}) == "none"

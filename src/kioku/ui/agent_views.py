@@ -65,8 +65,9 @@ def lessons_section(agent: str, lessons: list[dict[str, Any]], csrf: str | None)
             f'{summary}</p>{table(LESSON_HEADERS, lesson_rows(agent, lessons, csrf), "lessons")}</section>')
 
 
-def _errors(errors: dict[str, float | None]) -> str:
-    parts = [f"{e(k.replace('_', ' '))} {num(v)}" for k, v in errors.items() if v]
+def _errors(errors: dict[str, float | str | None]) -> str:
+    parts = [f"{e(k.replace('_', ' '))} {num(v) if isinstance(v, (int, float)) else e(v)}"
+             for k, v in errors.items() if v]
     if parts:
         return ", ".join(parts)
     return "none" if any(v is not None for v in errors.values()) else NO_DATA

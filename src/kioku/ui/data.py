@@ -167,13 +167,23 @@ def evaluation_rows(agent: str, project_root: Path | None = None, limit: int | N
             "timestamp": _minute(epoch) if epoch else str(meta.get("timestamp", "")),
             "task": str(meta.get("task") or _task_from(rec.document)), "outcome": _outcome(meta),
             "reason": str(meta.get("reason", "")), "quality": number(meta.get("quality")),
-            "errors": {k: number(meta.get(k)) for k in ERROR_KINDS},
+            "errors": {k: _error_value(meta.get(k)) for k in ERROR_KINDS},
             "retries": number(meta.get("retries")), "feedback": meta.get("feedback_on_previous", meta.get("feedback")),
             "tokens": _tokens(meta), "active_s": number(meta.get("active_s")),
             "wall_s": number(meta.get("wall_s", meta.get("duration_s"))),
         })
     rows.sort(key=lambda r: -r["epoch"])
     return rows[:limit] if limit else rows
+
+
+def _error_value(value: Any) -> float | str | None:
+    """A count, or the recorded text when a store keeps error kinds as a list or names."""
+    count = number(value)
+    if count is not None:
+        return count
+    if isinstance(value, str) and value.strip() and value.strip() not in ("[]", "{}"):
+        return value.strip()
+    return None
 
 
 def _task_from(document: str) -> str:
