@@ -1,4 +1,4 @@
-"""End to end with the real Claude Code binary, offline through ../shared/tools/mock_anthropic_api.py.
+"""End to end with the real Claude Code binary, offline through the mock API in tests/tools/mock_api.py.
 
 One temporary HOME / CLAUDE_CONFIG_DIR with a pre-existing settings.json (another tool's hooks),
 one temporary git project, Kioku installed for real by ``install.py`` (the default isolated venv:
@@ -35,7 +35,7 @@ import pytest
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[2]
-MOCK = REPO.parent / "shared" / "tools" / "mock_anthropic_api.py"
+MOCK = REPO / "tests" / "tools" / "mock_api.py"
 SECRET = "sk-ant-api03-" + "T3stK3yN0tR3al_9xQ2mZ7vL4pW8sD1fG6hJ0kB5nC" + "-xyzABC12345678AA"
 PRE_SETTINGS = (b'{\n  "cleanupPeriodDays": 30,\n  "hooks": {\n    "PreToolUse": [\n      {\n'
                 b'        "matcher": "Bash",\n        "hooks": [{"type": "command", "command": "true", '

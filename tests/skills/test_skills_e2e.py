@@ -1,7 +1,7 @@
 """The real Claude Code binary lists both skills to the model, loads their bodies on invocation, and
 finds an agent file written by ``kioku agent-section``.
 
-Runs the binary offline against ../shared/tools/mock_anthropic_api.py and inspects the request
+Runs the binary offline against tests/tools/mock_api.py and inspects the request
 bodies it logs. Skipped when the binary is absent (``scripts/test.sh`` installs it and sets
 KIOKU_CLAUDE_BIN).
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-MOCK = REPO.parent / "shared" / "tools" / "mock_anthropic_api.py"
+MOCK = REPO / "tests" / "tools" / "mock_api.py"
 SKILL_NAMES = ["memory-system", "agent-memory"]
 
 
