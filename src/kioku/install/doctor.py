@@ -98,7 +98,7 @@ def _check_settings(target: Target, add) -> None:
     for event, group in want.items():
         ours = [g for g in hooks.get(event, []) if isinstance(g, dict)
                 and any(settings.is_kioku_handler(h, target.marker()) for h in g.get("hooks", []))]
-        script = target.kioku_dir / "hooks" / layout.HOOK_FILES[event]
+        script = target.kioku_dir / "hooks" / layout.HOOK_LAUNCHER
         ok = ours == [group] and script.exists()
         add(f"hook {event}", ok, f"timeout {group['hooks'][0]['timeout']}s" if ok
             else f"entry missing or different from what install.py writes ({target.settings})")
