@@ -93,7 +93,7 @@ def start_prepare(data_dir: str, root: str) -> bool:
     except FileNotFoundError:
         pass
     os.makedirs(data_dir, mode=0o700, exist_ok=True)
-    if _lock_held(os.path.join(data_dir, PREPARE_LOCK)):
+    if prepare_running(data_dir):
         return False
     import subprocess
 
@@ -105,6 +105,11 @@ def start_prepare(data_dir: str, root: str) -> bool:
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True, env=env,
                      cwd=data_dir)
     return True
+
+
+def prepare_running(data_dir: str) -> bool:
+    """Whether a :func:`prepare` process holds its lock now."""
+    return _lock_held(os.path.join(data_dir, PREPARE_LOCK))
 
 
 def _lock_held(path: str) -> bool:
@@ -188,7 +193,8 @@ def run_cli(args: list[str]) -> int:
     """The plugin's ``kioku`` command: Kioku's environment when ready, else this Python."""
     record = pointer()
     python = record.get("python") if record else None
-    if python and os.path.exists(python) and os.path.realpath(python) != os.path.realpath(sys.executable):
+    venv_dir = os.path.dirname(os.path.dirname(python)) if python else ""
+    if python and os.path.exists(python) and os.path.realpath(sys.prefix) != os.path.realpath(venv_dir):
         src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env = dict(os.environ)
         env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
