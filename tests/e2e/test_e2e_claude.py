@@ -2,7 +2,7 @@
 
 One temporary HOME / CLAUDE_CONFIG_DIR with a pre-existing settings.json (another tool's hooks),
 one temporary git project, Kioku installed for real by ``install.py`` (the default isolated venv:
-pip installs the dependencies), then the scenarios of issue 3 in order:
+pip installs the dependencies), then these scenarios in order:
 
 1. ``claude -p "remember that we always use bun, never npm"`` → the memory and its index line are
    in .agents/memory and the confirmation reached the model (request log); both skills are in the

@@ -1,6 +1,6 @@
 """Agent-memory store: the only module that talks to ChromaDB.
 
-Contract (see the team brief): per agent three collections (``KINDS``), named by
+Contract: per agent three collections (``KINDS``), named by
 ``collection_name`` (``kioku.agent.store_names``), created with metadata (agent, purpose,
 kind, scope, project_id, created_at) and cosine space, so ``relevance = 1 - distance``.
 A missing collection gives empty results, never an error.
