@@ -193,15 +193,13 @@ def run_cli(args: list[str]) -> int:
     """The plugin's ``kioku`` command: Kioku's environment when ready, else this Python."""
     record = pointer()
     python = record.get("python") if record else None
-    venv_dir = os.path.dirname(os.path.dirname(python)) if python else ""
-    if python and os.path.exists(python) and os.path.realpath(sys.prefix) != os.path.realpath(venv_dir):
-        src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        env = dict(os.environ)
-        env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        os.execve(python, [python, "-m", "kioku", *args], env)
-    from kioku.cli import main as cli_main
-
-    return cli_main(args)
+    if not (isinstance(python, str) and os.path.exists(python)):
+        python = sys.executable  # memory commands need only the standard library
+    src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    os.execve(python, [python, "-m", "kioku", *args], env)
+    return 127  # not reached: execve replaces this process or raises
 
 
 def main(argv: list[str] | None = None) -> int:
