@@ -61,7 +61,10 @@ def test_plugin_hooks_stand_aside_when_install_py_installed_kioku_too(isolated_h
     data = tmp_path / "plugin-data"
     env = _plugin_env(isolated_home, data, project)
     base = {"session_id": "s1", "transcript_path": str(tmp_path / "t.jsonl"), "cwd": str(project)}
-    start = _hook("SessionStart", {**base, "hook_event_name": "SessionStart", "source": "startup"}, env, project)
+    start_payload = {**base, "hook_event_name": "SessionStart", "source": "startup"}
+    quiet = _hook("SessionStart", start_payload, {**env, "KIOKU_DISABLE": "1"}, project)
+    assert quiet.returncode == 0 and quiet.stdout == ""  # the kill switch silences the warning too
+    start = _hook("SessionStart", start_payload, env, project)
     assert start.returncode == 0, start.stderr
     message = json.loads(start.stdout)
     assert set(message) == {"systemMessage"} and "installed twice" in message["systemMessage"]

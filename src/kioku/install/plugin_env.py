@@ -61,6 +61,10 @@ def installer_manifests(project_dir: str | None) -> list[str]:
 
 def before_plugin_hook(event: str) -> bool:
     """Set up one plugin hook run; False when the hook must do nothing."""
+    from kioku.core.hookio import kill_switch_set
+
+    if kill_switch_set():
+        return False  # KIOKU_DISABLE: no message, no background work
     twice = installer_manifests(os.environ.get("CLAUDE_PROJECT_DIR"))
     if twice:
         if event == "SessionStart":
