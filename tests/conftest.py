@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED = REPO_ROOT.parent / "shared"
 
 
 @pytest.fixture(autouse=True)

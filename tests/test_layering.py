@@ -1,8 +1,9 @@
 """The import graph follows the layers in the architecture: nothing imports upward.
 
-core (stdlib only) -> stores (memory, agent, retrieval) -> features (evaluation, render,
-install) -> entry points (handlers, commands, cli). chromadb is imported only inside
-functions of kioku.agent.chroma_store.
+core (stdlib only) -> retrieval -> stores (memory, agent) -> features (evaluation, render,
+install) -> entry points (handlers, commands) -> cli. Imports inside functions count too.
+chromadb is imported only inside functions of kioku.agent.chroma_store, and no module of a
+package imports that package's facade (``api.py``), so facades never form import cycles.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src" / "kioku"
 LAYERS = {
     "core": 0,
-    "memory": 1, "agent": 1, "retrieval": 1,
-    "evaluation": 2, "render": 2, "install": 2, "ui": 2,
-    "handlers": 3, "commands": 3, "cli": 4, "__main__": 4, "__init__": 0,
+    "retrieval": 1,
+    "memory": 2, "agent": 2,
+    "evaluation": 3, "learning": 3, "render": 3, "install": 3, "ui": 3,
+    "handlers": 4, "commands": 4, "cli": 5, "__main__": 5, "__init__": 0,
 }
 LAZY_AREAS = {"core", "handlers", "commands", "cli.py", "__init__.py", "__main__.py"}
 HEAVY = {"chromadb", "numpy", "jinja2", "yaml", "frontmatter", "onnxruntime", "tokenizers"}
@@ -90,3 +92,27 @@ def test_heavy_imports_only_inside_functions_outside_their_home(path: Path) -> N
             # these areas are imported by hooks or by argparse registration of every command,
             # so heavy libraries must load lazily, inside the functions that need them
             pytest.fail(f"{rel} imports {module} at module level")
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))
+def test_no_module_imports_its_own_package_facade(path: Path) -> None:
+    rel = path.relative_to(SRC)
+    if len(rel.parts) < 2 or rel.name == "api.py":
+        return
+    facade = f"kioku.{rel.parts[0]}.api"
+    for module, _top in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+        assert module != facade, f"{rel} imports its own facade {facade}"
+
+
+def test_stores_and_retrieval_stay_apart_from_each_other() -> None:
+    """retrieval sits below both stores; the two stores (memory, agent) import neither each other."""
+    for path in _modules():
+        area = _area(path)
+        for module, _top in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+            parts = module.split(".")
+            if parts[0] != "kioku" or len(parts) < 2:
+                continue
+            if area == "retrieval":
+                assert parts[1] in {"core", "retrieval"}, f"{path.relative_to(SRC)} imports {module}"
+            if {area, parts[1]} == {"memory", "agent"}:
+                pytest.fail(f"{path.relative_to(SRC)} imports {module}")

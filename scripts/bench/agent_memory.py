@@ -5,7 +5,7 @@
 
 What it does (all through Kioku's real code paths, real ChromaDB, real MiniLM):
 1. Generates ``--n`` varied synthetic lessons (deterministic, seeded) with the full
-   improvement metadata schema (helper D's conventions: untested ``success_rate`` -1.0,
+   improvement metadata schema (Kioku's conventions: untested ``success_rate`` -1.0,
    ``last_used`` "", 10 % deprecated, ...).
 2. Builds the global store of agent ``bench`` in ``<dir>/claude/chroma_data`` with
    ``AgentStore.upsert`` in batches of ``--batch`` (journal + lock + Chroma + lexical index).

@@ -17,7 +17,7 @@ Each hook command is taken verbatim from the installed settings.json and run as 
 process with a recorded payload on stdin; runs alternate with ``<venv python> -c pass``, and
 the table reports medians and the ratio. Stop runs while the bench holds the worker lock (as
 when a worker is already running), so no background evaluation competes for the CPU.
-Budgets (issue 3): UserPromptSubmit no trigger <= 3x, with a save <= 5x, SessionStart <= 6x,
+Budgets: UserPromptSubmit no trigger <= 3x, with a save <= 5x, SessionStart <= 6x,
 Stop <= 5x. ``--check`` exits 1 if one is exceeded.
 """
 

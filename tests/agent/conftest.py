@@ -21,7 +21,7 @@ def store_of(project: Path):
 def add_evaluation(store, agent: str, eval_id: str, *, success: bool, quality: float,
                    age_days: float = 0.0, duration_s: float = 60.0, tokens: int = 1000,
                    insights: int = 0, now: float | None = None) -> None:
-    """Write an evaluation record the way helper E's record_evaluation does (brief's keys)."""
+    """Write an evaluation record with the metadata keys kioku.evaluation's record_evaluation writes."""
     from datetime import datetime, timezone
 
     from kioku.agent.chroma_store import Record

@@ -9,7 +9,7 @@ import numpy as np
 
 from store_helpers import run_py
 
-FIXTURE = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "minilm_reference_embeddings.json"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "minilm_reference_embeddings.json"
 
 
 def test_embedder_matches_sentence_transformers_reference():

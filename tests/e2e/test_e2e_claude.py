@@ -1,8 +1,8 @@
-"""End to end with the real Claude Code binary, offline through ../shared/tools/mock_anthropic_api.py.
+"""End to end with the real Claude Code binary, offline through the mock API in tests/tools/mock_api.py.
 
 One temporary HOME / CLAUDE_CONFIG_DIR with a pre-existing settings.json (another tool's hooks),
 one temporary git project, Kioku installed for real by ``install.py`` (the default isolated venv:
-pip installs the dependencies), then the scenarios of issue 3 in order:
+pip installs the dependencies), then these scenarios in order:
 
 1. ``claude -p "remember that we always use bun, never npm"`` → the memory and its index line are
    in .agents/memory and the confirmation reached the model (request log); both skills are in the
@@ -13,8 +13,8 @@ pip installs the dependencies), then the scenarios of issue 3 in order:
 4. "remember my key sk-ant-…" → nothing stored, the key is in no Kioku file;
 5. ``install.py --uninstall`` → settings.json byte-identical to before the install.
 
-The binary comes from KIOKU_CLAUDE_BIN (scripts/test.sh always sets it), else from
-.cache/claude-code-*/ or PATH; without any, the module is skipped and says why.
+The binary comes from KIOKU_CLAUDE_BIN (scripts/test.sh always sets it, so there a missing
+binary fails), else from .cache/claude-code-*/ or PATH; without any, the module is skipped.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import pytest
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[2]
-MOCK = REPO.parent / "shared" / "tools" / "mock_anthropic_api.py"
+MOCK = REPO / "tests" / "tools" / "mock_api.py"
 SECRET = "sk-ant-api03-" + "T3stK3yN0tR3al_9xQ2mZ7vL4pW8sD1fG6hJ0kB5nC" + "-xyzABC12345678AA"
 PRE_SETTINGS = (b'{\n  "cleanupPeriodDays": 30,\n  "hooks": {\n    "PreToolUse": [\n      {\n'
                 b'        "matcher": "Bash",\n        "hooks": [{"type": "command", "command": "true", '
@@ -141,10 +141,9 @@ def _bodies(requests: list[dict[str, Any]]) -> str:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> World:
     claude_bin = find_claude()
-    if not claude_bin:
+    if not claude_bin and "KIOKU_CLAUDE_BIN" not in os.environ:
         pytest.skip("no Claude Code binary: set KIOKU_CLAUDE_BIN (bash scripts/test.sh installs it into .cache/)")
-    if not MOCK.exists():
-        pytest.skip(f"mock API not found at {MOCK}")
+    assert claude_bin, f"KIOKU_CLAUDE_BIN={os.environ['KIOKU_CLAUDE_BIN']} does not exist"
     w = World(tmp_path_factory.mktemp("e2e"), claude_bin)
     w.claude_dir.mkdir(parents=True)
     (w.claude_dir / "settings.json").write_bytes(PRE_SETTINGS)

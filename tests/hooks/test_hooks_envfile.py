@@ -17,7 +17,7 @@ def _layout(base: Path) -> Path:
     kioku_dir = base / "claude dir" / "kioku"  # a space, to check the quoting
     (kioku_dir / "hooks").mkdir(parents=True)
     (kioku_dir / "bin").mkdir()
-    shutil.copy(REPO / "hooks" / "session_start.py", kioku_dir / "hooks" / "session_start.py")
+    shutil.copy(REPO / "hooks" / "kioku_hook.py", kioku_dir / "hooks" / "kioku_hook.py")
     launcher = kioku_dir / "bin" / "kioku"
     launcher.write_text("#!/bin/sh\necho kioku-launcher\n")
     launcher.chmod(0o755)
@@ -31,7 +31,7 @@ def _run(hook: Path, env_file: Path | None, cwd: Path) -> subprocess.CompletedPr
         env["CLAUDE_ENV_FILE"] = str(env_file)
     payload = json.loads(FIXTURE.read_text())
     payload["cwd"] = str(cwd)
-    return subprocess.run([sys.executable, str(hook)], input=json.dumps(payload), env=env,
+    return subprocess.run([sys.executable, str(hook), "SessionStart"], input=json.dumps(payload), env=env,
                           capture_output=True, text=True, timeout=60)
 
 
@@ -39,7 +39,7 @@ def test_session_start_exports_kioku_bin_once(tmp_path: Path, project: Path) -> 
     kioku_dir = _layout(tmp_path)
     env_file = tmp_path / "session.env"
     for _ in range(2):
-        out = _run(kioku_dir / "hooks" / "session_start.py", env_file, project)
+        out = _run(kioku_dir / "hooks" / "kioku_hook.py", env_file, project)
         assert out.returncode == 0, out.stderr
     lines = env_file.read_text().splitlines()
     assert lines == [f'export PATH="{kioku_dir / "bin"}:$PATH"']
@@ -50,8 +50,8 @@ def test_session_start_exports_kioku_bin_once(tmp_path: Path, project: Path) -> 
 
 def test_no_env_file_or_no_launcher_changes_nothing(tmp_path: Path, project: Path) -> None:
     kioku_dir = _layout(tmp_path)
-    assert _run(kioku_dir / "hooks" / "session_start.py", None, project).returncode == 0
+    assert _run(kioku_dir / "hooks" / "kioku_hook.py", None, project).returncode == 0
     (kioku_dir / "bin" / "kioku").unlink()
     env_file = tmp_path / "session.env"
-    assert _run(kioku_dir / "hooks" / "session_start.py", env_file, project).returncode == 0
+    assert _run(kioku_dir / "hooks" / "kioku_hook.py", env_file, project).returncode == 0
     assert not env_file.exists()

@@ -15,16 +15,14 @@ import pytest
 
 from hook_helpers import load_hook_input
 
-HOOKS = {"SessionStart": ("session_start.py", "session_start_startup"),
-         "UserPromptSubmit": ("user_prompt_submit.py", "user_prompt_submit"),
-         "Stop": ("stop.py", "stop"),
-         "SubagentStart": ("subagent_start.py", "subagent_start"),
-         "SubagentStop": ("subagent_stop.py", "subagent_stop")}
+HOOKS = {"SessionStart": "session_start_startup", "UserPromptSubmit": "user_prompt_submit", "Stop": "stop",
+         "SubagentStart": "subagent_start", "SubagentStop": "subagent_stop"}
+LAUNCHER = "kioku_hook.py"
 HEAVY = ("chromadb", "numpy", "jinja2", "onnxruntime")
 PROBE = r"""
 import json, os, runpy, sys
-hook = sys.argv[1]
-sys.argv = [hook]
+hook, event = sys.argv[1], sys.argv[2]
+sys.argv = [hook, event]
 try:
     runpy.run_path(hook, run_name="__main__")
 except SystemExit:
@@ -41,8 +39,8 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def run_hook(tree: Path, script: str, data: bytes, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([str(tree / "venv" / "bin" / "python"), str(tree / "hooks" / script)],
+def run_hook(tree: Path, event: str, data: bytes, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(tree / "venv" / "bin" / "python"), str(tree / "hooks" / LAUNCHER), event],
                           input=data, env=env, cwd=cwd, capture_output=True, timeout=60)
 
 
@@ -63,7 +61,7 @@ def assert_documented(event: str, stdout: bytes) -> dict | None:
 @pytest.mark.parametrize("event", list(HOOKS))
 @pytest.mark.parametrize("kind", ["valid", "empty", "not json", "list", "huge", "unwritable home"])
 def test_hook_exits_zero_with_documented_output(installed_copy, project, isolated_home, event, kind):
-    script, fixture = HOOKS[event]
+    fixture = HOOKS[event]
     home = isolated_home
     payload = load_hook_input(fixture, project, home / ".claude", home=home)
     data = {"valid": json.dumps(payload).encode(), "empty": b"", "not json": b"not json", "list": b"[]",
@@ -75,7 +73,7 @@ def test_hook_exits_zero_with_documented_output(installed_copy, project, isolate
         blocker.write_text("not a folder")  # nothing can be created below a file, even as root
         env.update(HOME=str(blocker / "home"), KIOKU_USER_HOME=str(blocker / "home"),
                    CLAUDE_CONFIG_DIR=str(blocker / "claude"), KIOKU_HOME=str(blocker / "kioku"))
-    res = run_hook(installed_copy, script, data, env, project)
+    res = run_hook(installed_copy, event, data, env, project)
     assert res.returncode == 0, res.stderr
     out = assert_documented(event, res.stdout)
     if kind in {"empty", "not json", "list", "huge"}:
@@ -86,10 +84,10 @@ def test_hook_exits_zero_with_documented_output(installed_copy, project, isolate
         assert b"failed open" in res.stderr or out is not None
 
 
-def _probe(tree: Path, script: str, payload: dict, home: Path, cwd: Path) -> dict:
+def _probe(tree: Path, event: str, payload: dict, home: Path, cwd: Path) -> dict:
     out = home / "probe.json"
     env = _env(home, PROBE_OUT=str(out), PROBE_HEAVY=",".join(HEAVY))
-    res = subprocess.run([str(tree / "venv" / "bin" / "python"), "-c", PROBE, str(tree / "hooks" / script)],
+    res = subprocess.run([str(tree / "venv" / "bin" / "python"), "-c", PROBE, str(tree / "hooks" / LAUNCHER), event],
                          input=json.dumps(payload).encode(), env=env, cwd=cwd, capture_output=True, timeout=60)
     assert res.returncode == 0, res.stderr
     return {**json.loads(out.read_text()), "stdout": res.stdout.decode(), "stderr": res.stderr.decode()}
@@ -105,12 +103,12 @@ def test_fast_paths_never_import_chromadb(installed_copy, project, isolated_home
     assert learned.returncode == 0, learned.stderr
     load = lambda name, **kw: {**load_hook_input(name, project, home / ".claude", home=home), **kw}  # noqa: E731
     cases = [
-        ("user_prompt_submit.py", load("user_prompt_submit", prompt="refactor the parser please")),
-        ("user_prompt_submit.py", load("user_prompt_submit")),  # a save
-        ("session_start.py", load("session_start_startup")),    # with the memory just saved
-        ("subagent_start.py", load("subagent_start", agent_type="main")),
-        ("stop.py", load("stop")),
-        ("subagent_stop.py", load("subagent_stop")),
+        ("UserPromptSubmit", load("user_prompt_submit", prompt="refactor the parser please")),
+        ("UserPromptSubmit", load("user_prompt_submit")),  # a save
+        ("SessionStart", load("session_start_startup")),   # with the memory just saved
+        ("SubagentStart", load("subagent_start", agent_type="main")),
+        ("Stop", load("stop")),
+        ("SubagentStop", load("subagent_stop")),
     ]
     for script, payload in cases:
         result = _probe(installed_copy, script, payload, home, project)
@@ -118,7 +116,7 @@ def test_fast_paths_never_import_chromadb(installed_copy, project, isolated_home
         assert Path(result["kioku"]).is_relative_to(installed_copy), "the installed copy's package ran"
         assert "failed open" not in result["stderr"], result["stderr"]
     assert "bun" in (project / ".agents" / "memory" / "MEMORY.md").read_text()
-    start = _probe(installed_copy, "session_start.py", load("session_start_startup"), home, project)
+    start = _probe(installed_copy, "SessionStart", load("session_start_startup"), home, project)
     assert "Run the linter before committing" in start["stdout"] and "bun" in start["stdout"]
 
 

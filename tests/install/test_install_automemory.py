@@ -69,6 +69,6 @@ def test_doctor_reports_install_and_breakage(project, isolated_home):
     checks = {c["check"]: c for c in json.loads(ok.stdout)}
     assert ok.returncode == 0, ok.stdout
     assert checks["hook UserPromptSubmit"]["ok"] and checks["dependency chromadb"]["ok"]
-    (isolated_home / ".claude" / "kioku" / "hooks" / "stop.py").unlink()
+    (isolated_home / ".claude" / "kioku" / "hooks" / "kioku_hook.py").unlink()
     bad = subprocess.run([str(kioku), "doctor"], capture_output=True, text=True, cwd=project)
     assert bad.returncode == 1 and "[FAIL] hook Stop" in bad.stdout

@@ -47,7 +47,7 @@ def test_install_twice_then_uninstall_restores_settings_byte_for_byte(tmp_path, 
     data = json.loads((claude / "settings.json").read_text())
     assert data["model"] == "opus" and data["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == "guard.sh"
     assert data["hooks"]["Stop"][0]["hooks"][0]["command"] == "notify-send done"
-    assert str(claude / "kioku" / "hooks" / "stop.py") in data["hooks"]["Stop"][1]["hooks"][0]["command"]
+    assert data["hooks"]["Stop"][1]["hooks"][0]["command"].endswith(f"{claude / 'kioku' / 'hooks' / 'kioku_hook.py'} Stop")
     assert stat.S_IMODE((claude / "settings.json").stat().st_mode) == 0o640
     kioku = claude / "kioku" / "bin" / "kioku"
     assert os.access(kioku, os.X_OK)
@@ -55,7 +55,7 @@ def test_install_twice_then_uninstall_restores_settings_byte_for_byte(tmp_path, 
     manifest = json.loads((claude / "kioku" / "manifest.json").read_text())
     for rel in manifest["files"]:
         assert (claude / rel).is_file()
-    assert "kioku/hooks/user_prompt_submit.py" in manifest["files"]
+    assert [rel for rel in manifest["files"] if rel.startswith("kioku/hooks/")] == ["kioku/hooks/kioku_hook.py"]
 
     before = (claude / "settings.json").stat().st_mtime_ns, snapshot(claude / "kioku")
     second = install(source=src)
@@ -83,7 +83,7 @@ def test_dry_run_prints_changes_and_changes_nothing(claude, project):
     before = snapshot(claude)
     dry = install("--dry-run")
     assert dry.returncode == 0 and "Dry run: nothing was changed." in dry.stdout
-    assert "create" in dry.stdout and "+" in dry.stdout and "user_prompt_submit.py" in dry.stdout
+    assert "create" in dry.stdout and "+" in dry.stdout and "kioku_hook.py UserPromptSubmit" in dry.stdout
     assert snapshot(claude) == before
     assert install().returncode == 0
     installed = snapshot(claude)
@@ -142,7 +142,7 @@ def _copy_checkout(dst: Path) -> Path:
 def test_upgrade_replaces_only_changed_files_and_checkout_can_be_deleted(tmp_path, claude, project):
     src = _copy_checkout(tmp_path / "checkout")
     assert install(source=src).returncode == 0
-    (src / "hooks" / "stop.py").write_text((src / "hooks" / "stop.py").read_text() + "# upgraded\n")
+    (src / "hooks" / "kioku_hook.py").write_text((src / "hooks" / "kioku_hook.py").read_text() + "# upgraded\n")
     extra = src / "src" / "kioku" / "handlers" / "_obsolete_probe.py"
     extra.write_text("X = 1\n")
     assert install(source=src).returncode == 0
@@ -151,7 +151,7 @@ def test_upgrade_replaces_only_changed_files_and_checkout_can_be_deleted(tmp_pat
     assert res.returncode == 0 and res.stdout.count("delete") == 1 and "_obsolete_probe.py" in res.stdout
     upgraded = install(source=src)
     assert "nothing to change" in upgraded.stdout
-    assert (claude / "kioku" / "hooks" / "stop.py").read_text().endswith("# upgraded\n")
+    assert (claude / "kioku" / "hooks" / "kioku_hook.py").read_text().endswith("# upgraded\n")
     shutil.rmtree(src)  # the checkout is gone: Kioku keeps working from its own copy
     cmd = json.loads((claude / "settings.json").read_text())["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
     env = {**os.environ, "KIOKU_NO_WORKER": "1"}

@@ -23,7 +23,7 @@ def test_preset_needs_no_other_flags(kioku, project: Path) -> None:
     assert out.stdout.startswith("## Memory Configuration (uses agent-memory-skills)\n")
     assert "| Result accuracy | 30% |" in out.stdout
     # project learning is on for this preset, with this project's identity
-    assert f"agent_code-finder_project_{paths.project_identity(project)}_improvements" in out.stdout
+    assert f"agent_code_finder_project_{paths.project_identity(project)}_improvements" in out.stdout
 
 
 def test_explicit_flags(kioku, project: Path) -> None:

@@ -1,6 +1,6 @@
 """Agent-memory store: the only module that talks to ChromaDB.
 
-Contract (see the team brief): per agent three collections (``KINDS``), named by
+Contract: per agent three collections (``KINDS``), named by
 ``collection_name`` (``kioku.agent.store_names``), created with metadata (agent, purpose,
 kind, scope, project_id, created_at) and cosine space, so ``relevance = 1 - distance``.
 A missing collection gives empty results, never an error.
@@ -59,7 +59,7 @@ from kioku.agent import store_apply
 from kioku.agent.journal import Journal
 from kioku.agent.store_apply import is_not_found as _is_not_found
 from kioku.agent.store_meta import clean_metadata, strip_placeholder
-from kioku.agent.store_names import KINDS, collection_name
+from kioku.agent.store_names import KINDS, NAMING_VERSION, collection_name
 from kioku.core import fsutil
 from kioku.core.errors import KiokuError
 
@@ -222,6 +222,7 @@ class AgentStore:
         self._synced = False
         self._lex: Any = None
         self._lex_checked = False
+        self._names_current = False
         self.last_warning: str | None = None
 
     # --- helpers --------------------------------------------------------------------
@@ -306,20 +307,64 @@ class AgentStore:
         store_apply.apply_entry(self, conn, entry, embeddings)
 
     def _sync_locked(self) -> int:
-        """Apply every pending entry in order; caller holds the lock. Raises on failure."""
+        """Apply every pending entry in order, then move collections that still carry an
+        earlier naming; caller holds the lock. Raises on failure."""
         applied = self.journal.applied_seq()
-        if self.journal.last_seq() <= applied:
-            self._maybe_rebuild_lexical()
-            return 0
         done = 0
-        conn = self._conn()
-        for entry in self.journal.entries(after=applied):
-            self._apply(conn, entry)
-            self.journal.set_applied(int(entry["seq"]))
-            conn.seen_seq = int(entry["seq"])
-            done += 1
+        if self.journal.last_seq() > applied:
+            conn = self._conn()
+            for entry in self.journal.entries(after=applied):
+                self._apply(conn, entry)
+                self.journal.set_applied(int(entry["seq"]))
+                conn.seen_seq = int(entry["seq"])
+                done += 1
+        self._migrate_names_locked()
         self._maybe_rebuild_lexical()
         return done
+
+    def _names_need_check(self) -> bool:
+        if not self._names_current:
+            self._names_current = self.journal.state().get("collection_names") == NAMING_VERSION
+        return not self._names_current
+
+    def _migrate_names_locked(self) -> int:
+        """Move every Kioku collection whose name differs from today's ``collection_name`` for
+        the agent, kind and project in its metadata; caller holds the lock.
+
+        Each move is two journal entries, a copy into the current name and then a drop of the
+        old one, applied like any write: nothing is lost, and a crash between them leaves both
+        collections, so the next open copies again (idempotent) and drops. Runs once per store
+        (the journal state remembers the naming version). Returns how many collections moved.
+        """
+        if not self._names_need_check():
+            return 0
+        moved = 0
+        if not self.server and not (self.chroma_dir / "chroma.sqlite3").exists():
+            # nothing stored yet: every collection gets today's name
+            self.journal.set_state(collection_names=NAMING_VERSION)
+            self._names_current = True
+            return 0
+        conn = self._conn()
+        for col in list(conn.client.list_collections()):
+            meta = getattr(col, "metadata", None) or {}
+            agent, kind = meta.get("agent"), meta.get("kind")
+            if not meta.get("kioku") or not isinstance(agent, str) or not agent or kind not in KINDS:
+                continue
+            project_id = meta.get("project_id") or None
+            want = collection_name(agent, kind, project_id)
+            if col.name == want:
+                continue
+            for entry in ({"op": "copy", "dst_agent": agent, "project_id": project_id,
+                           "pairs": [[col.name, want, kind]]},
+                          {"op": "drop", "agent": agent, "collections": [col.name]}):
+                seq = self.journal.append(entry)
+                self._apply(conn, entry)
+                self.journal.set_applied(seq)
+                conn.seen_seq = seq
+            moved += 1
+        self.journal.set_state(collection_names=NAMING_VERSION)
+        self._names_current = True
+        return moved
 
     def _maybe_rebuild_lexical(self) -> None:
         store_apply.rebuild_lexical_if_stale(self)
@@ -429,14 +474,17 @@ class AgentStore:
         return self.server or (self.chroma_dir / "chroma.sqlite3").exists() or self.journal.pending_count() > 0
 
     def _sync_if_pending(self) -> None:
-        if not self._synced and self.journal.pending_count():
+        if not self._synced and self._exists() and (self.journal.pending_count() or self._names_need_check()):
             # read-your-writes after a crash or a broken store; never wait for a writer
             with fsutil.try_lock(self.journal.lock_path) as got:
                 if got:
                     try:
                         self._sync_locked()
                     except Exception as exc:  # noqa: BLE001
-                        self._warn(f"pending agent-memory writes not applied yet: {exc}")
+                        if self.journal.pending_count():
+                            self._warn(f"pending agent-memory writes not applied yet: {exc}")
+                        else:  # only the naming check failed; the read reports a broken store itself
+                            log.debug("kioku: collection names not checked: %s", exc)
             self._synced = True
 
     def _read(self, fn: Any) -> Any:

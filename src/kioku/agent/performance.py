@@ -2,7 +2,7 @@
 
 Window: the last :data:`WINDOW_MAX` (100) evaluations of the last :data:`WINDOW_DAYS` (30) days,
 read from every existing scope (evaluations are written by ``kioku.evaluation`` with the metadata
-keys of the team brief: success, quality, duration_s, tokens, insights_count, timestamp_epoch...).
+keys success, quality, duration_s, tokens, insights_count, timestamp_epoch...).
 
 Metrics (:func:`compute_metrics`): ``evaluations`` (n), ``success_rate`` (share of success=True),
 ``avg_quality``, ``quality_trend`` (mean quality of the newer half minus the older half; 0.0 with

@@ -1,6 +1,6 @@
 """Usage statistics and the keep/deprecate/promote policy for improvements (stdlib only).
 
-Rules (issue 4):
+Rules:
 - deprecate after ``usage_count >= 10`` with ``success_rate < 0.40``: sets ``deprecated=True`` and a
   ``deprecated_reason`` that quotes the numbers and the Wilson interval;
 - promote after ``usage_count >= 20`` with ``success_rate >= 0.85``: ``confidence + 0.05`` (max 0.95)

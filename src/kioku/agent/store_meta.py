@@ -8,7 +8,7 @@ and a replay can never fail on them:
 - ``None`` values are dropped. For ``update_metadata`` that means "leave this key as it is"
   (updates merge key by key). Nothing in Kioku stores None on purpose:
   an untested improvement has ``success_rate = -1.0`` and ``tested = False``; a never-used
-  one has ``last_used = ""`` and ``usage_count = 0`` (helper D's conventions).
+  one has ``last_used = ""`` and ``usage_count = 0``.
 - An empty dict (after dropping None) becomes ``{"kioku_placeholder": True}``; the
   placeholder is removed again when records are read back (``strip_placeholder``).
 - Lists/tuples/sets: an empty one becomes ``""`` (so an update really clears the value);

@@ -5,12 +5,16 @@ Contract: ``collection_name(agent, kind, project_id=None)`` returns
 (project scope), always valid under Chroma's rules: 3-512 characters from
 ``[a-zA-Z0-9._-]``, starting and ending alphanumeric, no ``..``, not an IP address.
 
-``{name}`` is the agent name itself when it is short (<= 64 chars) and already uses only
-``[A-Za-z0-9_-]`` (dots kept too, never two in a row) and cannot be confused with a
-project-scoped name. Otherwise it is a readable slug plus ``-`` and 10 hex chars of the
-SHA-256 of the original name, so two different agent names never share a collection
-("code reviewer" and "code-reviewer" differ). The original agent name is kept in the
-collection metadata (``agent``), which is how ``AgentStore.agents()`` maps back.
+``{name}`` follows the seed's convention: the agent name with every hyphen turned into an
+underscore (``code-finder`` -> ``agent_code_finder_improvements``), when the name is short
+(<= 64 chars), uses only ``[A-Za-z0-9.-]`` (never two dots in a row) and starts and ends
+alphanumeric. Any other name, including one that already contains an underscore (it would
+otherwise share ``code_finder`` with ``code-finder``), becomes a readable slug plus ``-`` and
+10 hex chars of the SHA-256 of the original name. Such a slug always holds a hyphen and a
+plain one never does, so two different agent names never share a collection. The original
+agent name is kept in the collection metadata (``agent``), which is how
+``AgentStore.agents()`` maps back and how collections made under an earlier naming are
+found and moved (``AgentStore``, :data:`NAMING_VERSION`).
 """
 
 from __future__ import annotations
@@ -19,8 +23,9 @@ import hashlib
 import re
 
 KINDS = ("improvements", "evaluations", "performance")
+NAMING_VERSION = 2  # 1 kept hyphens in agent names; 2 turns them into underscores
 MAX_PLAIN = 64
-_PLAIN = re.compile(r"^[A-Za-z0-9_.-]+$")
+_PLAIN = re.compile(r"^[A-Za-z0-9.-]+$")
 _PROJECT_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
@@ -32,11 +37,11 @@ def agent_slug(agent: str) -> str:
         len(agent) <= MAX_PLAIN
         and _PLAIN.match(agent) is not None
         and ".." not in agent
-        and "_project_" not in agent  # would collide with project-scoped names
+        and "_project_" not in agent.replace("-", "_")  # would collide with project-scoped names
         and agent[0].isalnum() and agent[-1].isalnum()
     )
     if plain:
-        return agent
+        return agent.replace("-", "_")
     slug = re.sub(r"[^A-Za-z0-9_-]+", "-", agent).strip("-_")[:40] or "agent"
     slug = slug.replace("_project_", "-project-")
     digest = hashlib.sha256(agent.encode("utf-8")).hexdigest()[:10]

@@ -1,6 +1,6 @@
 """The hook protocol and Kioku's single fail-open boundary.
 
-Every ``hooks/*.py`` launcher calls :func:`run`. Contract:
+The hook launcher (``hooks/kioku_hook.py EVENT``) calls :func:`run`. Contract:
 
 - ``KIOKU_DISABLE=1`` (or ``disabled = true`` in Kioku's config): exit 0 before doing anything.
 - stdin is read with a size cap; empty input, a TTY or malformed JSON gives one line on

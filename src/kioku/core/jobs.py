@@ -94,7 +94,10 @@ def spawn_worker() -> bool:
     env = dict(os.environ)
     env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     try:
-        subprocess.Popen([sys.executable, "-m", "kioku", "worker"], start_new_session=True,
+        # KIOKU_WORKER_PYTHON: the plugin's hooks run under the system python3, the worker
+        # needs the environment that holds Chroma and the model (kioku.install.plugin_env).
+        python = os.environ.get("KIOKU_WORKER_PYTHON") or sys.executable
+        subprocess.Popen([python, "-m", "kioku", "worker"], start_new_session=True,
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                          close_fds=True, env=env, cwd=str(paths.state_dir()) if paths.state_dir().is_dir() else None)
     except OSError:

@@ -14,7 +14,7 @@
   duplicating. Insights of an evaluation with quality ≥ :data:`LEARN_MIN_QUALITY` become
   improvements (``improvements.learn(..., learned_from="self_evaluation")``), then
   ``usage.apply_session_outcome`` scores the improvements injected into the session, then
-  ``maintenance.run_due_in_background`` (when helper D's module exists).
+  ``maintenance.run_due_in_background`` (when the maintenance module is present).
 The document is a short summary - never transcript text - and passes ``secrets.redact``.
 """
 
@@ -233,7 +233,7 @@ def _run_maintenance(agent: str, root: Path) -> None:
     try:
         from kioku.agent import maintenance
     except ImportError:
-        return  # helper D's module has not landed yet
+        return  # no maintenance module in this installation: nothing to run
     runner = getattr(maintenance, "run_due_in_background", None)
     if runner is not None:
         runner(agent, project_root=root)

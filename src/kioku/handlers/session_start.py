@@ -51,7 +51,8 @@ def _export_kioku_on_path() -> None:
     env_file = os.environ.get("CLAUDE_ENV_FILE")
     if not env_file:
         return
-    # installed layout: <claude dir>/kioku/hooks/session_start.py and <claude dir>/kioku/bin/kioku
+    # <claude dir>/kioku/hooks/kioku_hook.py beside <claude dir>/kioku/bin/kioku (install.py), or
+    # <plugin root>/hooks/kioku_hook.py beside <plugin root>/bin/kioku (the plugin)
     bin_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))), "bin")
     if not os.path.isfile(os.path.join(bin_dir, "kioku")):
         return

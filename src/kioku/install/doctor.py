@@ -1,7 +1,7 @@
 """``kioku doctor``: check that the installation, the hooks and the stores are usable.
 
 Each check gives (name, ok, detail); the command exits 1 if any check failed. Checks:
-the install manifest and its files, settings.json (valid, Kioku hooks present with timeouts,
+the install manifest and its files, the Claude Code plugin and its environment, settings.json (valid, Kioku hooks present with timeouts,
 pointing at existing files), the interpreter and heavy dependencies (located, not imported),
 the kill switch / project opt-out, memory folders, pending and failed hook jobs,
 and whether Claude Code's auto memory is on (a hint, not a failure).
@@ -44,7 +44,8 @@ def run_checks(project_root: Path | None = None) -> list[dict[str, Any]]:
     if sum(t.manifest.exists() for t in targets) > 1:
         add("install", True, "Kioku is installed both for the user and in this project: every hook runs "
             "twice here; uninstall one (install.py --uninstall [--project DIR])", warn=True)
-    if not found:
+    plugin_found = _check_plugin(add, installer_found=found)
+    if not found and not plugin_found:
         add("install", False, f"no Kioku installation found in {paths.claude_dir()} or {root / '.claude'}")
     add("python", sys.version_info >= (3, 11), f"{sys.executable} {sys.version.split()[0]}")
     import importlib.metadata
@@ -98,10 +99,52 @@ def _check_settings(target: Target, add) -> None:
     for event, group in want.items():
         ours = [g for g in hooks.get(event, []) if isinstance(g, dict)
                 and any(settings.is_kioku_handler(h, target.marker()) for h in g.get("hooks", []))]
-        script = target.kioku_dir / "hooks" / layout.HOOK_FILES[event]
+        script = target.kioku_dir / "hooks" / layout.HOOK_LAUNCHER
         ok = ours == [group] and script.exists()
         add(f"hook {event}", ok, f"timeout {group['hooks'][0]['timeout']}s" if ok
             else f"entry missing or different from what install.py writes ({target.settings})")
     if data.get(settings.AUTO_MEMORY_KEY) is not False:
         add("auto memory", True, "Claude Code's auto memory is on; Kioku's save confirmation tells Claude "
             "not to save twice (install.py --disable-auto-memory turns it off)", warn=True)
+
+
+def installed_plugins() -> dict[str, Path]:
+    """Kioku plugin installations Claude Code records: ``kioku@<marketplace>`` -> its data folder."""
+    plugins_dir = paths.claude_dir() / "plugins"
+    try:
+        data = json.loads((plugins_dir / "installed_plugins.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    entries = data.get("plugins", {}) if isinstance(data, dict) else {}
+    return {key: plugins_dir / "data" / key.replace("@", "-", 1)
+            for key in entries if isinstance(key, str) and key.startswith("kioku@")}
+
+
+def _check_plugin(add, installer_found: bool) -> bool:
+    """The plugin's environment (ready, being prepared, failed) and a second install.py copy."""
+    from kioku.install import plugin_env
+
+    plugins = installed_plugins()
+    for key, data_dir in plugins.items():
+        log = data_dir / plugin_env.PREPARE_LOG
+        failed = data_dir / plugin_env.FAILED_MARKER
+        if plugin_env.is_ready(str(data_dir)):
+            add(f"plugin {key}", True, f"environment ready (Chroma, the model): {plugin_env.venv_python(str(data_dir))}")
+        elif plugin_env.prepare_running(str(data_dir)):
+            add(f"plugin {key}", True, f"environment being prepared in the background (log: {log}); "
+                "memories are saved and recalled meanwhile", warn=True)
+        elif failed.exists():
+            try:
+                error = json.loads(failed.read_text(encoding="utf-8")).get("error", "")
+            except (OSError, ValueError):
+                error = ""
+            add(f"plugin {key}", False, f"preparing the environment failed (log: {log}): {error[-300:]}; "
+                f"it is retried an hour later, or now after deleting {failed}")
+        else:
+            add(f"plugin {key}", True, "environment not prepared yet: the next Claude Code session starts it",
+                warn=True)
+    if plugins and installer_found:
+        add("install", True, "Kioku is installed both as a Claude Code plugin and with install.py: the plugin's "
+            "hooks stand aside so nothing runs twice; remove one (`claude plugin uninstall kioku@...` or "
+            "`python3 install.py --uninstall`)", warn=True)
+    return bool(plugins)

@@ -5,7 +5,7 @@ A user install targets ``${CLAUDE_CONFIG_DIR:-~/.claude}``; a project install ta
 
     settings.json                       merged (see kioku.install.settings)
     skills/memory-system/, skills/agent-memory/   copied from the checkout
-    kioku/hooks/*.py                    the thin launchers Claude Code runs
+    kioku/hooks/kioku_hook.py           the launcher Claude Code runs (``kioku_hook.py EVENT``)
     kioku/bin/kioku                     the ``kioku`` command (runs the venv's python)
     kioku/venv/                         Kioku's isolated Python + a copy of the package
     kioku/manifest.json                 every file written, the settings baseline
@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SKILLS = ("memory-system", "agent-memory")
-HOOK_FILES = {"SessionStart": "session_start.py", "UserPromptSubmit": "user_prompt_submit.py",
-              "Stop": "stop.py", "SubagentStart": "subagent_start.py", "SubagentStop": "subagent_stop.py"}
+HOOK_LAUNCHER = "kioku_hook.py"  # one launcher for every event; the event name is its argument
 PROJECT_REF = '"$CLAUDE_PROJECT_DIR"/.claude/kioku/'
 
 
@@ -52,11 +51,12 @@ class Target:
     def scope(self) -> str:
         return "project" if self.project else "user"
 
-    def hook_command(self, script: str) -> str:
-        """The shell command settings.json runs for one hook script."""
+    def hook_command(self, event: str) -> str:
+        """The shell command settings.json runs for one hook event."""
         if self.project:
-            return f"{PROJECT_REF}venv/bin/python {PROJECT_REF}hooks/{script}"
-        return f"{shlex.quote(str(self.venv / 'bin' / 'python'))} {shlex.quote(str(self.kioku_dir / 'hooks' / script))}"
+            return f"{PROJECT_REF}venv/bin/python {PROJECT_REF}hooks/{HOOK_LAUNCHER} {event}"
+        launcher = shlex.quote(str(self.kioku_dir / "hooks" / HOOK_LAUNCHER))
+        return f"{shlex.quote(str(self.venv / 'bin' / 'python'))} {launcher} {event}"
 
     def marker(self) -> str:
         # The unquoted folder path is a substring of every command we write.
@@ -86,8 +86,7 @@ def launcher_text(target: Target) -> str:
 def source_files(source_root: Path) -> dict[str, bytes]:
     """Files Kioku copies, keyed by path relative to the Claude folder (venv part excluded)."""
     files: dict[str, bytes] = {}
-    for hook in sorted((source_root / "hooks").glob("*.py")):
-        files[f"kioku/hooks/{hook.name}"] = hook.read_bytes()
+    files[f"kioku/hooks/{HOOK_LAUNCHER}"] = (source_root / "hooks" / HOOK_LAUNCHER).read_bytes()
     for skill in SKILLS:
         base = source_root / "skills" / skill
         if not base.is_dir():

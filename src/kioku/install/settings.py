@@ -31,17 +31,16 @@ class SettingsError(KiokuError):
 @dataclass(frozen=True)
 class HookSpec:
     event: str
-    script: str
     timeout: int
     matcher: str | None = None
 
 
 HOOK_SPECS: tuple[HookSpec, ...] = (
-    HookSpec("SessionStart", "session_start.py", 15, "startup|resume|clear|compact"),
-    HookSpec("UserPromptSubmit", "user_prompt_submit.py", 10),
-    HookSpec("Stop", "stop.py", 10),
-    HookSpec("SubagentStart", "subagent_start.py", 10),
-    HookSpec("SubagentStop", "subagent_stop.py", 10),
+    HookSpec("SessionStart", 15, "startup|resume|clear|compact"),
+    HookSpec("UserPromptSubmit", 10),
+    HookSpec("Stop", 10),
+    HookSpec("SubagentStart", 10),
+    HookSpec("SubagentStop", 10),
 )
 AUTO_MEMORY_KEY = "autoMemoryEnabled"
 
@@ -68,13 +67,13 @@ def parse(raw: bytes | None, where: str) -> dict[str, Any]:
 
 
 def kioku_groups(command_for: Callable[[str], str]) -> dict[str, dict[str, Any]]:
-    """The matcher group Kioku wants for each event; ``command_for(script)`` -> shell string."""
+    """The matcher group Kioku wants for each event; ``command_for(event)`` -> shell string."""
     groups: dict[str, dict[str, Any]] = {}
     for spec in HOOK_SPECS:
         group: dict[str, Any] = {}
         if spec.matcher:
             group["matcher"] = spec.matcher
-        group["hooks"] = [{"type": "command", "command": command_for(spec.script),
+        group["hooks"] = [{"type": "command", "command": command_for(spec.event),
                            "timeout": spec.timeout}]
         groups[spec.event] = group
     return groups

@@ -68,7 +68,11 @@ def site_packages(venv: Path) -> Path:
 
 
 def create(venv: Path, base_python: str, deps: list[str], *, reuse: bool = False,
-           wheelhouse: str | None = None, offline: bool = False, log=print) -> None:
+           wheelhouse: str | None = None, offline: bool = False, log=print,
+           site_dirs: list[str] | None = None) -> None:
+    """``site_dirs`` (development and tests) acts like ``reuse`` with those folders instead of
+    this interpreter's site-packages."""
+    reuse = reuse or bool(site_dirs)
     log(f"creating Kioku's Python environment in {venv} (python: {base_python})")
     cmd = [base_python, "-m", "venv", "--clear", *(["--without-pip"] if reuse else []), str(venv)]
     res = subprocess.run(cmd,
@@ -80,7 +84,8 @@ def create(venv: Path, base_python: str, deps: list[str], *, reuse: bool = False
             "On Debian/Ubuntu install the venv module (apt install python3-venv) or pass --python.")
     if reuse:
         site = site_packages(venv)
-        (site / REUSE_PTH).write_text("".join(f"{p}\n" for p in sorted(_own_site_dirs())), encoding="utf-8")
+        reused = sorted(site_dirs) if site_dirs else sorted(_own_site_dirs())
+        (site / REUSE_PTH).write_text("".join(f"{p}\n" for p in reused), encoding="utf-8")
     else:
         cmd = [str(python_of(venv)), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
         if wheelhouse:

@@ -8,7 +8,8 @@
 
 Where memories go: type ``user`` (about the person) → the user-wide folder
 ``paths.user_memory_dir()``, followed across projects; every other type → the project's
-``.agents/memory``. Both are recalled and searched.
+``.agents/memory``. Both are recalled and searched (``kioku.memory.folders``, which the
+modules behind this facade use directly: none of them imports the facade).
 
 ``remember`` (implemented in ``kioku.memory.save``, imported on first use so that recall
 does not pay for it) is the UserPromptSubmit hook's save path, so it imports only the standard
@@ -47,24 +48,16 @@ def __getattr__(name: str):
 
 
 def memory_dirs(project_root: Path | None = None) -> list[MemoryDir]:
-    """[user, project] folders (one if the project *is* the home folder)."""
-    from kioku.core import paths
-    from kioku.memory.store import MemoryDir
+    """[user, project] folders (one if the project *is* the home folder); see kioku.memory.folders."""
+    from kioku.memory.folders import memory_dirs as _memory_dirs
 
-    user = MemoryDir(paths.user_memory_dir(), "user")
-    project = MemoryDir(paths.project_memory_dir(project_root), "project")
-    if project.path.resolve() == user.path.resolve():
-        return [project]
-    return [user, project]
+    return _memory_dirs(project_root)
 
 
 def target_dir(type_: str, project_root: Path | None = None) -> MemoryDir:
-    from kioku.core import paths
-    from kioku.memory.store import MemoryDir
+    from kioku.memory.folders import target_dir as _target_dir
 
-    if type_ == "user":
-        return MemoryDir(paths.user_memory_dir(), "user")
-    return MemoryDir(paths.project_memory_dir(project_root), "project")
+    return _target_dir(type_, project_root)
 
 
 def remember(text: str, type: str | None = None, topic: str | None = None,

@@ -76,7 +76,7 @@ class ForgetResult:
 
 
 def _dirs(project_root: Path | None) -> list[MemoryDir]:
-    from kioku.memory.api import memory_dirs
+    from kioku.memory.folders import memory_dirs
 
     return memory_dirs(project_root)
 

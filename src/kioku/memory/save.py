@@ -8,7 +8,7 @@ contradict, guard, store and topics cost several ms of a hook's start-up.
 from __future__ import annotations
 
 from kioku.core.errors import UsageError
-from kioku.memory.api import target_dir
+from kioku.memory.folders import target_dir
 from kioku.memory.classify import classify_type, pick_topic
 from kioku.memory.contradict import can_contradict, contradicts
 from kioku.memory.guard import ensure_rememberable

@@ -88,7 +88,7 @@ def _blocks(path: Path, scope: str, limit_bytes: int) -> list[tuple[tuple[str, i
 
 
 def collect(project_root: Path | None = None, archive: bool = False) -> list[tuple[tuple[str, int], str, str, str]]:
-    from kioku.memory.api import memory_dirs
+    from kioku.memory.folders import memory_dirs
 
     items = []
     for md in memory_dirs(project_root):
