@@ -66,12 +66,15 @@ def cmd_improvements(args: argparse.Namespace) -> int:
     if not hits:
         print(f"no learned improvements for {args.agent} match this task")
         return 0
-    print(f"Learned improvements for {args.agent} (most relevant first):")
+    from kioku.core.defang import defang
+
+    # Claude reads this output: remembered text is defanged like the injected blocks.
+    print(f"Learned improvements for {defang(args.agent)} (most relevant first):")
     for n, h in enumerate(hits, 1):
         m = h.metadata
         rate = "untested" if not m.get("tested") else f"{float(m.get('success_rate', 0)):.0%} of {m.get('usage_count', 0)}"
-        print(f"{n}. {h.improvement}")
-        print(f"   [{m.get('category', '')}/{h.scope}] relevance {h.relevance:.2f}, confidence "
+        print(f"{n}. {defang(h.improvement)}")
+        print(f"   [{defang(str(m.get('category', '')))}/{h.scope}] relevance {h.relevance:.2f}, confidence "
               f"{float(m.get('confidence', 0)):.2f}, success {rate}"
               + (", cross-validated" if m.get("cross_validated") else ""))
     return 0

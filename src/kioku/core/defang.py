@@ -11,7 +11,7 @@ tag, so:
    soft hyphen, bidi controls, BOM, variation selectors), which otherwise hide a tag from a
    plain comparison;
 2. every tag-like opening - ``<`` or a lookalike of it, optionally followed by spaces and ``/``
-   or ``!`` or ``?``, then a letter in any script - has its bracket replaced by ``&lt;``. Any
+   or ``!`` or ``?``, then a letter in any script or the end of the text - has its bracket replaced by ``&lt;``. Any
    tag is neutralised, not only Kioku's own, because a model reads ``</system>`` or
    ``<instructions>`` with the same eyes.
 
@@ -25,7 +25,8 @@ import unicodedata
 
 # Characters a model may read as "<" that NFKC does not fold into it.
 LT_LOOKALIKES = "<‹〈〈⟨˂ᐸ❮❬⧼⟪《≺⋖"
-_TAG_OPEN = re.compile("[" + re.escape(LT_LOOKALIKES) + r"](?=\s*[/!?]?\s*[^\W\d_])")
+# A bracket at the very end counts too: the next line or value joined after it may start a name.
+_TAG_OPEN = re.compile("[" + re.escape(LT_LOOKALIKES) + r"](?=\s*[/!?]?\s*(?:[^\W\d_]|\Z))")
 _INVISIBLE_EXTRA = {"\u034f", "\u115f", "\u1160", "\u3164", "\uffa0"}  # joiners and fillers outside Cf
 
 
