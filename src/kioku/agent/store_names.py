@@ -10,7 +10,9 @@ Contract: ``collection_name(agent, kind, project_id=None)`` returns
 project-scoped name. Otherwise it is a readable slug plus ``-`` and 10 hex chars of the
 SHA-256 of the original name, so two different agent names never share a collection
 ("code reviewer" and "code-reviewer" differ). The original agent name is kept in the
-collection metadata (``agent``), which is how ``AgentStore.agents()`` maps back.
+collection metadata (``agent``), which is how ``AgentStore.agents()`` maps back. A name that
+looks like a credential is refused (``SecretRejected``): it would otherwise be kept in a
+collection name, the journal and a digest file name.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ def agent_slug(agent: str) -> str:
     """The ``{name}`` part of a collection name for ``agent``."""
     if not isinstance(agent, str) or not agent.strip():
         raise ValueError("agent name must be a non-empty string")
+    from kioku.core.secrets import ensure_storable
+
+    ensure_storable(agent, what="the agent name")  # never a credential in a collection name
     plain = (
         len(agent) <= MAX_PLAIN
         and _PLAIN.match(agent) is not None
