@@ -17,6 +17,8 @@
   and through ``kioku.core.defang.defang``, so no tag-like text (lookalikes included) can
   close the fence early or open another. Bad lines (garbage, invalid UTF-8) are skipped:
   recall never raises for damaged files; it returns "" when there is nothing to recall.
+  A memory folder reached through a symbolic link (``.agents``, ``memory`` or MEMORY.md) is
+  not read at all.
 """
 
 from __future__ import annotations
@@ -56,8 +58,16 @@ def _scopes(project_root: Path | None) -> list[tuple[str, Path]]:
         ("User-wide memory (~/.agents/memory)", user), ("Project memory (.agents/memory)", project)]
 
 
+def _linked(folder: Path) -> bool:
+    """Whether ``.agents``, the memory folder or MEMORY.md is a symbolic link: recall never
+    follows one (a link could inject a file from outside the project); doctor reports it."""
+    return any(p.is_symlink() for p in (folder.parent, folder, folder / INDEX_NAME))
+
+
 def _index_lines(folder: Path) -> list[str]:
     index = folder / INDEX_NAME
+    if _linked(folder):
+        return []
     try:
         with open(index, "rb") as handle:
             data = handle.read(MAX_INDEX_BYTES)
