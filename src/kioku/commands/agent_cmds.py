@@ -14,6 +14,7 @@ Usage::
     kioku export --agent NAME [--format md|json] [--out PATH]
     kioku import PATH [--agent NAME]
     kioku sync
+    kioku rebuild [--scope all|global|project]
 
 Exit codes: 0 ok (also "nothing found"), 1 error, 2 usage error / refused by the store rules,
 3 refused because the text looks like a secret. Heavy imports happen inside the handlers.
@@ -207,7 +208,33 @@ def cmd_sync(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_rebuild(args: argparse.Namespace) -> int:
+    from kioku.agent import scopes as sc
+
+    root = _root()
+    wanted = ["global", "project"] if args.scope == "all" else [args.scope]
+    for scope in wanted:
+        if not sc.scope_exists(scope, root):
+            print(f"{scope}: no agent-memory store here; nothing to rebuild")
+            continue
+        store = sc.open_scope(scope, root)
+        if store.server:
+            print(f"{scope}: the store is a Chroma server; rebuild it on the server side")
+            continue
+        if not store.journal.has_history() and not store.journal.pending_count():
+            print(f"{scope}: the journal is empty; nothing to rebuild")
+            continue
+        replayed, aside = store.recover()
+        print(f"{scope}: rebuilt the agent-memory store from its journal ({replayed} entries replayed)"
+              + (f"; the old files were moved to {aside}" if aside else ""))
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("rebuild", help="rebuild the agent-memory store from its journal")
+    p.add_argument("--scope", default="all", choices=["all", "global", "project"])
+    p.set_defaults(func=cmd_rebuild)
+
     p = sub.add_parser("learn", help="record a learned improvement for an agent")
     p.add_argument("--agent", required=True)
     p.add_argument("lesson")
