@@ -170,6 +170,9 @@ def cmd_organize(args: argparse.Namespace) -> int:
               f"{folder.indexed} indexed entries" + (f", {folder.unindexed} not in the index" if folder.unindexed else ""))
         if folder.status == "full":
             print(f"  index is full: new memories are saved in topic files but not indexed")
+        elif folder.status == "unindexed":
+            print(f"  {folder.unindexed} entr{'y is' if folder.unindexed == 1 else 'ies are'} missing from "
+                  "MEMORY.md although it has room; run `kioku organize --repair` to add them back")
         elif folder.status == "warn":
             print(f"  index is past {WARN_LINES} lines: consider merging or archiving")
         for name, count in folder.topics.items():
