@@ -30,7 +30,9 @@ from typing import Any
 
 
 def _print_json(data: Any) -> None:
-    print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    from kioku.core.defang import defang_json
+
+    print(defang_json(json.dumps(data, ensure_ascii=False, indent=2, default=str)))
 
 
 def _root() -> Path:
@@ -88,7 +90,9 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(data)
     else:
-        print(format_dashboard(data))
+        from kioku.core.defang import defang
+
+        print(defang(format_dashboard(data)))  # lessons and evaluation reasons, read by Claude
     return 0
 
 

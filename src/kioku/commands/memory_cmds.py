@@ -136,15 +136,19 @@ def cmd_search(args: argparse.Namespace) -> int:
     query = " ".join(args.query)
     hits = search(query, limit=args.limit, archive=args.archive, dense=False if args.lexical else "auto")
     if args.json:
-        print(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=2))
+        from kioku.core.defang import defang_json
+
+        print(defang_json(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=2)))
         return 0
     if not hits:
         print(f"No memories match {query!r}.")
         return 0
     if any(h.semantic for h in hits):
         print("No exact matches; closest memories by meaning:")
+    from kioku.core.defang import defang
+
     for hit in hits:
-        print(f"{_show(hit.file)}:{hit.line}: {hit.text}")
+        print(f"{_show(hit.file)}:{hit.line}: {defang(hit.text)}")
     return 0
 
 

@@ -15,7 +15,10 @@ tag, so:
    tag is neutralised, not only Kioku's own, because a model reads ``</system>`` or
    ``<instructions>`` with the same eyes.
 
-Text on disk is never changed: defanging applies to the copy that is injected.
+Text on disk is never changed: defanging applies to the copy that is injected or printed for
+Claude to read (``kioku improvements``, ``dashboard``, ``search``, ``evaluate``; their JSON
+output goes through :func:`defang_json`, which keeps the data identical for parsers). Lessons
+learned from a transcript are the exception: they are defanged before they are stored.
 """
 
 from __future__ import annotations
@@ -59,3 +62,12 @@ def attr(value: str) -> str:
         flat = flat.replace(lookalike, "<")
     return (flat.replace("&", "&amp;").replace('"', "&quot;").replace("'", "&#39;")
             .replace("<", "&lt;").replace(">", "&gt;"))
+
+
+def defang_json(encoded: str) -> str:
+    """A JSON document (already encoded) with every ``<`` and lookalike written as a ``\\uXXXX``
+    escape. Outside strings JSON has no such characters, so parsers read exactly the same
+    data, while a model reading the raw output sees no tag."""
+    if not any(ch in encoded for ch in LT_LOOKALIKES):
+        return encoded
+    return encoded.translate({ord(ch): f"\\u{ord(ch):04x}" for ch in LT_LOOKALIKES})
