@@ -51,10 +51,13 @@ def test_secret_split_over_lines_or_on_another_line_leaves_nothing(hook_input, p
     assert TOKEN[:12] not in stored and TOKEN[20:32] not in stored and "deploy" not in stored
 
 
-def test_huge_prompt_is_cut_before_any_scan(hook_input, project, isolated_home):
-    prompt = "remember that we use bun for installs. " + "filler words and more " * 700_000
+@pytest.mark.parametrize("prompt", [
+    "remember that we use bun for installs. " + "filler words and more " * 700_000,
+    "remember: " + " ".join(f"Zq{n:07d}xYw8{n % 97:02d}kLmN3pR{n % 89:02d}vB" for n in range(480_000)),
+])
+def test_huge_prompt_is_cut_before_any_scan(hook_input, project, isolated_home, prompt):
     started = time.perf_counter()
     result = user_prompt_submit.handle(hook_input("user_prompt_submit", prompt=prompt))
     assert time.perf_counter() - started < 1.0
     assert result is not None and "could not save" in result.additional_context
-    assert "bun" not in _stored(project, isolated_home)
+    assert _stored(project, isolated_home) == ""
