@@ -7,6 +7,11 @@ a short confirmation is added next to the prompt (``Saved to memory: …``). The
 states that the note is already stored by Kioku, so Claude does not save it a second time
 into its built-in auto memory (see the auto-memory coexistence notes in the README).
 
+The prompt is cut to ``kioku.core.hookio.MAX_PROMPT_CHARS`` before any scan; a longer
+request is refused with a message. The whole prompt (and the prompt with its line breaks
+removed, so a key split over lines is whole again) is checked for secrets before the note
+is kept, not only the extracted note.
+
 A secret is never saved: Claude is told (additionalContext) that nothing was stored and
 why, so it tells the user, and the user also sees a ``systemMessage``. The message names
 the kind of secret, never the secret itself.
