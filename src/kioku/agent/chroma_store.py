@@ -451,8 +451,15 @@ class AgentStore:
                 if "locked" in str(exc):
                     return  # another process is opening it: not damage
                 problem = f"unreadable ({type(exc).__name__}: {str(exc).splitlines()[0][:120]})"
-        if problem:
+        if not problem:
+            return
+        try:
+            self._embed(["probe"])  # replaying needs the model: without it, leave the files alone
             self.recover(problem)
+        except Exception as exc:  # noqa: BLE001 - reads fall back to the lexical index instead
+            self.last_warning = (f"the agent-memory store in {self.chroma_dir} is {problem} and could not be "
+                                 f"rebuilt now ({type(exc).__name__}); run `kioku rebuild`")
+            log.info("kioku: %s", self.last_warning)
 
     def recover(self, problem: str = "rebuilt on request") -> tuple[int, Path | None]:
         """Move Chroma's files aside and replay the whole journal into a new store.
