@@ -474,6 +474,9 @@ class AgentStore:
         _chromadb()
         SharedSystemClient._identifier_to_system.pop(str(self.chroma_dir), None)
         with self.journal.lock(timeout=300):
+            if problem == "missing" and (self.chroma_dir / "chroma.sqlite3").exists():
+                _CHECKED.add(str(self.chroma_dir))
+                return 0, None  # another process rebuilt it while we waited for the lock
             aside = store_apply.move_chroma_files_aside(self)
             SharedSystemClient._identifier_to_system.pop(str(self.chroma_dir), None)
             replayed = store_apply.replay_all(self, self._conn())
