@@ -3,13 +3,16 @@
 Each subcommand lives in a module under ``kioku.commands`` that defines
 ``register(subparsers)``; only the module that owns the requested command is
 imported, so ``kioku recall`` never pays for chromadb. Errors derived from
-:class:`kioku.core.errors.KiokuError` become one line on stderr and a non-zero exit.
+:class:`kioku.core.errors.KiokuError` become one line on stderr and a non-zero exit; any
+other exception also becomes one line, with the traceback appended to ``<logs>/cli.log``
+(``KIOKU_DEBUG=1`` shows it instead).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Sequence
 
@@ -33,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("agent_cmds", "export an agent's memory for review (Markdown/JSON)"),
     "import": ("agent_cmds", "import an exported agent memory"),
     "sync": ("agent_cmds", "apply pending journal entries to ChromaDB"),
+    "rebuild": ("agent_cmds", "rebuild the agent-memory store from its journal"),
     "evaluate": ("evaluate_cmds", "self-evaluate a task from a Claude Code transcript"),
     "worker": ("evaluate_cmds", "process queued hook jobs (run detached by hooks)"),
     "agent-section": ("section_cmds", "render an agent's Memory Configuration section"),
@@ -71,6 +75,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # noqa: BLE001 - one line for the user, the traceback in the log
+        if os.environ.get("KIOKU_DEBUG"):
+            raise
+        print(f"kioku: error: {_one_line(exc)} (details in {_log_traceback(args.command)})", file=sys.stderr)
+        return 1
+
+
+def _one_line(exc: BaseException) -> str:
+    first = (str(exc).strip().splitlines() or [""])[0][:200]
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
+def _log_traceback(command: str) -> str:
+    """Append the current traceback to ``<logs>/cli.log``; returns where (or "the log")."""
+    import time
+    import traceback
+
+    try:
+        from kioku.core import fsutil, paths
+
+        log = fsutil.ensure_private_dir(paths.logs_dir()) / "cli.log"
+        fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8") as handle:
+            handle.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} kioku {command}\n")
+            handle.write(traceback.format_exc())
+        return str(log)
+    except OSError:
+        return "the log (could not be written)"
 
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@ Both failures are produced for real in a fresh CLI process:
   on PYTHONPATH, so ``kioku.retrieval.embedder`` locates a package without ``model.onnx``
   (what a broken or partial install looks like) and raises ``EmbedderUnavailable``;
 - Chroma broken: the first 4 KiB of ``chroma.sqlite3`` are overwritten after learning, so
-  opening the store fails with "file is not a database".
+  opening the store fails with "file is not a database". With the model available the store
+  is rebuilt from the journal on first use; without it the files are left alone and
+  retrieval is lexical.
 """
 
 from __future__ import annotations
@@ -96,10 +98,24 @@ def test_model_unavailable_gives_filtered_lexical_hits_and_one_warning(project, 
 
 
 @pytest.mark.slow
-def test_corrupt_chroma_still_returns_lessons_lexically(project, store_of, kioku, tmp_path):
+def test_corrupt_chroma_is_rebuilt_from_the_journal_with_one_warning(project, store_of, kioku):
     ids = _seed(store_of)
     _corrupt_chroma(project)
     proc, warnings = _improvements(kioku, project, "--json")
+    hits = json.loads(proc.stdout)
+    assert {h["id"] for h in hits} == _expected(ids)
+    assert {h["mode"] for h in hits} == {"hybrid"}
+    assert len(warnings) == 1 and "rebuilt it from its journal" in warnings[0], warnings
+
+
+@pytest.mark.slow
+def test_corrupt_chroma_that_cannot_be_rebuilt_still_returns_lessons_lexically(project, store_of, kioku,
+                                                                                tmp_path):
+    # Without the model the store cannot be rebuilt now: its files stay as they are and
+    # retrieval falls back to the lexical index with the journal's metadata.
+    ids = _seed(store_of)
+    _corrupt_chroma(project)
+    proc, warnings = _improvements(kioku, project, "--json", env={"PYTHONPATH": _no_model_dir(tmp_path)})
     hits = json.loads(proc.stdout)
     # metadata comes from the journal: the deprecation and the poor success rate still filter
     assert {h["id"] for h in hits} == _expected(ids)
@@ -108,11 +124,8 @@ def test_corrupt_chroma_still_returns_lessons_lexically(project, store_of, kioku
     assert by_id[ids[GOOD]]["metadata"]["confidence"] == 0.8
     assert all(h["mode"] == "lexical" for h in hits)
     assert len(warnings) == 1, warnings
-    assert "Chroma" in warnings[0] and "lexical" in warnings[0]
-
-    # and with the model gone as well
-    proc, warnings = _improvements(kioku, project, "--json", env={"PYTHONPATH": _no_model_dir(tmp_path)})
-    assert {h["id"] for h in json.loads(proc.stdout)} == _expected(ids) and len(warnings) == 1
+    assert "lexical" in warnings[0]
+    assert (sc.chroma_dir("global", project) / "chroma.sqlite3").read_bytes().startswith(b"not a database")
 
 
 @pytest.mark.slow
@@ -123,12 +136,12 @@ def test_lesson_learned_while_chroma_is_broken_is_found(project, store_of, kioku
     learned = kioku("learn", "--agent", AGENT, late, "--category", "error_handling", "--confidence", "0.8",
                     "--json", cwd=project)
     assert learned.returncode == 0, learned.stderr
+    assert learned.stderr.count("rebuilt it from its journal") == 1  # the write repaired the store first
     late_id = json.loads(learned.stdout)["ids"][0]
     proc, warnings = _improvements(kioku, project, "--json")
     hits = json.loads(proc.stdout)
     assert late_id in [h["id"] for h in hits]
-    assert all(h["mode"] == "lexical" for h in hits)
-    assert sum("lexical" in w for w in warnings) == 1
+    assert {h["mode"] for h in hits} == {"hybrid"} and warnings == []
 
 
 def test_journal_fold_matches_chroma_after_updates_copies_and_deletes(project, store_of):

@@ -145,6 +145,7 @@ class _Conn:
 
 _CONNS: dict[tuple, _Conn] = {}
 _CONNS_LOCK = threading.RLock()
+_CHECKED: set[str] = set()  # local stores whose health was checked in this process
 
 
 def _open_persistent(chromadb: Any, path: Path, timeout: float = 20.0) -> Any:
@@ -378,6 +379,7 @@ class AgentStore:
         """Journal ``entry`` (acknowledged once fsynced), then apply it under the lock."""
         from kioku.core.fsutil import LockTimeout
 
+        self._ensure_store()
         try:
             with self.journal.lock():
                 pending_before = self.journal.pending_count()
@@ -450,6 +452,7 @@ class AgentStore:
         """Apply pending journal entries; returns how many. Raises StoreUnavailable on failure."""
         from kioku.core.fsutil import LockTimeout
 
+        self._ensure_store()
         try:
             with self.journal.lock():
                 try:
@@ -470,7 +473,86 @@ class AgentStore:
         return self.journal.pending_count()
 
     # --- public API: reads ----------------------------------------------------------------
+    # --- recovery: a missing or unreadable store is rebuilt from the journal ---------------
+    def _ensure_store(self) -> None:
+        """On first use in a process: if the journal says this store held data but Chroma's
+        files are missing, cannot be opened, or hold no Kioku collection at all, rebuild the
+        store from the journal (``recover``), with one warning on stderr."""
+        key = str(self.chroma_dir)
+        if self.server or key in _CHECKED:
+            return
+        _CHECKED.add(key)
+        if not self.journal.has_history():
+            return
+        problem = None
+        if not (self.chroma_dir / "chroma.sqlite3").exists():
+            problem = "missing"
+        else:
+            try:
+                names = [getattr(c, "name", str(c)) for c in self._conn().client.list_collections()]
+                if not any(n.startswith("agent_") for n in names) and self.journal.live_counts():
+                    problem = "empty although its journal holds records"
+            except Exception as exc:  # noqa: BLE001 - any failure to open is what we recover from
+                if "locked" in str(exc):
+                    return  # another process is opening it: not damage
+                problem = f"unreadable ({type(exc).__name__}: {str(exc).splitlines()[0][:120]})"
+        if not problem:
+            return
+        try:
+            self._embed(["probe"])  # replaying needs the model: without it, leave the files alone
+            self.recover(problem)
+        except Exception as exc:  # noqa: BLE001 - reads fall back to the lexical index instead
+            self.last_warning = (f"the agent-memory store in {self.chroma_dir} is {problem} and could not be "
+                                 f"rebuilt now ({type(exc).__name__}); run `kioku rebuild`")
+            log.info("kioku: %s", self.last_warning)
+
+    def recover(self, problem: str = "rebuilt on request") -> tuple[int, Path | None]:
+        """Move Chroma's files aside and replay the whole journal into a new store.
+
+        Returns (entries replayed, folder the old files were moved to or None). Prints one
+        warning line to stderr unless ``problem`` is an explicit request."""
+        import sys
+
+        from chromadb.api.shared_system_client import SharedSystemClient
+
+        self._drop_conn()
+        _chromadb()
+        SharedSystemClient._identifier_to_system.pop(str(self.chroma_dir), None)
+        with self.journal.lock(timeout=300):
+            if problem == "missing" and (self.chroma_dir / "chroma.sqlite3").exists():
+                _CHECKED.add(str(self.chroma_dir))
+                return 0, None  # another process rebuilt it while we waited for the lock
+            aside = store_apply.move_chroma_files_aside(self)
+            SharedSystemClient._identifier_to_system.pop(str(self.chroma_dir), None)
+            replayed = store_apply.replay_all(self, self._conn())
+        _CHECKED.add(str(self.chroma_dir))
+        self._synced = True
+        if problem != "rebuilt on request":
+            kept = f"; the damaged files were moved to {aside}" if aside else ""
+            message = (f"the agent-memory store in {self.chroma_dir} was {problem}; rebuilt it from its "
+                       f"journal ({replayed} entries){kept}")
+            self.last_warning = message  # one warning: printed here, not logged a second time
+            print(f"kioku: warning: {message}", file=sys.stderr)
+        return replayed, aside
+
+    def collection_counts(self) -> dict[str, int]:
+        """Records per Kioku collection as Chroma holds them (doctor compares with the journal)."""
+        if not self._exists():
+            return {}
+
+        def run(conn: _Conn) -> dict[str, int]:
+            counts = {}
+            for col in conn.client.list_collections():
+                name = getattr(col, "name", str(col))
+                if name.startswith("agent_"):
+                    found = self._collection(conn, name)
+                    counts[name] = 0 if found is None else int(found.count())
+            return counts
+
+        return self._read(run)
+
     def _exists(self) -> bool:
+        self._ensure_store()
         return self.server or (self.chroma_dir / "chroma.sqlite3").exists() or self.journal.pending_count() > 0
 
     def _sync_if_pending(self) -> None:

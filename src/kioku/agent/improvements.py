@@ -153,6 +153,10 @@ def learn(agent: str, lesson: str, category: str, confidence: float, tags: Seque
         confidence = float(confidence)
     except (TypeError, ValueError):
         raise UsageError(f"confidence must be a number, got {confidence!r}") from None
+    if learned_from == "self_evaluation":
+        from kioku.core.defang import defang
+
+        lesson = defang(lesson)  # taken from a transcript: stored already inert, not only at injection
     tag_str, ctx_str = join_tags(tags), join_tags(context_tags)
     # secrets first: nothing reaches the journal if any part looks like a credential
     ensure_storable("\n".join((lesson, tag_str, ctx_str)), what="improvement")

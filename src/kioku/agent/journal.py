@@ -166,6 +166,18 @@ class Journal:
             _fold(state, entry)
         return {name: len(col["records"]) for name, col in state.items()}
 
+    def has_history(self) -> bool:
+        """Whether any entry was ever applied (so a store without data is a lost store)."""
+        return self.applied_seq() > 0 or bool(self.archives())
+
+    def live_counts(self) -> dict[str, int]:
+        """Records per collection that replaying the whole journal gives: what the store
+        should hold once every entry is applied (doctor compares it with Chroma's counts)."""
+        state: dict[str, dict] = {}
+        for entry in self.all_entries():
+            _fold(state, entry)
+        return {name: len(col["records"]) for name, col in state.items() if col["records"]}
+
     def compact(self, max_archives: int | None = None) -> Path | None:
         """Fold all archives into one snapshot when there are more than ``max_archives``.
 

@@ -39,6 +39,9 @@ _CATEGORY_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 
 def normalise_category(category: str) -> str:
+    from kioku.core.secrets import ensure_storable
+
+    ensure_storable(category or "", what="the category")  # before it is echoed in any message
     cat = re.sub(r"[\s\-]+", "_", (category or "").strip().lower())
     if not _CATEGORY_RE.match(cat):
         raise UsageError(f"invalid category {category!r}: use letters, digits and underscores")
@@ -81,7 +84,11 @@ def safe_name(name: str) -> str:
 
 
 def validate_agent(agent: str) -> str:
+    from kioku.core.secrets import ensure_storable
+
     agent = (agent or "").strip()
+    # An agent name becomes a collection name, a digest file name and journal entries.
+    ensure_storable(agent, what="the agent name")
     if not agent or len(agent) > 64 or not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", agent):
         raise UsageError(f"invalid agent name {agent!r}: use letters, digits, '.', '_' or '-'")
     return agent

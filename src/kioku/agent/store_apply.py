@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from kioku.core import fsutil
@@ -120,14 +121,18 @@ def rebuild_lexical_if_stale(store: Any) -> None:
     store.journal.set_state(lexical_stale=False)
 
 
-def move_chroma_files_aside(store: Any) -> None:
-    """Move a corrupt store's Chroma files next to the folder; keep journal, lock, lexical."""
+def move_chroma_files_aside(store: Any) -> Path | None:
+    """Move a corrupt store's Chroma files next to the folder (returned; None when there
+    was nothing to move); keep journal, lock, lexical index and digests."""
     aside = store.chroma_dir.with_name(f"{store.chroma_dir.name}.broken-{int(time.time())}")
-    keep = {store.journal.dir.name, store.journal.lock_path.name, "kioku_lexical.sqlite3"}
+    moved = False
+    keep = {store.journal.dir.name, store.journal.lock_path.name, "kioku_lexical.sqlite3", "digests"}
     for child in list(store.chroma_dir.iterdir()):
         if child.name not in keep and not child.name.startswith("kioku_lexical"):
             fsutil.ensure_private_dir(aside)
             child.rename(aside / child.name)
+            moved = True
+    return aside if moved else None
 
 
 def _drop_collection(conn: Any, lex: Any, name: str) -> None:

@@ -14,7 +14,9 @@ otherwise share ``code_finder`` with ``code-finder``), becomes a readable slug p
 plain one never does, so two different agent names never share a collection. The original
 agent name is kept in the collection metadata (``agent``), which is how
 ``AgentStore.agents()`` maps back and how collections made under an earlier naming are
-found and moved (``AgentStore``, :data:`NAMING_VERSION`).
+found and moved (``AgentStore``, :data:`NAMING_VERSION`). A name that looks
+like a credential is refused (``SecretRejected``): it would otherwise be kept in a
+collection name, the journal and a digest file name.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ def agent_slug(agent: str) -> str:
     """The ``{name}`` part of a collection name for ``agent``."""
     if not isinstance(agent, str) or not agent.strip():
         raise ValueError("agent name must be a non-empty string")
+    from kioku.core.secrets import ensure_storable
+
+    ensure_storable(agent, what="the agent name")  # never a credential in a collection name
     plain = (
         len(agent) <= MAX_PLAIN
         and _PLAIN.match(agent) is not None

@@ -14,6 +14,7 @@ Usage::
     kioku export --agent NAME [--format md|json] [--out PATH]
     kioku import PATH [--agent NAME]
     kioku sync
+    kioku rebuild [--scope all|global|project]
 
 Exit codes: 0 ok (also "nothing found"), 1 error, 2 usage error / refused by the store rules,
 3 refused because the text looks like a secret. Heavy imports happen inside the handlers.
@@ -29,7 +30,9 @@ from typing import Any
 
 
 def _print_json(data: Any) -> None:
-    print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    from kioku.core.defang import defang_json
+
+    print(defang_json(json.dumps(data, ensure_ascii=False, indent=2, default=str)))
 
 
 def _root() -> Path:
@@ -66,12 +69,15 @@ def cmd_improvements(args: argparse.Namespace) -> int:
     if not hits:
         print(f"no learned improvements for {args.agent} match this task")
         return 0
-    print(f"Learned improvements for {args.agent} (most relevant first):")
+    from kioku.core.defang import defang
+
+    # Claude reads this output: remembered text is defanged like the injected blocks.
+    print(f"Learned improvements for {defang(args.agent)} (most relevant first):")
     for n, h in enumerate(hits, 1):
         m = h.metadata
         rate = "untested" if not m.get("tested") else f"{float(m.get('success_rate', 0)):.0%} of {m.get('usage_count', 0)}"
-        print(f"{n}. {h.improvement}")
-        print(f"   [{m.get('category', '')}/{h.scope}] relevance {h.relevance:.2f}, confidence "
+        print(f"{n}. {defang(h.improvement)}")
+        print(f"   [{defang(str(m.get('category', '')))}/{h.scope}] relevance {h.relevance:.2f}, confidence "
               f"{float(m.get('confidence', 0)):.2f}, success {rate}"
               + (", cross-validated" if m.get("cross_validated") else ""))
     return 0
@@ -89,7 +95,9 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(data)
     else:
-        print(format_dashboard(data))
+        from kioku.core.defang import defang
+
+        print(defang(format_dashboard(data)))  # lessons and evaluation reasons, read by Claude
     return 0
 
 
@@ -209,7 +217,33 @@ def cmd_sync(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_rebuild(args: argparse.Namespace) -> int:
+    from kioku.agent import scopes as sc
+
+    root = _root()
+    wanted = ["global", "project"] if args.scope == "all" else [args.scope]
+    for scope in wanted:
+        if not sc.scope_exists(scope, root):
+            print(f"{scope}: no agent-memory store here; nothing to rebuild")
+            continue
+        store = sc.open_scope(scope, root)
+        if store.server:
+            print(f"{scope}: the store is a Chroma server; rebuild it on the server side")
+            continue
+        if not store.journal.has_history() and not store.journal.pending_count():
+            print(f"{scope}: the journal is empty; nothing to rebuild")
+            continue
+        replayed, aside = store.recover()
+        print(f"{scope}: rebuilt the agent-memory store from its journal ({replayed} entries replayed)"
+              + (f"; the old files were moved to {aside}" if aside else ""))
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("rebuild", help="rebuild the agent-memory store from its journal")
+    p.add_argument("--scope", default="all", choices=["all", "global", "project"])
+    p.set_defaults(func=cmd_rebuild)
+
     p = sub.add_parser("learn", help="record a learned improvement for an agent")
     p.add_argument("--agent", required=True)
     p.add_argument("lesson")

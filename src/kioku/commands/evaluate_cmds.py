@@ -52,9 +52,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.json:
         data = evaluation.to_dict()
         data["stored"] = bool(stored)
-        print(json.dumps(data, ensure_ascii=False, indent=2))
+        from kioku.core.defang import defang_json
+
+        print(defang_json(json.dumps(data, ensure_ascii=False, indent=2)))
     else:
-        print(evaluation.summary())
+        from kioku.core.defang import defang
+
+        print(defang(evaluation.summary()))  # reasons quote the transcript
         print(f"success={evaluation.success} quality={evaluation.quality:.1f} duration_s={evaluation.duration_s} "
               f"tokens={evaluation.tokens} tool_errors={evaluation.tool_errors} retries={evaluation.retries} "
               f"feedback={evaluation.feedback}")

@@ -136,15 +136,19 @@ def cmd_search(args: argparse.Namespace) -> int:
     query = " ".join(args.query)
     hits = search(query, limit=args.limit, archive=args.archive, dense=False if args.lexical else "auto")
     if args.json:
-        print(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=2))
+        from kioku.core.defang import defang_json
+
+        print(defang_json(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=2)))
         return 0
     if not hits:
         print(f"No memories match {query!r}.")
         return 0
     if any(h.semantic for h in hits):
         print("No exact matches; closest memories by meaning:")
+    from kioku.core.defang import defang
+
     for hit in hits:
-        print(f"{_show(hit.file)}:{hit.line}: {hit.text}")
+        print(f"{_show(hit.file)}:{hit.line}: {defang(hit.text)}")
     return 0
 
 
@@ -170,6 +174,9 @@ def cmd_organize(args: argparse.Namespace) -> int:
               f"{folder.indexed} indexed entries" + (f", {folder.unindexed} not in the index" if folder.unindexed else ""))
         if folder.status == "full":
             print(f"  index is full: new memories are saved in topic files but not indexed")
+        elif folder.status == "unindexed":
+            print(f"  {folder.unindexed} entr{'y is' if folder.unindexed == 1 else 'ies are'} missing from "
+                  "MEMORY.md although it has room; run `kioku organize --repair` to add them back")
         elif folder.status == "warn":
             print(f"  index is past {WARN_LINES} lines: consider merging or archiving")
         for name, count in folder.topics.items():

@@ -11,11 +11,14 @@ tag, so:
    soft hyphen, bidi controls, BOM, variation selectors), which otherwise hide a tag from a
    plain comparison;
 2. every tag-like opening - ``<`` or a lookalike of it, optionally followed by spaces and ``/``
-   or ``!`` or ``?``, then a letter in any script - has its bracket replaced by ``&lt;``. Any
+   or ``!`` or ``?``, then a letter in any script or the end of the text - has its bracket replaced by ``&lt;``. Any
    tag is neutralised, not only Kioku's own, because a model reads ``</system>`` or
    ``<instructions>`` with the same eyes.
 
-Text on disk is never changed: defanging applies to the copy that is injected.
+Text on disk is never changed: defanging applies to the copy that is injected or printed for
+Claude to read (``kioku improvements``, ``dashboard``, ``search``, ``evaluate``; their JSON
+output goes through :func:`defang_json`, which keeps the data identical for parsers). Lessons
+learned from a transcript are the exception: they are defanged before they are stored.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ import unicodedata
 
 # Characters a model may read as "<" that NFKC does not fold into it.
 LT_LOOKALIKES = "<‹〈〈⟨˂ᐸ❮❬⧼⟪《≺⋖"
-_TAG_OPEN = re.compile("[" + re.escape(LT_LOOKALIKES) + r"](?=\s*[/!?]?\s*[^\W\d_])")
+# A bracket at the very end counts too: the next line or value joined after it may start a name.
+_TAG_OPEN = re.compile("[" + re.escape(LT_LOOKALIKES) + r"](?=\s*[/!?]?\s*(?:[^\W\d_]|\Z))")
 _INVISIBLE_EXTRA = {"\u034f", "\u115f", "\u1160", "\u3164", "\uffa0"}  # joiners and fillers outside Cf
 
 
@@ -58,3 +62,12 @@ def attr(value: str) -> str:
         flat = flat.replace(lookalike, "<")
     return (flat.replace("&", "&amp;").replace('"', "&quot;").replace("'", "&#39;")
             .replace("<", "&lt;").replace(">", "&gt;"))
+
+
+def defang_json(encoded: str) -> str:
+    """A JSON document (already encoded) with every ``<`` and lookalike written as a ``\\uXXXX``
+    escape. Outside strings JSON has no such characters, so parsers read exactly the same
+    data, while a model reading the raw output sees no tag."""
+    if not any(ch in encoded for ch in LT_LOOKALIKES):
+        return encoded
+    return encoded.translate({ord(ch): f"\\u{ord(ch):04x}" for ch in LT_LOOKALIKES})

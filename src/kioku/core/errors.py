@@ -17,3 +17,8 @@ class SecretRejected(KiokuError):
     """The text looks like it contains a credential, so it is not stored."""
 
     exit_code = 3
+
+
+class SymlinkRefused(KiokuError):
+    """A memory file or folder is a symbolic link: Kioku never follows one (it could read a
+    file outside the project into a session, or write memories into a folder elsewhere)."""

@@ -29,9 +29,75 @@ class LockTimeout(TimeoutError):
 def ensure_private_dir(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
     with contextlib.suppress(OSError):
-        if path.stat().st_mode & 0o777 != DIR_MODE:
+        # A symlinked folder is not ours to tighten: chmod would change the link's target.
+        if not path.is_symlink() and path.stat().st_mode & 0o777 != DIR_MODE:
             path.chmod(DIR_MODE)
     return path
+
+
+def first_symlink(base: Path, path: Path) -> Path | None:
+    """The first of ``path`` and its ancestors below ``base`` that is a symbolic link, or None.
+
+    ``base`` itself and the folders above it are not checked: a home folder or a checkout
+    reached through a link is normal; a link inside the memory layout is not."""
+    try:
+        parts = path.relative_to(base).parts
+    except ValueError:
+        parts = (path.name,)
+        base = path.parent
+    current = base
+    for part in parts:
+        current = current / part
+        if current.is_symlink():
+            return current
+    return None
+
+
+def refuse_symlink(base: Path, path: Path, what: str = "memory") -> None:
+    """Raise ``SymlinkRefused`` (one line naming the link) if ``first_symlink`` finds one."""
+    link = first_symlink(base, path)
+    if link is None:
+        return
+    from kioku.core.errors import SymlinkRefused
+
+    try:
+        target = os.readlink(link)
+    except OSError:
+        target = "?"
+    raise SymlinkRefused(f"refusing to use {link}: it is a symbolic link (to {target}); Kioku never "
+                         f"follows links for {what} files or folders; nothing was written")
+
+
+TMP_SUFFIX = ".tmp"
+
+
+def orphan_temp_files(folder: Path) -> list[Path]:
+    """Temporary files ``replace_file_bytes`` left in ``folder`` when a process died mid-write
+    (``.<name>.<12 hex>.tmp``)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        if name.startswith(".") and name.endswith(TMP_SUFFIX):
+            stem = name[1:-len(TMP_SUFFIX)]
+            _, _, token = stem.rpartition(".")
+            if len(token) == 12 and all(c in "0123456789abcdef" for c in token):
+                found.append(folder / name)
+    return sorted(found)
+
+
+def remove_orphan_temp_files(folder: Path) -> int:
+    """Delete ``orphan_temp_files(folder)``. Call it only while holding the folder's write
+    lock, when no other writer can have a temporary file in flight."""
+    removed = 0
+    for path in orphan_temp_files(folder):
+        with contextlib.suppress(OSError):
+            if not path.is_symlink():
+                path.unlink()
+                removed += 1
+    return removed
 
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int = FILE_MODE) -> None:

@@ -31,6 +31,9 @@ import sys
 
 MAX_STDIN_BYTES = 16 * 1024 * 1024
 MAX_CONTEXT_CHARS = 10_000  # Claude Code turns longer hook output into a file preview
+# Prompt text a handler scans (trigger detection, secrets): a memory is at most 1,500
+# characters, so a longer prompt is cut to this before any regex runs on it.
+MAX_PROMPT_CHARS = 20_000
 LOG_ROTATE_BYTES = 1024 * 1024
 
 EVENT_MODULES = {

@@ -174,9 +174,15 @@ def _check_password(m: re.Match[str]) -> bool:
     if len(value.strip("\"'`")) < 4:
         return False
     bare = value.strip("\"'`")
+    if "op" in m.re.groupindex and m.group(0)[:10].lower() == "passphrase" \
+            and m.group("op") in (":", "=") and bare.isalpha():
+        return bare.lower() not in _PROSE_WORDS  # a passphrase of plain words after ":" or "="
     if "op" in m.re.groupindex and m.group("op") in ("is", "was") and not m.group("q") \
             and not _looks_random(bare):
-        return False  # "the password is correct": prose unless quoted or random-looking
+        # One plain word after "password is" that ends the clause is the password itself;
+        # "the password is correct" and "the password is stored in 1Password" are prose
+        # (a describing word, or more prose follows).
+        return _plain_word_value(bare, m.string, m.end("val"))
     # "the password is stored in 1Password": a lowercase word followed by more prose.
     rest = m.string[m.end("val"):m.end("val") + 3]
     if not m.group("q") and bare.isalpha() and bare.islower() and _PROSE_NEXT.match(rest):
@@ -184,6 +190,20 @@ def _check_password(m: re.Match[str]) -> bool:
     if bare.isalpha() and bare.lower() in _PROSE_WORDS:
         return False
     return True
+
+
+_CLAUSE_END = _Lazy(r"\s*(?:$|[.,;!?)\]」。、]|\s(?:and|but|so|for|on|in|at|from)\b)")
+_DESCRIBING_SUFFIXES = ("ed", "ing", "able", "ible", "ful", "less", "ive", "ous", "ent", "ant", "ly")
+
+
+def _plain_word_value(word: str, text: str, end: int) -> bool:
+    """True when ``word`` (after "password is") reads as the password itself."""
+    low = word.lower().rstrip(".")
+    if not low or low in _PROSE_WORDS or low in _DESCRIBING_WORDS or not _CLAUSE_END.match(text, end):
+        return False
+    if word.isalpha() and len(low) > 5 and low.endswith(_DESCRIBING_SUFFIXES):
+        return False  # "expired", "missing", "unusable", "insecure" describe a password
+    return len(low) >= 4
 
 
 _IDENT_VALUE = _Lazy(r"^[a-z]+[0-9]*(?:[_\-.:/][a-z]+[0-9]*)*$|^[A-Z][a-z]+(?:[A-Z][a-z]+)+$")
@@ -203,6 +223,9 @@ def _check_token(m: re.Match[str]) -> bool:
     value = m.group("val").strip("\"'`")
     if "op" in m.re.groupindex and m.group("op") in ("is", "was") and len(value) < 12:
         return False  # prose ("the key is short"): only clearly random values count
+    if len(value) >= 16 and _HEX_RE.match(value) and any(c.isdigit() for c in value) \
+            and any(c not in "-" for c in value):
+        return True  # a hex key in a key context, whatever its letter runs look like
     if not _value_ok(value) or len(value) < 8 or _IDENT_VALUE.match(value) \
             or _avg_run(value) >= 3.0:
         return False  # oauth2_provider, created_at, hookSpecificOutput.context are names
@@ -226,6 +249,13 @@ _PROSE_WORDS = frozenset(
     "the from in is a an of to and or for with stored kept saved managed rotated set used "
     "required needed missing wrong incorrect reset changed expired empty same different "
     "field column manager policy prompt protected hashed hash reset".split()
+)
+
+_DESCRIBING_WORDS = frozenset(
+    "correct right wrong invalid valid weak strong long short too not also still now here there "
+    "secure unsafe safe old new case sensitive unknown known blank correct fine good bad "
+    "mandatory optional required ok okay this that these those what which mine yours ours "
+    "different same simple complex random temporary permanent default generated".split()
 )
 
 _I = re.IGNORECASE
@@ -316,6 +346,10 @@ _RULES: list[_Rule] = [
         r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?:は|:|：|=|＝|を)\s*[「『\"']?"
         r"(?P<q>)(?P<val>[\x21-\x7e]{4,}?)(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"),
           ("val",), _check_password, in_chunks=False),
+    _Rule("password", ("pin",), _Lazy(  # a door or card PIN of 4-8 digits
+        r"(?<![A-Za-z])(?i:pin)(?:\s+(?i:code|number))?\s*(?:\bis\b|\bwas\b|=|:|：)\s*[\"'`]?"
+        r"(?P<val>\d{4,8})(?![\d\w])(?!\s+(?i:digits?|characters?|chars|numbers|long))"), ("val",),
+          in_chunks=False),
     _Rule("secret_assignment", ("secret", "token", "key", "auth", "credential"),
           _TOKEN_ASSIGN_RE, ("val",), _check_token, in_chunks=False),
     _Rule("secret_assignment", ("トークン", "apiキー", "api キー", "シークレット", "秘密鍵",
@@ -459,8 +493,40 @@ def _span(rule: _Rule, m: re.Match[str]) -> tuple[int, int]:
     return m.span()
 
 
+def _nfkc_with_offsets(text: str) -> tuple[str, list[int]] | None:
+    """``text`` NFKC-normalised character by character (full-width ``ｓｋ＿ｌｉｖｅ`` becomes
+    ``sk_live``) and, for each normalised character, the offset of the original character it
+    came from; None when normalising changes nothing."""
+    import unicodedata
+
+    if unicodedata.is_normalized("NFKC", text):
+        return None
+    out: list[str] = []
+    origin: list[int] = []
+    for i, ch in enumerate(text):
+        folded = unicodedata.normalize("NFKC", ch) if ord(ch) > 127 else ch
+        out.append(folded)
+        origin.extend([i] * len(folded))
+    origin.append(len(text))
+    return "".join(out), origin
+
+
 def find_secrets(text: str) -> list[SecretFinding]:
-    """All secrets in ``text``, non-overlapping, sorted by start offset."""
+    """All secrets in ``text``, non-overlapping, sorted by start offset. Lookalike characters
+    (full-width letters and digits, compatibility forms) are matched as their NFKC form;
+    offsets always refer to ``text``."""
+    if not text:
+        return []
+    if not text.isascii():
+        folded = _nfkc_with_offsets(text)
+        if folded is not None:
+            norm, origin = folded
+            return [SecretFinding(f.kind, origin[f.start], origin[f.end - 1] + 1)
+                    for f in _find_in_normalised(norm)]
+    return _find_in_normalised(text)
+
+
+def _find_in_normalised(text: str) -> list[SecretFinding]:
     if not text:
         return []
     # Same-length lower-casing so anchor offsets are text offsets ("İ".lower() grows).
@@ -507,7 +573,7 @@ def find_secrets(text: str) -> list[SecretFinding]:
             continue  # part of a longer number, a date range or an identifier
         digits = m.group(0).replace(" ", "").replace("-", "")
         if 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) and _luhn(digits) \
-                and len(set(digits)) > 2 and not taken.overlaps(s, e):
+                and len(set(digits)) > 1 and not taken.overlaps(s, e):
             taken.add(s, e)
             found.append(SecretFinding("credit_card", s, e))
     # Generic entropy layer, also only inside the long chunks.

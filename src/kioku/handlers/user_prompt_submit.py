@@ -7,6 +7,11 @@ a short confirmation is added next to the prompt (``Saved to memory: …``). The
 states that the note is already stored by Kioku, so Claude does not save it a second time
 into its built-in auto memory (see the auto-memory coexistence notes in the README).
 
+The prompt is cut to ``kioku.core.hookio.MAX_PROMPT_CHARS`` before any scan; a longer
+request is refused with a message. The whole prompt (and the prompt with its line breaks
+removed, so a key split over lines is whole again) is checked for secrets before the note
+is kept, not only the extracted note.
+
 A secret is never saved: Claude is told (additionalContext) that nothing was stored and
 why, so it tells the user, and the user also sees a ``systemMessage``. The message names
 the kind of secret, never the secret itself.
@@ -47,29 +52,51 @@ def quick_skip(payload: dict) -> bool:
     if not isinstance(prompt, str) or not prompt:
         return True
     from kioku.core.detect import REMEMBER_HINT
+    from kioku.core.hookio import MAX_PROMPT_CHARS
 
-    return not REMEMBER_HINT.search(prompt) or prompt.lstrip().startswith(SYSTEM_PREFIXES)
+    head = prompt[:MAX_PROMPT_CHARS]  # the length limit comes before any scan
+    return not REMEMBER_HINT.search(head) or head.lstrip().startswith(SYSTEM_PREFIXES)
 
 
 def handle(payload: dict) -> HookResult | None:
     if quick_skip(payload):
         return None
     from kioku.core.detect import detect_remember
+    from kioku.core.hookio import MAX_PROMPT_CHARS
 
     prompt = payload["prompt"]
-
-    request = detect_remember(prompt)
+    request = detect_remember(prompt[:MAX_PROMPT_CHARS])
     if request is None or not request.content.strip():
         return None
-    return _save(request.content, payload)
+    if len(prompt) > MAX_PROMPT_CHARS:
+        reason = (f"the prompt is {len(prompt):,} characters, far longer than a memory can be; "
+                  "state the note in a sentence or two")
+        return HookResult(additional_context=f"Kioku could not save this to memory: {reason}. "
+                                             "Tell the user it was not saved.",
+                          system_message=f"Kioku: not saved to memory - {reason}")
+    return _save(request.content, payload, prompt)
 
 
-def _save(content: str, payload: dict) -> HookResult:
+def _joined_lines(text: str) -> str:
+    """``text`` with its line breaks (and the spaces around them) removed, so a key split
+    over several lines is whole again for the secrets scan."""
+    import re
+
+    return re.sub(r"[ \t]*\r?\n[ \t]*", "", text)
+
+
+def _save(content: str, payload: dict, prompt: str) -> HookResult:
     from kioku.core.errors import KiokuError, SecretRejected
+    from kioku.core.secrets import ensure_storable
     from kioku.handlers._common import project_root
     from kioku.memory.api import remember
 
     try:
+        # The whole prompt is checked before anything is kept, not only the extracted note:
+        # a secret on another line, or split over lines, must not leave fragments behind.
+        ensure_storable(prompt, what="memory")
+        if "\n" in prompt:
+            ensure_storable(_joined_lines(prompt), what="memory")
         result = remember(content, project_root=project_root(payload))
     except SecretRejected as exc:
         reason = str(exc)

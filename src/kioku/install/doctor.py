@@ -3,7 +3,9 @@
 Each check gives (name, ok, detail); the command exits 1 if any check failed. Checks:
 the install manifest and its files, the Claude Code plugin and its environment, settings.json (valid, Kioku hooks present with timeouts,
 pointing at existing files), the interpreter and heavy dependencies (located, not imported),
-the kill switch / project opt-out, memory folders, pending and failed hook jobs,
+the kill switch / project opt-out, memory folders (and, in ``doctor_stores``, symlinks,
+invalid UTF-8, leftover temp files, agent stores against their journals), pending and failed
+hook jobs,
 and whether Claude Code's auto memory is on (a hint, not a failure).
 """
 
@@ -75,6 +77,10 @@ def run_checks(project_root: Path | None = None) -> list[dict[str, Any]]:
         while not probe.exists():
             probe = probe.parent
         add(label, os.access(probe, os.W_OK), f"{folder}{'' if folder.exists() else ' (not created yet)'}")
+    from kioku.install.doctor_stores import run_store_checks
+
+    run_store_checks(root, [("project memory", paths.project_memory_dir(root)),
+                            ("user memory", paths.user_memory_dir())], add)
     from kioku.core import jobs
 
     failed = list(jobs.failed_dir().glob("*.json")) if jobs.failed_dir().is_dir() else []

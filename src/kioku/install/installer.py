@@ -246,8 +246,10 @@ def uninstall(target: Target, args: argparse.Namespace) -> int:
         print("Dry run: nothing was changed.")
         return 0
     if new_raw != raw:
-        if new_raw is None:
+        if new_raw is None and not target.settings.is_symlink():
             target.settings.unlink()
+        elif new_raw is None:
+            write_preserving_mode(target.settings, b"{}\n")  # the user's link stays
         else:
             write_preserving_mode(target.settings, new_raw)
     for rel in plain_files:
@@ -355,13 +357,17 @@ def _print_diff(before: bytes | None, after: bytes | None, name: str) -> None:
 def write_preserving_mode(path: Path, data: bytes) -> None:
     """Atomic replace that keeps the file's mode (0600 for a new file) and its folder's mode."""
     from kioku.core import fsutil
+    from kioku.install.settings import write_destination
 
+    path, note = write_destination(path)  # a symlinked settings.json stays a link
     try:
         mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:
         mode = 0o600
     path.parent.mkdir(parents=True, exist_ok=True)
     fsutil.replace_file_bytes(path, data, mode)
+    if note:
+        print(f"  {note}")
 
 
 def _write_private(path: Path, data: bytes, mode: int) -> None:

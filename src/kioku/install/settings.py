@@ -8,6 +8,8 @@ Contract:
   with an explicit ``timeout`` in seconds.
 - A malformed file (not strict JSON, not an object, ``hooks`` of the wrong shape) raises
   :class:`SettingsError`; the caller refuses and the file is not overwritten.
+- A symlinked settings.json stays a link: :func:`write_destination` writes through to its
+  target or refuses.
 - Serialisation keeps the file's indentation style and trailing newline, so an unchanged
   structure gives unchanged bytes; callers skip the write when nothing changed.
 Standard library only.
@@ -19,6 +21,7 @@ import copy
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 from kioku.core.errors import KiokuError
@@ -26,6 +29,25 @@ from kioku.core.errors import KiokuError
 
 class SettingsError(KiokuError):
     """settings.json cannot be merged safely; it was left exactly as it was."""
+
+
+def write_destination(path: Path) -> tuple[Path, str | None]:
+    """Where the new settings.json bytes go, and a line for the user when it is not ``path``.
+
+    A settings.json the user made a symbolic link (dotfiles) stays a link: the write goes
+    through to the link's target, which must be an existing regular file; otherwise the
+    write is refused (``SettingsError``) so the link is never replaced by a plain file."""
+    if not path.is_symlink():
+        return path, None
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        raise SettingsError(f"refusing to write {path}: it is a symbolic link whose target is missing "
+                            "or loops; nothing was written") from None
+    if not target.is_file():
+        raise SettingsError(f"refusing to write {path}: it is a symbolic link to {target}, which is not "
+                            "a regular file; nothing was written")
+    return target, f"{path} is a symbolic link: wrote through to its target {target} (the link is kept)"
 
 
 @dataclass(frozen=True)

@@ -1,28 +1,31 @@
 """Deterministic contradiction detection between a new memory and older ones (stdlib only).
 
-A new memory supersedes an older one when they make incompatible choices about the same
-subject. Three rules, checked in order:
+``assess(new, old)`` says whether a new memory *clearly replaces* an older one
+(``("replaces", reason)``: the old one is superseded), *may* replace it (``("unsure", reason)``:
+both are kept and the save confirmation says "kept both; if one replaces the other, run
+`kioku forget`"), or neither (None). Losing a true memory from recall is the worse error, so:
 
-1. **Scope guard.** Both statements name a qualifier ("in Makefiles", "for Python files")
-   and the qualifiers share nothing → different subjects, no conflict.
-2. **Alternatives in one category.** Known mutually exclusive choices (package managers,
-   Python environment tools, indentation, quote style, test runners, formatters, databases,
-   ...) are extracted with their stance: ``+`` when the clause is a directive or preference
-   ("use", "prefer", "switch to", "always", "we use", "を使う"), ``-`` when negated
-   ("never X", "don't use X", "avoid X", "instead of X", "X は使わない", "Xではなく").
-   The new memory contradicts the old one if, in the same category, it endorses X while
-   the old endorsed a different Y (and the new one does not endorse Y too), or endorses X
-   where the old rejected X, or rejects X where the old endorsed X. Mere mentions without a
-   directive ("npm run build builds the docs") are not choices and never conflict.
-3. **Polarity flip.** "always ..." vs "never ..." (also do/don't, 必ず/しない) on otherwise
-   near-identical statements (token Jaccard ≥ 0.6 after removing the polarity words) with
-   the same qualifiers ("never ... in tests" after "always ..." is an exception, not a flip).
+1. **Subject and scope first.** The subject is the words before the first verb-like cue
+   ("The docs site | uses bun"; Japanese: before は), the scope the qualifiers ("in Makefiles",
+   "for Python files"). Different subjects or different scopes are never a replacement
+   ("The frontend app uses pnpm" / "The docs site uses bun" stay together).
+2. **Explicit replacement wording** naming a value the old memory mentions: "from X to Y",
+   "replaced X with Y", "instead of X", "rather than X", "no longer use X", "never X",
+   and Japanese XからYに移行/変更, Xではなく, Xの代わりに, Xをやめて, Xは使わない.
+3. **Alternatives in one category** (package managers, indentation, quote style, test
+   runners, formatters, databases, ...): endorsing X where the old endorsed Y, for the same
+   subject; with one side's subject or scope unknown the pair is only "unsure".
+4. **Same attribute, new value**: the same subject with "now" / "anymore" / "no longer" /
+   今は / もう and the same predicate ("The API now listens on port 8080" after "... 3000"),
+   or exactly the same predicate with different values (numbers, known tool names).
+5. **Polarity flip**: "always ..." vs "never ..." (do/don't, 必ず/しない) on otherwise
+   near-identical statements (token Jaccard >= 0.6) with the same qualifiers.
 
-It favours precision over recall: a missed contradiction leaves two visible entries, a false
-one would strike through a memory that was still true.
+Measured on labelled English and Japanese pairs the project wrote
+(``tests/memory/data/contradiction_pairs_*.json``; ``scripts/bench/contradictions.py``).
 
-Speed: this runs on the hook save path, so matching is done with word lists, dict lookups
-and substring tests over a lower-cased text, not with dozens of compiled regexes.
+Speed: this runs on the hook save path, so matching is done with word lists, dict lookups,
+substring tests and a few small regexes over a lower-cased text.
 """
 
 from __future__ import annotations
@@ -189,21 +192,196 @@ def _strip_polarity(text: str) -> set[str]:
     return token_set(low) - _POLARITY_WORDS
 
 
-def can_contradict(new: str) -> bool:
-    """False when ``new`` contradicts nothing whatever the old text (no choice, no polarity):
-    ``contradicts`` then returns None without looking at the old memory."""
-    return bool(choices(new)) or bool(_polarity(new))
+# --- subjects, explicit replacement wording and values ------------------------------------
+# A clause's subject is the words before its first verb-like cue ("The docs site | uses bun");
+# an imperative ("Use bun") or "We use ..." has the project as its (empty) subject.
+_VERB_CUES = _POS_WORDS | {
+    "is", "are", "was", "were", "be", "listens", "listen", "runs", "run", "lives", "deploys", "deployed",
+    "deploy", "builds", "built", "hosted", "stored", "written", "should", "must", "will", "now", "no",
+    "switched", "switch", "moved", "move", "migrated", "migrate", "changed", "change", "replaced",
+    "has", "have", "format", "formats", "formatted", "never", "don't", "dont", "do", "install",
+    "installs", "avoid", "runs", "serves", "served", "needs", "requires", "need", "require"}
+_SUBJECT_SKIP = {"the", "a", "an", "our", "we", "i", "you", "my", "this", "project", "team", "us", "its",
+                 "their", "they", "all", "here", "currently"}
+_COPULAS = {"is", "are", "was", "were"}
+_NOW_WORDS = {"now", "anymore", "nowadays"}
+_NOW_PHRASES = ("no longer", "these days", "from now on", "any more")
+_JA_NOW = ("今は", "現在は", "これからは", "今後は", "もう")
+_ADDITIVE = {"also", "too", "both", "additionally", "another"}
+_JA_PARTICLES = ("には", "では", "に", "で", "の", "が")
+_JA_PROJECT = ("プロジェクトで", "プロジェクトに", "プロジェクト", "リポジトリで", "リポジトリ", "ここで")
+_FROM_TO = re.compile(r"\bfrom ([\w.+#-]+) to ([\w.+#-]+)")
+_REPLACED_WITH = re.compile(r"\breplaced? ([\w.+#-]+) with ([\w.+#-]+)")
+_JA_FROM_TO = re.compile(r"([a-z0-9][\w.+#-]*)から([a-z0-9][\w.+#-]*)(?:に|へ)")
+_JA_SWITCH = ("移行", "変更", "切り替え", "切替", "変え", "乗り換え", "移っ")
+_REJECT_BEFORE = re.compile(r"\b(?:instead of|rather than|no longer use|no longer uses|stop using|"
+                            r"stopped using|never use|never|don't use|do not use|not|away from|avoid)"
+                            r" ([\w.+#-]+(?: [\w.+#-]+)?)")
+_JA_REJECT = re.compile(r"([a-z0-9][\w.+#-]*|[ァ-ヶー]+)(?:ではなく|じゃなく|の代わりに|をやめ|はやめ|を使わない|は使わない|"
+                        r"を使用しない|は使用しない)")
+_NUMBER = re.compile(r"^\d[\d.,:]*$")
 
 
-def contradicts(new: str, old: str) -> str | None:
-    """Why ``new`` contradicts ``old`` (a short reason), or None."""
-    c_new, pol_new = choices(new), _polarity(new)
-    if not c_new and not pol_new:
-        return None  # nothing in the new memory could conflict; skip analysing the old one
+def _first_clause(low: str) -> str:
+    return low.translate(_CLAUSE_SPLIT).split("\n")[0]
+
+
+@lru_cache(maxsize=4096)
+def _subject(text: str) -> tuple[str, ...] | None:
+    """Content words of the subject (empty: the project itself), or None when unknown."""
+    low = _lower(text)
+    if _has_ja(low):
+        head = low.translate(_CLAUSE_SPLIT).split("\n")[0].split("は", 1)
+        if len(head) < 2 or not head[0].strip() or "を" in head[0]:
+            return None
+        subject = head[0].strip()
+        if subject.endswith(_JA_PROJECT):
+            return ()  # "このプロジェクトでは": the project itself
+        for particle in _JA_PARTICLES:
+            if subject.endswith(particle) and len(subject) > len(particle):
+                subject = subject[: -len(particle)]
+                break
+        return (subject,)
+    words = [m.group(0) for m in _WORD.finditer(_first_clause(low))]
+    for i, word in enumerate(words):
+        if word in _VERB_CUES:
+            return tuple(sorted({w for w in words[:i] if w not in _SUBJECT_SKIP}))
+    return None
+
+
+def _has_ja(text: str) -> bool:
+    return any("\u3040" <= ch <= "\u30ff" or "\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def _relation(new: str, old: str) -> str:
+    """"same" subject and scope, "different" (never a replacement) or "unknown"."""
     q_new, q_old = _qualifiers(new), _qualifiers(old)
-    if q_new and q_old and not (q_new & q_old):
+    if (q_new - q_old) and (q_old - q_new):
+        return "different"  # "in Go files" vs "in YAML files", even if both say "for indentation"
+    s_new, s_old = _subject(new), _subject(old)
+    if s_new is not None and s_old is not None and s_new and s_old and s_new != s_old:
+        return "different"
+    if s_new is None or s_old is None or bool(s_new) != bool(s_old) or q_new != q_old:
+        return "unknown"
+    return "same"
+
+
+@lru_cache(maxsize=4096)
+def _mentions(text: str) -> frozenset[str]:
+    low = _lower(text)
+    words = set(_WORD.findall(low))
+    for alias, _category, option in _JA_ALIASES:
+        if alias in low:
+            words.add(option)
+    for (alias_words, (_category, option)) in _EN_ALIASES.items():
+        if len(alias_words) == 1 and alias_words[0] in words:
+            words.add(option)
+    return frozenset(words)
+
+
+@lru_cache(maxsize=4096)
+def _replaced_values(text: str) -> frozenset[str]:
+    """Values the text says were replaced or given up ("from npm to bun", "instead of black",
+    "jestをやめて", "MySQLの代わりに")."""
+    low = _lower(text)
+    out: set[str] = set()
+    for pattern in (_FROM_TO, _REPLACED_WITH):
+        out.update(m.group(1) for m in pattern.finditer(low))
+    if any(word in low for word in _JA_SWITCH):
+        out.update(m.group(1) for m in _JA_FROM_TO.finditer(low))
+    for m in _REJECT_BEFORE.finditer(low):
+        first = m.group(1).split()
+        out.add(first[0])
+        if len(first) > 1:
+            out.add(" ".join(first))
+    out.update(m.group(1) for m in _JA_REJECT.finditer(low))
+    return frozenset(v for v in out if v not in _SUBJECT_SKIP and v not in {"use", "using", "the", "a"})
+
+
+def _says_now(text: str) -> bool:
+    low = _lower(text)
+    words = set(_WORD.findall(low))
+    return bool(words & _NOW_WORDS) or any(p in low for p in _NOW_PHRASES) or any(p in low for p in _JA_NOW)
+
+
+def _is_value(token: str) -> bool:
+    return bool(_NUMBER.match(token)) or token in _OPTION_NAMES or any(c.isdigit() for c in token)
+
+
+def _predicate(text: str) -> tuple[set[str], set[str], bool]:
+    """(attribute words, value words, copula) of the first clause, subject and markers removed."""
+    low = _lower(text)
+    if _has_ja(low):
+        rest = low.split("は", 1)[-1]
+        for marker in _JA_NOW:
+            rest = rest.replace(marker, " ")
+        values = {w for w in _WORD.findall(rest) if w.isascii()}
+        attrs = token_set("".join(ch if not ch.isascii() or ch == " " else " " for ch in rest))
+        copula = rest.rstrip("。 ").endswith(("です", "だ", "でした"))
+        return attrs, values, copula
+    words = [m.group(0) for m in _WORD.finditer(_first_clause(low))]
+    start = next((i for i, w in enumerate(words) if w in _VERB_CUES), 0)
+    rest = [w for w in words[start:] if w not in _NOW_WORDS and w not in _SUBJECT_SKIP]
+    copula = bool(rest) and rest[0] in _COPULAS
+    values = {w for w in rest if _is_value(w)}
+    attrs = {w for w in rest if w not in values and w not in _COPULAS and w not in _QUALIFIER_WORDS
+             and w not in ("with", "to", "of", "at", "by", "on", "no", "longer")}
+    return attrs, values, copula
+
+
+def can_contradict(new: str) -> bool:
+    """False when ``new`` can replace nothing whatever the old text (no choice, no polarity,
+    no replacement wording, no value): ``assess`` then returns None without looking at the
+    old memory."""
+    if choices(new) or _polarity(new) or _replaced_values(new) or _says_now(new):
+        return True
+    return any(_is_value(w) for w in _WORD.findall(_lower(new)))
+
+
+def assess(new: str, old: str) -> tuple[str, str] | None:
+    """How ``new`` relates to the older ``old``: ("replaces", reason) when it clearly
+    replaces it, ("unsure", reason) when it may (both are kept and the user is told), or
+    None. Losing a true memory is the worse error, so "replaces" needs the same subject and
+    scope (or explicit replacement wording that names the old value)."""
+    relation = _relation(new, old)
+    if relation == "different":
         return None
-    c_old = choices(old) if c_new else {}
+    old_mentions = _mentions(old)
+    given_up = [v for v in _replaced_values(new) if v in old_mentions or v in _lower(old)]
+    if given_up and not (_replaced_values(old) & {given_up[0]}):
+        if relation == "unknown" and _qualifiers(new) != _qualifiers(old):
+            # "never use type hints in tests" after "always use type hints": an exception
+            # for one scope, or a replacement - the user decides
+            return "unsure", f"may replace {given_up[0]}"
+        return "replaces", f"replaces {given_up[0]}"
+    conflict = _choice_conflict(new, old)
+    if conflict:
+        return ("replaces" if relation == "same" else "unsure"), conflict
+    s_new = _subject(new)
+    if relation == "same" and s_new:
+        a_new, v_new, cop_new = _predicate(new)
+        a_old, v_old, cop_old = _predicate(old)
+        additive = bool(set(_WORD.findall(_lower(new))) & _ADDITIVE)
+        similar = jaccard(a_new, a_old) >= 0.5 if (a_new or a_old) else True
+        if _says_now(new) and not additive and (similar or (cop_new and cop_old)):
+            return "replaces", "now " + (" ".join(sorted(v_new)) or "different")
+        if similar and a_new == a_old and v_new and v_old and v_new != v_old and not additive:
+            return "replaces", f"{' '.join(sorted(v_new))} instead of {' '.join(sorted(v_old))}"
+    pol_new = _polarity(new)
+    pol_old = _polarity(old) if pol_new else 0
+    # A flip with a different scope ("never ... in tests" after "always ...") is an exception
+    # to the old rule, not its negation, so both stay.
+    if pol_new and pol_old and pol_new != pol_old and _qualifiers(new) == _qualifiers(old):
+        if jaccard(_strip_polarity(new), _strip_polarity(old)) >= 0.6:  # same statement, flipped
+            return "replaces", "opposite instruction"
+    return None
+
+
+def _choice_conflict(new: str, old: str) -> str | None:
+    c_new = choices(new)
+    if not c_new:
+        return None
+    c_old = choices(old)
     for category, new_opts in c_new.items():
         old_opts = c_old.get(category)
         if not old_opts:
@@ -216,10 +394,10 @@ def contradicts(new: str, old: str) -> str | None:
                 rivals = [o for o, s in old_opts.items() if s > 0 and o != option and new_opts.get(o, 0) <= 0]
                 if rivals:
                     return f"{category}: {option} instead of {rivals[0]}"
-    pol_old = _polarity(old) if pol_new else 0
-    # A flip with a different scope ("never ... in tests" after "always ...") is an exception
-    # to the old rule, not its negation, so both stay.
-    if pol_new and pol_old and pol_new != pol_old and q_new == q_old:
-        if jaccard(_strip_polarity(new), _strip_polarity(old)) >= 0.6:
-            return "opposite instruction"
     return None
+
+
+def contradicts(new: str, old: str) -> str | None:
+    """Why ``new`` clearly replaces ``old`` (a short reason), or None (see ``assess``)."""
+    verdict = assess(new, old)
+    return verdict[1] if verdict and verdict[0] == "replaces" else None

@@ -3,6 +3,7 @@
 Refused, with a message that says why and what to do, before anything is written:
 
 - secrets (``kioku.core.secrets.ensure_storable`` raises ``SecretRejected``, exit 3);
+- text decoded from invalid UTF-8 (lone surrogates, U+FFFD): recall would skip it as damaged;
 - text longer than ``MAX_CHARS`` (1,500): a memory is a note, not a document;
 - fenced code blocks longer than ``MAX_CODE_LINES`` (8) lines, or several long
   code-looking lines: memories describe code, they do not carry it;
@@ -47,11 +48,25 @@ class MemoryRejected(KiokuError):
     """The text is not something Kioku stores as a memory; nothing was written."""
 
 
+def _not_utf8(text: str) -> bool:
+    """True for text decoded from invalid UTF-8: lone surrogates (``surrogateescape``, how
+    Python passes undecodable command-line bytes) or U+FFFD. Such a line would be written,
+    confirmed, and then skipped by recall as damaged."""
+    if text.isascii():
+        return False
+    return "\ufffd" in text or any("\ud800" <= ch <= "\udfff" for ch in text)
+
+
 def ensure_rememberable(text: str) -> str:
     """The cleaned text to store; raises SecretRejected / MemoryRejected / UsageError."""
     cleaned = text.replace("\r\n", "\n").replace("\x00", "").strip()
     if not cleaned:
         raise UsageError("nothing to remember: the text is empty")
+    if _not_utf8(cleaned):
+        raise MemoryRejected(
+            "not saved: the text is not valid UTF-8 (undecodable bytes or U+FFFD replacement "
+            "characters); retype it or fix the terminal's encoding"
+        )
     ensure_storable(cleaned, what="memory")
     lines = cleaned.splitlines()
     # Each check runs only when its characters occur (a one-line note usually has none of them).

@@ -55,7 +55,7 @@ class FolderReport:
     indexed: int = 0
     unindexed: int = 0
     topics: dict[str, int] = field(default_factory=dict)  # file -> active entries
-    status: str = "ok"  # ok | warn | full | unreadable | empty
+    status: str = "ok"  # ok | warn | full | unindexed | unreadable | empty
 
 
 @dataclass
@@ -237,7 +237,11 @@ def organize(project_root: Path | None = None, apply: bool = False, repair: bool
         folder.indexed = len(doc.entries)
         folder.unindexed = len(md.unindexed(doc, topics))
         folder.topics = {name: len(t.active()) for name, t in sorted(topics.items())}
-        folder.status = ("full" if folder.index_lines >= MAX_LINES or folder.unindexed
+        # "full" only when the line limit is reached: entries missing from an index that still
+        # has room (a hand edit or a cut file dropped their lines) are "unindexed", which
+        # --repair fixes.
+        folder.status = ("full" if folder.index_lines >= MAX_LINES
+                         else "unindexed" if folder.unindexed
                          else "warn" if folder.index_lines >= WARN_LINES else "ok")
         report.notices.extend(md.notices)
     return report

@@ -14,8 +14,11 @@
   says how to reach them (``kioku search``).
 - Output is fenced in ``<kioku-memory>`` … ``</kioku-memory>`` under a header that labels
   it as remembered data, not instructions; every line passes ``kioku.core.secrets.redact`` (``redact_lines``: one scan)
-  and cannot close the fence early. Bad lines (garbage, invalid UTF-8) are skipped:
+  and through ``kioku.core.defang.defang``, so no tag-like text (lookalikes included) can
+  close the fence early or open another. Bad lines (garbage, invalid UTF-8) are skipped:
   recall never raises for damaged files; it returns "" when there is nothing to recall.
+  A memory folder reached through a symbolic link (``.agents``, ``memory`` or MEMORY.md) is
+  not read at all.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import re
 from pathlib import Path
 
 from kioku.core import paths
+from kioku.core.defang import defang
 from kioku.core.secrets import redact_lines
 from kioku.memory.index import INDEX_NAME, MAX_INDEX_BYTES, entry_groups
 
@@ -32,7 +36,6 @@ HEADER = ("Remembered notes from Kioku (data recalled from .agents/memory; "
 OPEN, CLOSE = "<kioku-memory>", "</kioku-memory>"
 TYPE_WEIGHT = {"feedback": 3.0, "user": 3.0, "project": 2.0, "reference": 1.0}
 MAX_LINE = 300
-_FENCE_TAG = re.compile(r"<\s*/?\s*kioku-memory", re.I)
 _WORDS = re.compile(r"[^\W_]+")
 
 
@@ -55,8 +58,16 @@ def _scopes(project_root: Path | None) -> list[tuple[str, Path]]:
         ("User-wide memory (~/.agents/memory)", user), ("Project memory (.agents/memory)", project)]
 
 
+def _linked(folder: Path) -> bool:
+    """Whether ``.agents``, the memory folder or MEMORY.md is a symbolic link: recall never
+    follows one (a link could inject a file from outside the project); doctor reports it."""
+    return any(p.is_symlink() for p in (folder.parent, folder, folder / INDEX_NAME))
+
+
 def _index_lines(folder: Path) -> list[str]:
     index = folder / INDEX_NAME
+    if _linked(folder):
+        return []
     try:
         with open(index, "rb") as handle:
             data = handle.read(MAX_INDEX_BYTES)
@@ -111,18 +122,10 @@ def _rank(items: list[_Item], query: str | None) -> None:
             item.score += 10.0 * overlap
 
 
-def _defang(line: str) -> str:
-    """A line that cannot open or close the fence (``<`` of the tag becomes ``‹``)."""
-    # Under re.I "kioku" also matches ı/İ/K (Kelvin), but "-memory" only plain ASCII letters
-    if "-memory" not in line.lower():
-        return line
-    return _FENCE_TAG.sub(lambda m: m.group(0).replace("<", "‹"), line)
-
-
 def _clean_all(lines: list[str]) -> list[str]:
     """Each line redacted on its own terms (``redact_lines`` scans them in one pass) and
     defanged; same result as redacting and defanging line by line."""
-    return [_defang(line) for line in redact_lines(lines)]
+    return [defang(line) for line in redact_lines(lines)]
 
 
 def build_recall(project_root: Path | None = None, budget: int = 10000, query: str | None = None) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from kioku.core.errors import UsageError
 from kioku.memory.folders import target_dir
 from kioku.memory.classify import classify_type, pick_topic
-from kioku.memory.contradict import can_contradict, contradicts
+from kioku.memory.contradict import assess, can_contradict
 from kioku.memory.guard import ensure_rememberable
 from kioku.memory.index import MAX_LINES, TYPES, WARN_LINES, format_entry
 from kioku.memory.store import index_entry_for
@@ -113,10 +113,13 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
         topics = md.load_topics(skip=skip, keep=topic_name)
         doc = md.load_index(topics)
         old: list[tuple[str, Entry, str]] = []
+        unsure: list[Entry] = []
         for name, entry in md.active_entries(topics):
-            reason = contradicts(cleaned, entry.text)
-            if reason:
-                old.append((name, entry, reason))
+            verdict = assess(cleaned, entry.text)
+            if verdict and verdict[0] == "replaces":
+                old.append((name, entry, verdict[1]))
+            elif verdict:
+                unsure.append(entry)
             elif is_duplicate(cleaned, tokens, entry.text):
                 line = index_entry_for(entry, name)
                 return SaveResult("duplicate", entry.type, entry.summary, str(md.path / name), line.line,
@@ -153,6 +156,11 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
             md.write_topic(topics[name])  # topic files first: they are the source of truth
 
         warnings: list[str] = []
+        if unsure:
+            # Losing a true memory is the worse error: when it is unclear whether the new memory
+            # replaces an older one, both stay and the user is told how to drop one.
+            shown = "; ".join(f'"{e.summary}"' for e in unsure[:2])
+            warnings.append(f"kept both this and {shown}; if one replaces the other, run `kioku forget`")
         indexed = doc.entry_line_count() + 1 <= MAX_LINES
         if indexed:
             doc.entries.append(index_entry)

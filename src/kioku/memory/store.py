@@ -6,6 +6,11 @@
 Topic files are the source of truth and are written first; MEMORY.md is derived, so a crash
 between the two writes leaves an index that ``rebuild_index`` (or the next write) repairs.
 
+Symbolic links are never followed: if ``.agents``, the memory folder, its archive, MEMORY.md
+or a topic file being written is a link, every read and write refuses with one line naming
+the link (``SymlinkRefused``) and nothing is written. Temporary files a killed writer left
+behind are deleted at the next write, under the lock.
+
 Damaged files are never silently replaced: the original bytes are first copied next to the
 file as ``<name>.corrupt-<UTC time>`` (0600), then the index is rebuilt from the topic files
 or the topic file is rewritten with fresh frontmatter and its old text kept in the body.
@@ -52,11 +57,26 @@ class MemoryDir:
     def archive_path(self) -> Path:
         return self.path / ARCHIVE_DIR
 
+    @property
+    def base(self) -> Path:
+        """The folder that holds ``.agents/memory`` (project root or home): links below it
+        are refused, links above it are the user's business."""
+        return self.path.parent.parent
+
+    def check_links(self, *files: Path) -> None:
+        """SymlinkRefused if ``.agents``, the memory folder, its archive or one of ``files``
+        is a symbolic link."""
+        for path in (self.path, self.index_path, self.archive_path, *files):
+            fsutil.refuse_symlink(self.base, path)
+
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
+        self.check_links(self.path / LOCK_NAME)
         fsutil.ensure_private_dir(self.path)
         try:
             with fsutil.exclusive_lock(self.path / LOCK_NAME, timeout=LOCK_TIMEOUT):
+                self.check_links()  # again under the lock: nothing can swap a link in before it
+                fsutil.remove_orphan_temp_files(self.path)  # left by a writer killed mid-write
                 yield
         except fsutil.LockTimeout as exc:
             raise KiokuError(f"memory folder is busy ({exc}); try again") from None
@@ -65,6 +85,7 @@ class MemoryDir:
 
     def topic_paths(self, archive: bool = False) -> list[Path]:
         folder = self.archive_path if archive else self.path
+        self.check_links()
         if not folder.is_dir():
             return []
         return sorted(p for p in folder.glob("*.md") if p.name != INDEX_NAME and p.is_file() and not p.is_symlink())
@@ -104,6 +125,7 @@ class MemoryDir:
 
     def load_index(self, topics: dict[str, TopicFile] | None = None, repair: bool = True) -> IndexDoc:
         """The parsed index. Unreadable or missing (with topic files present) → rebuilt."""
+        self.check_links()
         try:
             text = read_index_text(self.index_path)
         except IndexUnreadable as exc:
@@ -126,6 +148,7 @@ class MemoryDir:
     def backup(self, path: Path) -> Path:
         stamp = now_iso(millis=True).replace(":", "").replace("-", "").replace(".", "")
         target = path.with_name(f"{path.name}.corrupt-{stamp}")
+        self.check_links(path, target)
         fsutil.atomic_write_bytes(target, path.read_bytes())
         return target
 
@@ -134,6 +157,7 @@ class MemoryDir:
             backup = self.backup(topic.path)
             self.notices.append(f"{topic.name} was damaged ({topic.broken}); repaired, original kept as {backup.name}")
             topic.broken = ""
+        self.check_links(topic.path)
         fsutil.atomic_write_text(topic.path, topic.render())
 
     def write_index(self, doc: IndexDoc) -> None:
@@ -153,6 +177,7 @@ class MemoryDir:
             overflow = doc.line_count() - MAX_LINES
             if overflow > 0:
                 del doc.entries[-overflow:]
+        self.check_links()
         fsutil.atomic_write_text(self.index_path, doc.render())
 
     def rebuild_index(self, topics: dict[str, TopicFile], keep: IndexDoc | None = None) -> IndexDoc:

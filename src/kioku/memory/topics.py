@@ -49,6 +49,9 @@ STANDARD_TOPICS = {
     "references.md": ("reference", "References"),
 }
 RESERVED = {"memory", "archive", "lock"}
+# Device names Windows refuses as file names whatever the extension ("con.md" included).
+WINDOWS_RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{n}" for n in range(10)),
+                              *(f"lpt{n}" for n in range(10))})
 
 _HEADING = re.compile(r"^##\s+(.*\S)\s*$")
 _DATED = re.compile(r"^(\d{4}-\d{2}-\d{2})\s+(.*)$")
@@ -332,8 +335,13 @@ def slugify_topic(name: str) -> str:
     Path separators, NUL, and names that are only dots are rejected outright (they are
     attempts to leave the memory folder, not typos); anything else odd (spaces, punctuation,
     control or bidi characters) is folded into a lower-case slug; Japanese letters are kept.
+    Names that look like a credential (``SecretRejected``) and Windows device names (``con``,
+    ``nul``, ``com1`` ...) are refused.
     """
     raw = name or ""
+    from kioku.core.secrets import ensure_storable
+
+    ensure_storable(raw, what="the topic name")  # a topic name becomes a file name and an index line
     if "\x00" in raw or "/" in raw or "\\" in raw or raw.strip().strip(".") == "":
         raise UsageError(f"invalid topic name {raw!r}: use a plain name such as 'release-process'")
     text = unicodedata.normalize("NFKC", raw).strip()
@@ -345,6 +353,9 @@ def slugify_topic(name: str) -> str:
     text = re.sub(r"-{2,}", "-", text).strip("-")[:60].strip("-")
     if not text or text in RESERVED:
         raise UsageError(f"invalid topic name {raw!r}: use a plain name such as 'release-process'")
+    if text in WINDOWS_RESERVED:
+        raise UsageError(f"invalid topic name {raw!r}: {text} is a reserved device name on Windows; "
+                         "use a plain name such as 'release-process'")
     return text + ".md"
 
 

@@ -1,0 +1,89 @@
+"""``kioku doctor`` checks of the stores' integrity (memory folders and agent-memory stores).
+
+Each function takes the doctor's ``add(name, ok, detail, warn=False)`` callback:
+
+- :func:`check_memory_folder`: a memory folder (or ``.agents``, or MEMORY.md) that is a
+  symbolic link, a MEMORY.md or topic file that is not valid UTF-8 (recall skips such lines,
+  so those memories are silently missing), and temporary files a killed writer left behind.
+- :func:`check_agent_store`: the Chroma store against its journal: a store the journal says
+  held data but whose files are missing, and any collection whose record count differs from
+  what replaying the journal gives.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from kioku.core import fsutil
+
+Add = Callable[..., None]
+INDEX_NAME = "MEMORY.md"
+
+
+def check_memory_folder(label: str, folder: Path, add: Add) -> None:
+    base = folder.parent.parent
+    link = fsutil.first_symlink(base, folder / INDEX_NAME)
+    if link is not None:
+        add(f"{label} links", False, f"{link} is a symbolic link; Kioku neither reads nor writes memories "
+            "through links: replace it with a real folder or file")
+        return
+    if not folder.is_dir():
+        return
+    bad = []
+    for path in sorted(folder.glob("*.md")):
+        if path.is_symlink() or not path.is_file():
+            continue
+        try:
+            path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            bad.append(f"{path.name} (byte {exc.start})")
+        except OSError:
+            continue
+    if bad:
+        add(f"{label} encoding", False, "not valid UTF-8, so recall skips the damaged lines: "
+            + ", ".join(bad[:5]) + "; run `kioku organize --repair`")
+    orphans = fsutil.orphan_temp_files(folder)
+    if orphans:
+        add(f"{label} temp files", True, f"{len(orphans)} temporary file(s) left by an interrupted save "
+            f"({', '.join(p.name for p in orphans[:3])}); the next save removes them", warn=True)
+
+
+def check_agent_store(scope: str, project_root: Path, add: Add) -> None:
+    from kioku.agent import scopes as sc
+
+    if not sc.scope_exists(scope, project_root):
+        return
+    store = sc.open_scope(scope, project_root)
+    name = f"agent store ({scope})"
+    if store.server:
+        add(name, True, f"Chroma server {store.host}:{store.port}; journal in {store.chroma_dir}")
+        return
+    expected = store.journal.live_counts()
+    if store.journal.has_history() and not (store.chroma_dir / "chroma.sqlite3").exists():
+        add(name, False, f"{store.chroma_dir}: Chroma's files are missing but the journal holds "
+            f"{sum(expected.values())} record(s); run `kioku rebuild` (any agent-memory command also does)")
+        return
+    try:
+        actual = store.collection_counts()
+    except Exception as exc:  # noqa: BLE001 - doctor reports, it does not raise
+        add(name, False, f"{store.chroma_dir}: cannot be read ({type(exc).__name__}); run `kioku rebuild`")
+        return
+    if store.last_warning:
+        add(name, True, store.last_warning, warn=True)
+    pending = store.pending()
+    differ = sorted(n for n in set(expected) | set(actual) if expected.get(n, 0) != actual.get(n, 0))
+    detail = (f"{sum(actual.values())} record(s) in {len(actual)} collection(s), journal "
+              f"{sum(expected.values())}" + (f", {pending} write(s) pending" if pending else ""))
+    if differ and not pending:
+        shown = "; ".join(f"{n}: store {actual.get(n, 0)}, journal {expected.get(n, 0)}" for n in differ[:3])
+        add(name, False, f"{detail}; differs from the journal ({shown}); run `kioku rebuild`")
+    else:
+        add(name, True, detail + ("; run `kioku sync`" if pending else ""), warn=bool(pending))
+
+
+def run_store_checks(project_root: Path, memory_folders: list[tuple[str, Path]], add: Add) -> None:
+    for label, folder in memory_folders:
+        check_memory_folder(label, folder, add)
+    for scope in ("global", "project"):
+        check_agent_store(scope, project_root, add)

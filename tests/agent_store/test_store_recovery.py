@@ -1,0 +1,71 @@
+"""A missing or unreadable Chroma store is rebuilt from the journal with one warning; every
+command answers in one line, never a traceback; `kioku rebuild` does it on request."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+LESSONS = [f"Run the linter before committing change {i}" for i in range(3)]
+
+
+@pytest.fixture
+def learned(project, isolated_home, kioku) -> Path:
+    for lesson in LESSONS:
+        out = kioku("learn", "--agent", "main", lesson, "--category", "code_quality",
+                    "--confidence", "0.9", "--scope", "global")
+        assert out.returncode == 0, out.stderr
+    return isolated_home / ".claude" / "chroma_data"
+
+
+def _total(kioku) -> tuple[int, str]:
+    out = kioku("dashboard", "--agent", "main", "--json")
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    return json.loads(out.stdout)["total_improvements"], out.stderr
+
+
+def _delete_chroma_files(store: Path) -> None:
+    for child in store.iterdir():
+        if child.name == "chroma.sqlite3" or (child.is_dir() and len(child.name) == 36):
+            shutil.rmtree(child) if child.is_dir() else child.unlink()
+
+
+def test_deleted_store_is_rebuilt_from_the_journal_with_one_warning(learned, kioku):
+    _delete_chroma_files(learned)
+    total, err = _total(kioku)
+    assert total == len(LESSONS)
+    assert err.count("warning") == 1 and "rebuilt it from its journal" in err
+    total, err = _total(kioku)
+    assert total == len(LESSONS) and err == ""
+    sync = kioku("sync")
+    assert sync.returncode == 0 and "Traceback" not in sync.stderr
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated"])
+def test_unreadable_store_is_rebuilt_and_commands_never_trace_back(learned, kioku, damage):
+    db = learned / "chroma.sqlite3"
+    if damage == "garbage":
+        db.write_bytes(b"this is not a database" * 200)
+    else:
+        with db.open("r+b") as handle:
+            handle.truncate(db.stat().st_size // 4)
+    out = kioku("export", "--agent", "main", "--format", "json", "--out", str(learned.parent / "x.json"))
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr and out.stderr.count("\n") == 1
+    assert "moved to" in out.stderr
+    exported = json.loads((learned.parent / "x.json").read_text())
+    assert sorted(r["improvement"] for r in exported["improvements"]) == sorted(LESSONS)
+    for command in (["dashboard", "--agent", "main"], ["maintain", "--agent", "main", "--daily"]):
+        res = kioku(*command)
+        assert res.returncode == 0 and res.stderr == "", res.stderr
+
+
+def test_rebuild_command_replays_the_journal(learned, kioku):
+    out = kioku("rebuild", "--scope", "global")
+    assert out.returncode == 0 and "3 entries replayed" in out.stdout, out.stdout + out.stderr
+    total, err = _total(kioku)
+    assert total == len(LESSONS) and err == ""

@@ -1,0 +1,54 @@
+"""Damage is reported, not hidden: doctor names a symlinked memory folder, a MEMORY.md with
+invalid UTF-8, leftover temp files and an agent store that differs from its journal; organize
+does not call a half-empty index "full" after a mid-line cut."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kioku.install.doctor import run_checks
+from kioku.memory import api
+from kioku.memory.organize import organize
+
+
+def _checks(project: Path) -> dict[str, dict]:
+    return {c["check"]: c for c in run_checks(project)}
+
+
+def test_doctor_reports_invalid_utf8_index(project):
+    for i in range(3):
+        api.remember(f"fact number {i} about the build system")
+    index = project / ".agents" / "memory" / "MEMORY.md"
+    data = index.read_bytes()
+    index.write_bytes(data[: data.rfind("→".encode()) + 1])  # cut inside "→"
+    check = _checks(project)["project memory encoding"]
+    assert not check["ok"] and "MEMORY.md" in check["detail"] and "UTF-8" in check["detail"]
+
+
+def test_doctor_reports_a_symlinked_memory_folder(project, tmp_path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (project / ".agents").mkdir()
+    (project / ".agents" / "memory").symlink_to(outside, target_is_directory=True)
+    check = _checks(project)["project memory links"]
+    assert not check["ok"] and "symbolic link" in check["detail"] and "memory" in check["detail"]
+
+
+def test_doctor_reports_orphan_temp_files(project):
+    api.remember("We use bun for installs")
+    (project / ".agents" / "memory" / ".project-conventions.md.0123456789ab.tmp").write_text("x")
+    check = _checks(project)["project memory temp files"]
+    assert check["warning"] and ".project-conventions.md.0123456789ab.tmp" in check["detail"]
+
+
+def test_organize_after_a_mid_line_cut_is_not_full(project):
+    for i in range(15):
+        api.remember(f"fact number {i} about the build system")
+    index = project / ".agents" / "memory" / "MEMORY.md"
+    data = index.read_bytes()
+    index.write_bytes(data[: data.rfind("→".encode()) - 5])  # last line cut in the middle
+    folder = next(f for f in organize().folders if f.scope == "project")
+    assert folder.index_lines < 50 and folder.unindexed == 1
+    assert folder.status == "unindexed"
+    folder = next(f for f in organize(repair=True).folders if f.scope == "project")
+    assert folder.status == "ok" and folder.unindexed == 0

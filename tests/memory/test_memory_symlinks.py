@@ -1,0 +1,60 @@
+"""Memory files and folders that are symbolic links are never followed: nothing is read from
+them into a session, nothing is written through them, and the error names the link."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from kioku.core.errors import SymlinkRefused
+from kioku.memory import api
+
+OUTSIDE_INDEX = ("# Memory index\n\n- [project] deploy with AKIA" + "Q7RZ2M9PL4KT8WZ1 → infra.md\n"
+                 "- [project] outside fact that must not be recalled → notes.md\n")
+
+
+def test_symlinked_index_is_not_read_or_copied(project, tmp_path, kioku):
+    outside = tmp_path / "outside" / "MEMORY.md"
+    outside.parent.mkdir()
+    outside.write_text(OUTSIDE_INDEX, encoding="utf-8")
+    memory = project / ".agents" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").symlink_to(outside)
+    assert "outside fact" not in api.build_recall()
+    with pytest.raises(SymlinkRefused, match="MEMORY.md"):
+        api.remember("We use bun for installs")
+    out = kioku("remember", "We use bun for installs")
+    assert out.returncode == 1 and len(out.stderr.strip().splitlines()) == 1
+    assert "symbolic link" in out.stderr and "MEMORY.md" in out.stderr
+    assert (memory / "MEMORY.md").is_symlink() and outside.read_text(encoding="utf-8") == OUTSIDE_INDEX
+    assert sorted(p.name for p in memory.iterdir()) == ["MEMORY.md"]
+
+
+@pytest.mark.parametrize("linked", ["memory", ".agents"])
+def test_symlinked_memory_folder_is_not_written_through(project, tmp_path, linked):
+    outside = tmp_path / "shared-folder"
+    outside.mkdir()
+    os.chmod(outside, 0o755)
+    if linked == "memory":
+        (project / ".agents").mkdir()
+        link = project / ".agents" / "memory"
+    else:
+        link = project / ".agents"
+    link.symlink_to(outside, target_is_directory=True)
+    with pytest.raises(SymlinkRefused, match=linked):
+        api.remember("We use bun for installs")
+    assert list(outside.iterdir()) == []
+    assert stat.S_IMODE(outside.stat().st_mode) == 0o755
+
+
+def test_orphan_temp_file_is_removed_at_the_next_write(project):
+    api.remember("We use bun for installs")
+    memory = project / ".agents" / "memory"
+    orphan = memory / ".project-conventions.md.0123456789ab.tmp"
+    orphan.write_text("copy of the memories left by a killed writer", encoding="utf-8")
+    unrelated = memory / "notes.tmp"
+    unrelated.write_text("the user's own file", encoding="utf-8")
+    api.remember("Run the linter before committing")
+    assert not orphan.exists() and unrelated.exists()
