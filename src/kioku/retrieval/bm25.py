@@ -82,6 +82,10 @@ class BM25Index:
         n = len(self._ids)
         return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
+    def postings(self, term: str) -> list[tuple[int, int]]:
+        """(internal document number, term frequency) of every document containing ``term``."""
+        return self._postings.get(term, [])
+
     def score_tokens(self, query_tokens: list[str], weights: dict[str, float] | None = None) -> dict[int, float]:
         """Scores by internal document number for already tokenized query terms."""
         norm = self._prepare()
