@@ -115,9 +115,14 @@ def test_ranked_marks_only_units_past_the_cut_off() -> None:
     assert ranked[0].id == "m1" and ranked[0].relevant and ranked[0].cosine is not None
     unrelated = index.ranked("what is the capital of Peru", 4)
     assert len(unrelated) == 4 and not any(s.relevant for s in unrelated)
-    strict = HybridConfig(min_coverage=1.01, min_cosine=1.01)
     comps = index.components("kitten Miso")
-    assert not index.relevant(comps, strict).any() and index.relevant(comps)[0]
+    relevance = index.relevance(comps)
+    assert relevance[0] == pytest.approx(comps.dense[0] + HybridConfig().coverage_weight * comps.coverage[0])
+    strict = HybridConfig(min_relevance=float(relevance[0]) + 0.01)
+    assert not index.relevant(comps, strict)[0] and index.relevant(comps)[0]
+    lexical = HybridIndex(_memories(), dense=False)
+    assert lexical.relevant(lexical.components("kitten zeppelin"))[0]
+    assert not lexical.relevant(lexical.components("kitten zeppelin"), HybridConfig(min_coverage=0.9))[0]
 
 
 def test_japanese_query_relevance_is_lexical_only() -> None:
@@ -125,7 +130,9 @@ def test_japanese_query_relevance_is_lexical_only() -> None:
     index = HybridIndex(units, dense=True)
     ranked = {s.id: s for s in index.ranked("金曜日のデプロイ", 2)}
     assert ranked["ja"].relevant
-    assert not ranked["en"].relevant  # MiniLM cosine does not count for a Japanese query
+    # a Japanese query needs more: MiniLM gives unrelated Japanese texts cosines near 0.5
+    assert HybridConfig().min_relevance_cjk > HybridConfig().min_relevance
+    assert not any(s.relevant for s in index.ranked("桜はいつ咲くの", 2))
 
 
 def test_fuse_score_method_keeps_margins() -> None:

@@ -1,6 +1,7 @@
 """``kioku search``: find memories across every memory file, one result per memory.
 
 ``search(query, project_root=None, limit=10, archive=False, dense="auto") -> list[SearchHit]``
+``memory_index(project_root=None, archive=False, dense="auto") -> (list[Memory], HybridIndex)``
 
 What is searched: the entries of every topic file (a ``## heading`` with its text is one
 memory; its date and type come from the entry), loose hand-written lines before a topic
@@ -212,6 +213,12 @@ def _index(memories: list[Memory], signature: tuple, dense: bool | str):
     with _cache_lock:
         _index_cache[key] = (signature, index)
     return index
+
+
+def memory_index(project_root: Path | None = None, archive: bool = False, dense: bool | str = "auto"):
+    """(memories, HybridIndex) exactly as :func:`search` ranks them (unit ids index ``memories``)."""
+    memories, signature = collect(project_root, archive)
+    return memories, _index(memories, signature, dense)
 
 
 def _hit(m: Memory, score: float, semantic: bool = False) -> SearchHit:

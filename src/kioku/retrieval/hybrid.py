@@ -24,9 +24,11 @@ A :class:`Unit` carries only what a memory carries: its text, type, topic and da
 The fused score is relative to the best unit of the query, so it cannot say whether anything
 matched at all. Two absolute signals do: ``coverage`` (the share of the query's IDF weight
 found in the unit's tokens, 0-1) and ``cosine``. :meth:`HybridIndex.ranked` marks a unit
-``relevant`` when coverage >= ``min_coverage`` or (for a query that is not mostly Japanese)
-cosine >= ``min_cosine``; the defaults are fitted on the tune half of the project's own
-labelled memory set (``scripts/bench/memory_search.py``).
+``relevant`` when cosine + ``coverage_weight`` x coverage reaches ``min_relevance`` (for a
+mostly Japanese query ``min_relevance_cjk``: MiniLM gives any two Japanese texts a cosine
+around 0.5, so the bar is higher), or without the model when coverage reaches
+``min_coverage``. The defaults are fitted on the tune half of the project's own labelled
+memory set (``scripts/bench/memory_search.py --fit``).
 
 Without the model (dense=False, or "auto" and the embedder unavailable) step 2 is skipped and
 only units sharing a term with the query are results; dense=True with no model raises
@@ -148,8 +150,11 @@ class HybridConfig:
     dense_weight: float = 1.3
     date_weight: float = 0.8  # added x closeness of the unit's date to a date the query names
     cjk_dense_factor: float = 0.25
-    min_coverage: float = 0.5  # a unit is relevant with at least this share of the query's IDF weight
-    min_cosine: float = 0.45  # ... or (query not mostly Japanese) at least this cosine
+    # the relevance cut-off (module docstring); fitted by scripts/bench/memory_search.py --fit
+    coverage_weight: float = 0.5  # relevance = cosine + coverage_weight x coverage
+    min_relevance: float = 0.3  # ... at least this for a query that is not mostly Japanese
+    min_relevance_cjk: float = 0.65  # ... and this for a Japanese one (MiniLM cosines run high there)
+    min_coverage: float = 0.1  # without the model: at least this share of the query's IDF weight
 
 
 _CJK = re.compile(r"[\u3041-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
@@ -256,13 +261,19 @@ class HybridIndex:
             score = score + cfg.date_weight * c.date_match
         return score
 
+    def relevance(self, c: Components, config: HybridConfig | None = None):
+        """Absolute relevance (n,): cosine + coverage_weight x coverage, or coverage without the model."""
+        cfg = config or self.config
+        if c.dense is None:
+            return c.coverage
+        return c.dense + cfg.coverage_weight * c.coverage
+
     def relevant(self, c: Components, config: HybridConfig | None = None):
         """Boolean mask (n,): units that pass the absolute cut-off for this query."""
         cfg = config or self.config
-        mask = c.coverage >= cfg.min_coverage
-        if c.dense is not None and not c.cjk:
-            mask = mask | (c.dense >= cfg.min_cosine)
-        return mask
+        if c.dense is None:
+            return c.coverage >= cfg.min_coverage
+        return self.relevance(c, cfg) >= (cfg.min_relevance_cjk if c.cjk else cfg.min_relevance)
 
     def ranked(self, query: str, k: int = 10) -> list[Scored]:
         """The top ``k`` units, best first, each with its relevance signals."""
