@@ -125,6 +125,7 @@ def _same_summary(index_summary: str, entry_summary: str) -> bool:
 
 
 _file_cache: dict[str, tuple[tuple[int, int], object]] = {}
+_folder_cache: dict[str, tuple[tuple, list[Memory]]] = {}
 _cache_lock = threading.Lock()
 
 
@@ -147,16 +148,29 @@ def _folder_memories(folder: Path, scope: str, signature: list) -> list[Memory]:
         paths = sorted(p for p in folder.glob("*.md") if p.is_file() and not p.is_symlink())
     except OSError:
         return []
+    folder_signature = tuple((str(path), _signature(path)) for path in paths)
+    signature.extend(folder_signature)
+    key = f"{folder}\0{scope}"
+    with _cache_lock:
+        hit = _folder_cache.get(key)
+    if hit is not None and hit[0] == folder_signature:
+        return hit[1]  # type: ignore[return-value]
+    memories = _merge_folder(paths, scope)
+    with _cache_lock:
+        _folder_cache[key] = (folder_signature, memories)
+    return memories
+
+
+def _merge_folder(paths: list[Path], scope: str) -> list[Memory]:
     topics: dict[str, list[Memory]] = {}
     index_entries: list = []
     index_path: Path | None = None
     for path in paths:
         if path.name == INDEX_NAME:
-            sig, index_entries = _cached(path, _index_lines)
+            _sig, index_entries = _cached(path, _index_lines)
             index_path = path
         else:
-            sig, topics[path.name] = _cached(path, lambda p: _topic_memories(p, scope))
-        signature.append((str(path), sig))
+            _sig, topics[path.name] = _cached(path, lambda p: _topic_memories(p, scope))
     memories = [m for items in topics.values() for m in items]
     if index_path is None:
         return memories
@@ -209,7 +223,7 @@ def _index(memories: list[Memory], signature: tuple, dense: bool | str):
         from kioku.retrieval.vectors import default_store
 
         embed = default_store().embed
-    index = HybridIndex(units, dense=use_dense if dense is not True else True, embed=embed)
+    index = HybridIndex(units, dense=dense if use_dense else False, embed=embed)
     with _cache_lock:
         _index_cache[key] = (signature, index)
     return index

@@ -227,17 +227,14 @@ class HybridIndex:
         for doc, score in self.bm25.score_tokens(tokens).items():
             lexical[doc] = score
         coverage = np.zeros(n, dtype=np.float32)
-        distinct = set(tokens)
-        total = sum(self.bm25.idf(t) for t in distinct)
-        if total > 0:
-            for term in distinct:
-                share = self.bm25.idf(term) / total
-                for doc, _tf in self.bm25.postings(term):
-                    coverage[doc] += share
+        for doc, share in self.bm25.coverage(tokens).items():
+            coverage[doc] = share
         dense = None
         if self.matrix is not None:
             qvec = np.asarray(self._embed_query([query]), dtype=np.float32)[0]
-            dense = self.matrix @ qvec
+            # einsum, not BLAS: a matrix-vector product this size gains nothing from BLAS threads,
+            # and on a busy machine handing it to them cost more than the product itself
+            dense = np.einsum("ij,j->i", self.matrix, qvec)
         date_match = None
         if self._dates:
             specs = parse_query_dates(query)
