@@ -31,9 +31,9 @@ is shared); ``p50_ms_largest`` is the wall p50 on the conversation with the most
 embedding (~6,000 texts, ~40 s on an idle machine).
 
 ``--cv``: leave-conversations-out validation of the product ranker's parameters. The
-conversations are split in two halves; a grid of HybridConfig values (k1/b, dense and date
-weights) is scored (mean of R@5 and R@10) on one half, and the best is reported on the other
-half, in both directions, next to the default configuration.
+conversations are split in two halves; a grid of HybridConfig values (k1/b, and the dense,
+coverage and date weights) is scored (mean of R@5 and R@10) on one half, and the best is
+reported on the other half, in both directions, next to the default configuration.
 """
 
 from __future__ import annotations
@@ -285,6 +285,7 @@ def evaluate(conversations: Sequence[Conversation], builder: Callable[..., Searc
 CV_GRID = {
     "k1b": [(0.9, 0.4), (1.2, 0.75)],
     "dense_weight": [0.7, 1.0, 1.3, 1.6, 2.0],
+    "coverage_fusion": [0.0, 1.0, 2.0],
     "date_weight": [0.0, 0.5, 0.8, 1.2],
 }
 
@@ -307,8 +308,9 @@ def cross_validate(conversations: Sequence[Conversation], cache: EmbeddingCache)
             ids = [t.dia_id for t in conv.turns]
             qs = [q for q in conv.questions if q.category in (1, 2, 3, 4)]
             comps = [index.components(q.question) for q in qs]
-            for dw, daw in itertools.product(CV_GRID["dense_weight"], CV_GRID["date_weight"]):
-                cfg = HybridConfig(k1=k1, b=b, dense_weight=dw, date_weight=daw)
+            for dw, cf, daw in itertools.product(CV_GRID["dense_weight"], CV_GRID["coverage_fusion"],
+                                                 CV_GRID["date_weight"]):
+                cfg = HybridConfig(k1=k1, b=b, dense_weight=dw, coverage_fusion=cf, date_weight=daw)
                 acc = np.zeros(4)
                 for q, comp in zip(qs, comps):
                     scores = index.combine(comp, cfg)
@@ -326,7 +328,7 @@ def cross_validate(conversations: Sequence[Conversation], cache: EmbeddingCache)
     for train, test in (("A", "B"), ("B", "A")):
         best = max(table, key=lambda c: (fold_score(c, train)["recall@5"] + fold_score(c, train)["recall@10"]))
         out[f"tune_{train}_test_{test}"] = {
-            "config": {k: getattr(best, k) for k in ("k1", "b", "dense_weight", "date_weight")},
+            "config": {k: getattr(best, k) for k in ("k1", "b", "dense_weight", "coverage_fusion", "date_weight")},
             "train": fold_score(best, train), "test": fold_score(best, test),
             "default_on_test": fold_score(default, test) if default in table else None,
         }

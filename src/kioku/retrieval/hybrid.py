@@ -15,8 +15,10 @@ A :class:`Unit` carries only what a memory carries: its text, type, topic and da
    over ``kioku.retrieval.text.tokenize`` (stopwords, light stemming, Japanese character
    bigrams) of the unit's text and topic name;
 2. dense: MiniLM cosine between the query and the unit text;
-3. score fusion: lexical / max + 1.3 x dense / max (normalised per query; this keeps how far
-   ahead the best match is, which reciprocal rank fusion throws away);
+3. score fusion: lexical / max + 1.3 x dense / max + 1.0 x coverage (BM25 and cosine
+   normalised per query, which keeps how far ahead the best match is where reciprocal rank
+   fusion throws it away; coverage, below, is absolute and favours the unit that holds most
+   of the query's rare words: +0.03 LoCoMo R@5, no change on the memory set's tune half);
 4. dates: when the query names a date ("on 1 May, 2022", "in June", "in 2024"), units get
    + 0.8 x the closeness of their own date to it (``kioku.retrieval.dates``);
 5. Japanese-dominant queries use a quarter of the dense weight (MiniLM is English-only).
@@ -148,6 +150,7 @@ class HybridConfig:
     k1: float = 0.9
     b: float = 0.4
     dense_weight: float = 1.3
+    coverage_fusion: float = 1.0  # + this x coverage in the fused score
     date_weight: float = 0.8  # added x closeness of the unit's date to a date the query names
     cjk_dense_factor: float = 0.25
     # the relevance cut-off (module docstring); fitted by scripts/bench/memory_search.py --fit
@@ -254,6 +257,8 @@ class HybridIndex:
             if dtop > 0:
                 weight = cfg.dense_weight * (cfg.cjk_dense_factor if c.cjk else 1.0)
                 score = score + weight * (c.dense / dtop)
+        if cfg.coverage_fusion:
+            score = score + cfg.coverage_fusion * c.coverage
         if c.date_match is not None and cfg.date_weight:
             score = score + cfg.date_weight * c.date_match
         return score
