@@ -16,7 +16,8 @@ Tasks are split in halves by a CRC32 of their text (``tune`` / ``held_out``). Re
 half and language: ``hit@1``, ``hit@3`` (a gold lesson first / among the first three; no
 result is a miss) and ``unrelated_empty`` (share of unrelated requests that get no lesson).
 Rows: ``kioku`` (``retrieve`` as shipped), and re-rankings of the same candidates:
-``rrf_cosine`` (reciprocal rank fusion and the cosine floor alone: the previous ranking),
+``rrf_cosine`` (reciprocal rank fusion, lexical weight 0.5 and the cosine floor alone: the
+previous ranking),
 ``dense_only`` (MiniLM cosine order, same cut-off as ``kioku``), ``rrf`` (RRF with the
 shipped cut-off). ``--fit`` grid-searches the fusion method and the lexical weight on the
 tune half (objective hit@1 + hit@3 + unrelated_empty) and reports them on both halves. The
@@ -97,8 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return out
 
         shipped = im.RANKING
-        results["rrf_cosine"] = score(rerank(replace(shipped, fusion="rrf", coverage_weight=0.0, min_relevance=-9,
-                                                     min_relevance_cjk=-9)))
+        results["rrf_cosine"] = score(rerank(replace(shipped, fusion="rrf", lexical_weight=0.5, coverage_weight=0.0,
+                                                     min_relevance=-9, min_relevance_cjk=-9)))
         results["rrf"] = score(rerank(replace(shipped, fusion="rrf")))
         results["dense_only"] = score(rerank(replace(shipped, fusion="score", lexical_weight=0.0)))
         if args.fit:
