@@ -4,7 +4,7 @@
 Usage::
 
     python scripts/bench/locomo.py --data ../shared/bench/locomo-dev.json [--json OUT]
-        [--retrievers bm25,dense,hybrid] [--conversations conv-26,conv-30] [--no-cache]
+        [--retrievers bm25,dense,kioku] [--conversations conv-26,conv-30] [--no-cache]
 
 Metric (exactly ../shared/bench/README.md): one unit per turn of the question's own
 conversation, unit text ``<speaker> said, "<text>"`` (+ `` and shared <blip_caption>``);
@@ -15,22 +15,25 @@ ids absent from the conversation are dropped, questions left without gold ids ar
 The ``answer`` field is never read.
 
 Retrievers: ``bm25`` = the README baseline (k1=1.2, b=0.75, lower-cased ``\\w+`` words,
-English stopwords removed); ``dense`` = all-MiniLM-L6-v2 cosine on the unit text;
-``hybrid`` = Kioku's retriever (``kioku.retrieval.hybrid.HybridIndex``, see its docstring
-for what it does and the table of what each step gained).
+English stopwords removed) on the metric's unit text; ``dense`` = all-MiniLM-L6-v2 cosine on
+the metric's unit text; ``kioku`` = the product path: each turn becomes a memory carrying only
+what a memory carries (the turn's own words, and the session date as the memory's date) and is
+ranked by ``kioku.retrieval.hybrid.HybridIndex`` with its default configuration, the ranker
+``kioku search`` runs. No speaker, neighbour or caption field reaches it. Its row also reports
+``cutoff_recall@k``: recall when units failing ``kioku search``'s relevance cut-off are dropped.
 
 Latency: ``p50_ms`` is the median per-query wall time in a warm process (indexes built and
 the model loaded beforehand; the query embedding is computed inside the timed call);
 ``p50_cpu_ms`` is the same in CPU time of this process (wall time inflates when the machine
 is shared); ``p50_ms_largest`` is the wall p50 on the conversation with the most turns;
-``build_s`` is the index build time. Unit embeddings (turn, and previous turn + turn for the
-hybrid) are cached on disk in ``<repo>/.cache/locomo-embeddings/`` keyed by a hash of the
-text, so reruns skip the embedding (~7,000 texts, ~40 s on an idle machine).
+``build_s`` is the index build time. Unit embeddings are cached on disk in
+``<repo>/.cache/locomo-embeddings/`` keyed by a hash of the text, so reruns skip the
+embedding (~6,000 texts, ~40 s on an idle machine).
 
-``--cv``: leave-conversations-out validation of the hybrid's fusion parameters. The
-conversations are split in two halves; a grid of HybridConfig values is scored (mean of
-R@5 and R@10, evidence ids only) on one half, and the best is reported on the other half,
-in both directions, next to the default configuration.
+``--cv``: leave-conversations-out validation of the product ranker's parameters. The
+conversations are split in two halves; a grid of HybridConfig values (k1/b, and the dense,
+coverage and date weights) is scored (mean of R@5 and R@10) on one half, and the best is
+reported on the other half, in both directions, next to the default configuration.
 """
 
 from __future__ import annotations
@@ -199,23 +202,29 @@ def build_dense(conv: Conversation, cache: EmbeddingCache) -> Search:
     return search
 
 
-def hybrid_index(conv: Conversation, cache: EmbeddingCache, config=None, embed_query=None):
+def kioku_index(conv: Conversation, cache: EmbeddingCache, config=None, embed_query=None):
+    """The product ranker over the conversation's turns, each turn one memory (text + date)."""
     from kioku.retrieval.embedder import get_embedder
     from kioku.retrieval.hybrid import HybridConfig, HybridIndex, Unit
 
-    units = [Unit(t.dia_id, t.raw, speaker=t.speaker, session=t.session, date=t.date, caption=t.blip)
-             for t in conv.turns]
+    units = [Unit(t.dia_id, t.raw, date=t.date) for t in conv.turns]
     # unit embeddings come from the disk cache; the query is embedded live (part of the latency)
     return HybridIndex(units, dense=True, config=config or HybridConfig(), embed=cache.embed,
                        embed_query=embed_query or get_embedder().embed)
 
 
-def build_hybrid(conv: Conversation, cache: EmbeddingCache) -> Search:
-    index = hybrid_index(conv, cache)
-    return lambda q, k: [d for d, _ in index.search(q, k)]
+def build_kioku(conv: Conversation, cache: EmbeddingCache) -> Search:
+    index = kioku_index(conv, cache)
+
+    def search(q: str, k: int) -> list[str]:
+        ranked = index.ranked(q, k)
+        search.cutoff = [s.id for s in ranked if s.relevant]  # type: ignore[attr-defined]
+        return [s.id for s in ranked]
+
+    return search
 
 
-RETRIEVERS: dict[str, Callable[..., Search]] = {"bm25": build_bm25, "dense": build_dense, "hybrid": build_hybrid}
+RETRIEVERS: dict[str, Callable[..., Search]] = {"bm25": build_bm25, "dense": build_dense, "kioku": build_kioku}
 
 
 def recall(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
@@ -225,6 +234,7 @@ def recall(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
 
 def evaluate(conversations: Sequence[Conversation], builder: Callable[..., Search], cache: EmbeddingCache) -> dict:
     sums = {k: 0.0 for k in KS}
+    cut = {k: 0.0 for k in KS}
     adv = {k: 0.0 for k in KS}
     n = n_adv = 0
     latencies: list[float] = []
@@ -254,7 +264,11 @@ def evaluate(conversations: Sequence[Conversation], builder: Callable[..., Searc
                 continue  # a category the metric does not define
             for k in KS:
                 target[k] += recall(ranked, q.gold, k)
+                if target is sums and hasattr(search, "cutoff"):
+                    cut[k] += recall(search.cutoff, q.gold, k)
     out = {f"recall@{k}": round(sums[k] / n, 4) if n else 0.0 for k in KS}
+    if hasattr(search, "cutoff"):
+        out.update({f"cutoff_recall@{k}": round(cut[k] / n, 4) if n else 0.0 for k in KS})
     out["p50_ms"] = round(statistics.median(latencies), 3) if latencies else 0.0
     out["p50_cpu_ms"] = round(statistics.median(cpu), 3) if cpu else 0.0
     out["p50_ms_largest"] = {
@@ -270,10 +284,8 @@ def evaluate(conversations: Sequence[Conversation], builder: Callable[..., Searc
 
 CV_GRID = {
     "k1b": [(0.9, 0.4), (1.2, 0.75)],
-    "prev_weight": [0.0, 0.3, 0.5],
-    "next_weight": [0.0, 0.1, 0.2],
-    "dense_weight": [0.7, 1.0, 1.3, 1.6],
-    "other_speaker": [0.4, 0.6, 0.7, 0.8, 1.0],
+    "dense_weight": [0.7, 1.0, 1.3, 1.6, 2.0],
+    "coverage_fusion": [0.0, 1.0, 2.0],
     "date_weight": [0.0, 0.5, 0.8, 1.2],
 }
 
@@ -292,16 +304,13 @@ def cross_validate(conversations: Sequence[Conversation], cache: EmbeddingCache)
     table: dict[HybridConfig, dict[str, np.ndarray]] = {}
     for k1, b in CV_GRID["k1b"]:
         for conv in conversations:
-            index = hybrid_index(conv, cache, HybridConfig(k1=k1, b=b), embed_query=cache.embed)
+            index = kioku_index(conv, cache, HybridConfig(k1=k1, b=b), embed_query=cache.embed)
             ids = [t.dia_id for t in conv.turns]
             qs = [q for q in conv.questions if q.category in (1, 2, 3, 4)]
             comps = [index.components(q.question) for q in qs]
-            for pw, nw, dw, osp, daw in itertools.product(
-                CV_GRID["prev_weight"], CV_GRID["next_weight"], CV_GRID["dense_weight"], CV_GRID["other_speaker"],
-                CV_GRID["date_weight"],
-            ):
-                cfg = HybridConfig(k1=k1, b=b, prev_weight=pw, next_weight=nw, dense_weight=dw, other_speaker=osp,
-                                   date_weight=daw)
+            for dw, cf, daw in itertools.product(CV_GRID["dense_weight"], CV_GRID["coverage_fusion"],
+                                                 CV_GRID["date_weight"]):
+                cfg = HybridConfig(k1=k1, b=b, dense_weight=dw, coverage_fusion=cf, date_weight=daw)
                 acc = np.zeros(4)
                 for q, comp in zip(qs, comps):
                     scores = index.combine(comp, cfg)
@@ -319,8 +328,7 @@ def cross_validate(conversations: Sequence[Conversation], cache: EmbeddingCache)
     for train, test in (("A", "B"), ("B", "A")):
         best = max(table, key=lambda c: (fold_score(c, train)["recall@5"] + fold_score(c, train)["recall@10"]))
         out[f"tune_{train}_test_{test}"] = {
-            "config": {k: getattr(best, k) for k in ("k1", "b", "prev_weight", "next_weight", "dense_weight",
-                                                      "other_speaker", "date_weight")},
+            "config": {k: getattr(best, k) for k in ("k1", "b", "dense_weight", "coverage_fusion", "date_weight")},
             "train": fold_score(best, train), "test": fold_score(best, test),
             "default_on_test": fold_score(default, test) if default in table else None,
         }
@@ -331,9 +339,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", required=True, type=Path, help="LoCoMo-format JSON file")
     parser.add_argument("--json", type=Path, help="write results as JSON here")
-    parser.add_argument("--retrievers", default="bm25,dense,hybrid")
+    parser.add_argument("--retrievers", default="bm25,dense,kioku")
     parser.add_argument("--conversations", default="", help="comma-separated sample ids (default: all)")
-    parser.add_argument("--cv", action="store_true", help="leave-conversations-out tuning check (hybrid)")
+    parser.add_argument("--cv", action="store_true", help="leave-conversations-out tuning check (kioku)")
     parser.add_argument("--no-cache", action="store_true", help="do not read or write the embedding cache")
     args = parser.parse_args(argv)
 

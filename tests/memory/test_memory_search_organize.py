@@ -26,10 +26,12 @@ def test_search_returns_path_line_references(project, pmem, kioku):
     assert out.returncode == 0, out.stderr
     refs = re.findall(r"^(\S+:\d+): ", out.stdout, re.M)
     assert refs, out.stdout
-    assert any(r.startswith(".agents/memory/infrastructure-notes.md:") for r in refs)
-    assert any(r.startswith(".agents/memory/MEMORY.md:") for r in refs)
-    for ref in refs:
-        assert "alembic" in _line_at(str(project / ref)).lower() or "migrations" in _line_at(str(project / ref)).lower()
+    # one result per memory: the topic entry, with its MEMORY.md line as context
+    assert refs == [r for r in refs if r.startswith(".agents/memory/infrastructure-notes.md:")] and len(refs) == 1
+    assert "alembic" in _line_at(str(project / refs[0])).lower()
+    context = re.findall(r"^    index (\S+:\d+): (.*)$", out.stdout, re.M)
+    assert len(context) == 1 and context[0][0].startswith(".agents/memory/MEMORY.md:")
+    assert _line_at(str(project / context[0][0])) == context[0][1] and "alembic" in context[0][1]
     hits = api.search("pytest fixtures", dense=False)
     assert hits[0].scope == "user" and "pytest fixtures" in Path(hits[0].file).read_text().splitlines()[hits[0].line - 1]
 
@@ -41,9 +43,9 @@ def test_search_japanese(project, pmem, kioku):
     assert hits and all("デプロイ" in h.text for h in hits)
     out = kioku("search", "デプロイ", "--json", "--lexical")
     data = json.loads(out.stdout)
-    assert {"file", "line", "text", "score", "scope"} <= set(data[0])
-    assert any(d["file"].endswith("MEMORY.md") for d in data)
-    assert any(d["file"].endswith(".md") and not d["file"].endswith("MEMORY.md") for d in data)
+    assert {"file", "line", "text", "score", "scope", "context", "context_file", "context_line"} <= set(data[0])
+    assert len(data) == 1 and not data[0]["file"].endswith("MEMORY.md")
+    assert data[0]["context_file"].endswith("MEMORY.md") and "デプロイ" in data[0]["context"]
 
 
 def test_search_unrelated_query_finds_nothing_lexically(project, kioku):

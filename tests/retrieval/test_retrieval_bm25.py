@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from kioku.retrieval.bm25 import BM25Index
 from kioku.retrieval.text import word_tokens
 
@@ -53,3 +55,16 @@ def test_documents_added_after_a_search_are_found() -> None:
     idx.add("2", "gamma")
     assert idx.search("gamma")[0][0] == "2"
     assert len(idx) == 2
+
+
+def test_coverage_is_the_share_of_the_query_idf_weight() -> None:
+    from kioku.retrieval.text import tokenize
+
+    idx = BM25Index.from_items([("a", "deploy the api on friday"), ("b", "friday lunch"), ("c", "nothing here")])
+    full = idx.coverage(tokenize("deploy friday"))
+    assert full[0] == pytest.approx(1.0)
+    # "friday" is in two documents, "deploy" in one: the rarer word carries more of the weight
+    assert 0.0 < full[1] < 0.5 and 2 not in full
+    unknown = idx.coverage(tokenize("deploy zeppelin"))  # a word no document has still counts
+    assert 0.0 < unknown[0] < 0.6
+    assert idx.coverage([]) == {}

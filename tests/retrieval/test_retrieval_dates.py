@@ -52,8 +52,8 @@ def test_closeness_scales() -> None:
 
 def test_hybrid_prefers_units_from_the_named_date() -> None:
     units = [
-        Unit("D1:1", "I watched a great movie yesterday.", speaker="Jo", session=1, date="1:00 pm on 1 May, 2022"),
-        Unit("D2:1", "I watched a great movie last night.", speaker="Jo", session=2, date="1:00 pm on 9 June, 2022"),
+        Unit("D1:1", "I watched a great movie yesterday.", date="1:00 pm on 1 May, 2022"),
+        Unit("D2:1", "I watched a great movie last night.", date="2022-06-09"),
     ]
     index = HybridIndex(units, dense=False)
     assert [i for i, _ in index.search("What movie did Jo watch on 1 May, 2022?", 2)][0] == "D1:1"

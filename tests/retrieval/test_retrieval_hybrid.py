@@ -1,4 +1,4 @@
-"""fuse (RRF), search_texts with dense on/off/unavailable, HybridIndex context and speaker prior."""
+"""fuse, search_texts with dense on/off/unavailable, HybridIndex units, coverage and the relevance cut-off."""
 
 from __future__ import annotations
 
@@ -85,52 +85,54 @@ def test_search_texts_without_the_model(tmp_path: Path) -> None:
     assert lines[2] == "raised"
 
 
-def _conversation() -> list[Unit]:
-    turns = [
-        ("D1:1", "Ann", "Did you finish the marathon training plan?"),
-        ("D1:2", "Bob", "Yes, I ran forty kilometres last week."),
-        ("D1:3", "Ann", "I adopted a kitten named Miso."),
-        ("D1:4", "Bob", "Forty is a lot, I also adopted a plant."),
-        ("D2:1", "Ann", "My kitten loves the marathon on TV."),
-        ("D2:2", "Bob", "I love my plant."),
+def _memories() -> list[Unit]:
+    return [
+        Unit("m1", "I adopted a kitten named Miso", "user", "personal", "2026-03-01"),
+        Unit("m2", "We deploy the API with GitHub Actions on every merge", "project", "infrastructure"),
+        Unit("m3", "Always run the linter before committing", "feedback", "workflow"),
+        Unit("m4", "The design doc lives in the team wiki", "reference", "links"),
     ]
-    return [Unit(i, t, speaker=s, session=i.split(":")[0]) for i, s, t in turns]
 
 
-def test_neighbour_context_lifts_the_reply_to_a_matching_turn() -> None:
-    units = _conversation()
-    plain = HybridIndex(units, dense=False, config=HybridConfig(prev_weight=0.0, next_weight=0.0))
-    ctx = HybridIndex(units, dense=False, config=HybridConfig(prev_weight=0.3, next_weight=0.0))
-    # D1:2 (the answer) shares no word with the query; only its previous turn does
-    assert "D1:2" not in [i for i, _ in plain.search("marathon training plan", 6)]
-    ranked = [i for i, _ in ctx.search("marathon training plan", 6)]
-    assert ranked[0] == "D1:1" and "D1:2" in ranked
-    # context never crosses a session boundary: D2:1 matches "marathon", D1:4 gets nothing from it
-    assert "D2:2" in [i for i, _ in ctx.search("marathon", 6)]
-    assert "D1:4" not in [i for i, _ in ctx.search("marathon", 6)]
+def test_unit_topic_is_searched_with_the_text() -> None:
+    index = HybridIndex(_memories(), dense=False)
+    assert [i for i, _ in index.search("infrastructure", 4)] == ["m2"]
+    assert Unit("x", "text", topic="user-preferences").lexical_text() == "text user preferences"
 
 
-def test_speaker_prior_favours_the_named_speaker() -> None:
-    units = _conversation()
-    index = HybridIndex(units, dense=False, config=HybridConfig(prev_weight=0.0, next_weight=0.0))
-    assert [i for i, _ in index.search("What did Bob adopt?", 2)][0] == "D1:4"
-    assert [i for i, _ in index.search("What did Ann adopt?", 2)][0] == "D1:3"
-    assert index.named_speakers("What did ann's kitten and Bob do?") == ["Ann", "Bob"]
-    no_prior = HybridIndex(units, dense=False, config=HybridConfig(prev_weight=0.0, next_weight=0.0,
-                                                                   other_speaker=1.0))
-    a = dict(no_prior.search("What did Bob adopt?", 6))
-    b = dict(index.search("What did Bob adopt?", 6))
-    assert b["D1:3"] == pytest.approx(a["D1:3"] * HybridConfig().other_speaker)
-    assert HybridConfig().other_speaker < 1.0
+def test_coverage_is_the_share_of_the_query_weight_a_unit_holds() -> None:
+    index = HybridIndex(_memories(), dense=False)
+    full = index.components("kitten Miso")
+    assert full.coverage[0] == pytest.approx(1.0)
+    half = index.components("kitten zeppelin")  # "zeppelin" is in no unit: it still counts
+    assert 0.3 < half.coverage[0] < 0.7
+    assert float(half.coverage[1:].max()) == 0.0
 
 
-def test_hybrid_index_with_dense_uses_previous_turn_context() -> None:
-    units = _conversation()
+def test_ranked_marks_only_units_past_the_cut_off() -> None:
+    index = HybridIndex(_memories(), dense=True)
+    ranked = index.ranked("what is my cat called", 4)
+    assert ranked[0].id == "m1" and ranked[0].relevant and ranked[0].cosine is not None
+    unrelated = index.ranked("what is the capital of Peru", 4)
+    assert len(unrelated) == 4 and not any(s.relevant for s in unrelated)
+    comps = index.components("kitten Miso")
+    relevance = index.relevance(comps)
+    assert relevance[0] == pytest.approx(comps.dense[0] + HybridConfig().coverage_weight * comps.coverage[0])
+    strict = HybridConfig(min_relevance=float(relevance[0]) + 0.01)
+    assert not index.relevant(comps, strict)[0] and index.relevant(comps)[0]
+    lexical = HybridIndex(_memories(), dense=False)
+    assert lexical.relevant(lexical.components("kitten zeppelin"))[0]
+    assert not lexical.relevant(lexical.components("kitten zeppelin"), HybridConfig(min_coverage=0.9))[0]
+
+
+def test_japanese_query_relevance_is_lexical_only() -> None:
+    units = [Unit("ja", "本番環境へのデプロイは金曜日に行わない"), Unit("en", "Deploys never happen on Fridays")]
     index = HybridIndex(units, dense=True)
-    assert index.has_dense and index.matrix.shape == (6, 384)
-    hits = index.search("Which pet does Ann have?", 3)
-    assert hits[0][0] in {"D1:3", "D2:1"}
-    assert len(index.search("anything at all", 10)) == 6
+    ranked = {s.id: s for s in index.ranked("金曜日のデプロイ", 2)}
+    assert ranked["ja"].relevant
+    # a Japanese query needs more: MiniLM gives unrelated Japanese texts cosines near 0.5
+    assert HybridConfig().min_relevance_cjk > HybridConfig().min_relevance
+    assert not any(s.relevant for s in index.ranked("桜はいつ咲くの", 2))
 
 
 def test_fuse_score_method_keeps_margins() -> None:

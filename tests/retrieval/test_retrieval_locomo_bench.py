@@ -51,7 +51,7 @@ SAMPLES = [
             _qa("When was the trumpet concert?", ["D:1:7"], 2),  # "D:1:7" reads D1:7: 1 / 1 / 1
             _qa("Anything about dinosaurs?", ["D9:99"], 3),  # id not in the conversation: skipped
             _qa("Did anyone see a glacier?", ["D1:2"], 5),  # adversarial, reported apart
-            _qa("Who has seen the lighthouse?", ["D01:08"], 4),  # caption is part of the unit: 1 / 1 / 1
+            _qa("Who has seen the lighthouse?", ["D01:08"], 4),  # caption is part of the baseline unit: 1 / 1 / 1
             _qa("Who likes apple banana?", ["D1:6"], 4),  # gold ranks 2nd: 0 / 1 / 1
             _qa("Broken evidence?", ["D"], 1),  # nothing left: skipped
         ],
@@ -92,13 +92,17 @@ def _run(tmp_path: Path, *extra: str) -> tuple[dict, str]:
 @pytest.mark.slow
 def test_bench_json_schema_and_exact_recall(tmp_path: Path) -> None:
     result, stdout = _run(tmp_path)
-    assert set(result) == {"bm25", "dense", "hybrid"}
+    assert set(result) == {"bm25", "dense", "kioku"}
     for name, row in result.items():
         for key in ("recall@1", "recall@5", "recall@10", "p50_ms"):
             assert isinstance(row[key], float), (name, key)
         assert 0.0 <= row["recall@1"] <= row["recall@5"] <= row["recall@10"] <= 1.0
         assert row["p50_ms"] > 0
         assert row["questions"] == 7 and row["adversarial"]["questions"] == 1
+    kioku = result["kioku"]  # the product ranker: the turn's own words and the session date only
+    for k in (1, 5, 10):
+        assert 0.0 <= kioku[f"cutoff_recall@{k}"] <= kioku[f"recall@{k}"]
+    assert "cutoff_recall@1" not in result["bm25"]
     bm25 = result["bm25"]
     # per question, averaged over all 7 questions of categories 1-4 (not per conversation)
     assert bm25["recall@1"] == pytest.approx(5.5 / 7, abs=1e-4)

@@ -24,11 +24,15 @@ higher confidence (re-learning keeps the maximum) or cross-validated by consolid
 The secrets check runs before anything is journaled.
 
 Retrieval (:func:`retrieve`): per scope (project first, then global) dense nearest neighbours
-(over-fetch ``max(50, 10*limit)``, no ``where`` filter, chroma.md section 6) fused by weighted RRF
-(``kioku.retrieval.hybrid.fuse``) with the FTS5 lexical ranking (the best ``max(limit, 5)`` keyword
-hits the dense list missed get their cosine from their stored vectors); then, in Python: confidence >= 0.7,
-success_rate >= 0.6 or untested, not deprecated, relevance (cosine) >= :data:`RELEVANCE_THRESHOLD`.
-Cross-validated items' scores are multiplied by 1.2. The same lesson in both scopes is returned once
+(over-fetch ``max(50, 10*limit)``, no ``where`` filter, chroma.md section 6) and the FTS5 lexical
+ranking (the best ``max(limit, 5)`` keyword hits the dense list missed get their cosine from their
+stored vectors), fused by score fusion (``kioku.retrieval.hybrid.fuse(method="score")``: each list
+divided by its best score, dense weight 1, each lexical list :attr:`LessonRanking.lexical_weight`;
+on the project's labelled lessons, ``scripts/bench/lesson_search.py``, it beat reciprocal rank
+fusion). Then, in Python: confidence >= 0.7, success_rate >= 0.6 or untested, not deprecated,
+cosine >= :data:`RELEVANCE_THRESHOLD`, and the relevance cut-off that ``kioku search`` uses:
+cosine + 0.5 x keyword coverage >= 0.3 (0.65 for a mostly Japanese task), so small talk gets
+no lessons. Cross-validated items' scores are multiplied by 1.2. The same lesson in both scopes is returned once
 (the project copy wins); at equal score project items come first. Each hit carries ``mode``
 ("hybrid"). When the embedding model or Chroma is unavailable, retrieval degrades to the lexical
 index alone (``kioku.agent.retrieval_fallback``: same filters, metadata from Chroma or else from
@@ -298,12 +302,46 @@ def _lexical_hit(rec_id: str, document: str, relevance: float, meta: dict[str, A
                           scope=scope, score=score, wilson_lower=wilson, extra={"mode": "lexical"})
 
 
-def _retrieve_hybrid(agent: str, task: str, limit: int, project_root: Path | None,
-                     threshold: float | None, wanted: list[str]) -> list[ImprovementHit]:
-    """Dense + lexical fusion with the Python-side filters (unsorted, not de-duplicated)."""
-    from kioku.retrieval.hybrid import embed_cached, fuse
+@dataclass(frozen=True)
+class LessonRanking:
+    """How hybrid retrieval orders and cuts lessons (fitted by scripts/bench/lesson_search.py --fit)."""
 
-    thr = relevance_threshold(project_root) if threshold is None else float(threshold)
+    fusion: str = "score"  # kioku.retrieval.hybrid.fuse method: "score" keeps margins, "rrf" only ranks
+    lexical_weight: float = 0.75  # weight of each scope's lexical list against the dense list
+    coverage_weight: float = 0.5  # relevance = cosine + coverage_weight x keyword coverage
+    min_relevance: float = 0.3  # relevance needed by a task that is not mostly Japanese
+    min_relevance_cjk: float = 0.65  # ... and by a Japanese one (MiniLM cosines run high there)
+
+
+RANKING = LessonRanking()
+
+
+@dataclass
+class Candidates:
+    """Everything hybrid retrieval knows about one task's candidate lessons, before ranking."""
+
+    task: str
+    records: dict[str, tuple[str, Any]]  # id -> (scope, Record)
+    cosine: dict[str, float]
+    lexical: list[list[tuple[str, float]]]  # one FTS5 ranking per scope
+    coverage: dict[str, float] = field(default_factory=dict)  # share of the task's keywords in the lesson
+
+
+def keyword_coverage(task_tokens: set[str], document: str) -> float:
+    """Share of the task's distinct tokens (``kioku.retrieval.text.tokenize``) found in ``document``."""
+    from kioku.retrieval.text import tokenize
+
+    if not task_tokens:
+        return 0.0
+    return len(task_tokens & set(tokenize(document))) / len(task_tokens)
+
+
+def lesson_candidates(agent: str, task: str, limit: int, project_root: Path | None,
+                      wanted: list[str]) -> Candidates:
+    """Dense nearest neighbours and lexical matches of ``task`` in each scope (see the module docstring)."""
+    from kioku.retrieval.hybrid import embed_cached
+    from kioku.retrieval.text import tokenize
+
     n = max(50, 10 * limit)
     records: dict[str, tuple[str, Any]] = {}  # id -> (scope, Record)
     cosine: dict[str, float] = {}
@@ -331,20 +369,40 @@ def _retrieve_hybrid(agent: str, task: str, limit: int, project_root: Path | Non
             for rec in got:
                 records[rec.id] = (scope_name, rec)
             _fill_cosines(task_vec, store, agent, [rec.id for rec in got], records, cosine)
-    dense = sorted(cosine.items(), key=lambda kv: -kv[1])
-    # dense carries the semantic signal for both scopes; each scope's lexical list adds a half vote
-    fused = dict(fuse([dense, *lexical], weights=[1.0] + [0.5] * len(lexical)))
+    tokens = set(tokenize(task))
+    coverage = {rec_id: keyword_coverage(tokens, rec.document) for rec_id, (_s, rec) in records.items()}
+    return Candidates(task, records, cosine, lexical, coverage)
+
+
+def rank_candidates(c: Candidates, threshold: float, ranking: LessonRanking = RANKING) -> list[ImprovementHit]:
+    """Fused, filtered hits (unsorted, not de-duplicated): cosine >= ``threshold``, relevance past
+    the calibrated cut-off, active lessons only; the fused score is x1.2 when cross-validated."""
+    from kioku.retrieval.hybrid import fuse, is_cjk_query
+
+    dense = sorted(c.cosine.items(), key=lambda kv: -kv[1])
+    # dense carries the semantic signal for both scopes; each scope's lexical list adds a weighted vote
+    fused = dict(fuse([dense, *c.lexical], weights=[1.0] + [ranking.lexical_weight] * len(c.lexical),
+                      method=ranking.fusion))
+    bar = ranking.min_relevance_cjk if is_cjk_query(c.task) else ranking.min_relevance
     hits: list[ImprovementHit] = []
-    for rec_id, (scope_name, rec) in records.items():
+    for rec_id, (scope_name, rec) in c.records.items():
         meta = dict(rec.metadata or {})
-        rel = cosine.get(rec_id, 0.0)
-        if rel < thr or not stats.is_active(meta, MIN_CONFIDENCE_ACTIVE, MIN_SUCCESS_RATE):
+        rel = c.cosine.get(rec_id, 0.0)
+        relevance = rel + ranking.coverage_weight * c.coverage.get(rec_id, 0.0)
+        if rel < threshold or relevance < bar or not stats.is_active(meta, MIN_CONFIDENCE_ACTIVE, MIN_SUCCESS_RATE):
             continue
         score = fused.get(rec_id, 0.0) * (CROSS_VALIDATED_BOOST if meta.get("cross_validated") else 1.0)
         hits.append(ImprovementHit(id=rec_id, improvement=rec.document, relevance=round(rel, 4),
                                    metadata=meta, scope=scope_name, score=round(score, 6),
                                    wilson_lower=stats.wilson_of(meta), extra={"mode": "hybrid"}))
     return hits
+
+
+def _retrieve_hybrid(agent: str, task: str, limit: int, project_root: Path | None,
+                     threshold: float | None, wanted: list[str]) -> list[ImprovementHit]:
+    """Dense + lexical fusion with the Python-side filters (unsorted, not de-duplicated)."""
+    thr = relevance_threshold(project_root) if threshold is None else float(threshold)
+    return rank_candidates(lesson_candidates(agent, task, limit, project_root, wanted), thr)
 
 
 _POOL: Any = None

@@ -143,12 +143,14 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not hits:
         print(f"No memories match {query!r}.")
         return 0
-    if any(h.semantic for h in hits):
-        print("No exact matches; closest memories by meaning:")
+    if all(h.semantic for h in hits):
+        print("No memory shares the query's words; close in meaning:")
     from kioku.core.defang import defang
 
     for hit in hits:
         print(f"{_show(hit.file)}:{hit.line}: {defang(hit.text)}")
+        if hit.context:
+            print(f"    index {_show(hit.context_file)}:{hit.context_line}: {defang(hit.context)}")
     return 0
 
 

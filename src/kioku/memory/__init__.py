@@ -11,7 +11,7 @@ Nothing is imported here, so hooks pay only for the modules they use. Modules:
 - ``contradict`` deterministic contradiction detector (supersede instead of sitting beside)
 - ``guard``     what may not be stored (secrets, transcripts, long code, over-long text)
 - ``recall``    SessionStart text: ranked, within budget, fenced and redacted (stdlib only)
-- ``search``    ``path:line`` hits over every memory file (kioku.retrieval.hybrid)
+- ``search``    one ``path:line`` hit per memory, cut off by relevance (kioku.retrieval.hybrid, .vectors)
 - ``organize``  report / propose / ``--apply`` merges and archiving; ``forget``
 - ``edit``      edit a memory's text or type, restore it from the archive (the web UI's writes)
 - ``textutil``  normalisation, tokens for near-duplicates, summaries, clock (``KIOKU_NOW``)

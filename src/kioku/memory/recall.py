@@ -7,8 +7,9 @@
   with topic files present is derived from the topic files in memory (nothing is written).
 - Ranks entries so the most useful survive the budget: feedback and user preferences
   first (they change how the assistant behaves), then project facts, then references;
-  within a type newer entries (lower in the index) first; with ``query``, entries sharing
-  words with it are lifted above everything else.
+  within a type newer entries (lower in the index) first; with ``query``, entries holding
+  its words are lifted above everything else, by the share of the query's IDF weight they
+  hold (``kioku.retrieval.bm25``, the lexical half of ``kioku search``).
 - Fits the whole output, header and footer included, in ``budget`` characters (Claude
   Code's hook output cap is 10,000); entries left out are counted in a closing line that
   says how to reach them (``kioku search``).
@@ -23,7 +24,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from kioku.core import paths
@@ -36,7 +36,6 @@ HEADER = ("Remembered notes from Kioku (data recalled from .agents/memory; "
 OPEN, CLOSE = "<kioku-memory>", "</kioku-memory>"
 TYPE_WEIGHT = {"feedback": 3.0, "user": 3.0, "project": 2.0, "reference": 1.0}
 MAX_LINE = 300
-_WORDS = re.compile(r"[^\W_]+")
 
 
 class _Item:
@@ -101,25 +100,22 @@ def _collect(scope: int, lines: list[str]) -> list[_Item]:
     return items
 
 
-def _words(text: str) -> set[str]:
-    words = set(_WORDS.findall(text.lower()))
-    for word in list(words):  # Japanese: character bigrams of runs with no spaces
-        if not word.isascii() and len(word) > 2:
-            words.update(word[i : i + 2] for i in range(len(word) - 1))
-    return {w for w in words if len(w) > 1 or not w.isascii()}
-
-
 def _rank(items: list[_Item], query: str | None) -> None:
     by_scope: dict[int, int] = {}
     for item in items:
         by_scope[item.scope] = by_scope.get(item.scope, 0) + 1
-    qwords = _words(query) if query else set()
-    for item in items:
+    coverage: dict[int, float] = {}
+    if query:
+        # the lexical half of ``kioku search``'s ranker (stdlib only: no model at SessionStart):
+        # the share of the query's IDF weight an entry holds
+        from kioku.retrieval.bm25 import BM25Index
+        from kioku.retrieval.text import tokenize
+
+        index = BM25Index.from_items((i, item.line) for i, item in enumerate(items))
+        coverage = index.coverage(tokenize(query))
+    for number, item in enumerate(items):
         recency = (item.order + 1) / by_scope[item.scope]
-        item.score = TYPE_WEIGHT.get(item.type, 1.0) + recency
-        if qwords:
-            overlap = len(qwords & _words(item.line)) / len(qwords)
-            item.score += 10.0 * overlap
+        item.score = TYPE_WEIGHT.get(item.type, 1.0) + recency + 10.0 * coverage.get(number, 0.0)
 
 
 def _clean_all(lines: list[str]) -> list[str]:

@@ -1,33 +1,39 @@
-"""``kioku search``: find memories across every memory file, with ``path:line`` references.
+"""``kioku search``: find memories across every memory file, one result per memory.
 
 ``search(query, project_root=None, limit=10, archive=False, dense="auto") -> list[SearchHit]``
+``memory_index(project_root=None, archive=False, dense="auto") -> (list[Memory], HybridIndex)``
 
-Searched: MEMORY.md entry lines and topic-file entries (a ``## heading`` and its text form
-one searchable block whose line is the heading's), user-wide and project folders, and with
-``archive=True`` the ``archive/`` folders too. Loose lines before the first heading of a
-topic file (hand-written notes) are searched one by one.
+What is searched: the entries of every topic file (a ``## heading`` with its text is one
+memory; its date and type come from the entry), loose hand-written lines before a topic
+file's first heading (one memory each) and MEMORY.md lines, in the user-wide and the project
+folder (and with ``archive=True`` their ``archive/`` folders). A MEMORY.md line that points
+at a topic entry (same topic file, same summary) is the same memory as that entry: the hit
+is the entry's ``file:line`` and carries the index line as ``context``. An index line whose
+entry cannot be found (edited by hand, topic file gone) is a memory of its own.
 
-Ranking is ``kioku.retrieval.hybrid.search_texts`` (BM25 over the Kioku tokenizer, which
+Ranking is ``kioku.retrieval.hybrid.HybridIndex`` (BM25 over the Kioku tokenizer, which
 handles Japanese with character bigrams, fused with MiniLM similarity when the model is
-available). Only blocks that share a term with the query are returned, ranked by the fused
-score, so an unrelated query finds nothing; when nothing matches lexically the few closest
-blocks by meaning are returned instead (``semantic=True``). A plain case-insensitive
-substring scan is the last resort for queries the tokenizer drops (stopwords, one kana).
+installed), and only memories passing its relevance cut-off are returned, so a question
+about something never remembered gets nothing. Memory vectors come from
+``kioku.retrieval.vectors`` (embedded once per distinct text, kept under Kioku's state
+folder). Within one process the parsed files and the built index are reused until a file's
+size or modification time changes. A query the tokenizer reduces to nothing (only
+stopwords, one kana) falls back to a case-insensitive substring scan.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from kioku.memory.index import ENTRY_RE, INDEX_NAME, MAX_INDEX_BYTES
-from kioku.memory.topics import MAX_TOPIC_BYTES
+from kioku.memory.index import INDEX_NAME, MAX_INDEX_BYTES, entry_groups
+from kioku.memory.topics import MAX_TOPIC_BYTES, parse_topic
 
-_HEADING = re.compile(r"^##\s+\S")
 _META = re.compile(r"^\s*<!--\s*kioku:.*-->\s*$")
-_ID = re.compile(r"\bid=([0-9a-z]+)")
-SEMANTIC_ONLY_MAX = 3
+DISPLAY_CHARS = 240
 
 
 @dataclass
@@ -37,110 +43,223 @@ class SearchHit:
     text: str
     score: float
     scope: str = "project"
-    semantic: bool = False
+    semantic: bool = False  # matched by meaning only (no shared words above the cut-off)
+    context: str = ""  # the memory's MEMORY.md line, when it has one
+    context_file: str = ""
+    context_line: int = 0
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
-def _blocks(path: Path, scope: str, limit_bytes: int) -> list[tuple[tuple[str, int], str, str]]:
-    """(id, searchable text, display text) for one memory file; [] if unreadable."""
+@dataclass(frozen=True)
+class Memory:
+    """One searchable memory (key = its ``(file, line)``)."""
+
+    key: tuple[str, int]
+    text: str  # what is searched
+    display: str  # what is shown
+    scope: str
+    type: str = ""
+    topic: str = ""
+    date: str = ""
+    summary: str = ""  # a topic entry's summary (to match its index line)
+    context: tuple[str, int, str] | None = None  # (index file, line, index line)
+
+
+def _signature(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+def _read(path: Path, limit: int) -> bytes | None:
     try:
         with open(path, "rb") as handle:
-            text = handle.read(limit_bytes).decode("utf-8", errors="replace")
+            return handle.read(limit)
     except OSError:
+        return None
+
+
+def _topic_memories(path: Path, scope: str) -> list[Memory]:
+    data = _read(path, MAX_TOPIC_BYTES)
+    if data is None:
         return []
-    lines = text.splitlines()
-    start = 0
-    if lines and lines[0].strip() == "---":
-        end = next((i for i in range(1, min(len(lines), 200)) if lines[i].strip() in ("---", "...")), None)
-        start = (end + 1) if end is not None else 1
-    out: list[tuple[tuple[str, int], str, str]] = []
-    block: list[str] = []
-    block_line = 0
-
-    def flush() -> None:
-        if block:
-            body = [b for b in block[1:] if b.strip() and not _META.match(b)]
-            display = block[0].lstrip("# ").strip()
-            if body:
-                display += " — " + body[0].strip()
-            ids = [m.group(1) for b in block[1:3] for m in [_ID.search(b)] if m and _META.match(b)]
-            if ids:  # shown so that `kioku forget --id` can name exactly this memory
-                display = display[:220] + f" [id {ids[0]}]"
-            out.append(((str(path), block_line), "\n".join([block[0], *body]), display[:240]))
-
-    is_index = path.name == INDEX_NAME
-    for number, line in enumerate(lines[start:], start=start + 1):
-        if is_index:
-            if ENTRY_RE.match(line):
-                out.append(((str(path), number), line, line.strip()))
-            continue
-        if _HEADING.match(line):
-            flush()
-            block, block_line = [line], number
-        elif block:
-            block.append(line)
-        elif line.strip() and not line.startswith("# ") and not _META.match(line):
-            out.append(((str(path), number), line, line.strip()[:240]))
-    flush()
+    topic = parse_topic(path, data)
+    name = path.name[:-3] if path.name.endswith(".md") else path.name
+    out: list[Memory] = []
+    first_line = (len(topic.frontmatter) + 2) if topic.frontmatter is not None else 1
+    for offset, line in enumerate(topic.preamble):
+        text = line.strip()
+        if text and not line.startswith("# ") and not _META.match(line):
+            out.append(Memory((str(path), first_line + offset), text, text[:DISPLAY_CHARS], scope, topic=name))
+    for entry in topic.entries:
+        body = [b for b in entry.text.splitlines() if b.strip()]
+        display = entry.summary + (" — " + body[0].strip() if body and body[0].strip() != entry.summary else "")
+        display = display[:220] + f" [id {entry.id}]"  # so that `kioku forget --id` can name it
+        out.append(Memory((str(path), entry.line), f"{entry.summary}\n{entry.text}", display[:DISPLAY_CHARS],
+                          scope, entry.type, name, entry.created[:10], entry.summary))
     return out
 
 
-def collect(project_root: Path | None = None, archive: bool = False) -> list[tuple[tuple[str, int], str, str, str]]:
+def _index_lines(path: Path) -> list[tuple[int, str, str, str, str | None]]:
+    """(line number, line, type, summary, topic file or None) of each MEMORY.md entry."""
+    data = _read(path, MAX_INDEX_BYTES)
+    if data is None:
+        return []
+    out = []
+    for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
+        groups = entry_groups(line)
+        if groups and groups[1].strip():
+            out.append((number, line.strip(), groups[0].lower(), groups[1].strip(), groups[2]))
+    return out
+
+
+def _same_summary(index_summary: str, entry_summary: str) -> bool:
+    entry_summary = entry_summary.replace("→", "->")
+    if index_summary == entry_summary:
+        return True
+    return index_summary.endswith("…") and entry_summary.startswith(index_summary[:-1].rstrip())
+
+
+_file_cache: dict[str, tuple[tuple[int, int], object]] = {}
+_folder_cache: dict[str, tuple[tuple, list[Memory]]] = {}
+_cache_lock = threading.Lock()
+
+
+def _cached(path: Path, parse) -> tuple[tuple[int, int] | None, object]:
+    sig = _signature(path)
+    key = str(path)
+    with _cache_lock:
+        hit = _file_cache.get(key)
+    if sig is not None and hit is not None and hit[0] == sig:
+        return sig, hit[1]
+    value = parse(path)
+    if sig is not None:
+        with _cache_lock:
+            _file_cache[key] = (sig, value)
+    return sig, value
+
+
+def _folder_memories(folder: Path, scope: str, signature: list) -> list[Memory]:
+    try:
+        paths = sorted(p for p in folder.glob("*.md") if p.is_file() and not p.is_symlink())
+    except OSError:
+        return []
+    folder_signature = tuple((str(path), _signature(path)) for path in paths)
+    signature.extend(folder_signature)
+    key = f"{folder}\0{scope}"
+    with _cache_lock:
+        hit = _folder_cache.get(key)
+    if hit is not None and hit[0] == folder_signature:
+        return hit[1]  # type: ignore[return-value]
+    memories = _merge_folder(paths, scope)
+    with _cache_lock:
+        _folder_cache[key] = (folder_signature, memories)
+    return memories
+
+
+def _merge_folder(paths: list[Path], scope: str) -> list[Memory]:
+    topics: dict[str, list[Memory]] = {}
+    index_entries: list = []
+    index_path: Path | None = None
+    for path in paths:
+        if path.name == INDEX_NAME:
+            _sig, index_entries = _cached(path, _index_lines)
+            index_path = path
+        else:
+            _sig, topics[path.name] = _cached(path, lambda p: _topic_memories(p, scope))
+    memories = [m for items in topics.values() for m in items]
+    if index_path is None:
+        return memories
+    merged: dict[tuple[str, int], Memory] = {}
+    for number, line, type_, summary, topic_file in index_entries:
+        target = None
+        for m in topics.get(topic_file or "", []):
+            if m.summary and m.key not in merged and _same_summary(summary, m.summary):
+                target = m
+                break
+        if target is not None:
+            merged[target.key] = Memory(target.key, target.text, target.display, scope, target.type, target.topic,
+                                        target.date, target.summary, (str(index_path), number, line))
+        else:
+            memories.append(Memory((str(index_path), number), summary, line[:DISPLAY_CHARS], scope, type_,
+                                   (topic_file or "")[:-3]))
+    return [merged.get(m.key, m) for m in memories]
+
+
+def collect(project_root: Path | None = None, archive: bool = False) -> tuple[list[Memory], tuple]:
+    """Every searchable memory, and a signature of the files read (changes when any file does)."""
     from kioku.memory.folders import memory_dirs
 
-    items = []
+    memories: list[Memory] = []
+    signature: list = []
     for md in memory_dirs(project_root):
-        folders = [md.path] + ([md.archive_path] if archive else [])
-        for folder in folders:
-            if not folder.is_dir():
-                continue
-            for path in sorted(folder.glob("*.md")):
-                if not path.is_file() or path.is_symlink():
-                    continue
-                limit = MAX_INDEX_BYTES if path.name == INDEX_NAME else MAX_TOPIC_BYTES
-                items.extend((key, text, display, md.scope) for key, text, display in _blocks(path, md.scope, limit))
-    return items
+        for folder in [md.path] + ([md.archive_path] if archive else []):
+            if folder.is_dir():
+                memories.extend(_folder_memories(folder, md.scope, signature))
+    return memories, tuple(signature)
+
+
+_index_cache: dict[tuple, object] = {}
+
+
+def _index(memories: list[Memory], signature: tuple, dense: bool | str):
+    """The HybridIndex over ``memories``, reused while no file changed (one per dense mode)."""
+    from kioku.retrieval.hybrid import HybridIndex, Unit, dense_available
+    from kioku.retrieval.vectors import default_path
+
+    use_dense = dense is True or (dense == "auto" and dense_available())
+    key = (use_dense, str(default_path()))
+    with _cache_lock:
+        hit = _index_cache.get(key)
+    if hit is not None and hit[0] == signature:
+        return hit[1]
+    units = [Unit(i, m.text, m.type, m.topic, m.date) for i, m in enumerate(memories)]
+    embed = None
+    if use_dense:
+        from kioku.retrieval.vectors import default_store
+
+        embed = default_store().embed
+    index = HybridIndex(units, dense=dense if use_dense else False, embed=embed)
+    with _cache_lock:
+        _index_cache[key] = (signature, index)
+    return index
+
+
+def memory_index(project_root: Path | None = None, archive: bool = False, dense: bool | str = "auto"):
+    """(memories, HybridIndex) exactly as :func:`search` ranks them (unit ids index ``memories``)."""
+    memories, signature = collect(project_root, archive)
+    return memories, _index(memories, signature, dense)
+
+
+def _hit(m: Memory, score: float, semantic: bool = False) -> SearchHit:
+    context_file, context_line, context = m.context or ("", 0, "")
+    return SearchHit(m.key[0], m.key[1], m.display, round(float(score), 6), m.scope, semantic,
+                     context, context_file, context_line)
 
 
 def search(query: str, project_root: Path | None = None, limit: int = 10, archive: bool = False,
            dense: bool | str = "auto") -> list[SearchHit]:
-    from kioku.retrieval.hybrid import search_texts
+    from kioku.retrieval.text import tokenize
 
     query = query.strip()
     if not query or limit <= 0:
         return []
-    items = collect(project_root, archive)
-    if not items:
+    memories, signature = collect(project_root, archive)
+    if not memories:
         return []
-    by_id = {key: (display, scope) for key, _text, display, scope in items}
-    pairs = [(key, text) for key, text, _display, _scope in items]
-    lexical = search_texts(query, pairs, k=max(limit * 5, 50), dense=False)
+    if not tokenize(query):
+        needle = query.lower()
+        return [_hit(m, 1.0) for m in memories if needle in m.text.lower()][:limit]
+    index = _index(memories, signature, dense)
     hits: list[SearchHit] = []
-    if lexical:
-        matched = {key for key, _ in lexical}
-        ranked = search_texts(query, pairs, k=len(pairs), dense=dense) if dense is not False else lexical
-        for key, score in ranked:
-            if key in matched:
-                display, scope = by_id[key]
-                hits.append(SearchHit(key[0], key[1], display, round(float(score), 6), scope))
+    for scored in index.ranked(query, max(limit * 5, 50)):
+        if scored.relevant:
+            semantic = scored.coverage < index.config.min_coverage
+            hits.append(_hit(memories[scored.id], scored.score, semantic))
             if len(hits) >= limit:
                 break
-        return hits
-    needle = query.lower()
-    for key, text, display, scope in items:
-        if needle in text.lower():
-            hits.append(SearchHit(key[0], key[1], display, 1.0, scope))
-            if len(hits) >= limit:
-                return hits
-    if hits or dense is False:
-        return hits
-    try:
-        ranked = search_texts(query, pairs, k=min(limit, SEMANTIC_ONLY_MAX), dense=dense)
-    except Exception:
-        return []
-    for key, score in ranked:
-        display, scope = by_id[key]
-        hits.append(SearchHit(key[0], key[1], display, round(float(score), 6), scope, semantic=True))
     return hits

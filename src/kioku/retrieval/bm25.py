@@ -6,6 +6,7 @@ Contract::
     idx.add(doc_id, text)            # or BM25Index.from_items([(id, text), ...])
     idx.search(query, k=10)  -> list[(id, score)]   # best first, score > 0 only
     idx.scores(query)        -> dict[id, score]     # every matching document
+    idx.coverage(tokens)     -> dict[doc number, share of the query's IDF weight]
 
 Scoring is the Lucene variant: idf = ln(1 + (N - df + 0.5) / (df + 0.5)) (never negative),
 tf part = tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl)). Repeated query terms count
@@ -81,6 +82,21 @@ class BM25Index:
         df = len(self._postings.get(term, ()))
         n = len(self._ids)
         return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+    def coverage(self, query_tokens: list[str]) -> dict[int, float]:
+        """Share of the query's IDF weight that each matching document holds (0-1], by internal
+        number. Every distinct query token counts, known or not, so a query about something
+        absent from the collection covers little of any document."""
+        distinct = set(query_tokens)
+        total = sum(self.idf(t) for t in distinct)
+        acc: dict[int, float] = {}
+        if total <= 0:
+            return acc
+        for term in distinct:
+            share = self.idf(term) / total
+            for doc, _tf in self._postings.get(term, ()):
+                acc[doc] = acc.get(doc, 0.0) + share
+        return acc
 
     def score_tokens(self, query_tokens: list[str], weights: dict[str, float] | None = None) -> dict[int, float]:
         """Scores by internal document number for already tokenized query terms."""

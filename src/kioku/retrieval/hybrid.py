@@ -1,80 +1,40 @@
-"""Hybrid (lexical + dense) retrieval: Kioku's ranker, measured on LoCoMo.
+"""Hybrid (lexical + dense) ranking of memories: the one ranker behind ``kioku search``.
 
 Contract::
 
     fuse(rankings: list[list[(id, score)]], weights=None, k=60, method="rrf") -> list[(id, score)]
     search_texts(query, items: list[(id, text)], k=10, dense=True | False | "auto") -> list[(id, score)]
     HybridIndex(units: list[Unit], dense="auto", config=HybridConfig(), embed=None).search(query, k)
+    HybridIndex.ranked(query, k) -> list[Scored]   # with the absolute relevance signals
 
-``fuse`` is weighted reciprocal rank fusion, score(id) = Σ_i w_i / (k + rank_i(id)) with ranks
-from 1, to merge rankings whose scores are not comparable (Chroma + FTS5 lists); on LoCoMo
-(BM25 + MiniLM) k=10 beat k=60, and method="score" (max-normalised scores) beat both.
+A :class:`Unit` carries only what a memory carries: its text, type, topic and date.
 
-``HybridIndex`` is the tuned ranker (``search_texts`` is HybridIndex over plain items):
+``HybridIndex`` ranks by:
 
-1. lexical: BM25 (k1=0.9, b=0.4: short units, so length normalisation is weakened) over
-   ``kioku.retrieval.text.tokenize`` (stopwords, light stemming, Japanese bigrams) of the unit
-   text ``<speaker> said, "<text>"`` (+ `` and shared <caption>``);
-2. unit context: a unit's lexical score gets 0.3 x its previous and 0.1 x its next neighbour's
-   score in the same session (the evidence is often the reply to, or the setup of, the turn
-   that uses the question's words) - the unit stays one turn;
-3. dense: MiniLM cosine between the query and the unit *with its previous turn* prepended
-   (dense context); the query loses the names of known speakers first, because "Caroline"
-   pulls the embedding towards every turn that greets Caroline;
-4. score fusion: lexical / max + 1.3 x dense / max (normalised per query; better than RRF
-   here because it keeps how far ahead the best match is);
-5. speaker prior: when the query names exactly one known speaker, units by other speakers
-   are multiplied by 0.7 (96.5% of gold turns are by the speaker a question names; 0.6 is
-   as good on categories 1-4 but buries the evidence of adversarial questions, which name
-   the wrong speaker on purpose);
-6. date context: when the query names a date ("on 1 May, 2022", "in June", "in 2024"), units
-   get + 0.8 x the closeness of their date (the session's) to it (``kioku.retrieval.dates``);
-7. Japanese-dominant queries use a quarter of the dense weight (MiniLM is English-only).
+1. lexical: BM25 (k1=0.9, b=0.4: memories are short, so length normalisation is weakened)
+   over ``kioku.retrieval.text.tokenize`` (stopwords, light stemming, Japanese character
+   bigrams) of the unit's text and topic name;
+2. dense: MiniLM cosine between the query and the unit text;
+3. score fusion: lexical / max + 1.3 x dense / max + 1.0 x coverage (BM25 and cosine
+   normalised per query, which keeps how far ahead the best match is where reciprocal rank
+   fusion throws it away; coverage, below, is absolute and favours the unit that holds most
+   of the query's rare words: +0.03 LoCoMo R@5, no change on the memory set's tune half);
+4. dates: when the query names a date ("on 1 May, 2022", "in June", "in 2024"), units get
+   + 0.8 x the closeness of their own date to it (``kioku.retrieval.dates``);
+5. Japanese-dominant queries use a quarter of the dense weight (MiniLM is English-only).
 
-Without the model (dense=False, or "auto" and the embedder unavailable) steps 3-4 are skipped;
-lexical-only results are the units with a positive score;
-dense=True with no model raises ``EmbedderUnavailable``.
+The fused score is relative to the best unit of the query, so it cannot say whether anything
+matched at all. Two absolute signals do: ``coverage`` (the share of the query's IDF weight
+found in the unit's tokens, 0-1) and ``cosine``. :meth:`HybridIndex.ranked` marks a unit
+``relevant`` when cosine + ``coverage_weight`` x coverage reaches ``min_relevance`` (for a
+mostly Japanese query ``min_relevance_cjk``: MiniLM gives any two Japanese texts a cosine
+around 0.5, so the bar is higher), or without the model when coverage reaches
+``min_coverage``. The defaults are fitted on the tune half of the project's own labelled
+memory set (``scripts/bench/memory_search.py --fit``).
 
-What each step gained on LoCoMo dev (6 conversations, 883 questions of categories 1-4,
-``scripts/bench/locomo.py``; R@1 / R@5 / R@10; each row adds to the one above):
-
-| step                                                      | R@1   | R@5   | R@10  |
-|-----------------------------------------------------------|-------|-------|-------|
-| baseline BM25 (k1 1.2, b 0.75, \\w+ words, stopwords)       | 0.288 | 0.510 | 0.570 |
-| Kioku tokenizer (light stemming)                          | 0.309 | 0.532 | 0.601 |
-| k1 0.9, b 0.4                                             | 0.333 | 0.550 | 0.617 |
-| + dense (MiniLM, unit text), RRF k=60 (plain fusion)      | 0.282 | 0.521 | 0.614 |
-|   instead: score fusion, max-normalised, dense weight 1   | 0.349 | 0.598 | 0.677 |
-| + lexical neighbour context (0.3 prev, 0.1 next)          | 0.367 | 0.619 | 0.707 |
-| + speaker prior (x0.6 for other speakers)                 | 0.407 | 0.640 | 0.720 |
-| + speaker names removed from the dense query              | 0.407 | 0.654 | 0.748 |
-| + dense unit = previous turn + unit                       | 0.422 | 0.684 | 0.764 |
-| + dense weight 1.3                                        | 0.412 | 0.686 | 0.772 |
-| + date context (session date vs a date the query names)   | 0.440 | 0.709 | 0.788 |
-| speaker prior x0.7 instead of x0.6 (final defaults)       | 0.437 | 0.707 | 0.786 |
-
-The last change is for adversarial questions (category 5, reported apart): their R@1/5/10
-goes from 0.129 / 0.494 / 0.699 (x0.6) to 0.158 / 0.651 / 0.829 (x0.7); x0.8 gives
-0.268 / 0.741 / 0.871 there but 0.422 / 0.694 / 0.780 on categories 1-4; no prior at all
-gives 0.397 / 0.812 / 0.904 there but 0.325 / 0.652 / 0.750 on categories 1-4.
-
-Tried without gain: RRF at any k/weight (best k=10: 0.565 / 0.674 R@5/R@10 before context),
-z-score or min-max normalisation (same as max), smoothing the dense scores over neighbours
-(hurts R@1), dense unit = turn + next turn or the mean of both (below prev+turn), dense
-pseudo-relevance feedback (Rocchio, -0.01 R@10), removing speaker names from the lexical
-query (±0), b = 0.9-1.0 and k1 >= 1.5 (worse).
-
-Leave-conversations-out check (``scripts/bench/locomo.py --cv``: grid over k1/b, context,
-dense, speaker and date weights, tuned on 3 conversations by R@5 + R@10, tested on the other 3):
-
-| tuned on → tested on                     | R@1   | R@5   | R@10  | defaults on the test half |
-|------------------------------------------|-------|-------|-------|---------------------------|
-| conv-26/30/41 → conv-42/43/44            | 0.439 | 0.695 | 0.750 | 0.426 / 0.696 / 0.754     |
-| conv-42/43/44 → conv-26/30/41            | 0.436 | 0.711 | 0.816 | 0.451 / 0.720 / 0.828     |
-
-Both tuned configurations kept k1 0.9, b 0.4, dense 1.3, speaker 0.6 and chose date 1.2
-(context 0.5/0.1 and 0/0.2), so the defaults above are not an artefact of one half (the
-defaults use speaker x0.7 for the adversarial reason above, which the grid cannot see).
+Without the model (dense=False, or "auto" and the embedder unavailable) step 2 is skipped and
+only units sharing a term with the query are results; dense=True with no model raises
+``EmbedderUnavailable``.
 """
 
 from __future__ import annotations
@@ -172,43 +132,60 @@ def dense_available() -> bool:
 # -- the ranker ---------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Unit:
-    id: Hashable
-    text: str  # the unit's own words
-    speaker: str = ""  # author; a query naming exactly one known speaker favours their units
-    session: Hashable | None = None  # adjacent units of the same session are neighbours
-    date: str = ""
-    caption: str = ""  # e.g. an image caption shared with the turn
+    """One memory as the ranker sees it."""
 
-    def full_text(self) -> str:
-        text = f'{self.speaker} said, "{self.text}"' if self.speaker else self.text
-        return f"{text} and shared {self.caption}" if self.caption else text
+    id: Hashable
+    text: str
+    type: str = ""  # user | project | feedback | reference ("" when unknown)
+    topic: str = ""  # the topic file's name, e.g. "tooling"; searched lexically with the text
+    date: str = ""  # when it was remembered ("2026-05-01", "1:56 pm on 8 May, 2023", ...)
+
+    def lexical_text(self) -> str:
+        topic = self.topic.replace("-", " ").replace("_", " ")
+        return f"{self.text} {topic}" if topic else self.text
 
 
 @dataclass(frozen=True)
 class HybridConfig:
     k1: float = 0.9
     b: float = 0.4
-    prev_weight: float = 0.3  # lexical context from the previous unit of the session
-    next_weight: float = 0.1  # ... and from the next one
     dense_weight: float = 1.3
-    other_speaker: float = 0.7  # multiplier for units not by the one speaker the query names
+    coverage_fusion: float = 1.0  # + this x coverage in the fused score
     date_weight: float = 0.8  # added x closeness of the unit's date to a date the query names
-    dense_context: bool = True  # embed the previous unit + the unit
     cjk_dense_factor: float = 0.25
+    # the relevance cut-off (module docstring); fitted by scripts/bench/memory_search.py --fit
+    coverage_weight: float = 0.5  # relevance = cosine + coverage_weight x coverage
+    min_relevance: float = 0.3  # ... at least this for a query that is not mostly Japanese
+    min_relevance_cjk: float = 0.65  # ... and this for a Japanese one (MiniLM cosines run high there)
+    min_coverage: float = 0.1  # without the model: at least this share of the query's IDF weight
 
 
 _CJK = re.compile(r"[\u3041-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def is_cjk_query(query: str) -> bool:
+    """True when most characters of ``query`` are Japanese (or Chinese) script."""
+    return len(_CJK.findall(query)) * 2 > len(query.strip())
 
 
 @dataclass
 class Components:
     """Per-query raw signals, combined by ``HybridIndex.combine`` (lets tuning reuse them)."""
 
-    lexical: object  # np.ndarray (n,)
-    dense: object | None  # np.ndarray (n,) or None
-    speaker_mask: object | None  # np.ndarray (n,) bool, or None when no single speaker is named
+    lexical: object  # np.ndarray (n,) raw BM25
+    coverage: object  # np.ndarray (n,) share of the query's IDF weight present in the unit, 0-1
+    dense: object | None  # np.ndarray (n,) cosine, or None without the model
     cjk: bool
     date_match: object | None = None  # np.ndarray (n,) in [0, 1], or None when the query names no date
+
+
+@dataclass(frozen=True)
+class Scored:
+    id: Hashable
+    score: float  # fused, relative to the query's best unit
+    coverage: float
+    cosine: float | None
+    relevant: bool  # passes the absolute cut-off (see the module docstring)
 
 
 class HybridIndex:
@@ -220,23 +197,9 @@ class HybridIndex:
         self.units = list(units)
         self.config = config
         n = len(self.units)
-        texts = [u.full_text() for u in self.units]
-        self.bm25 = BM25Index.from_items(list(enumerate(texts)), k1=config.k1, b=config.b)
-        # neighbour index arrays (-1 = none) for lexical context
-        prev = np.full(n, -1)
-        nxt = np.full(n, -1)
-        for i in range(1, n):
-            if self.units[i].session is not None and self.units[i].session == self.units[i - 1].session:
-                prev[i] = i - 1
-                nxt[i - 1] = i
-        self._prev, self._next = prev, nxt
-        self.speakers = sorted({u.speaker for u in self.units if u.speaker}, key=lambda s: (-len(s), s))
-        self._speaker_arr = np.array([u.speaker for u in self.units], dtype=object)
-        self._names = (
-            re.compile(r"\b(" + "|".join(re.escape(s) for s in self.speakers) + r")(?:['’]s)?\b", re.I)
-            if self.speakers else None
-        )
-        # distinct unit dates (sessions) and a unit -> date index, so a query scores ~30 dates, not n units
+        self.bm25 = BM25Index.from_items([(i, u.lexical_text()) for i, u in enumerate(self.units)],
+                                         k1=config.k1, b=config.b)
+        # distinct unit dates and a unit -> date index, so a query scores each date once, not n units
         parsed = [parse_date(u.date) if u.date else None for u in self.units]
         self._dates = sorted({d for d in parsed if d is not None})
         position = {d: i for i, d in enumerate(self._dates)}
@@ -246,11 +209,7 @@ class HybridIndex:
         use_dense = dense is True or (dense == "auto" and dense_available())
         if use_dense and n:
             try:
-                dense_texts = [
-                    (texts[prev[i]] + " " + texts[i]) if config.dense_context and prev[i] >= 0 else texts[i]
-                    for i in range(n)
-                ]
-                self.matrix = np.asarray((embed or embed_cached)(dense_texts), dtype=np.float32)
+                self.matrix = np.asarray((embed or embed_cached)([u.text for u in self.units]), dtype=np.float32)
                 if self._embed_query is None:
                     self._embed_query = embed_cached
             except Exception:
@@ -262,45 +221,35 @@ class HybridIndex:
     def has_dense(self) -> bool:
         return self.matrix is not None
 
-    def named_speakers(self, query: str) -> list[str]:
-        if not self._names:
-            return []
-        found = {m.group(1).lower() for m in self._names.finditer(query)}
-        return [s for s in self.speakers if s.lower() in found]
-
     def components(self, query: str) -> Components:
         import numpy as np
 
         n = len(self.units)
+        tokens = tokenize(query)
         lexical = np.zeros(n, dtype=np.float32)
-        for doc, score in self.bm25.score_tokens(tokenize(query)).items():
+        for doc, score in self.bm25.score_tokens(tokens).items():
             lexical[doc] = score
-        names = self.named_speakers(query)
-        mask = (self._speaker_arr == names[0]) if len(names) == 1 else None
+        coverage = np.zeros(n, dtype=np.float32)
+        for doc, share in self.bm25.coverage(tokens).items():
+            coverage[doc] = share
         dense = None
         if self.matrix is not None:
-            dq = self._names.sub(" ", query) if self._names else query
-            dq = re.sub(r"\s+", " ", dq).strip() or query
-            qvec = np.asarray(self._embed_query([dq]), dtype=np.float32)[0]
-            dense = self.matrix @ qvec
-        cjk = len(_CJK.findall(query)) * 2 > len(query.strip())
+            qvec = np.asarray(self._embed_query([query]), dtype=np.float32)[0]
+            # einsum, not BLAS: a matrix-vector product this size gains nothing from BLAS threads,
+            # and on a busy machine handing it to them cost more than the product itself
+            dense = np.einsum("ij,j->i", self.matrix, qvec)
         date_match = None
         if self._dates:
             specs = parse_query_dates(query)
             if specs:
                 per_date = np.array([closeness(specs, d) for d in self._dates] + [0.0], dtype=np.float32)
                 date_match = per_date[self._date_idx]
-        return Components(lexical, dense, mask, cjk, date_match)
+        return Components(lexical, coverage, dense, is_cjk_query(query), date_match)
 
     def combine(self, c: Components, config: HybridConfig | None = None):
         """Final scores (n,) from the components under ``config`` (default: the index's)."""
-        import numpy as np
-
         cfg = config or self.config
         lex = c.lexical
-        if cfg.prev_weight or cfg.next_weight:
-            padded = np.append(lex, 0.0)  # index -1 reads the 0 pad
-            lex = lex + cfg.prev_weight * padded[self._prev] + cfg.next_weight * padded[self._next]
         top = float(lex.max()) if len(lex) else 0.0
         score = lex / top if top > 0 else lex.copy()
         if c.dense is not None:
@@ -308,13 +257,28 @@ class HybridIndex:
             if dtop > 0:
                 weight = cfg.dense_weight * (cfg.cjk_dense_factor if c.cjk else 1.0)
                 score = score + weight * (c.dense / dtop)
+        if cfg.coverage_fusion:
+            score = score + cfg.coverage_fusion * c.coverage
         if c.date_match is not None and cfg.date_weight:
             score = score + cfg.date_weight * c.date_match
-        if c.speaker_mask is not None:
-            score = score * np.where(c.speaker_mask, 1.0, cfg.other_speaker)
         return score
 
-    def search(self, query: str, k: int = 10) -> Ranking:
+    def relevance(self, c: Components, config: HybridConfig | None = None):
+        """Absolute relevance (n,): cosine + coverage_weight x coverage, or coverage without the model."""
+        cfg = config or self.config
+        if c.dense is None:
+            return c.coverage
+        return c.dense + cfg.coverage_weight * c.coverage
+
+    def relevant(self, c: Components, config: HybridConfig | None = None):
+        """Boolean mask (n,): units that pass the absolute cut-off for this query."""
+        cfg = config or self.config
+        if c.dense is None:
+            return c.coverage >= cfg.min_coverage
+        return self.relevance(c, cfg) >= (cfg.min_relevance_cjk if c.cjk else cfg.min_relevance)
+
+    def ranked(self, query: str, k: int = 10) -> list[Scored]:
+        """The top ``k`` units, best first, each with its relevance signals."""
         import numpy as np
 
         if not self.units or k <= 0 or not query.strip():
@@ -322,15 +286,20 @@ class HybridIndex:
         c = self.components(query)
         scores = self.combine(c)
         if c.dense is None:
-            # lexical only: units without a matching term (or neighbour) are not results
-            candidates = np.flatnonzero(scores > 0)
+            # lexical only: units without a matching term are not results
+            candidates = np.flatnonzero(c.lexical > 0)
         else:
             candidates = np.arange(len(scores))
         if len(candidates) > k:
             part = np.argpartition(-scores[candidates], k - 1)[:k]
             candidates = candidates[part]
         order = sorted(candidates.tolist(), key=lambda i: (-scores[i], i))
-        return [(self.units[i].id, float(scores[i])) for i in order]
+        mask = self.relevant(c)
+        return [Scored(self.units[i].id, float(scores[i]), float(c.coverage[i]),
+                       None if c.dense is None else float(c.dense[i]), bool(mask[i])) for i in order]
+
+    def search(self, query: str, k: int = 10) -> Ranking:
+        return [(s.id, s.score) for s in self.ranked(query, k)]
 
 
 def search_texts(query: str, items: list[tuple[Hashable, str]], k: int = 10, dense: bool | str = "auto") -> Ranking:

@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""Memory search quality on the project's own labelled set, through ``kioku search``'s code.
+
+Usage::
+
+    python scripts/bench/memory_search.py [--data scripts/bench/data/memory_search.json] [--fit] [--json OUT]
+
+The set (``scripts/bench/data/memory_search.json``): everyday memories of the four types in
+English and Japanese, questions that paraphrase one of them (gold = the memories that answer
+it), and unrelated questions (gold = nothing). Each memory is saved with
+``kioku.memory.api.remember`` into a throw-away home and project, and each question goes
+through ``kioku.memory.search.search`` (the function ``kioku search`` calls), so the figures
+are those of the product path.
+
+Questions are split in two halves by a CRC32 of their text (deterministic): ``tune`` and
+``held_out``. Reported per half and per language: ``hit@1`` and ``hit@3`` (a gold memory is
+the first / among the first three results; a question that gets nothing counts as a miss),
+``answered`` (share of answerable questions that get any result) and ``unrelated_empty``
+(share of unrelated questions that get nothing). Rows: ``lexical`` (``--lexical``: BM25
+only), ``hybrid_uncut`` (the hybrid ranking without the relevance cut-off: the baseline) and
+``kioku`` (what ``kioku search`` returns).
+
+``--fit`` fits the cut-off (``min_coverage``, ``min_cosine``) and the dense weight on the
+tune half only (grid search, objective: hit@1 + hit@3 + unrelated_empty, all with the
+cut-off applied) and reports the fitted values on both halves next to the defaults.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import re
+import sys
+import tempfile
+import zlib
+from dataclasses import replace
+from pathlib import Path
+from typing import Sequence
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO / "src") not in sys.path:
+    sys.path.insert(0, str(REPO / "src"))
+
+DEFAULT_DATA = REPO / "scripts" / "bench" / "data" / "memory_search.json"
+_ID = re.compile(r"\[id ([0-9a-z]+)\]")
+GRID = {
+    "coverage_weight": [0.0, 0.25, 0.5, 0.75, 1.0],
+    "min_relevance": [round(0.2 + 0.025 * i, 3) for i in range(17)],
+    "min_relevance_cjk": [round(0.5 + 0.025 * i, 3) for i in range(21)],
+    "dense_weight": [0.7, 1.0, 1.3, 2.0],
+    "min_coverage": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7],  # lexical-only mode (fitted apart)
+}
+FITTED = ("coverage_weight", "min_relevance", "min_relevance_cjk", "dense_weight", "min_coverage")
+
+
+def half(text: str) -> str:
+    return "tune" if zlib.crc32(text.encode("utf-8")) % 2 == 0 else "held_out"
+
+
+def lang(text: str) -> str:
+    from kioku.retrieval.hybrid import is_cjk_query
+
+    return "ja" if is_cjk_query(text) else "en"
+
+
+def setup(data: dict, root: Path) -> tuple[Path, dict[str, str]]:
+    """Save every memory into a fresh home + project; returns (project, entry id -> memory id)."""
+    home, project = root / "home", root / "project"
+    (project / ".git").mkdir(parents=True)
+    home.mkdir()
+    os.environ.update({"HOME": str(home), "KIOKU_USER_HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+                       "KIOKU_HOME": str(home / ".claude" / "kioku")})
+    from kioku.memory.api import remember
+
+    ids: dict[str, str] = {}
+    for m in data["memories"]:
+        result = remember(m["text"], type=m["type"], topic=m["topic"], project_root=project)
+        if result.status != "saved":
+            raise SystemExit(f"memory {m['id']} was not saved ({result.status}); fix the data set")
+        ids[result.id] = m["id"]
+    return project, ids
+
+
+def run_search(data: dict, project: Path, ids: dict[str, str], dense: bool | str) -> list[tuple[dict, list[str]]]:
+    from kioku.memory.search import search
+
+    out = []
+    for item in data["questions"] + data["unrelated"]:
+        hits = search(item["q"], project_root=project, limit=10, dense=dense)
+        out.append((item, [ids.get(m.group(1), "?") if (m := _ID.search(h.text)) else "?" for h in hits]))
+    return out
+
+
+def score(rows: Sequence[tuple[dict, list[str]]]) -> dict:
+    """Metrics per half and language from (item, returned memory ids) rows."""
+    out: dict = {}
+    for part in ("tune", "held_out"):
+        for language in ("all", "en", "ja"):
+            sel = [(i, r) for i, r in rows if half(i["q"]) == part and language in ("all", lang(i["q"]))]
+            answerable = [(i, r) for i, r in sel if i.get("gold")]
+            unrelated = [r for i, r in sel if not i.get("gold")]
+            n = len(answerable)
+            out.setdefault(part, {})[language] = {
+                "hit@1": round(sum(bool(r) and r[0] in i["gold"] for i, r in answerable) / n, 3) if n else None,
+                "hit@3": round(sum(any(x in i["gold"] for x in r[:3]) for i, r in answerable) / n, 3) if n else None,
+                "answered": round(sum(bool(r) for _, r in answerable) / n, 3) if n else None,
+                "unrelated_empty": round(sum(not r for r in unrelated) / len(unrelated), 3) if unrelated else None,
+                "questions": n, "unrelated": len(unrelated),
+            }
+    return out
+
+
+class Signals:
+    """Every question's ranking signals from the index ``kioku search`` builds, to re-score
+    them under other configurations without searching again."""
+
+    def __init__(self, data: dict, project: Path, ids: dict[str, str], dense: bool) -> None:
+        from kioku.memory.search import memory_index
+
+        memories, self.index = memory_index(project, dense=dense)
+        self.memory_ids = [ids.get(_ID.search(m.display).group(1), "?") for m in memories]  # type: ignore[union-attr]
+        self.items = [(item, self.index.components(item["q"])) for item in data["questions"] + data["unrelated"]]
+
+    def rows(self, cfg, part: str | None = None, cut: bool = True) -> list[tuple[dict, list[str]]]:
+        import numpy as np
+
+        out = []
+        for item, c in self.items:
+            if part and half(item["q"]) != part:
+                continue
+            scores = self.index.combine(c, cfg)
+            mask = self.index.relevant(c, cfg) if cut else np.ones(len(scores), bool)
+            if c.dense is None:
+                mask = mask & (c.lexical > 0)
+            order = [i for i in np.argsort(-scores, kind="stable") if mask[i]][:10]
+            out.append((item, [self.memory_ids[i] for i in order]))
+        return out
+
+
+def objective(metrics: dict) -> float:
+    m = metrics["tune"]["all"]
+    return (m["hit@1"] or 0) + (m["hit@3"] or 0) + (m["unrelated_empty"] or 0)
+
+
+def fit(hybrid: Signals, lexical: Signals):
+    """The configuration with the best objective on the tune half (ties: the first in grid order)."""
+    from kioku.retrieval.hybrid import HybridConfig
+
+    best, best_value = HybridConfig(), -1.0
+    for cw, rel, rel_cjk, dw in itertools.product(GRID["coverage_weight"], GRID["min_relevance"],
+                                                  GRID["min_relevance_cjk"], GRID["dense_weight"]):
+        cfg = replace(best if best_value >= 0 else HybridConfig(), coverage_weight=cw, min_relevance=rel,
+                      min_relevance_cjk=rel_cjk, dense_weight=dw)
+        value = objective(score(hybrid.rows(cfg, "tune")))
+        if value > best_value + 1e-9:
+            best, best_value = cfg, value
+    best_cov, best_value = best.min_coverage, -1.0
+    for cov in GRID["min_coverage"]:
+        value = objective(score(lexical.rows(replace(best, min_coverage=cov), "tune")))
+        if value > best_value + 1e-9:
+            best_cov, best_value = cov, value
+    return replace(best, min_coverage=best_cov)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--fit", action="store_true", help="fit the cut-off on the tune half")
+    parser.add_argument("--json", type=Path, help="write results as JSON here")
+    args = parser.parse_args(argv)
+    data = json.loads(args.data.read_text(encoding="utf-8"))
+    results: dict = {}
+    with tempfile.TemporaryDirectory(prefix="kioku-bench-") as tmp:
+        project, ids = setup(data, Path(tmp))
+        from kioku.retrieval.hybrid import HybridConfig
+
+        hybrid = Signals(data, project, ids, dense=True)
+        results["hybrid_uncut"] = score(hybrid.rows(HybridConfig(), cut=False))
+        for name, dense in (("lexical", False), ("kioku", "auto")):
+            results[name] = score(run_search(data, project, ids, dense))
+        if args.fit:
+            best = fit(hybrid, Signals(data, project, ids, dense=False))
+            results["fitted"] = {"config": {k: getattr(best, k) for k in FITTED}, **score(hybrid.rows(best))}
+            results["fitted_lexical"] = score(Signals(data, project, ids, dense=False).rows(best))
+    print(f"{len(data['memories'])} memories, {len(data['questions'])} questions, "
+          f"{len(data['unrelated'])} unrelated questions")
+    print(f"{'row':<15} {'half':<9} {'lang':<4} {'hit@1':>6} {'hit@3':>6} {'answered':>9} {'unrelated→∅':>12}")
+    for name, r in results.items():
+        for part in ("tune", "held_out"):
+            for language in ("all", "en", "ja"):
+                m = r[part][language]
+                fmt = lambda v: "   -  " if v is None else f"{v:6.3f}"  # noqa: E731
+                print(f"{name:<15} {part:<9} {language:<4} {fmt(m['hit@1'])} {fmt(m['hit@3'])} "
+                      f"{fmt(m['answered']):>9} {fmt(m['unrelated_empty']):>12}")
+    if "fitted" in results:
+        print("fitted on the tune half:", results["fitted"]["config"])
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

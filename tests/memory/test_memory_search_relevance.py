@@ -1,0 +1,72 @@
+"""kioku search: one hit per memory, the relevance cut-off, the persistent vectors, hand edits."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memtest_fixtures import pmem  # noqa: F401
+from kioku.memory import api
+from kioku.memory.search import memory_index
+from kioku.retrieval.vectors import default_path, default_store
+
+
+def _remember_everyday() -> None:
+    api.remember("We deploy the API with GitHub Actions on every merge", type="project")
+    api.remember("Always run the linter before committing", type="feedback")
+    api.remember("The design doc lives in the team wiki", type="reference")
+    api.remember("本番環境へのデプロイは金曜日に行わない", type="feedback")
+
+
+def test_unrelated_questions_get_nothing(project, kioku):
+    _remember_everyday()
+    for question in ("what is the capital of Peru", "recommend a good sci-fi novel", "富士山の高さは？"):
+        assert api.search(question) == [], question
+    out = kioku("search", "how", "tall", "is", "Mount", "Everest")
+    assert out.returncode == 0 and "No memories match" in out.stdout
+    assert json.loads(kioku("search", "capital of Peru", "--json").stdout) == []
+
+
+def test_paraphrases_find_their_memory_once(project, pmem, kioku):
+    _remember_everyday()
+    hits = api.search("what checks should happen before a commit")
+    assert hits and "linter" in hits[0].text
+    assert len({(h.file, h.line) for h in hits}) == len(hits)
+    assert all(not h.file.endswith("MEMORY.md") for h in hits)  # index lines merged into their entries
+    assert hits[0].context.startswith("- [feedback]") and hits[0].context_file.endswith("MEMORY.md")
+    lines = Path(hits[0].context_file).read_text().splitlines()
+    assert lines[hits[0].context_line - 1] == hits[0].context
+    meaning = api.search("where is the architecture document")  # shares no word with the memory
+    assert meaning and "design doc" in meaning[0].text and meaning[0].semantic
+    ja = api.search("金曜日にデプロイしてもいい？")
+    assert ja and "金曜日" in ja[0].text
+    out = kioku("search", "what", "checks", "before", "a", "commit")
+    assert out.returncode == 0 and "\n    index .agents/memory/MEMORY.md:" in out.stdout
+
+
+def test_an_index_line_without_its_entry_is_a_memory_of_its_own(project, pmem):
+    api.remember("We deploy the API with GitHub Actions on every merge", type="project")
+    index = pmem / "MEMORY.md"
+    index.write_text(index.read_text().replace(
+        "## Feedback", "- [project] The staging database is reset every Sunday → gone.md\n## Feedback"))
+    hits = api.search("staging database reset", dense=False)
+    assert len(hits) == 1 and hits[0].file.endswith("MEMORY.md") and not hits[0].context
+    assert "reset every Sunday" in Path(hits[0].file).read_text().splitlines()[hits[0].line - 1]
+
+
+def test_hand_edits_are_seen_and_vectors_are_kept_by_content(project, pmem):
+    _remember_everyday()
+    assert api.search("kubernetes helm charts") == []
+    memories, index = memory_index()
+    assert index.has_dense and default_path().exists()
+    assert default_store().count() == len(memories)
+    topic = next(p for p in pmem.glob("*.md") if "GitHub Actions" in p.read_text())
+    topic.write_text(topic.read_text().replace("GitHub Actions on every merge",
+                                               "Kubernetes and Helm charts from Argo CD"))
+    hits = api.search("kubernetes helm charts")
+    assert hits and "Helm charts" in hits[0].text
+    # edited texts (the entry, and its index line that no longer matches it) got new vectors;
+    # the unchanged memories kept theirs
+    after, _ = memory_index()
+    assert len(after) == len(memories) + 1 and after[-1].key[0].endswith("MEMORY.md")
+    assert default_store().count() == len({m.text for m in memories} | {m.text for m in after}) == len(memories) + 2

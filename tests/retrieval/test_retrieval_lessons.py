@@ -1,0 +1,63 @@
+"""Lesson ranking: score fusion, the shared relevance cut-off, small talk gets no lessons."""
+
+from __future__ import annotations
+
+import pytest
+
+from kioku.agent import improvements as im
+from kioku.retrieval.hybrid import HybridConfig
+
+LESSONS = [
+    ("Write a failing test that reproduces the bug before fixing it", "testing_patterns"),
+    ("When a command times out, rerun it with verbose output instead of retrying blindly", "error_handling"),
+    ("Replace magic numbers with named constants that say what the value means", "code_quality"),
+    ("日付を扱うテストではタイムゾーンを固定してから実行する", "testing_patterns"),
+]
+
+
+def _seed(project) -> dict[str, str]:
+    return {im.learn("coder", text, cat, 0.85, scope="global", project_root=project)[0]: text
+            for text, cat in LESSONS}
+
+
+def test_the_cut_off_is_the_one_memory_search_uses() -> None:
+    assert im.RANKING.fusion == "score"
+    assert im.RANKING.coverage_weight == HybridConfig().coverage_weight
+    assert im.RANKING.min_relevance == HybridConfig().min_relevance
+    assert im.RANKING.min_relevance_cjk == HybridConfig().min_relevance_cjk
+
+
+def test_small_talk_gets_no_lessons_and_tasks_get_theirs(project) -> None:
+    lessons = _seed(project)
+    for talk in ("hi there, how's it going", "thanks, that's all for today", "ありがとう、また明日", "こんにちは"):
+        assert im.retrieve("coder", talk, project_root=project) == [], talk
+    hits = im.retrieve("coder", "fix the bug where discounts are applied twice", project_root=project)
+    assert hits and lessons[hits[0].id].startswith("Write a failing test")
+    ja = im.retrieve("coder", "締め切り日を計算する処理のテストを書いて", project_root=project)
+    assert ja and lessons[ja[0].id].startswith("日付を扱うテスト")
+
+
+def test_score_fusion_scales_each_list_by_its_best(project) -> None:
+    lessons = _seed(project)
+    task = "the command times out: rerun it with verbose output"
+    c = im.lesson_candidates("coder", task, 5, project, ["global"])
+    assert c.coverage and all(0.0 <= v <= 1.0 for v in c.coverage.values())
+    timeout_id = next(i for i, t in lessons.items() if "times out" in t)
+    assert c.coverage[timeout_id] > 0.5
+    hits = im._rank(im.rank_candidates(c, im.RELEVANCE_THRESHOLD), 5)
+    # best in the dense list and in the lexical list: 1 + lexical_weight under score fusion
+    assert hits[0].id == timeout_id
+    assert hits[0].score == pytest.approx(1.0 + im.RANKING.lexical_weight, abs=1e-5)
+    rrf = im._rank(im.rank_candidates(c, im.RELEVANCE_THRESHOLD, im.LessonRanking(fusion="rrf")), 5)
+    assert rrf[0].id == timeout_id and rrf[0].score == pytest.approx((1 + im.RANKING.lexical_weight) / 61, abs=1e-5)
+    strict = im.rank_candidates(c, im.RELEVANCE_THRESHOLD, im.LessonRanking(min_relevance=2.0, min_relevance_cjk=2.0))
+    assert strict == []
+
+
+@pytest.mark.parametrize("tokens, document, expected", [
+    ({"rerun", "verbose"}, "Rerun it with verbose output", 1.0),
+    ({"rerun", "zebra"}, "Rerun it with verbose output", 0.5),
+    (set(), "anything", 0.0),
+])
+def test_keyword_coverage(tokens, document, expected) -> None:
+    assert im.keyword_coverage(tokens, document) == pytest.approx(expected)
