@@ -1,6 +1,6 @@
 """The import graph follows the layers in the architecture: nothing imports upward.
 
-core (stdlib only) -> stores (memory, agent, retrieval) -> features (evaluation, render,
+core (stdlib only) -> stores (memory, agent, retrieval) -> features (evaluation, learning, render,
 install) -> entry points (handlers, commands, cli). chromadb is imported only inside
 functions of kioku.agent.chroma_store.
 """
@@ -17,7 +17,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "kioku"
 LAYERS = {
     "core": 0,
     "memory": 1, "agent": 1, "retrieval": 1,
-    "evaluation": 2, "render": 2, "install": 2,
+    "evaluation": 2, "learning": 2, "render": 2, "install": 2,
     "handlers": 3, "commands": 3, "cli": 4, "__main__": 4, "__init__": 0,
 }
 LAZY_AREAS = {"core", "handlers", "commands", "cli.py", "__init__.py", "__main__.py"}
