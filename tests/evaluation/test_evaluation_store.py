@@ -110,27 +110,29 @@ def test_enqueue_keeps_no_text_and_worker_drains(project: Path, transcripts: Pat
 
 def test_worker_turn_by_turn_with_feedback(project: Path, tmp_path: Path, split_turns,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    """Stop fires after each turn; the next prompt's verdict lands on the previous turn's record."""
+    """Stop fires after each turn: one record per turn, and the next prompt's verdict corrects
+    the previous turn's record ("That's wrong" makes it failed; praise keeps it a success)."""
     monkeypatch.setenv("KIOKU_NO_WORKER", "1")
     live = tmp_path / "live.jsonl"
     live.write_text("", encoding="utf-8")
-    ids, qualities = [], []
     for turn in split_turns("feedback_followups"):
         with live.open("a", encoding="utf-8") as handle:
             handle.write("".join(turn))
         jobs.enqueue({"agent": "main", "session_id": "sess", "transcript_path": str(live), "cwd": str(project)})
         report = worker.drain(wait=True, lag_wait=0)
-        assert report["failed"] == 0, report
-        ids.append(report["results"][0]["id"])
-        qualities.append(report["results"][0]["quality"])
-    assert len(set(ids)) == 3
-    recs = {r.id: r.metadata for r in _evaluations()}
-    assert recs[ids[0]]["feedback"] == -1 and recs[ids[0]]["success"] is False  # "That's wrong…"
-    assert "user reported a problem" in recs[ids[0]]["weaknesses"]
-    assert recs[ids[0]]["quality"] == pytest.approx(qualities[0] - api.NEGATIVE_FEEDBACK_PENALTY)
-    assert recs[ids[1]]["quality"] == pytest.approx(qualities[1])  # praise does not inflate it
-    assert recs[ids[1]]["feedback"] == 1 and recs[ids[1]]["success"] is True   # "ありがとう、完璧です"
-    assert recs[ids[2]]["feedback"] == 0
+        assert report["failed"] == 0 and report["results"][0]["status"] == "evaluated", report
+    recs = sorted((r.metadata for r in _evaluations()), key=lambda m: m["prompt_index"])
+    assert [m["prompt_index"] for m in recs] == [0, 1, 2]
+    assert len({m["prompt_uuid"] for m in recs}) == 3
+    assert recs[0]["next_feedback"] == "negative" and recs[0]["feedback"] == -1
+    assert recs[0]["outcome"] == "failed" and recs[0]["success"] is False
+    assert recs[1]["feedback_on_previous"] == "negative"
+    assert recs[1]["next_feedback"] == "positive" and recs[1]["success"] is True
+    assert recs[2]["feedback_on_previous"] == "positive" and recs[2]["feedback"] == 0
+    assert all(m["evaluated_at_epoch"] >= m["transcript_epoch"] > 0 for m in recs)
+    # a job with nothing new stores nothing
+    jobs.enqueue({"agent": "main", "session_id": "sess", "transcript_path": str(live), "cwd": str(project)})
+    assert worker.drain(wait=True, lag_wait=0)["results"][0]["status"] == "nothing new"
 
 
 def test_worker_waits_for_lagging_final_message(project: Path, tmp_path: Path, transcripts: Path,

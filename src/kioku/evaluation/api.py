@@ -35,6 +35,8 @@ from kioku.core.secrets import redact
 from kioku.evaluation import quality as ql
 from kioku.evaluation.insights import Insight, derive_insights, strengths_and_weaknesses
 from kioku.evaluation.signals import Signals, measure
+from kioku.evaluation.turns import Turn
+from kioku.evaluation.verdict import TurnVerdict
 
 KIND = "evaluations"
 LEARN_MIN_QUALITY = 70.0
@@ -261,3 +263,36 @@ def apply_feedback_to_previous(agent: str, record_id: str, feedback: int) -> boo
             change["quality"] = round(max(0.0, float(found[0].metadata.get("quality", 0.0)) - NEGATIVE_FEEDBACK_PENALTY), 1)
     store.update_metadata(agent, KIND, [record_id], [change])
     return True
+
+
+# ---- the learning step after per-turn evaluation ------------------------------------------------
+
+def learn_from_turns(agent: str, session_id: str, turns: list[tuple[TurnVerdict, Turn]], root: Path) -> int:
+    """Learn from turns whose verdicts are already stored; returns how many lessons were stored.
+
+    Lessons come from successful turns whose quality clears :data:`LEARN_MIN_QUALITY`; then the
+    improvements injected into the session are credited with the newest turn that says
+    anything about them (``TurnVerdict.credits_lessons``), and due maintenance runs."""
+    from kioku.evaluation.quality import score_turn
+
+    stored = 0
+    for verdict, turn in turns:
+        if verdict.outcome != "success" or score_turn(verdict)[0] < LEARN_MIN_QUALITY:
+            continue
+        sig = measure(tr.parse(turn.entries))
+        evaluation = Evaluation(agent=agent, session_id=session_id, task_id=verdict.prompt_uuid, success=True,
+                                quality=score_turn(verdict)[0], duration_s=verdict.active_s, tokens=0,
+                                tool_errors=verdict.agent_errors, retries=verdict.retries, feedback=0,
+                                insights=derive_insights(sig))
+        stored += len(_learn_insights(evaluation, root))
+    crediting = [v for v, _ in turns if v.credits_lessons]
+    if crediting:
+        try:
+            from kioku.agent import usage
+        except ImportError:
+            usage = None  # type: ignore[assignment]
+        if usage is not None:
+            usage.apply_session_outcome(session_id, agent, crediting[-1].succeeded,
+                                        turn=crediting[-1].prompt_uuid, project_root=root)
+    _run_maintenance(agent, root)
+    return stored
