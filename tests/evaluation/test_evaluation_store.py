@@ -210,3 +210,62 @@ def test_enqueue_spawns_detached_worker(project: Path, transcripts: Path) -> Non
     assert list(jobs.failed_dir().glob("*.json")) == [] if jobs.failed_dir().exists() else True
     [rec] = _evaluations()
     assert rec.metadata["session_id"] == "detached" and rec.metadata["tool_errors"] == 1
+
+
+def test_fifo_transcript_fails_alone_and_the_queue_moves_on(kioku, project: Path, tmp_path: Path,
+                                                            transcripts: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A FIFO as transcript_path must not block `kioku worker`: the job lands in jobs/failed/
+    with a one-line reason (shown by `kioku doctor`), and the next good job is evaluated."""
+    monkeypatch.setenv("KIOKU_NO_WORKER", "1")
+    fifo = tmp_path / "evil.jsonl"
+    os.mkfifo(fifo)
+    jobs.enqueue({"agent": "main", "session_id": "f-1", "transcript_path": str(fifo), "cwd": str(project)})
+    jobs.enqueue({"agent": "main", "session_id": "g-1", "cwd": str(project),
+                  "transcript_path": str(transcripts / "plain_success.jsonl")})
+    proc = kioku("worker", "--wait", "--json", timeout=60)
+    report = json.loads(proc.stdout)
+    assert report["processed"] == 1 and report["failed"] == 1
+    [failed] = list(jobs.failed_dir().glob("*.json"))
+    error = json.loads(failed.read_text(encoding="utf-8"))["error"]
+    assert "FIFO" in error and "\n" not in error
+    assert [r.metadata["session_id"] for r in _evaluations()] == ["g-1"]
+    doctor = kioku("doctor")
+    assert "1 failed" in doctor.stdout and "FIFO" in doctor.stdout
+
+
+def test_subagent_turns_never_overwrite_the_parent(project: Path, transcripts: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KIOKU_NO_WORKER", "1")
+    parent = transcripts / "subagent.jsonl"
+    child = transcripts / "subagent.agent-1.jsonl"
+    session = json.loads(parent.read_text(encoding="utf-8").splitlines()[0]).get("sessionId", "s")
+    jobs.enqueue({"agent": "main", "session_id": session, "transcript_path": str(parent), "cwd": str(project)})
+    jobs.enqueue({"agent": "main", "session_id": session, "transcript_path": str(child), "cwd": str(project),
+                  "agent_id": "a000000000000001"})
+    report = worker.drain(wait=True, lag_wait=0)
+    assert report["processed"] == 2 and report["failed"] == 0
+    recs = _evaluations()
+    assert len(recs) == 2 and len({r.id for r in recs}) == 2
+    assert sorted(r.metadata["transcript_kind"] for r in recs) == ["main", "subagent"]
+
+
+def test_per_turn_cli_json_and_no_store_writes_nothing(kioku, project: Path, transcripts: Path) -> None:
+    home = Path(os.environ["KIOKU_HOME"])
+    before = sorted(p.relative_to(home) for p in home.rglob("*")) if home.exists() else []
+    proc = kioku("evaluate", "--agent", "main", "--transcript", str(transcripts / "feedback_followups.jsonl"),
+                 "--per-turn", "--json", "--no-store")
+    data = json.loads(proc.stdout)
+    after = sorted(p.relative_to(home) for p in home.rglob("*")) if home.exists() else []
+    assert before == after and data["stored"] == 0
+    assert [t["prompt_index"] for t in data["turns"]] == [0, 1, 2]
+    first = data["turns"][0]
+    for key in ("prompt_uuid", "outcome", "reason", "feedback_on_previous", "agent_errors", "user_rejections",
+                "hook_blocks", "cascade_errors", "interrupted", "tokens", "active_s"):
+        assert key in first
+    assert set(first["tokens"]) >= {"input", "output", "cache_write", "cache_read", "non_cache", "weighted"}
+    lines = [json.loads(x) for x in (transcripts / "feedback_followups.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert first["prompt_uuid"] in {x.get("uuid") for x in lines}
+    stored = json.loads(kioku("evaluate", "--agent", "main", "--transcript",
+                              str(transcripts / "feedback_followups.jsonl"), "--per-turn", "--json").stdout)
+    assert stored["stored"] == 3 and len(_evaluations()) == 3

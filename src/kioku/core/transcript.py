@@ -182,8 +182,8 @@ def _decode_lines(chunk: bytes) -> list[dict]:
             continue
         try:
             obj = json.loads(raw)
-        except ValueError:
-            continue  # a corrupt line must not hide the rest of the turn
+        except (ValueError, RecursionError):
+            continue  # a corrupt or absurdly nested line must not hide the rest of the turn
         if isinstance(obj, dict):
             entries.append(obj)
     return entries
