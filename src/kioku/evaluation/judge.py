@@ -55,6 +55,16 @@ _ADMITS_FAILURE = re.compile(
     r"|できませんでした|失敗しました|解決できません|うまくいきませんでした", re.I)
 
 
+_CHANGE_REQUEST = re.compile(
+    r"^\s*(?:(?:ok(?:ay)?|now|please|then|and|also|so)[,.!]?\s+)*(?:add|create|write|implement|fix|update|change|"
+    r"remove|delete|rename|refactor|edit|commit|install|move)\b", re.I)
+_CLAIMS_DONE = re.compile(r"^\W*(?:done|finished|all set)\b|\b(?:I've|I have|I)\s+(?:added|created|written|wrote|"
+                          r"implemented|updated|fixed|changed|removed|committed)\b|\bis (?:now )?(?:ready|done|in place)\b",
+                          re.I)
+_RUNS = re.compile(r"(?:^|[;&|]\s*)\./\S|\b(?:python3?|node|deno|ruby|bash|sh|docker|podman|container|curl)\s+\S")
+_DELIVERS = re.compile(r"\bgit\s+(?:commit|push)\b|\bgh\s+pr\s+create\b")
+
+
 @dataclass
 class _Call:
     call: tr.ToolCall
@@ -210,9 +220,12 @@ def judge(turn: Turn, next_prompt: str | None = None, *, session_id: str = "") -
 def _decide(turn: Turn, calls: list[_Call], answer: str, replied: bool, next_prompt: str | None,
             next_feedback: str) -> tuple[str, str]:
     did_work = any(c.kind == "" and c.result is not None for c in calls)
+    changed = any(c.kind == "" and c.result is not None and c.call.name in _WRITE_TOOLS for c in calls)
     if not calls and _NO_REQUEST.match(turn.text):
         return "no_task", "the prompt asks for no work"
     if turn.interrupted and _ends_after_interrupt(turn):
+        if changed:
+            return "partial", "interrupted after changing files, before the task was finished"
         return "interrupted", "the user interrupted before an answer"
     if not answer and calls and calls[-1].kind == ek.REJECTION:
         return "interrupted", "the user rejected a tool call and the turn ended there"
@@ -222,13 +235,37 @@ def _decide(turn: Turn, calls: list[_Call], answer: str, replied: bool, next_pro
         return "failed", "a file write was not allowed and never made"
     if answer and _ADMITS_FAILURE.search(answer[-3000:]):
         return "failed", "the final answer says the task was not done"
-    if next_prompt and next_feedback == fb.NEGATIVE and did_work and fb.shows_failure(next_prompt):
-        return "failed", "the next prompt reports the result still fails"
+    if not calls and answer and _CHANGE_REQUEST.match(turn.text) and _CLAIMS_DONE.search(answer):
+        return "failed", "claims the change is done but made no tool call"
+    fixing_reported_failure = turn.index > 0 and fb.shows_failure(turn.text)
+    if next_prompt and next_feedback == fb.NEGATIVE and did_work and fb.shows_failure(next_prompt) and (
+            fixing_reported_failure or fb.says_still_broken(next_prompt)):
+        return "failed", "the next prompt reports the result is wrong or still fails"
     if not answer:
+        if calls and calls[-1].result is None:
+            return "failed", "stopped in the middle of a tool call"
         last = next((c for c in reversed(calls) if c.result is not None), None)
         if last is not None and last.kind == ek.AGENT:
             return "failed", "ended on a failed tool call without an answer"
+        if last is not None and last.kind == "" and _DELIVERS.search(str(last.call.input.get("command", ""))):
+            return "success", "the work was committed or pushed; no closing message"
         return "partial", "stopped after a tool call without a final answer"
     if _last_check_failed(calls):
         return "partial", "the last test/build after the last edit failed"
+    if fixing_reported_failure and changed and not _checked_after_last_edit(calls):
+        return "partial", "a fix for a reported failure, never run or tested"
     return "success", "answered; no failing check or denied write at the end"
+
+
+def _checked_after_last_edit(calls: list[_Call]) -> bool:
+    last_edit = max((c.order for c in calls if c.call.name in _WRITE_TOOLS and c.kind == ""), default=-1)
+    return any(c.order > last_edit and c.call.name == "Bash" and c.kind == "" and c.result is not None
+               and _verifies(str(c.call.input.get("command", ""))) for c in calls)
+
+
+def _verifies(command: str) -> bool:
+    """A command that runs or tests the work (not git bookkeeping, whose message may quote one)."""
+    family = ek.command_family(command)
+    if family.split(" ")[0] in ("git", "gh", "ls", "cat", "echo", "grep", "rg", "find", "head", "tail"):
+        return False
+    return bool(_TEST_OR_BUILD.search(command) or _RUNS.search(command))
