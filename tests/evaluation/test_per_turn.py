@@ -301,3 +301,55 @@ def test_big_transcript_is_read_to_the_end_or_warned(tmp_path: Path) -> None:
     assert whole.complete and len(whole.entries) == 6 and whole.bytes_read == path.stat().st_size
     capped = tr.read_all(path, max_bytes=3_000_000)
     assert not capped.complete and "only the first" in capped.warning
+
+
+def _push_turn(session: str, branch: str) -> Tx:
+    tx = Tx(session)
+    tx.user("push the branch")
+    tx.assistant("", [("t1", "Bash", {"command": "git push"})])
+    tx.result("t1", "Exit code 128\nfatal: The current branch has no upstream branch.", error=True)
+    tx.assistant("", [("t2", "Read", {"file_path": "/home/alice/proj/notes.md"})])
+    tx.result("t2", "notes")
+    tx.assistant("", [("t3", "Bash", {"command": f"git push --set-upstream origin {branch}"})])
+    tx.result("t3", "pushed")
+    tx.assistant("Pushed <b>done</b>.")
+    return tx
+
+
+def test_lessons_need_a_real_relation_and_carry_no_machine_details() -> None:
+    from kioku.evaluation.lessons import lessons_from_turn, placeholders
+
+    result = evaluate_entries(_push_turn("s1", "alice/feature-x").lines)
+    [lesson] = lessons_from_turn(result.turns[0])   # the Read in between is not "the fix"
+    assert "--set-upstream" in lesson.text and "alice" not in lesson.text and "feature-x" not in lesson.text
+    assert "notes.md" not in lesson.text and "Read" not in lesson.text and not lesson.path_bound
+    assert placeholders("scp /home/bob/a.txt bob@build.example.com:/srv && curl https://x.io/a") == \
+        "scp {path} {user}@{host}:{path} && curl {url}"
+    tx = Tx()
+    tx.user("run it")
+    tx.assistant("", [("t1", "Bash", {"command": "npm run build"})])
+    tx.result("t1", "Exit code 1\nerror TS2322", error=True)
+    tx.assistant("", [("t2", "Edit", {"file_path": "a.ts", "old_string": "a", "new_string": "b"})])
+    tx.result("t2", "ok")
+    tx.assistant("", [("t3", "Bash", {"command": "npm run build 2>&1"})])
+    tx.result("t3", "built")
+    tx.assistant("Built.")
+    assert lessons_from_turn(evaluate_entries(tx.lines).turns[0]) == []   # same command re-run: no lesson
+
+
+def test_a_lesson_is_a_candidate_until_it_recurs_in_another_session(project: Path) -> None:
+    from kioku.agent.chroma_store import open_store
+    from kioku.evaluation import api
+
+    def learn(session: str, branch: str, next_feedback: str = "none") -> int:
+        result = evaluate_entries(_push_turn(session, branch).lines)
+        item = api.JudgedTurn(result.verdicts[0], result.turns[0], next_feedback, True)
+        return api.learn_from_turns("main", session, [item], project)
+
+    assert learn("s1", "b1") == 0
+    assert learn("s1", "b1") == 0                 # the same session again is no recurrence
+    assert open_store("global").get("main", "improvements") == []
+    assert learn("s2", "b2") == 1                 # recurs in another session: learned
+    [rec] = open_store("global").get("main", "improvements")
+    assert "{branch}" in rec.document and "<b>" not in rec.document
+    assert learn("s3", "b3", next_feedback="positive") == 1   # a confirmed turn is learned at once

@@ -32,7 +32,6 @@ from typing import Any
 from kioku.core import fsutil, jobs, paths
 from kioku.core import transcript as tr
 from kioku.evaluation import api, per_turn, records
-from kioku.evaluation.turns import Turn
 from kioku.evaluation.verdict import TurnVerdict
 
 LAG_WAIT_S = 3.0
@@ -118,9 +117,10 @@ def run_evaluate(job: dict[str, Any], *, lag_wait: float = LAG_WAIT_S) -> dict[s
     criteria = api.load_criteria(agent, root)
     ids = records.store_turns(agent, changed, source=source, kind=result.kind, criteria=criteria,
                               next_feedback=next_feedback, transcript_epoch=result.last_ts, project_root=root)
-    new_turns = [v for v in changed if v.prompt_uuid not in seen]
     by_uuid = {t.prompt_uuid: t for t in result.turns}
-    learned = learn_from_turns(agent, session_id, [(v, by_uuid[v.prompt_uuid]) for v in new_turns], root)
+    judged = [api.JudgedTurn(v, by_uuid[v.prompt_uuid], next_feedback[v.prompt_uuid], v.prompt_uuid not in seen)
+              for v in changed]
+    learned = learn_from_turns(agent, session_id, judged, root)
     _save_turns(key, path, fresh)
     last = result.verdicts[-1]
     return {"status": "evaluated", "ids": ids, "turns": len(result.verdicts), "stored": len(ids),
@@ -136,12 +136,12 @@ def _save_turns(key: str, path: str, fingerprints: dict[str, str]) -> None:
         fsutil.atomic_write_text(target, json.dumps(data, ensure_ascii=False))
 
 
-def learn_from_turns(agent: str, session_id: str, turns: list[tuple[TurnVerdict, Turn]], root: Path) -> int:
-    """The learning step, run after the turns are stored: lessons from the new turns and the
-    outcome credit of the improvements injected into the session. Returns lessons stored."""
-    if not turns:
+def learn_from_turns(agent: str, session_id: str, judged: list[api.JudgedTurn], root: Path) -> int:
+    """The learning step, one call after the turns are stored: lessons from the stored turns and
+    the outcome credit of the improvements injected into the session. Returns lessons stored."""
+    if not judged:
         return 0
-    return api.learn_from_turns(agent, session_id, turns, root)
+    return api.learn_from_turns(agent, session_id, judged, root)
 
 
 HANDLERS = {"evaluate": run_evaluate}
