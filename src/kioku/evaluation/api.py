@@ -35,9 +35,12 @@ from kioku.core.secrets import redact
 from kioku.evaluation import quality as ql
 from kioku.evaluation.insights import Insight, derive_insights, strengths_and_weaknesses
 from kioku.evaluation.signals import Signals, measure
+from kioku.evaluation.turns import Turn
+from kioku.evaluation.verdict import TurnVerdict
 
 KIND = "evaluations"
 LEARN_MIN_QUALITY = 70.0
+LESSON_CONFIDENCE = 0.75   # a confirmed or recurring cause→fix lesson (active: >= 0.7)
 NEGATIVE_FEEDBACK_PENALTY = 30.0
 TASK_CHARS = 100
 log = logging.getLogger("kioku.evaluation")
@@ -261,3 +264,65 @@ def apply_feedback_to_previous(agent: str, record_id: str, feedback: int) -> boo
             change["quality"] = round(max(0.0, float(found[0].metadata.get("quality", 0.0)) - NEGATIVE_FEEDBACK_PENALTY), 1)
     store.update_metadata(agent, KIND, [record_id], [change])
     return True
+
+
+# ---- the learning step after per-turn evaluation ------------------------------------------------
+
+@dataclass
+class JudgedTurn:
+    """A stored turn handed to the learning step."""
+    verdict: TurnVerdict
+    turn: Turn
+    next_feedback: str = "none"     # the following prompt's feedback on this turn
+    is_new: bool = True             # first time stored (False: re-stored because feedback changed)
+
+
+def learn_from_turns(agent: str, session_id: str, items: list[JudgedTurn], root: Path) -> int:
+    """Learn from turns whose verdicts are already stored; returns how many lessons were stored.
+
+    Cause→fix lessons (``lessons.lessons_from_turn``) of successful turns whose quality clears
+    :data:`LEARN_MIN_QUALITY` go to the candidate ledger first; a lesson is stored only when it
+    recurs in another session or the user confirmed the turn (positive feedback on it), in the
+    project scope when it is path-bound. Then the improvements injected into the session are
+    credited with the newest new turn that says anything about them, and due maintenance runs."""
+    from kioku.evaluation.lessons import CandidateLedger, lessons_from_turn
+    from kioku.evaluation.quality import score_turn
+
+    ledger = CandidateLedger(agent)
+    stored = 0
+    for item in items:
+        verdict = item.verdict
+        if verdict.outcome != "success" or item.next_feedback == "negative":
+            continue
+        if score_turn(verdict, next_feedback=item.next_feedback)[0] < LEARN_MIN_QUALITY:
+            continue
+        ready = ledger.observe(lessons_from_turn(item.turn), session_id,
+                               confirmed=item.next_feedback == "positive")
+        for lesson in ready:
+            stored += len(_learn_lesson(agent, lesson, root))
+    crediting = [i.verdict for i in items if i.is_new and i.verdict.credits_lessons]
+    if crediting:
+        _credit_session(agent, session_id, crediting[-1], root)
+    _run_maintenance(agent, root)
+    return stored
+
+
+def _learn_lesson(agent: str, lesson, root: Path) -> list[str]:
+    from kioku.agent import improvements
+    from kioku.core.errors import KiokuError
+
+    try:
+        return improvements.learn(agent, lesson.text, lesson.category, LESSON_CONFIDENCE, tags=lesson.tags,
+                                  scope="project" if lesson.path_bound else "auto",
+                                  learned_from="self_evaluation", project_root=root)
+    except KiokuError as exc:  # a lesson refused (secret, store rule) must not lose the evaluation
+        log.warning("lesson not stored: %s", exc)
+        return []
+
+
+def _credit_session(agent: str, session_id: str, verdict: TurnVerdict, root: Path) -> None:
+    try:
+        from kioku.agent import usage
+    except ImportError:
+        return
+    usage.apply_session_outcome(session_id, agent, verdict.succeeded, turn=verdict.prompt_uuid, project_root=root)
