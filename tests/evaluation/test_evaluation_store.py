@@ -54,19 +54,6 @@ def test_low_quality_insights_are_not_learned(project: Path, transcripts: Path) 
     assert _improvements() == []
 
 
-def test_session_outcome_updates_injected_improvements(project: Path, transcripts: Path) -> None:
-    from kioku.agent import improvements, usage
-
-    [imp_id] = improvements.learn("main", "Check that a directory exists before listing it.", "error_handling",
-                                  0.8, project_root=project)
-    usage.record_injection("00000000-0000-4000-8000-000000000001", "main", [imp_id], {imp_id: "global"})
-    ev = api.evaluate_transcript(transcripts / "bash_fail_then_success.jsonl", "main")
-    api.record_evaluation(ev, project)
-    [rec] = open_store("global").get("main", "improvements", ids=[imp_id])
-    assert rec.metadata["usage_count"] == 1 and rec.metadata["success_count"] == 1
-    assert rec.metadata["success_rate"] == 1.0
-
-
 @pytest.mark.slow
 def test_evaluate_cli(kioku, project: Path, transcripts: Path) -> None:
     out = kioku("evaluate", "--agent", "main", "--transcript", str(transcripts / "bash_fail_then_success.jsonl"),

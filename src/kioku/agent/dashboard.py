@@ -1,13 +1,18 @@
 """An agent's learning dashboard (``kioku dashboard --agent NAME [--json]``).
 
 JSON keys (the spec's names first): ``total_improvements``, ``active_improvements`` (retrievable:
-confidence >= 0.7, success >= 60 % or untested, not deprecated), ``deprecated_improvements``,
+confidence >= 0.7, not deprecated), ``deprecated_improvements``,
 ``total_evaluations``, ``recent_success_rate`` (last 100 evaluations within 30 days),
 ``latest_metrics`` (the newest stored performance snapshot, else the metrics computed now),
 ``top_improvements`` (best 5 by digest score, each with uses, successes, success_rate,
 wilson_lower), ``improvements_last_7_days``; plus ``agent``, ``promoted_improvements``,
 ``candidate_improvements`` (stored below 0.7 from user feedback), ``cross_validated_improvements``,
-``by_scope``, ``by_category``, ``current_metrics``, ``maintenance_due``.
+``by_scope``, ``by_category``, ``current_metrics``, ``maintenance_due``; and ``lessons``: every
+lesson (deprecated ones too, so a reader sees why) with the evidence fields of
+``kioku.agent.stats.lesson_evidence`` (``turns_given``, ``turns_held_back``, ``success_given``,
+``success_held_back``, ``uplift``, ``uplift_low``, ``uplift_high``, ``decision``,
+``decision_reason``, ``seed_rule``), promoted first, deprecated last. Top improvements carry
+the same fields.
 """
 
 from __future__ import annotations
@@ -59,8 +64,14 @@ def build_dashboard(agent: str, project_root: Path | None = None, top: int = 5) 
              "confidence": m.get("confidence"), "uses": stats.usage_of(m)[1],
              "successes": stats.usage_of(m)[0], "success_rate": m.get("success_rate", -1.0),
              "wilson_lower": stats.wilson_of(m), "cross_validated": bool(m.get("cross_validated")),
-             "score": score}
+             "score": score, **stats.lesson_evidence(m)}
             for score, s, r, m in ranked[:top]
+        ],
+        "lessons": [
+            {"id": r.id, "improvement": r.document, "scope": s, "category": m.get("category", ""),
+             **stats.lesson_evidence(m)}
+            for s, r, m in sorted(metas, key=lambda t: (_ORDER.get(stats.decision_of(t[2]), 9),
+                                                         -float(t[2].get("uplift", 0.0) or 0.0), t[1].id))
         ],
         "improvements_last_7_days": sum(1 for _s, _r, m in metas
                                         if float(m.get("created_at_epoch", 0) or 0) >= week_ago),
@@ -68,6 +79,15 @@ def build_dashboard(agent: str, project_root: Path | None = None, top: int = 5) 
         "by_category": dict(sorted(by_category.items())),
         "maintenance_due": maintenance.is_due(agent),
     }
+
+
+_ORDER = {"promoted": 0, "active": 1, "candidate": 2, "deprecated": 3}
+
+
+def _uplift_text(e: dict[str, Any]) -> str:
+    if e.get("uplift") is None:
+        return "uplift n/a"
+    return f"uplift {e['uplift']:+.2f} [{e['uplift_low']:+.2f}, {e['uplift_high']:+.2f}]"
 
 
 def _pct(value: Any) -> str:
@@ -106,6 +126,17 @@ def format_dashboard(d: dict[str, Any]) -> str:
         lines.append(f"     confidence {float(t['confidence']):.2f}, used {t['uses']}x, success {rate}, "
                      f"Wilson lower bound {t['wilson_lower']:.2f}"
                      + (", cross-validated" if t["cross_validated"] else ""))
+    lines += ["", "Lessons (evidence: turns given / held back, uplift with 95% interval; seed rule beside):"]
+    if not d.get("lessons"):
+        lines.append("  (none yet)")
+    for e in d.get("lessons", []):
+        seed = e["seed_rule"]
+        lines.append(f"  [{e['decision']}] {e['improvement'][:100]}")
+        lines.append(f"     given {e['turns_given']} ({e['success_given']} ok), held back {e['turns_held_back']} "
+                     f"({e['success_held_back']} ok), {_uplift_text(e)}; seed rule: {seed['decision']} "
+                     f"({_pct(seed['success_rate'])} of {seed['usage_count']})")
+        if e.get("decision_reason"):
+            lines.append(f"     why: {e['decision_reason']}")
     if d.get("maintenance_due"):
         lines += ["", "Daily maintenance is due (kioku maintain --agent NAME --daily)."]
     return "\n".join(lines)

@@ -27,7 +27,7 @@ Retrieval (:func:`retrieve`): per scope (project first, then global) dense neare
 (over-fetch ``max(50, 10*limit)``, no ``where`` filter, chroma.md section 6) fused by weighted RRF
 (``kioku.retrieval.hybrid.fuse``) with the FTS5 lexical ranking (the best ``max(limit, 5)`` keyword
 hits the dense list missed get their cosine from their stored vectors); then, in Python: confidence >= 0.7,
-success_rate >= 0.6 or untested, not deprecated, relevance (cosine) >= :data:`RELEVANCE_THRESHOLD`.
+not deprecated (a low absolute success rate hides nothing), relevance (cosine) >= :data:`RELEVANCE_THRESHOLD`.
 Cross-validated items' scores are multiplied by 1.2. The same lesson in both scopes is returned once
 (the project copy wins); at equal score project items come first. Each hit carries ``mode``
 ("hybrid"). When the embedding model or Chroma is unavailable, retrieval degrades to the lexical
@@ -61,7 +61,6 @@ KIND = "improvements"
 RELEVANCE_THRESHOLD = 0.13
 MIN_CONFIDENCE_STORE = 0.5
 MIN_CONFIDENCE_ACTIVE = 0.7
-MIN_SUCCESS_RATE = 0.6
 CROSS_VALIDATED_BOOST = 1.2
 LEXICAL_EXTRA = 5  # lexical-only candidates per scope whose cosine is computed
 MAX_LESSON_CHARS = 2000
@@ -264,7 +263,7 @@ def retrieve(agent: str, task: str, limit: int = 5, project_root: Path | None = 
 
         try:
             hits = retrieve_lexical(agent, task, limit, project_root, scopes=wanted, kind=KIND,
-                                    min_confidence=MIN_CONFIDENCE_ACTIVE, min_success=MIN_SUCCESS_RATE,
+                                    min_confidence=MIN_CONFIDENCE_ACTIVE,
                                     boost=CROSS_VALIDATED_BOOST, make_hit=_lexical_hit)
         except Exception as lex_exc:  # noqa: BLE001
             raise KiokuError(f"improvements unavailable: {what} failed ({type(exc).__name__}: {exc}) "
@@ -334,7 +333,7 @@ def _retrieve_hybrid(agent: str, task: str, limit: int, project_root: Path | Non
     for rec_id, (scope_name, rec) in records.items():
         meta = dict(rec.metadata or {})
         rel = cosine.get(rec_id, 0.0)
-        if rel < thr or not stats.is_active(meta, MIN_CONFIDENCE_ACTIVE, MIN_SUCCESS_RATE):
+        if rel < thr or not stats.is_active(meta, MIN_CONFIDENCE_ACTIVE):
             continue
         score = fused.get(rec_id, 0.0) * (CROSS_VALIDATED_BOOST if meta.get("cross_validated") else 1.0)
         hits.append(ImprovementHit(id=rec_id, improvement=rec.document, relevance=round(rel, 4),

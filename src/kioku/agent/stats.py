@@ -56,13 +56,12 @@ def wilson_of(meta: dict[str, Any]) -> float:
     return round(wilson_lower(s, n), 4)
 
 
-def is_active(meta: dict[str, Any], min_confidence: float = 0.7, min_success: float | None = None) -> bool:
+def is_active(meta: dict[str, Any], min_confidence: float = 0.7) -> bool:
     """Injectable: confident enough and not deprecated.
 
     A lesson is not hidden for its success rate: the sessions it was given to may fail for
     reasons it has nothing to do with, and only the comparison with turns it was held back
-    from (``kioku.learning.lifecycle``) says whether it hurts. ``min_success`` is accepted for
-    callers of the older signature and ignored.
+    from (``kioku.learning.lifecycle``) says whether it hurts.
     """
     if meta.get("deprecated", False):
         return False

@@ -55,13 +55,14 @@ def cmd_improvements(args: argparse.Namespace) -> int:
 
     root = _root()
     hits = retrieve(args.agent, args.task, limit=args.limit, project_root=root)
-    if args.session and hits:
-        from kioku.agent.usage import record_injection
+    if args.session and hits:  # the lessons join the session's next turn, whose verdict credits them
+        from kioku.learning.ledger import record_pending
 
-        record_injection(args.session, args.agent, [h.id for h in hits], {h.id: h.scope for h in hits},
-                         project_root=root)
+        record_pending(args.session, args.agent, {h.id: h.scope for h in hits}, {}, str(root))
     if args.json:
-        _print_json([h.to_dict() for h in hits])
+        from kioku.agent.stats import lesson_evidence
+
+        _print_json([{**h.to_dict(), **lesson_evidence(h.metadata)} for h in hits])
         return 0
     if not hits:
         print(f"no learned improvements for {args.agent} match this task")
@@ -74,7 +75,21 @@ def cmd_improvements(args: argparse.Namespace) -> int:
         print(f"   [{m.get('category', '')}/{h.scope}] relevance {h.relevance:.2f}, confidence "
               f"{float(m.get('confidence', 0)):.2f}, success {rate}"
               + (", cross-validated" if m.get("cross_validated") else ""))
+        print(f"   {_evidence_line(m)}")
     return 0
+
+
+def _evidence_line(meta: dict) -> str:
+    from kioku.agent.stats import lesson_evidence
+
+    ev = lesson_evidence(meta)
+    up = ("uplift n/a" if ev["uplift"] is None else
+          f"uplift {ev['uplift']:+.2f} [{ev['uplift_low']:+.2f}, {ev['uplift_high']:+.2f}]")
+    seed = ev["seed_rule"]
+    rate = "-" if seed["success_rate"] < 0 else f"{seed['success_rate']:.0%}"
+    return (f"{ev['decision']}: given {ev['turns_given']} ({ev['success_given']} ok), held back "
+            f"{ev['turns_held_back']} ({ev['success_held_back']} ok), {up}; seed rule {seed['decision']} "
+            f"({rate} of {seed['usage_count']})")
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
@@ -112,7 +127,7 @@ def cmd_maintain(args: argparse.Namespace) -> int:
         m = report["metrics"]
         print(f"daily maintenance for {args.agent}: {m['evaluations']} recent evaluations, success "
               f"{m['success_rate']:.0%}, quality {m['avg_quality']:.1f} (trend {m['quality_trend']:+.1f}); "
-              f"deprecated {len(report['deprecated'])}, promoted {len(report['promoted'])}")
+              f"{report['sessions_pruned']} old session ledgers pruned")
     elif kind == "weekly":
         print(f"weekly review for {args.agent}: {report['improvements_last_7_days']} new improvements")
         for label in ("top_improvements", "bottom_improvements"):

@@ -13,8 +13,8 @@
   record id is deterministic (session + task), so a retried job overwrites instead of
   duplicating. Insights of an evaluation with quality ≥ :data:`LEARN_MIN_QUALITY` become
   improvements (``improvements.learn(..., learned_from="self_evaluation")``), then
-  ``usage.apply_session_outcome`` scores the improvements injected into the session, then
-  ``maintenance.run_due_in_background`` (when helper D's module exists).
+  ``maintenance.run_due_in_background``. Lessons are credited per turn by
+  :func:`learn_from_turns` (``kioku.learning.credit``).
 The document is a short summary - never transcript text - and passes ``secrets.redact``.
 """
 
@@ -201,7 +201,6 @@ def record_evaluation(evaluation: Evaluation, project_root: Path | None = None) 
     meta = evaluation.metadata(paths.project_identity(root))
     meta["improvements_stored"] = len(learned)
     store.upsert(evaluation.agent, KIND, [Record(evaluation.record_id, evaluation.summary(), meta)])
-    _apply_outcome(evaluation, root)
     _run_maintenance(evaluation.agent, root)
     return evaluation.record_id
 
@@ -221,15 +220,6 @@ def _learn_insights(evaluation: Evaluation, root: Path) -> list[str]:
         except KiokuError as exc:  # a lesson refused (secret, store rule) must not lose the evaluation
             log.warning("insight not stored: %s", exc)
     return ids
-
-
-def _apply_outcome(evaluation: Evaluation, root: Path) -> None:
-    try:
-        from kioku.agent import usage
-    except ImportError:
-        return
-    usage.apply_session_outcome(evaluation.session_id, evaluation.agent, evaluation.success,
-                                turn=evaluation.task_id, project_root=root)
 
 
 def _run_maintenance(agent: str, root: Path) -> None:
@@ -283,8 +273,9 @@ def learn_from_turns(agent: str, session_id: str, items: list[JudgedTurn], root:
     Cause→fix lessons (``lessons.lessons_from_turn``) of successful turns whose quality clears
     :data:`LEARN_MIN_QUALITY` go to the candidate ledger first; a lesson is stored only when it
     recurs in another session or the user confirmed the turn (positive feedback on it), in the
-    project scope when it is path-bound. Then the improvements injected into the session are
-    credited with the newest new turn that says anything about them, and due maintenance runs."""
+    project scope when it is path-bound. Then each turn's verdict credits the lessons that were
+    given or held back in that turn (``kioku.learning.credit.apply_turn_verdicts``, idempotent,
+    feedback on a previous turn corrects that turn), and due maintenance runs."""
     from kioku.evaluation.lessons import CandidateLedger, lessons_from_turn
     from kioku.evaluation.quality import score_turn
 
@@ -300,9 +291,9 @@ def learn_from_turns(agent: str, session_id: str, items: list[JudgedTurn], root:
                                confirmed=item.next_feedback == "positive")
         for lesson in ready:
             stored += len(_learn_lesson(agent, lesson, root))
-    crediting = [i.verdict for i in items if i.is_new and i.verdict.credits_lessons]
-    if crediting:
-        _credit_session(agent, session_id, crediting[-1], root)
+    from kioku.learning.credit import apply_turn_verdicts
+
+    apply_turn_verdicts(agent, session_id, [i.verdict for i in items], root)
     _run_maintenance(agent, root)
     return stored
 
@@ -318,11 +309,3 @@ def _learn_lesson(agent: str, lesson, root: Path) -> list[str]:
     except KiokuError as exc:  # a lesson refused (secret, store rule) must not lose the evaluation
         log.warning("lesson not stored: %s", exc)
         return []
-
-
-def _credit_session(agent: str, session_id: str, verdict: TurnVerdict, root: Path) -> None:
-    try:
-        from kioku.agent import usage
-    except ImportError:
-        return
-    usage.apply_session_outcome(session_id, agent, verdict.succeeded, turn=verdict.prompt_uuid, project_root=root)

@@ -60,6 +60,15 @@ def no_remember_request(payload: dict) -> bool:
 LESSONS_BUDGET = 2500
 
 
+def quick_skip_raw(raw: bytes) -> bool:
+    """True when there is nothing to do: no session to select lessons for and no remember hint.
+
+    Claude Code always sends ``session_id``, so real prompts are parsed (lessons are selected
+    for every task); only session-less input is decided here without importing json.
+    """
+    return b'"session_id"' not in raw and no_remember_hint_raw(raw)
+
+
 def handle(payload: dict) -> HookResult | None:
     from kioku.handlers._common import soft
 

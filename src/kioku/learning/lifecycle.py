@@ -1,10 +1,11 @@
 """Lifecycle of a lesson on counterfactual evidence: active → promoted | deprecated (and restore).
 
-Rule, taken at each *look* of ``kioku.learning.uplift`` (alpha-spending over repeated looks):
-- **deprecate (hurts)** when the corrected uplift interval lies entirely below zero;
-- **promote** when it lies entirely above zero (confidence + 0.05, at most 0.95);
+Rule, taken at each *look* of ``kioku.learning.uplift`` (boundaries corrected for repeated looks):
+- **deprecate (hurts)** when the uplift interval at ``DEPRECATE_Z`` lies entirely below zero;
+- **promote** when the interval at ``PROMOTE_Z`` lies entirely above zero (confidence + 0.05,
+  at most 0.95);
 - **deprecate (no effect)** when both arms have at least :data:`NO_EFFECT_MIN_TURNS` turns and
-  the corrected interval lies within ±:data:`NO_EFFECT_MARGIN`: the lesson costs context and
+  the interval at ``PROMOTE_Z`` lies within ±:data:`NO_EFFECT_MARGIN`: the lesson costs context and
   changes nothing measurable. Lessons the user taught (``learned_from == "user_feedback"``) are
   never deprecated for this: the user's word is the strongest signal, only evidence of harm
   overrides it.
@@ -26,8 +27,8 @@ from kioku.core import fsutil
 from kioku.learning import evidence
 from kioku.learning import uplift as up
 
-NO_EFFECT_MIN_TURNS = 150
-NO_EFFECT_MARGIN = 0.05
+NO_EFFECT_MIN_TURNS = 400
+NO_EFFECT_MARGIN = 0.10
 
 
 def _iso(epoch: float) -> str:
@@ -55,11 +56,12 @@ def decide(meta: dict[str, Any], counts: tuple[int, int, int, int]) -> dict[str,
     if looks <= done or meta.get("deprecated", False):
         return change
     change["looks"] = looks
-    u = up.uplift_interval(sg, ng, sh, nh, z=up.look_z(looks))
+    harm = up.uplift_interval(sg, ng, sh, nh, z=up.DEPRECATE_Z)
+    u = up.uplift_interval(sg, ng, sh, nh, z=up.PROMOTE_Z)
     now = time.time()
-    if u.high < 0:
-        change.update(deprecated=True, decision_reason=f"hurts: {_fmt(u)}, look {looks}",
-                      deprecated_reason=f"hurts: {_fmt(u)}", deprecated_at=_iso(now), deprecated_at_epoch=now)
+    if harm.high < 0:
+        change.update(deprecated=True, decision_reason=f"hurts: {_fmt(harm)}, look {looks}",
+                      deprecated_reason=f"hurts: {_fmt(harm)}", deprecated_at=_iso(now), deprecated_at_epoch=now)
     elif u.low > 0 and not meta.get("promoted", False):
         old = float(meta.get("confidence", 0.0))
         change.update(promoted=True, confidence=round(min(stats.CONFIDENCE_CAP, old + stats.PROMOTE_STEP), 4),

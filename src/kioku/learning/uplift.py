@@ -5,26 +5,33 @@ success_held_back / turns_held_back``. Its interval is Newcombe's hybrid score i
 (method 10 of Newcombe 1998): the two Wilson score intervals combined by the square-and-add
 rule, which keeps its coverage at small counts and near 0 or 1, where the Wald interval does not.
 
-Repeated looks. The worker re-examines a lesson after every credited turn, and testing at a
-fixed 95 % level on every look would end up "significant" for many lessons that do nothing.
-Decisions are therefore taken only at *looks*: the moments when the smaller arm
-``min(turns_given, turns_held_back)`` reaches a point of a geometric schedule
-(:data:`FIRST_LOOK`, then x :data:`LOOK_RATIO`). The k-th look spends ``alpha / (k (k + 1))``
-of the error budget (an alpha-spending rule; the terms sum to ``alpha``), so by the union
-bound the chance that a lesson with no effect is ever promoted or deprecated on harm stays
-below ``alpha`` however long it is observed.
+Repeated looks. The worker re-examines a lesson after every credited turn; testing at a fixed
+95 % level on every look would end up "significant" for many lessons that do nothing. So
+decisions are taken only at *looks*: when the smaller arm ``min(turns_given,
+turns_held_back)`` reaches a point of the schedule 10, 20, 40, ... (doubling, at most
+:data:`MAX_LOOKS` looks, so the information roughly doubles from one look to the next), and
+each look uses a constant (Pocock-type) boundary calibrated for that schedule: the normal
+quantile at which a statistic with no effect crosses at *any* of the looks with probability
+``alpha``. :func:`crossing_rate` computes that probability by simulating the statistic's path
+(a Brownian motion observed at the looks); the constants below were found by bisection on it
+and ``tests/learning/test_uplift.py`` re-derives them:
+- :data:`PROMOTE_Z` = 2.46: a lesson without effect is promoted with probability <= 5 %;
+- :data:`DEPRECATE_Z` = 2.17: a lesson without effect is deprecated as harmful with
+  probability <= 10 % (a deprecated lesson stays on disk and can be restored, so this side
+  spends more of the error budget, for power against lessons that hurt).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from statistics import NormalDist
 
 Z95 = 1.959963984540054
-ALPHA = 0.10          # two-sided error budget per lesson over all looks
 FIRST_LOOK = 10       # no decision before both arms have this many turns
-LOOK_RATIO = 1.5
+LOOK_RATIO = 2
+MAX_LOOKS = 10        # last look when the smaller arm reaches 10 * 2**9 = 5120 turns
+PROMOTE_Z = 2.46      # one-sided 5 % over all looks
+DEPRECATE_Z = 2.17    # one-sided 10 % over all looks
 
 
 def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
@@ -71,31 +78,33 @@ def uplift_interval(success_given: int, turns_given: int, success_held_back: int
 
 
 def look_schedule(limit: int) -> list[int]:
-    """Arm sizes at which looks happen, up to ``limit``: 10, 15, 23, 34, 51, ..."""
-    points: list[int] = []
-    value = float(FIRST_LOOK)
-    while int(round(value)) <= limit:
-        point = int(round(value))
-        if not points or point > points[-1]:
-            points.append(point)
-        value *= LOOK_RATIO
-    return points
-
-
-def look_index(smaller_arm: int) -> int:
-    """1-based index of the look taken when the smaller arm has exactly this many turns, else 0."""
-    if smaller_arm < FIRST_LOOK:
-        return 0
-    points = look_schedule(smaller_arm)
-    return len(points) if points and points[-1] == smaller_arm else 0
+    """Smaller-arm sizes at which looks happen, up to ``limit``: 10, 20, 40, ..."""
+    return [FIRST_LOOK * LOOK_RATIO ** k for k in range(MAX_LOOKS) if FIRST_LOOK * LOOK_RATIO ** k <= limit]
 
 
 def looks_passed(smaller_arm: int) -> int:
     """How many looks a lesson whose smaller arm has this many turns has had."""
-    return len(look_schedule(smaller_arm)) if smaller_arm >= FIRST_LOOK else 0
+    return len(look_schedule(smaller_arm))
 
 
-def look_z(k: int, alpha: float = ALPHA) -> float:
-    """Two-sided normal quantile for the k-th look under alpha-spending ``alpha / (k (k + 1))``."""
-    spent = alpha / (k * (k + 1)) if k >= 1 else alpha
-    return NormalDist().inv_cdf(1.0 - spent / 2.0)
+def crossing_rate(z: float, *, looks: int = MAX_LOOKS, ratio: float = LOOK_RATIO, paths: int = 20000,
+                  seed: int = 1) -> float:
+    """Chance that a no-effect statistic crosses ``z`` (one side) at any of the looks.
+
+    The standardised difference at look k is W(t_k) / sqrt(t_k) for a Brownian motion W observed
+    at information times t_k = ratio**k (independent normal increments between looks).
+    """
+    import random
+
+    rng = random.Random(seed)
+    times = [ratio ** k for k in range(looks)]
+    crossed = 0
+    for _ in range(paths):
+        w = prev = 0.0
+        for t in times:
+            w += rng.gauss(0.0, math.sqrt(t - prev))
+            prev = t
+            if w / math.sqrt(t) >= z:
+                crossed += 1
+                break
+    return crossed / paths
