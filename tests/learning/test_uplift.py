@@ -27,9 +27,9 @@ def test_uplift_undefined_until_both_arms_have_turns():
     assert not u.defined and (u.low, u.high) == (-1.0, 1.0)
 
 
-def test_look_schedule_doubles():
-    assert up.look_schedule(100) == [10, 20, 40, 80]
-    assert [up.looks_passed(n) for n in (9, 10, 19, 20, 5120, 10**6)] == [0, 1, 1, 2, 10, 10]
+def test_look_schedule_grows_by_half():
+    assert up.look_schedule(100) == [10, 15, 22, 34, 51, 76]
+    assert [up.looks_passed(n) for n in (9, 10, 14, 15, 114, 10**6)] == [0, 1, 1, 2, 7, up.MAX_LOOKS]
 
 
 @pytest.mark.parametrize("z,alpha", [(up.PROMOTE_Z, 0.05), (up.DEPRECATE_Z, 0.10)])

@@ -219,6 +219,17 @@ def cmd_sync(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_restore(args: argparse.Namespace) -> int:
+    from kioku.agent.scopes import validate_agent
+    from kioku.learning.lifecycle import restore
+
+    if not restore(validate_agent(args.agent), args.id, _root()):
+        print(f"kioku: no deprecated lesson {args.id} for {args.agent}", file=sys.stderr)
+        return 1
+    print(f"restored {args.id}: active again; its evidence is kept and new turns decide anew")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("learn", help="record a learned improvement for an agent")
     p.add_argument("--agent", required=True)
@@ -269,6 +280,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dry-run", action="store_true")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_rollback)
+
+    p = sub.add_parser("restore", help="bring a deprecated lesson back to active")
+    p.add_argument("--agent", required=True)
+    p.add_argument("id", help="the lesson's id (kioku dashboard --agent NAME --json lists them)")
+    p.set_defaults(func=cmd_restore)
 
     p = sub.add_parser("clone", help="copy an agent's collections (A/B testing)")
     p.add_argument("--agent", required=True)

@@ -8,15 +8,15 @@ rule, which keeps its coverage at small counts and near 0 or 1, where the Wald i
 Repeated looks. The worker re-examines a lesson after every credited turn; testing at a fixed
 95 % level on every look would end up "significant" for many lessons that do nothing. So
 decisions are taken only at *looks*: when the smaller arm ``min(turns_given,
-turns_held_back)`` reaches a point of the schedule 10, 20, 40, ... (doubling, at most
-:data:`MAX_LOOKS` looks, so the information roughly doubles from one look to the next), and
+turns_held_back)`` reaches a point of the schedule 10, 15, 22, 34, 51, ... (x 1.5, at most
+:data:`MAX_LOOKS` looks; the information grows by about half from one look to the next), and
 each look uses a constant (Pocock-type) boundary calibrated for that schedule: the normal
 quantile at which a statistic with no effect crosses at *any* of the looks with probability
 ``alpha``. :func:`crossing_rate` computes that probability by simulating the statistic's path
 (a Brownian motion observed at the looks); the constants below were found by bisection on it
 and ``tests/learning/test_uplift.py`` re-derives them:
-- :data:`PROMOTE_Z` = 2.46: a lesson without effect is promoted with probability <= 5 %;
-- :data:`DEPRECATE_Z` = 2.17: a lesson without effect is deprecated as harmful with
+- :data:`PROMOTE_Z` = 2.59: a lesson without effect is promoted with probability <= 5 %;
+- :data:`DEPRECATE_Z` = 2.27: a lesson without effect is deprecated as harmful with
   probability <= 10 % (a deprecated lesson stays on disk and can be restored, so this side
   spends more of the error budget, for power against lessons that hurt).
 """
@@ -28,10 +28,10 @@ from dataclasses import dataclass
 
 Z95 = 1.959963984540054
 FIRST_LOOK = 10       # no decision before both arms have this many turns
-LOOK_RATIO = 2
-MAX_LOOKS = 10        # last look when the smaller arm reaches 10 * 2**9 = 5120 turns
-PROMOTE_Z = 2.46      # one-sided 5 % over all looks
-DEPRECATE_Z = 2.17    # one-sided 10 % over all looks
+LOOK_RATIO = 1.5
+MAX_LOOKS = 17        # last look when the smaller arm reaches 10 * 1.5**16 (about 6,570 turns)
+PROMOTE_Z = 2.59      # one-sided 5 % over all looks
+DEPRECATE_Z = 2.27    # one-sided 10 % over all looks
 
 
 def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
@@ -78,8 +78,9 @@ def uplift_interval(success_given: int, turns_given: int, success_held_back: int
 
 
 def look_schedule(limit: int) -> list[int]:
-    """Smaller-arm sizes at which looks happen, up to ``limit``: 10, 20, 40, ..."""
-    return [FIRST_LOOK * LOOK_RATIO ** k for k in range(MAX_LOOKS) if FIRST_LOOK * LOOK_RATIO ** k <= limit]
+    """Smaller-arm sizes at which looks happen, up to ``limit``: 10, 15, 22, 34, 51, ..."""
+    points = [int(round(FIRST_LOOK * LOOK_RATIO ** k)) for k in range(MAX_LOOKS)]
+    return [p for p in points if p <= limit]
 
 
 def looks_passed(smaller_arm: int) -> int:
