@@ -154,7 +154,7 @@ def main() -> int:
     ap.add_argument("--inject", type=int, default=5)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--kinds", type=int, default=2)
-    ap.add_argument("--hold-back", type=float, default=0.15)
+    ap.add_argument("--hold-back", type=float, default=0.1)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     result = run(args)

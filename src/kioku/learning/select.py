@@ -23,7 +23,7 @@ import os
 from kioku.core import paths
 
 DEFAULT_K = 5
-HOLD_BACK_SHARE = 0.15
+HOLD_BACK_SHARE = 0.1
 ELIGIBLE_PER_GIVEN = 3
 LEXICAL_DB = "kioku_lexical.sqlite3"
 
