@@ -86,6 +86,7 @@ def _entry(rec_id: str, document: str, meta: dict[str, Any], scope: str) -> dict
         "wilson_lower": stats.wilson_of(meta),
         "score": stats.digest_score(meta),
         "decision": stats.decision_of(meta),
+        **{k: v for k, v in stats.lesson_evidence(meta).items() if k in ("uplift", "uplift_low", "uplift_high")},
     }
 
 
