@@ -17,7 +17,7 @@ _SPACES = re.compile(r"\s+")
 
 
 def safe_name(name: str, *, unique: bool = False) -> str:
-    cleaned = _UNSAFE.sub("_", name or "").strip("._")[:120] or "_"
+    cleaned = _UNSAFE.sub("_", name or "").replace("..", "_").strip("._")[:120] or "_"
     if not unique:
         return cleaned
     import hashlib

@@ -32,8 +32,9 @@ def handle(payload: dict) -> HookResult | None:
     agent = _common.soft("SessionStart config", lambda: _common.main_agent(root), "main")
     session_id = payload.get("session_id")
     session_id = session_id if isinstance(session_id, str) else ""
+    resumed = payload.get("source") == "resume"
     block, given, held = _common.soft(
-        "SessionStart lessons", lambda: _lessons(agent, root, session_id), ("", {}, {}))
+        "SessionStart lessons", lambda: _lessons(agent, root, session_id, resumed), ("", {}, {}))
     budget = MAX_CONTEXT_CHARS - len(block) - (len(SEPARATOR) if block else 0)
     recall = _common.soft("SessionStart recall", lambda: _build_recall(root, budget), "")
     if len(recall) > budget:  # never let Claude Code turn our context into a file preview
@@ -77,9 +78,9 @@ def _build_recall(root, budget: int) -> str:
     return build_recall(project_root=root, budget=budget) or ""
 
 
-def _lessons(agent: str, root, session_id: str) -> tuple[str, dict[str, str], dict[str, str]]:
+def _lessons(agent: str, root, session_id: str, resumed: bool) -> tuple[str, dict[str, str], dict[str, str]]:
     exclude: set[str] = set()
-    if session_id:  # resume / compact: what the conversation already holds is not repeated
+    if session_id and resumed:  # a resumed conversation still holds what it was given
         from kioku.learning.ledger import given_in_session
 
         exclude = given_in_session(session_id, agent)

@@ -58,6 +58,9 @@ def lexical_ranking(agent: str, root, task: str, k: int) -> list[str]:
     from kioku.agent.store_names import collection_name
     from kioku.retrieval.fts import LexicalIndex
 
+    from pathlib import Path
+
+    root = Path(root)
     ranked: list[tuple[float, int, str]] = []
     scopes = (("project", paths.project_chroma_dir(root)), ("global", paths.global_chroma_dir()))
     for order, (scope, folder) in enumerate(scopes):
@@ -81,7 +84,9 @@ def select(agent: str, root, task: str, *, session_id: str, turn: str, k: int = 
     if pool is None:
         from kioku.agent.digest import read_digest
 
-        pool = read_digest(agent, project_root=root)
+        from pathlib import Path
+
+        pool = read_digest(agent, project_root=Path(root))
     by_id = {str(e["id"]): e for e in pool if isinstance(e, dict) and e.get("id") and str(e["id"]) not in exclude}
     limit = max(k, ELIGIBLE_PER_GIVEN * k)
     text = " ".join((task or "").split())
