@@ -88,6 +88,8 @@ def select(agent: str, root, task: str, *, session_id: str, turn: str, k: int = 
 
         pool = read_digest(agent, project_root=Path(root))
     by_id = {str(e["id"]): e for e in pool if isinstance(e, dict) and e.get("id") and str(e["id"]) not in exclude}
+    if not by_id:
+        return Selection()  # nothing to choose from: the lexical index is not even opened
     limit = max(k, ELIGIBLE_PER_GIVEN * k)
     text = " ".join((task or "").split())
     if text:
