@@ -269,3 +269,8 @@ def test_per_turn_cli_json_and_no_store_writes_nothing(kioku, project: Path, tra
     stored = json.loads(kioku("evaluate", "--agent", "main", "--transcript",
                               str(transcripts / "feedback_followups.jsonl"), "--per-turn", "--json").stdout)
     assert stored["stored"] == 3 and len(_evaluations()) == 3
+    # stamped with the time of evaluation: an old transcript's turns count as recent work
+    from kioku.agent.dashboard import build_dashboard
+    board = build_dashboard("main", project)
+    assert board["recent_success_rate"] is not None and len(board["recent_evaluations"]) == 3
+    assert {e["outcome"] for e in board["recent_evaluations"]} <= {"success", "failed", "partial"}
