@@ -264,6 +264,12 @@ def _hostile_cases() -> dict[str, bytes]:
         "deep_nesting": b'{"type":"user","message":{"content":' + b"[" * 5000 + b"]" * 5000 + b"}}\n",
         "timestamps_garbage": json.dumps({"type": "user", "timestamp": "yesterday", "uuid": "t",
                                           "message": {"content": "go"}}).encode() + b"\n",
+        "rewound_branch": json.dumps({"type": "user", "uuid": "p1", "parentUuid": "root",
+                                      "message": {"content": "first try"}}).encode() + b"\n"
+        + json.dumps({"type": "user", "uuid": "p2", "parentUuid": "root",
+                      "message": {"content": "second try from the checkpoint"}}).encode() + b"\n",
+        "inline_sidechain_only_prompt": json.dumps({"type": "user", "uuid": "s", "isSidechain": True,
+                                                    "message": {"content": "sub task"}}).encode() + b"\n" + body,
         "command_tags_unclosed": b'{"type":"user","uuid":"c","message":{"content":"<command-name>/x<command-args>"}}\n',
     }
 
