@@ -32,7 +32,7 @@ from kioku.core import transcript as tr
 from kioku.core.secrets import redact
 from kioku.evaluation import error_kinds as ek
 from kioku.evaluation import feedback as fb
-from kioku.evaluation.turns import Turn
+from kioku.evaluation.turns import Turn, is_interrupt
 from kioku.evaluation.verdict import TurnTokens, TurnVerdict
 
 IDLE_GAP_S = 300.0
@@ -125,9 +125,7 @@ def _final_answer(parsed: tr.Transcript) -> str:
         if kind != "assistant":
             continue
         if event.tool_calls:
-            last_text = ""
-            if event.text.strip():
-                last_text = ""  # text before a tool call is narration, not the answer
+            last_text = ""  # text before a tool call is narration, not the answer
         elif event.text.strip():
             last_text = event.text
     return last_text
@@ -137,7 +135,7 @@ def _ends_after_interrupt(turn: Turn) -> bool:
     """An interrupt marker with no assistant text after it."""
     seen_interrupt = False
     for entry in turn.entries[1:]:
-        if entry.get("type") == "user" and _is_interrupt(entry):
+        if entry.get("type") == "user" and is_interrupt(entry):
             seen_interrupt = True
         elif entry.get("type") == "assistant" and seen_interrupt:
             message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
@@ -148,11 +146,6 @@ def _ends_after_interrupt(turn: Turn) -> bool:
                                                  and str(b.get("text", "")).strip() for b in content):
                 seen_interrupt = False
     return seen_interrupt
-
-
-def _is_interrupt(entry: dict) -> bool:
-    from kioku.evaluation.turns import is_interrupt
-    return is_interrupt(entry)
 
 
 def _last_check_failed(calls: list[_Call]) -> bool:
