@@ -45,7 +45,8 @@ _TEST_OR_BUILD = re.compile(
     r"just (?:test|check|build)|dotnet (?:test|build))\b")
 _NO_REQUEST = re.compile(
     r"^\s*(?:warmup|(?:ok(?:ay)?[,.!]?\s*)?(?:stop|stop now|that's all|nothing else)|"
-    r".*\b(?:stop now|you can stop)\b.*|(?:perfect|thanks|thank you|great|cool|nice)[!.]?(?:\s+\S+){0,12})\s*[.!]*\s*$",
+    r"[^?]*\b(?:stop now|you can stop)\b[^?]*|(?:perfect|thanks|thank you|great|cool|nice)[!.,]?(?:\s+[^\s?]+){0,12})"
+    r"\s*[.!]*\s*$",
     re.I | re.S)
 _ADMITS_FAILURE = re.compile(
     r"\b(?:I|we)\s+(?:was|were|am|are)\s+(?:unable|not able)\s+to\s+(?!reproduce)"
@@ -56,7 +57,7 @@ _ADMITS_FAILURE = re.compile(
 
 
 _CHANGE_REQUEST = re.compile(
-    r"^\s*(?:(?:ok(?:ay)?|now|please|then|and|also|so)[,.!]?\s+)*(?:add|create|write|implement|fix|update|change|"
+    r"^\s*(?:(?:ok(?:ay)?|now|please|then|and|also|so)[,.!]?\s+)*(?:add|create|implement|fix|update|change|"
     r"remove|delete|rename|refactor|edit|commit|install|move)\b", re.I)
 _CLAIMS_DONE = re.compile(r"^\W*(?:done|finished|all set)\b|\b(?:I've|I have|I)\s+(?:added|created|written|wrote|"
                           r"implemented|updated|fixed|changed|removed|committed)\b|\bis (?:now )?(?:ready|done|in place)\b",
