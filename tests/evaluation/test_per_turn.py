@@ -307,6 +307,11 @@ def test_big_transcript_is_read_to_the_end_or_warned(tmp_path: Path) -> None:
     assert whole.complete and len(whole.entries) == 6 and whole.bytes_read == path.stat().st_size
     capped = tr.read_all(path, max_bytes=3_000_000)
     assert not capped.complete and "only the first" in capped.warning
+    slow = tr.read_all(path, time_limit=0)
+    assert not slow.complete and "took over" in slow.warning
+    endless = tmp_path / "one-line.jsonl"
+    endless.write_bytes(b'{"type":"user","message":{"content":"' + b"y" * 5_000_000)
+    assert tr.read_all(endless, max_bytes=1_000_000).entries == []
 
 
 def _push_turn(session: str, branch: str) -> Tx:
