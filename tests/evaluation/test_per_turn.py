@@ -364,3 +364,19 @@ def test_a_lesson_is_a_candidate_until_it_recurs_in_another_session(project: Pat
     [rec] = open_store("global").get("main", "improvements")
     assert "{branch}" in rec.document and "<b>" not in rec.document
     assert learn("s3", "b3", next_feedback="positive") == 1   # a confirmed turn is learned at once
+
+
+@pytest.mark.parametrize("answer,outcome", [
+    ("I couldn't reproduce the original failure; all 12 tests pass on main.", "success"),
+    ("I was unable to reproduce the crash, so nothing needed changing.", "success"),
+    ("I couldn't get the migration to run: the database is unreachable.", "failed"),
+    ("Unfortunately the build is still failing after these changes.", "failed"),
+    ("できませんでした。権限がありません。", "failed"),
+])
+def test_final_answer_admitting_failure(answer: str, outcome: str) -> None:
+    tx = Tx()
+    tx.user("look into the flaky test")
+    tx.assistant("", [("t1", "Bash", {"command": "pytest -q"})])
+    tx.result("t1", "12 passed")
+    tx.assistant(answer)
+    assert evaluate_entries(tx.lines).verdicts[0].outcome == outcome
