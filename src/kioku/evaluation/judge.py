@@ -45,8 +45,8 @@ _TEST_OR_BUILD = re.compile(
     r"just (?:test|check|build)|dotnet (?:test|build))\b")
 _NO_REQUEST = re.compile(
     r"^\s*(?:warmup|(?:ok(?:ay)?[,.!]?\s*)?(?:stop|stop now|that's all|nothing else)|"
-    r"[^?]*\b(?:stop now|you can stop)\b[^?]*|(?:perfect|thanks|thank you|great|cool|nice)[!.,]?(?:\s+[^\s?]+){0,12})"
-    r"\s*[.!]*\s*$",
+    r"[^?]*\b(?:stop now|you can stop)\b[^?]*|(?:perfect|thanks|thank you|great|cool|nice)[!.,]?(?:\s+[^\s?]+){0,12}"
+    r"|(?:ありがと|完璧|了解|オッケー|いいですね)[^？?]{0,20})\s*[.!。！]*\s*$",
     re.I | re.S)
 _ADMITS_FAILURE = re.compile(
     r"\b(?:I|we)\s+(?:was|were|am|are)\s+(?:unable|not able)\s+to\s+(?!reproduce)"
