@@ -230,8 +230,12 @@ def test_fifo_transcript_fails_alone_and_the_queue_moves_on(kioku, project: Path
     error = json.loads(failed.read_text(encoding="utf-8"))["error"]
     assert "FIFO" in error and "\n" not in error
     assert [r.metadata["session_id"] for r in _evaluations()] == ["g-1"]
+    assert len(report["errors"]) == 1 and "FIFO" in report["errors"][0]
     doctor = kioku("doctor")
     assert "1 failed" in doctor.stdout and "FIFO" in doctor.stdout
+    jobs.retry_failed()
+    text = kioku("worker", "--wait", timeout=60)
+    assert "1 failed" in text.stdout and "FIFO" in text.stdout
 
 
 def test_subagent_turns_never_overwrite_the_parent(project: Path, transcripts: Path,

@@ -380,3 +380,19 @@ def test_final_answer_admitting_failure(answer: str, outcome: str) -> None:
     tx.result("t1", "12 passed")
     tx.assistant(answer)
     assert evaluate_entries(tx.lines).verdicts[0].outcome == outcome
+
+
+def test_quality_does_not_punish_size() -> None:
+    from kioku.evaluation.quality import score_turn
+    from kioku.evaluation.verdict import TurnTokens, TurnVerdict
+
+    long_task = TurnVerdict("p", 0, "success", tool_calls=180, agent_errors=8, recovered_errors=7, retries=7,
+                            tokens=TurnTokens(input=4000, output=300_000, cache_write=200_000, cache_read=20_000_000),
+                            active_s=3 * 3600, wall_s=5 * 3600)
+    chat = TurnVerdict("q", 0, "success")
+    failed = TurnVerdict("r", 0, "failed", tool_calls=10, agent_errors=3)
+    assert score_turn(long_task)[0] >= 85 and score_turn(chat)[0] >= 85
+    assert score_turn(failed)[0] < 50 and score_turn(TurnVerdict("s", 0, "partial"))[0] < 70
+    assert score_turn(chat, next_feedback="negative")[0] < score_turn(chat)[0]
+    weighted, per = score_turn(long_task, {"testing": 50, "efficiency": 50})
+    assert set(per) == {"testing", "efficiency"} and 0 <= weighted <= 100

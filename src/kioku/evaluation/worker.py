@@ -170,14 +170,16 @@ def _run_queue(report: dict[str, Any], lag_wait: float, max_jobs: int | None) ->
             except FileNotFoundError:
                 continue  # another worker (with --wait) finished it
             except Exception as exc:  # noqa: BLE001 - a bad job must not stop the queue
-                jobs.fail(job_path, " ".join(f"{type(exc).__name__}: {exc}".split()))
+                reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+                jobs.fail(job_path, reason)
                 report["failed"] += 1
+                report["errors"].append(f"{job_path.name}: {reason[:300]}")
                 _log(f"{job_path.name} failed: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}")
 
 
 def drain(*, wait: bool = False, lag_wait: float = LAG_WAIT_S, max_jobs: int | None = None) -> dict[str, Any] | None:
     """Process the queue; ``None`` when another worker holds the lock (and ``wait`` is false)."""
-    report: dict[str, Any] = {"processed": 0, "failed": 0, "results": []}
+    report: dict[str, Any] = {"processed": 0, "failed": 0, "results": [], "errors": []}
     ran = False
     while True:
         if wait:
