@@ -4,10 +4,10 @@
 is the task, later prompts are the user's feedback on it. Definitions:
 
 - tool_errors: tool results with ``is_error`` true.
-- retries: a tool called again after a call of the same tool failed (one per failed call that
-  is followed by another call of that tool); ``same_input_retries`` counts re-runs with an
-  identical input (the unchanged command failing again is a weakness).
-- recovered: every failed tool call was followed by a later successful tool result.
+- retries: the same command family or target (``error_kinds.call_key``) called again after it
+  failed (one per failed call); ``same_input_retries`` counts re-runs with an identical input
+  (the unchanged command failing again is a weakness).
+- recovered: every failed tool call was followed by a later successful call with the same key.
 - unresolved_error: the last tool result of the span is an error, or a tool call has no result.
 - failure_admitted: the final assistant text says, in the first person, that it could not do
   it (English and Japanese).
@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from kioku.core.detect import feedback_polarity
 from kioku.core.transcript import ToolCall, ToolResult, Transcript
+from kioku.evaluation.error_kinds import call_key
 
 _FAILURE = re.compile(
     r"\b(?:I|we)\s+(?:was|were|am|are)\s+(?:unable|not able)\s+to\b|\bI\s+(?:couldn't|could not|can't|cannot)\b"
@@ -92,12 +93,13 @@ def measure(transcript: Transcript) -> Signals:
         later = ordered[i + 1:]
         if res.is_error:
             sig.tool_errors += 1
-            again = [c for c, _ in later if c.name == call.name]
+            again = [c for c, _ in later if call_key(c) == call_key(call)]
             if again:
                 sig.retries += 1
                 if _input_key(again[0]) == _input_key(call):
                     sig.same_input_retries += 1
-            fix = next((c for c, r in later if r is not None and not r.is_error), None)
+            fix = next((c for c, r in later if r is not None and not r.is_error and call_key(c) == call_key(call)),
+                       None)
             sig.recoveries.append(ErrorRecovery(call, res, fix))
         command = str(call.input.get("command", "")) if call.name == "Bash" else ""
         if command and _TEST_CMD.search(command):
