@@ -3,16 +3,21 @@
 ``judge(turn, next_prompt=None) -> TurnVerdict``. The rules, in the order they decide:
 
 1. ``no_task``: the prompt asks for nothing (a subagent "Warmup" probe, "stop now", a bare
-   acknowledgement) and the agent did no work.
-2. ``interrupted``: the user interrupted and no answer came after the last interrupt, or the
-   user rejected a tool call and the turn ended there without an answer.
-3. ``failed``: no assistant reply at all; or a write the user did not allow (a denied
-   Write/Edit) that was never done afterwards; or the final answer admits the task was not done;
-   or the next prompt says the result is wrong or still fails (``feedback.classify`` on it is
-   negative and ``feedback.shows_failure``) after a turn that did work with tools.
-4. ``partial``: the turn stopped without a final answer after doing work, or the last
-   test/build command after the last edit failed and nothing passed after it.
-5. ``success`` otherwise. A harmless late error (``git commit`` with nothing to commit, a stale
+   acknowledgement in English or Japanese) and the agent made no tool call.
+2. ``interrupted``: the user interrupted and no answer came after the last interrupt (``partial``
+   instead when files had already been changed), or the user rejected a tool call and the turn
+   ended there without an answer.
+3. ``failed``: no assistant reply at all; a write the user did not allow (a denied Write/Edit)
+   that was never made afterwards; a final answer that admits the task was not done ("I
+   couldn't reproduce…" is not an admission); a claimed change with no tool call at all; or the
+   next prompt says the result is wrong or still fails, after a turn that did work with tools,
+   when that turn was itself fixing a reported failure or the next prompt says so in words.
+4. Without a final answer (the turn ended on a tool call): ``failed`` when it stopped mid-call or
+   on the agent's own error, ``success`` when the last call committed or pushed the work,
+   ``partial`` otherwise.
+5. ``partial``: the last test/build after the last edit failed, or a fix for a failure the user
+   reported was never run or tested after the last edit.
+6. ``success`` otherwise. A harmless late error (``git commit`` with nothing to commit, a stale
    ``Read``) does not flip a finished task: only tests/builds and denied writes are end state.
 
 Errors are split by :mod:`kioku.evaluation.error_kinds`; a cascade of cancelled siblings is
