@@ -218,6 +218,11 @@ def test_retry_is_the_same_command_family_or_target_not_any_call_of_the_tool() -
     ("add 🎉 emojis to the README headings and the changelog entries", "none"),
     ("now write a CLI for the parser", "none"),
     ("continue", "none"),
+    ("I see four uncommitted files?", "negative"),
+    ("you didn't commit the migration", "negative"),
+    ("playwright agent feels implausible? we want the agent to drive the browser", "negative"),
+    ("Ok ultrathink and try again", "none"),
+    ("commit the remaining files and push", "none"),
 ])
 def test_feedback(text: str, expected: str) -> None:
     assert fb.classify(text) == expected
