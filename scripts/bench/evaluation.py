@@ -13,7 +13,10 @@ and ``holdout`` (reported only). Metrics per half and overall:
 - agent_error_rel: sum |agent_errors - label| / sum label.
 Turns of files whose kind is ``compaction`` count as found when Kioku skips the file (evaluation
 skips compaction side-runs on purpose) and are left out of the outcome metrics.
-``--baseline`` scores the trivial "always success, no feedback, no errors" evaluator beside it.
+Two baselines are scored beside it: the trivial "always success, no feedback, no errors"
+evaluator, and the previous whole-task evaluator (``kioku.evaluation.api.evaluate_entries``)
+applied to each turn's lines (success → success, else failed; its opening-prompt feedback;
+its tool-error count as agent errors).
 The label fields are read here only; ``src/kioku`` knows nothing of them.
 """
 
@@ -28,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
+from kioku.evaluation import api  # noqa: E402
 from kioku.evaluation.per_turn import evaluate_path  # noqa: E402
 
 CLASS = {"success": "done", "no_task": "done", "partial": "not_done", "failed": "not_done",
@@ -71,7 +75,21 @@ def baseline_turn(label: dict) -> dict:
     return {"outcome": "success", "feedback_on_previous": "none", "agent_errors": 0}
 
 
-def run(data: Path, use_baseline: bool) -> tuple[dict, list[dict]]:
+def legacy_turns(result) -> dict[str, dict]:
+    """The previous whole-task evaluator run on each turn's own lines."""
+    out: dict[str, dict] = {}
+    for turn in result.turns:
+        ev = api.evaluate_entries(turn.entries, "bench")
+        out[turn.prompt_uuid] = {"outcome": "success" if ev.success else "failed",
+                                 "feedback_on_previous": {1: "positive", -1: "negative"}.get(
+                                     ev.opening_feedback if turn.index else 0, "none"),
+                                 "agent_errors": ev.tool_errors}
+    return out
+
+
+def run(data: Path, mode: str) -> tuple[dict, list[dict]]:
+    """``mode``: "kioku", "always_success" or "legacy"."""
+    use_baseline = mode == "always_success"
     labels = json.loads((data / "labels.json").read_text(encoding="utf-8"))
     groups: dict[str, list] = {"dev": [], "holdout": []}
     skipped = {"dev": 0, "holdout": 0}
@@ -88,7 +106,7 @@ def run(data: Path, use_baseline: bool) -> tuple[dict, list[dict]]:
         if result.kind == "compaction" and not use_baseline:
             skipped[part] += len(turns)
             continue
-        by_uuid = {v.prompt_uuid: v.to_json() for v in result.verdicts}
+        by_uuid = legacy_turns(result) if mode == "legacy" else {v.prompt_uuid: v.to_json() for v in result.verdicts}
         for t in turns:
             pred = baseline_turn(t) if use_baseline else by_uuid.get(t["prompt_uuid"])
             groups[part].append((t, pred))
@@ -99,7 +117,7 @@ def run(data: Path, use_baseline: bool) -> tuple[dict, list[dict]]:
                             "reason": pred and pred.get("reason", "")})
         extra = [v.prompt_uuid for v in result.verdicts
                  if v.prompt_uuid not in {t["prompt_uuid"] for t in item.get("turns", [])}]
-        if extra and not use_baseline:
+        if extra and mode == "kioku":
             details.append({"file": name, "half": part, "extra_turns": extra})
     report = {part: score(groups[part], skipped[part]) for part in ("dev", "holdout")}
     report["all"] = score(groups["dev"] + groups["holdout"], skipped["dev"] + skipped["holdout"])
@@ -126,16 +144,18 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="write the report (and per-turn details) here")
     parser.add_argument("--details", action="store_true", help="print mismatching turns")
     args = parser.parse_args()
-    kioku, details = run(args.data, False)
-    baseline, _ = run(args.data, True)
-    print(table({"kioku": kioku, "always-success baseline": baseline}))
+    kioku, details = run(args.data, "kioku")
+    baseline, _ = run(args.data, "always_success")
+    legacy, _ = run(args.data, "legacy")
+    print(table({"kioku": kioku, "always-success baseline": baseline, "previous evaluator per turn": legacy}))
     if args.details:
         for d in details:
             if "extra_turns" in d or d["label"] != d["predicted"] or d["feedback"] != d["predicted_feedback"] \
                     or d["agent_errors"] != d["predicted_errors"]:
                 print(json.dumps(d, ensure_ascii=False))
     if args.json:
-        args.json.write_text(json.dumps({"kioku": kioku, "baseline": baseline, "details": details},
+        args.json.write_text(json.dumps({"kioku": kioku, "baseline": baseline, "previous_evaluator": legacy,
+                                         "details": details},
                                         ensure_ascii=False, indent=2), encoding="utf-8")
     return 0
 

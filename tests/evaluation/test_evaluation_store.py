@@ -217,8 +217,12 @@ def test_fifo_transcript_fails_alone_and_the_queue_moves_on(kioku, project: Path
     error = json.loads(failed.read_text(encoding="utf-8"))["error"]
     assert "FIFO" in error and "\n" not in error
     assert [r.metadata["session_id"] for r in _evaluations()] == ["g-1"]
+    assert len(report["errors"]) == 1 and "FIFO" in report["errors"][0]
     doctor = kioku("doctor")
     assert "1 failed" in doctor.stdout and "FIFO" in doctor.stdout
+    jobs.retry_failed()
+    text = kioku("worker", "--wait", timeout=60)
+    assert "1 failed" in text.stdout and "FIFO" in text.stdout
 
 
 def test_subagent_turns_never_overwrite_the_parent(project: Path, transcripts: Path,
@@ -256,3 +260,8 @@ def test_per_turn_cli_json_and_no_store_writes_nothing(kioku, project: Path, tra
     stored = json.loads(kioku("evaluate", "--agent", "main", "--transcript",
                               str(transcripts / "feedback_followups.jsonl"), "--per-turn", "--json").stdout)
     assert stored["stored"] == 3 and len(_evaluations()) == 3
+    # stamped with the time of evaluation: an old transcript's turns count as recent work
+    from kioku.agent.dashboard import build_dashboard
+    board = build_dashboard("main", project)
+    assert board["recent_success_rate"] is not None and len(board["recent_evaluations"]) == 3
+    assert sorted(e["outcome"] for e in board["recent_evaluations"]) == ["failed", "no_task", "success"]

@@ -218,6 +218,11 @@ def test_retry_is_the_same_command_family_or_target_not_any_call_of_the_tool() -
     ("add 🎉 emojis to the README headings and the changelog entries", "none"),
     ("now write a CLI for the parser", "none"),
     ("continue", "none"),
+    ("I see four uncommitted files?", "negative"),
+    ("you didn't commit the migration", "negative"),
+    ("playwright agent feels implausible? we want the agent to drive the browser", "negative"),
+    ("Ok ultrathink and try again", "none"),
+    ("commit the remaining files and push", "none"),
 ])
 def test_feedback(text: str, expected: str) -> None:
     assert fb.classify(text) == expected
@@ -264,6 +269,12 @@ def _hostile_cases() -> dict[str, bytes]:
         "deep_nesting": b'{"type":"user","message":{"content":' + b"[" * 5000 + b"]" * 5000 + b"}}\n",
         "timestamps_garbage": json.dumps({"type": "user", "timestamp": "yesterday", "uuid": "t",
                                           "message": {"content": "go"}}).encode() + b"\n",
+        "rewound_branch": json.dumps({"type": "user", "uuid": "p1", "parentUuid": "root",
+                                      "message": {"content": "first try"}}).encode() + b"\n"
+        + json.dumps({"type": "user", "uuid": "p2", "parentUuid": "root",
+                      "message": {"content": "second try from the checkpoint"}}).encode() + b"\n",
+        "inline_sidechain_only_prompt": json.dumps({"type": "user", "uuid": "s", "isSidechain": True,
+                                                    "message": {"content": "sub task"}}).encode() + b"\n" + body,
         "command_tags_unclosed": b'{"type":"user","uuid":"c","message":{"content":"<command-name>/x<command-args>"}}\n',
     }
 
@@ -301,6 +312,11 @@ def test_big_transcript_is_read_to_the_end_or_warned(tmp_path: Path) -> None:
     assert whole.complete and len(whole.entries) == 6 and whole.bytes_read == path.stat().st_size
     capped = tr.read_all(path, max_bytes=3_000_000)
     assert not capped.complete and "only the first" in capped.warning
+    slow = tr.read_all(path, time_limit=0)
+    assert not slow.complete and "took over" in slow.warning
+    endless = tmp_path / "one-line.jsonl"
+    endless.write_bytes(b'{"type":"user","message":{"content":"' + b"y" * 5_000_000)
+    assert tr.read_all(endless, max_bytes=1_000_000).entries == []
 
 
 def _push_turn(session: str, branch: str) -> Tx:
@@ -353,3 +369,35 @@ def test_a_lesson_is_a_candidate_until_it_recurs_in_another_session(project: Pat
     [rec] = open_store("global").get("main", "improvements")
     assert "{branch}" in rec.document and "<b>" not in rec.document
     assert learn("s3", "b3", next_feedback="positive") == 1   # a confirmed turn is learned at once
+
+
+@pytest.mark.parametrize("answer,outcome", [
+    ("I couldn't reproduce the original failure; all 12 tests pass on main.", "success"),
+    ("I was unable to reproduce the crash, so nothing needed changing.", "success"),
+    ("I couldn't get the migration to run: the database is unreachable.", "failed"),
+    ("Unfortunately the build is still failing after these changes.", "failed"),
+    ("できませんでした。権限がありません。", "failed"),
+])
+def test_final_answer_admitting_failure(answer: str, outcome: str) -> None:
+    tx = Tx()
+    tx.user("look into the flaky test")
+    tx.assistant("", [("t1", "Bash", {"command": "pytest -q"})])
+    tx.result("t1", "12 passed")
+    tx.assistant(answer)
+    assert evaluate_entries(tx.lines).verdicts[0].outcome == outcome
+
+
+def test_quality_does_not_punish_size() -> None:
+    from kioku.evaluation.quality import score_turn
+    from kioku.evaluation.verdict import TurnTokens, TurnVerdict
+
+    long_task = TurnVerdict("p", 0, "success", tool_calls=180, agent_errors=8, recovered_errors=7, retries=7,
+                            tokens=TurnTokens(input=4000, output=300_000, cache_write=200_000, cache_read=20_000_000),
+                            active_s=3 * 3600, wall_s=5 * 3600)
+    chat = TurnVerdict("q", 0, "success")
+    failed = TurnVerdict("r", 0, "failed", tool_calls=10, agent_errors=3)
+    assert score_turn(long_task)[0] >= 85 and score_turn(chat)[0] >= 85
+    assert score_turn(failed)[0] < 50 and score_turn(TurnVerdict("s", 0, "partial"))[0] < 70
+    assert score_turn(chat, next_feedback="negative")[0] < score_turn(chat)[0]
+    weighted, per = score_turn(long_task, {"testing": 50, "efficiency": 50})
+    assert set(per) == {"testing", "efficiency"} and 0 <= weighted <= 100

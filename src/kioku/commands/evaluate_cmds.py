@@ -130,11 +130,13 @@ def cmd_worker(args: argparse.Namespace) -> int:
     requeued = jobs.retry_failed() if args.retry_failed else 0
     report = worker.drain(wait=args.wait or args.drain)
     if report is None:
-        report = {"processed": 0, "failed": 0, "results": [], "busy": True}
+        report = {"processed": 0, "failed": 0, "results": [], "errors": [], "busy": True}
     report["requeued"] = requeued
     if args.json:
         print(json.dumps(report, ensure_ascii=False))
     elif args.wait or args.drain or args.retry_failed:
         print(f"processed {report['processed']} job(s), {report['failed']} failed"
               + (" (another worker is running)" if report.get("busy") else ""))
+        for error in report.get("errors", []):
+            print(f"  failed {error}")
     return 1 if report["failed"] else 0

@@ -47,7 +47,7 @@ from typing import Any, Iterable
 from kioku.core import fsutil, paths
 
 MAX_READ_BYTES = 4 * 1024 * 1024
-MAX_TOTAL_BYTES = 256 * 1024 * 1024   # a whole-file read stops here, with a warning
+MAX_TOTAL_BYTES = 128 * 1024 * 1024   # a whole-file read stops here, with a warning
 READ_TIME_LIMIT_S = 60.0
 _CHUNK_BYTES = 1024 * 1024
 _FINGERPRINT_BYTES = 64
@@ -132,7 +132,7 @@ def read_all(path: Path | str, *, max_bytes: int = MAX_TOTAL_BYTES,
     deadline = time.monotonic() + time_limit
     with open_regular(Path(path).expanduser()) as handle:
         size = os.fstat(handle.fileno()).st_size
-        pending = b""
+        pending: list[bytes] = []   # pieces of the current line (joined once, at its newline)
         read = 0
         warning = ""
         while True:
@@ -144,15 +144,16 @@ def read_all(path: Path | str, *, max_bytes: int = MAX_TOTAL_BYTES,
                 break
             chunk = handle.read(min(_CHUNK_BYTES, max_bytes - read))
             if not chunk:
-                entries += _decode_lines(pending)
-                pending = b""
+                entries += _decode_lines(b"".join(pending))
+                pending = []
                 break
             read += len(chunk)
-            pending += chunk
-            cut = pending.rfind(b"\n")
-            if cut >= 0:
-                entries += _decode_lines(pending[:cut + 1])
-                pending = pending[cut + 1:]
+            cut = chunk.rfind(b"\n")
+            if cut < 0:
+                pending.append(chunk)
+                continue
+            entries += _decode_lines(b"".join(pending) + chunk[:cut + 1])
+            pending = [chunk[cut + 1:]]
     return FullRead(entries, size, read, warning)
 
 

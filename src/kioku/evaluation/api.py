@@ -1,20 +1,25 @@
-"""Self-evaluation: transcript → :class:`Evaluation` (pure) → stored record and learned lessons.
+"""Self-evaluation entry points beside the pure per-turn evaluator.
 
-- ``evaluate_transcript(path, agent, criteria=None) -> Evaluation`` reads the whole transcript
+Per turn (what the worker and ``kioku evaluate --per-turn`` run): ``per_turn.evaluate_path`` /
+``evaluate_entries`` judge each turn (pure), ``records.store_turns`` stores one record per turn,
+then :func:`learn_from_turns` is the learning step: cause→fix lessons through the candidate
+ledger (``lessons``), the per-turn credit of the lessons each turn was given or held back
+from (``kioku.learning.credit.apply_turn_verdicts``), and due maintenance.
+
+Whole transcript as one task (``kioku evaluate`` without ``--per-turn``):
+- ``evaluate_transcript(path, agent, criteria=None) -> Evaluation`` reads the transcript
   (its last ``transcript.MAX_READ_BYTES`` at most) and evaluates it as one task: the first
   real prompt is the task, later prompts are feedback. ``evaluate_entries`` does the same for
-  entries already read (the worker's incremental turn).
+  entries already read.
 - ``load_criteria(agent, project_root)`` → the agent's criteria from the Memory Configuration
   section of ``.claude/agents/<agent>.md`` (project first, then the user's Claude dir; a file
   whose frontmatter ``name`` matches is also found), ``None`` when there is none.
 - ``record_evaluation(evaluation, project_root=None) -> str`` stores it in the agent's
-  ``evaluations`` collection of the **global** store (performance and the dashboard aggregate
-  an agent across projects; ``project_id`` in the metadata keeps the origin filterable); the
-  record id is deterministic (session + task), so a retried job overwrites instead of
-  duplicating. Insights of an evaluation with quality ≥ :data:`LEARN_MIN_QUALITY` become
-  improvements (``improvements.learn(..., learned_from="self_evaluation")``), then
-  ``maintenance.run_due_in_background``. Lessons are credited per turn by
-  :func:`learn_from_turns` (``kioku.learning.credit``).
+  ``evaluations`` collection of the **global** store (``project_id`` in the metadata keeps the
+  origin filterable); the record id is deterministic (session + task), so a retried job
+  overwrites instead of duplicating. Insights of an evaluation with quality ≥
+  :data:`LEARN_MIN_QUALITY` become improvements, then due maintenance runs. (Lessons are
+  credited per turn by :func:`learn_from_turns`, through ``kioku.learning.credit``.)
 The document is a short summary - never transcript text - and passes ``secrets.redact``.
 """
 
@@ -226,7 +231,7 @@ def _run_maintenance(agent: str, root: Path) -> None:
     try:
         from kioku.agent import maintenance
     except ImportError:
-        return  # helper D's module has not landed yet
+        return
     runner = getattr(maintenance, "run_due_in_background", None)
     if runner is not None:
         runner(agent, project_root=root)

@@ -37,6 +37,8 @@ _CORRECTION = re.compile(
     r"outdated|ancient|out of date|broken|incorrect|not right|unnecessary|overkill)\b"
     r"|\b(?:that's|that is|this is|it's|it is)\s+(?:an?\s+)?(?:ancient|outdated|out of date|deprecated|stale)\b"
     r"|\bthat's not what I\b|\bnot what I (?:asked|wanted|meant)\b|\byou (?:misunderstood|forgot|missed|ignored)\b"
+    r"|\byou (?:didn't|did not|haven't|have not) (?:commit|push|run|test|fix|finish|update|add|save)\w*\b"
+    r"|\bI (?:still )?see (?:\w+ )?(?:uncommitted|unstaged|untracked|failing|leftover)\b|\b(?:wasn't|isn't|not) (?:committed|pushed)\b"
     r"|違う|そうじゃな", re.I)
 _PRAISE_OPENER = re.compile(r"^\W*(?:great|perfect|thanks|thank you|awesome|excellent|nice|wonderful|amazing|"
                             r"brilliant|lovely|looks good|works)\s*[!.,]", re.I)

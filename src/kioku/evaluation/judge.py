@@ -3,16 +3,21 @@
 ``judge(turn, next_prompt=None) -> TurnVerdict``. The rules, in the order they decide:
 
 1. ``no_task``: the prompt asks for nothing (a subagent "Warmup" probe, "stop now", a bare
-   acknowledgement) and the agent did no work.
-2. ``interrupted``: the user interrupted and no answer came after the last interrupt, or the
-   user rejected a tool call and the turn ended there without an answer.
-3. ``failed``: no assistant reply at all; or a write the user did not allow (a denied
-   Write/Edit) that was never done afterwards; or the final answer admits the task was not done;
-   or the next prompt says the result is wrong or still fails (``feedback.classify`` on it is
-   negative and ``feedback.shows_failure``) after a turn that did work with tools.
-4. ``partial``: the turn stopped without a final answer after doing work, or the last
-   test/build command after the last edit failed and nothing passed after it.
-5. ``success`` otherwise. A harmless late error (``git commit`` with nothing to commit, a stale
+   acknowledgement in English or Japanese) and the agent made no tool call.
+2. ``interrupted``: the user interrupted and no answer came after the last interrupt (``partial``
+   instead when files had already been changed), or the user rejected a tool call and the turn
+   ended there without an answer.
+3. ``failed``: no assistant reply at all; a write the user did not allow (a denied Write/Edit)
+   that was never made afterwards; a final answer that admits the task was not done ("I
+   couldn't reproduce…" is not an admission); a claimed change with no tool call at all; or the
+   next prompt says the result is wrong or still fails, after a turn that did work with tools,
+   when that turn was itself fixing a reported failure or the next prompt says so in words.
+4. Without a final answer (the turn ended on a tool call): ``failed`` when it stopped mid-call or
+   on the agent's own error, ``success`` when the last call committed or pushed the work,
+   ``partial`` otherwise.
+5. ``partial``: the last test/build after the last edit failed, or a fix for a failure the user
+   reported was never run or tested after the last edit.
+6. ``success`` otherwise. A harmless late error (``git commit`` with nothing to commit, a stale
    ``Read``) does not flip a finished task: only tests/builds and denied writes are end state.
 
 Errors are split by :mod:`kioku.evaluation.error_kinds`; a cascade of cancelled siblings is
@@ -32,7 +37,7 @@ from kioku.core import transcript as tr
 from kioku.core.secrets import redact
 from kioku.evaluation import error_kinds as ek
 from kioku.evaluation import feedback as fb
-from kioku.evaluation.turns import Turn
+from kioku.evaluation.turns import Turn, is_interrupt
 from kioku.evaluation.verdict import TurnTokens, TurnVerdict
 
 IDLE_GAP_S = 300.0
@@ -45,7 +50,8 @@ _TEST_OR_BUILD = re.compile(
     r"just (?:test|check|build)|dotnet (?:test|build))\b")
 _NO_REQUEST = re.compile(
     r"^\s*(?:warmup|(?:ok(?:ay)?[,.!]?\s*)?(?:stop|stop now|that's all|nothing else)|"
-    r".*\b(?:stop now|you can stop)\b.*|(?:perfect|thanks|thank you|great|cool|nice)[!.]?(?:\s+\S+){0,12})\s*[.!]*\s*$",
+    r"[^?]*\b(?:stop now|you can stop)\b[^?]*|(?:perfect|thanks|thank you|great|cool|nice)[!.,]?(?:\s+[^\s?]+){0,12}"
+    r"|(?:ありがと|完璧|了解|オッケー|いいですね)[^？?]{0,20})\s*[.!。！]*\s*$",
     re.I | re.S)
 _ADMITS_FAILURE = re.compile(
     r"\b(?:I|we)\s+(?:was|were|am|are)\s+(?:unable|not able)\s+to\s+(?!reproduce)"
@@ -56,7 +62,7 @@ _ADMITS_FAILURE = re.compile(
 
 
 _CHANGE_REQUEST = re.compile(
-    r"^\s*(?:(?:ok(?:ay)?|now|please|then|and|also|so)[,.!]?\s+)*(?:add|create|write|implement|fix|update|change|"
+    r"^\s*(?:(?:ok(?:ay)?|now|please|then|and|also|so)[,.!]?\s+)*(?:add|create|implement|fix|update|change|"
     r"remove|delete|rename|refactor|edit|commit|install|move)\b", re.I)
 _CLAIMS_DONE = re.compile(r"^\W*(?:done|finished|all set)\b|\b(?:I've|I have|I)\s+(?:added|created|written|wrote|"
                           r"implemented|updated|fixed|changed|removed|committed)\b|\bis (?:now )?(?:ready|done|in place)\b",
@@ -125,9 +131,7 @@ def _final_answer(parsed: tr.Transcript) -> str:
         if kind != "assistant":
             continue
         if event.tool_calls:
-            last_text = ""
-            if event.text.strip():
-                last_text = ""  # text before a tool call is narration, not the answer
+            last_text = ""  # text before a tool call is narration, not the answer
         elif event.text.strip():
             last_text = event.text
     return last_text
@@ -137,7 +141,7 @@ def _ends_after_interrupt(turn: Turn) -> bool:
     """An interrupt marker with no assistant text after it."""
     seen_interrupt = False
     for entry in turn.entries[1:]:
-        if entry.get("type") == "user" and _is_interrupt(entry):
+        if entry.get("type") == "user" and is_interrupt(entry):
             seen_interrupt = True
         elif entry.get("type") == "assistant" and seen_interrupt:
             message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
@@ -148,11 +152,6 @@ def _ends_after_interrupt(turn: Turn) -> bool:
                                                  and str(b.get("text", "")).strip() for b in content):
                 seen_interrupt = False
     return seen_interrupt
-
-
-def _is_interrupt(entry: dict) -> bool:
-    from kioku.evaluation.turns import is_interrupt
-    return is_interrupt(entry)
 
 
 def _last_check_failed(calls: list[_Call]) -> bool:

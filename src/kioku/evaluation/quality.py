@@ -10,7 +10,7 @@ Dimensions (each 0-100, deterministic):
 - correctness: 100, minus 6 per recovered tool error and 20 per unrecovered one, minus 35 per
   negative feedback; at most 20 when the task failed.
 - efficiency: starts at 100, minus 10 per retry and 5 per error, minus up to 20 for a long
-  duration (> 5 min) and up to 20 for heavy token use (> 200k).
+  duration (> 5 min) and up to 20 for heavy token use (> 200k non-cache tokens).
 - confidence: 100 minus 15 per retry and 25 per re-run of an identical failing call, minus 15
   when the answer hedges, 30 when it admits failure.
 - completeness: a final answer, no unresolved error, nothing left mid-call; positive feedback
@@ -67,7 +67,7 @@ def dimension_scores(sig: Signals) -> dict[str, float]:
         correctness = min(correctness, 20)
     efficiency = 100 - 10 * sig.retries - 5 * sig.tool_errors
     efficiency -= min(20.0, max(0.0, (sig.duration_s - 300) / 60))
-    efficiency -= min(20.0, max(0.0, (sig.tokens - 200_000) / 20_000))
+    efficiency -= min(20.0, max(0.0, (sig.non_cache_tokens - 200_000) / 20_000))
     confidence = 100 - 15 * sig.retries - 25 * sig.same_input_retries - 15 * sig.hedging - 30 * sig.failure_admitted
     completeness = 100.0
     if not sig.has_answer:

@@ -5,19 +5,20 @@ every queued job oldest first, and after releasing the lock looks again - a hook
 the lock held just before we released it did not start a worker, so its job would otherwise
 wait for the next hook. Each ``evaluate`` job:
 
-1. resolves the project (``project_root`` or the git root above ``cwd``) and the agent's
-   criteria (``api.load_criteria``);
-2. reads the transcript *incrementally* (``transcript.read_new`` under the key
-   ``agent:session:agent_id``; at most 4 MiB per read, see ``kioku.core.transcript``) without
-   committing the offset. Claude Code may not have flushed the final message when Stop fires,
-   so when the job carries ``last_assistant_sha256`` the read is retried every 100 ms for up
-   to :data:`LAG_WAIT_S` until that message is in the file;
-3. evaluates the new span as one task (``api.evaluate_parsed``); the span's opening prompt is
-   the user's verdict on the previous turn and is written onto that turn's record
-   (``api.apply_feedback_to_previous``);
-4. records it (``api.record_evaluation``), then commits the transcript offset and deletes
-   the job. Any exception moves the job to ``jobs/failed/`` with the error (``kioku worker
-   --retry-failed`` re-queues them); the offset is not committed, so nothing is lost.
+1. resolves the project (``project_root`` or the git root above ``cwd``);
+2. reads the whole transcript (``transcript.read_all``: regular files only - a FIFO, device or
+   directory fails the job at once with a one-line reason - chunked to the last byte, a warning
+   in the log and the result when it cannot be read whole). Claude Code may not have flushed the
+   final message when Stop fires, so when the job carries ``last_assistant_sha256`` the read is
+   retried every 100 ms for up to :data:`LAG_WAIT_S` until that message is in the file;
+3. judges every turn (``per_turn.evaluate_entries``, pure); compaction side-runs are skipped;
+4. stores the turns that are new or whose verdict changed (the next prompt's feedback corrects
+   the previous turn) as one record each (``records.store_turns``; the record id holds the
+   subagent id or transcript file and the prompt uuid); the per-turn fingerprints are kept in the
+   cursor ``agent:session:source`` so an unchanged turn is not written again;
+5. then, as one separate call, the learning step (:func:`learn_from_turns`).
+Any exception moves the job to ``jobs/failed/`` with a one-line error (``kioku worker
+--retry-failed`` re-queues them; ``kioku doctor`` lists the reasons) and the queue moves on.
 The log (``<logs>/worker.log``) holds job names, agents, scores and errors - never prompt text.
 """
 
@@ -169,14 +170,16 @@ def _run_queue(report: dict[str, Any], lag_wait: float, max_jobs: int | None) ->
             except FileNotFoundError:
                 continue  # another worker (with --wait) finished it
             except Exception as exc:  # noqa: BLE001 - a bad job must not stop the queue
-                jobs.fail(job_path, f"{type(exc).__name__}: {exc}")
+                reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+                jobs.fail(job_path, reason)
                 report["failed"] += 1
+                report["errors"].append(f"{job_path.name}: {reason[:300]}")
                 _log(f"{job_path.name} failed: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}")
 
 
 def drain(*, wait: bool = False, lag_wait: float = LAG_WAIT_S, max_jobs: int | None = None) -> dict[str, Any] | None:
     """Process the queue; ``None`` when another worker holds the lock (and ``wait`` is false)."""
-    report: dict[str, Any] = {"processed": 0, "failed": 0, "results": []}
+    report: dict[str, Any] = {"processed": 0, "failed": 0, "results": [], "errors": []}
     ran = False
     while True:
         if wait:
