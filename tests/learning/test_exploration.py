@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,31 @@ def test_promoted_first_then_undecided_in_random_order():
         firsts.append(chosen.given[1]["id"])
         assert {e["id"] for e in chosen.held_back} | {e["id"] for e in chosen.given} == {e["id"] for e in pool}
     assert all(60 < firsts.count(f"l{n}") < 140 for n in range(4))  # each undecided lesson ~ a quarter
+
+
+def test_subagent_start_selects_by_the_task_in_the_parent_transcript(project, many, tmp_path, monkeypatch):
+    import json as _json
+
+    from kioku.handlers import subagent_start
+    from kioku.learning.subagent_task import task_text
+
+    monkeypatch.setenv("KIOKU_HOLD_BACK", "0")
+    parent = tmp_path / "parent.jsonl"
+    call = {"type": "assistant", "message": {"role": "assistant", "content": [
+        {"type": "text", "text": "Delegating."},
+        {"type": "tool_use", "id": "t1", "name": "Agent",
+         "input": {"description": "deploy", "prompt": "Fix the docker container deploy on staging",
+                   "subagent_type": "main"}}]}}
+    parent.write_text("x" * 300000 + "\n" + _json.dumps(call) + "\n", encoding="utf-8")
+    assert task_text(str(parent), "main") == "Fix the docker container deploy on staging"
+    assert task_text(str(parent), "other-agent") == "" and task_text(str(tmp_path / "missing"), "main") == ""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert task_text(str(fifo), "main") == ""  # never blocks on a FIFO
+    result = subagent_start.handle({"session_id": "s-sub", "agent_id": "a1", "agent_type": "main",
+                                    "cwd": str(project), "transcript_path": str(parent),
+                                    "hook_event_name": "SubagentStart"})
+    [turn] = ledger.turns("s-sub", "main")
+    assert turn["prompt_id"] == "agent:a1"
+    assert {many[i] for i in turn["given"]} == {"docker container deploy"}
+    assert all(TEXTS[i] in result.additional_context for i in turn["given"])

@@ -2,8 +2,9 @@
 
 A subagent does not see the main session's SessionStart context, so each agent's lessons
 (``agent_type``, the agent's name) are injected here, fenced as remembered data. The payload
-carries no task text, so the digest's top list is used, with exploration
-(kioku.learning.select). The subagent's task is one turn in the session ledger
+carries no task text; the task is read from the ``Agent`` tool call in the tail of the parent's
+transcript (kioku.learning.subagent_task) and selects relevant lessons through the FTS5 index
+(kioku.learning.select); when it cannot be found, the digest's top list is used. The subagent's task is one turn in the session ledger
 (kioku.learning.ledger) under the agent's name, keyed ``agent:<agent_id>``: the key the
 credit step joins the SubagentStop evaluation on.
 """
@@ -25,7 +26,10 @@ def handle(payload: dict) -> HookResult | None:
     session_id = session_id if isinstance(session_id, str) else ""
     agent_id = payload.get("agent_id")
     turn = f"agent:{agent_id}" if isinstance(agent_id, str) and agent_id else ""
-    block, given, held = _common.inject_lessons(agent, root, "", session_id=session_id, turn=turn or "subagent",
+    from kioku.learning.subagent_task import task_text
+
+    task = _common.soft("SubagentStart task", lambda: task_text(payload.get("transcript_path"), agent), "")
+    block, given, held = _common.inject_lessons(agent, root, task, session_id=session_id, turn=turn or "subagent",
                                                 budget=MAX_CONTEXT_CHARS, exclude=set())
     if session_id and turn and (given or held):
         from kioku.learning.ledger import open_turn
