@@ -109,8 +109,9 @@ def _lessons(payload: dict) -> str:
     block, given, held = _common.inject_lessons(
         agent, root, prompt, session_id=session_id, turn=prompt_id or sha, budget=LESSONS_BUDGET,
         exclude=ledger.given_in_session(session_id, agent))
-    ledger.open_turn(session_id, agent, prompt_id=prompt_id, prompt_sha256=sha, given=given, held_back=held,
-                     project_root=str(root))
+    if given or held or ledger.has_session(session_id):  # an agent without lessons writes nothing
+        ledger.open_turn(session_id, agent, prompt_id=prompt_id, prompt_sha256=sha, given=given, held_back=held,
+                         project_root=str(root))
     return block
 
 

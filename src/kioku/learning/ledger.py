@@ -115,5 +115,9 @@ def turns(session_id: str, agent: str) -> list[dict]:
     return [t for t in entry.get("turns", []) if isinstance(t, dict) and isinstance(t.get("n"), int)]
 
 
+def has_session(session_id: str) -> bool:
+    return session_path(session_id).is_file()
+
+
 def project_root_of(session_id: str) -> str:
     return str(_load(session_path(session_id)).get("project_root") or "")
