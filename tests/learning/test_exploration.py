@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -125,5 +126,6 @@ def test_subagent_start_selects_by_the_task_in_the_parent_transcript(project, ma
                                     "hook_event_name": "SubagentStart"})
     [turn] = ledger.turns("s-sub", "main")
     assert turn["prompt_id"] == "agent:a1"
+    assert turn["prompt_sha256"] == hashlib.sha256(b"Fix the docker container deploy on staging").hexdigest()
     assert {many[i] for i in turn["given"]} == {"docker container deploy"}
     assert all(TEXTS[i] in result.additional_context for i in turn["given"])

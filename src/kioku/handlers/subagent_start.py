@@ -4,7 +4,9 @@ A subagent does not see the main session's SessionStart context, so each agent's
 (``agent_type``, the agent's name) are injected here, fenced as remembered data. The payload
 carries no task text; the task is read from the ``Agent`` tool call in the tail of the parent's
 transcript (kioku.learning.subagent_task) and selects relevant lessons through the FTS5 index
-(kioku.learning.select); when it cannot be found, the digest's top list is used. The subagent's task is one turn in the session ledger
+(kioku.learning.select); when it cannot be found, the digest's top list is used. The turn is
+keyed ``agent:<agent_id>`` and by the sha256 of the task text, which is the subagent
+transcript's first prompt (its ``promptId`` is the parent's), so its verdict joins on the hash. The subagent's task is one turn in the session ledger
 (kioku.learning.ledger) under the agent's name, keyed ``agent:<agent_id>``: the key the
 credit step joins the SubagentStop evaluation on.
 """
@@ -32,9 +34,14 @@ def handle(payload: dict) -> HookResult | None:
     block, given, held = _common.inject_lessons(agent, root, task, session_id=session_id, turn=turn or "subagent",
                                                 budget=MAX_CONTEXT_CHARS, exclude=set())
     if session_id and turn and (given or held):
+        import hashlib
+
         from kioku.learning.ledger import open_turn
 
+        # the subagent transcript's first prompt is this task text, so its verdict joins on the hash
+        sha = hashlib.sha256(task.encode("utf-8")).hexdigest() if task else ""
+
         _common.soft("SubagentStart ledger",
-                     lambda: open_turn(session_id, agent, prompt_id=turn, prompt_sha256="", given=given,
+                     lambda: open_turn(session_id, agent, prompt_id=turn, prompt_sha256=sha, given=given,
                                        held_back=held, project_root=str(root)), None)
     return HookResult(additional_context=block) if block else None
