@@ -1,7 +1,7 @@
 """The import graph follows the layers in the architecture: nothing imports upward.
 
-core (stdlib only) -> retrieval -> stores (memory, agent) -> features (evaluation, render,
-install) -> entry points (handlers, commands) -> cli. Imports inside functions count too.
+core (stdlib only) -> retrieval -> stores (memory, agent) -> features (evaluation,
+learning, render, install, ui) -> entry points (handlers, commands) -> cli. Imports inside functions count too.
 chromadb is imported only inside functions of kioku.agent.chroma_store, and no module of a
 package imports that package's facade (``api.py``), so facades never form import cycles.
 """

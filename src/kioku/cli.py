@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "maintain": ("agent_cmds", "run daily/weekly/monthly maintenance"),
     "consolidate": ("agent_cmds", "consolidate lessons across agents"),
     "rollback": ("agent_cmds", "roll an agent's improvements back to a timestamp"),
+    "restore": ("agent_cmds", "bring a deprecated lesson back to active"),
     "clone": ("agent_cmds", "copy an agent's collections (A/B testing)"),
     "export": ("agent_cmds", "export an agent's memory for review (Markdown/JSON)"),
     "import": ("agent_cmds", "import an exported agent memory"),

@@ -8,7 +8,7 @@ import sys
 
 from kioku.agent import digest
 from kioku.agent import improvements as im
-from kioku.agent import usage
+from kioku.learning import evidence, lifecycle
 
 
 def test_digest_follows_writes_and_usage(project, store_of):
@@ -21,10 +21,11 @@ def test_digest_follows_writes_and_usage(project, store_of):
     dep = next(e for e in entries if e["improvement"] == "Deploy from the release branch")
     assert dep["scope"] == "project" and dep["id"] == both[1]
     assert {"id", "improvement", "confidence", "success_rate", "category", "scope"} <= set(entries[0])
-    # a deprecation removes the entry without a full rebuild
+    # a deprecation (10 failed turns given vs 10 successful held back) removes the entry
     for n in range(10):
-        usage.record_injection(f"s{n}", "coder", [g], {g: "global"})
-        usage.apply_session_outcome(f"s{n}", "coder", n < 2)
+        evidence.write_turn("coder", f"s{n}", "t1", {g: "global"}, {}, False, 0.0)
+        evidence.write_turn("coder", f"h{n}", "t1", {}, {g: "global"}, True, 0.0)
+    assert lifecycle.refresh("coder", {g: "global"}, project) == {g: "deprecated"}
     assert g not in [e["id"] for e in digest.read_digest("coder", project)]
     path = digest.digest_path("coder", "global", project)
     assert path.stat().st_mode & 0o777 == 0o600 and json.loads(path.read_text())["agent"] == "coder"

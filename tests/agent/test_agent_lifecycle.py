@@ -10,7 +10,9 @@ import pytest
 
 from kioku.agent import consolidate as co
 from kioku.agent import improvements as im
-from kioku.agent import lifecycle, maintenance, usage
+from kioku.agent import lifecycle, maintenance
+from kioku.learning import evidence
+from kioku.learning import lifecycle as learning_lifecycle
 from kioku.agent.lifecycle_io import export_agent, import_file
 from kioku.core.errors import SecretRejected, UsageError
 
@@ -31,9 +33,10 @@ def test_rollback_removes_later_lessons_archives_them_and_reverts_decisions(proj
     cut = time.time()
     time.sleep(0.1)
     later = im.learn("coder", "Rewrite modules from scratch", "code_quality", 0.8)[0]
-    store.update_metadata("coder", "improvements", [keep], [{"usage_count": 20, "success_count": 19,
-                                                             "success_rate": 0.95, "tested": True}])
-    maintenance.policy_pass("coder", project)  # promotes `keep` after the cut
+    for n in range(20):  # 19/20 given turns succeed, 8/20 held-back turns: promoted after the cut
+        evidence.write_turn("coder", f"s{n}", "t1", {keep: "global"}, {}, n > 0, 0.0)
+        evidence.write_turn("coder", f"h{n}", "t1", {}, {keep: "global"}, n < 8, 0.0)
+    assert learning_lifecycle.refresh("coder", {keep: "global"}, project) == {keep: "promoted"}
     assert store.get("coder", "improvements", ids=[keep])[0].metadata["confidence"] == 0.95
     res = kioku("rollback", "--agent", "coder", "--to", str(cut), "--json", cwd=project)
     assert res.returncode == 0, res.stderr
@@ -124,8 +127,8 @@ def test_static_agent_md_is_never_modified(project, store_of, kioku):
                 "--confidence", "0.9", cwd=project)
     assert res.returncode == 0, res.stderr
     ids = im.learn("other", "Always quote shell variables", "code_quality", 0.9)
-    usage.record_injection("s", "other", ids, {ids[0]: "global"})
-    usage.apply_session_outcome("s", "other", True)
+    evidence.write_turn("other", "s", "t1", {ids[0]: "global"}, {}, True, 0.0)
+    learning_lifecycle.refresh("other", {ids[0]: "global"}, project)
     r = kioku("maintain", "--agent", "coder", "--daily", cwd=project)
     assert r.returncode == 0, r.stderr
     maintenance.run_weekly("coder", project)

@@ -19,7 +19,7 @@ def _use(store, rid, uses, wins):
         "usage_count": uses, "success_count": wins, "success_rate": wins / uses, "tested": True}])
 
 
-def test_daily_deprecates_promotes_snapshots_and_stamps(project, store_of, kioku):
+def test_daily_snapshots_and_stamps_and_leaves_decisions_to_evidence(project, store_of, kioku):
     store = store_of("global")
     bad = im.learn("coder", "Rewrite modules from scratch", "code_quality", 0.8)[0]
     good = im.learn("coder", "Quote every shell variable", "code_quality", 0.8)[0]
@@ -29,10 +29,10 @@ def test_daily_deprecates_promotes_snapshots_and_stamps(project, store_of, kioku
     res = kioku("maintain", "--agent", "coder", "--daily", "--json", cwd=project)
     assert res.returncode == 0, res.stderr
     report = json.loads(res.stdout)
-    assert report["deprecated"] == [bad] and report["promoted"] == [good]
+    assert "deprecated" not in report and "promoted" not in report
     m = {r.id: r.metadata for r in store.get("coder", "improvements")}
-    assert m[bad]["deprecated"] and "3/12" in m[bad]["deprecated_reason"]
-    assert m[good]["promoted"] and m[good]["confidence"] == 0.85
+    # the seed's absolute-rate rule is a second opinion only: no held-back turns, no decision
+    assert not m[bad]["deprecated"] and not m[good]["promoted"] and m[good]["confidence"] == 0.8
     assert len(store.get("coder", "performance")) == 1
     assert not maintenance.is_due("coder")
     again = kioku("maintain", "--agent", "coder", "--daily", "--if-due", cwd=project)

@@ -85,3 +85,15 @@ def test_dashboard_json_and_text(project, store_of, evaluation_writer, kioku):
     assert "Quote every variable" in text.stdout
     empty = dashboard.build_dashboard("ghost", project)
     assert empty["total_improvements"] == 0 and empty["top_improvements"] == []
+
+
+def test_dashboard_says_no_data_and_lists_recent_evaluations(project, store_of, evaluation_writer):
+    empty = dashboard.build_dashboard("ghost", project)
+    assert empty["recent_success_rate"] is None and empty["recent_evaluations"] == []
+    text = dashboard.format_dashboard(empty)
+    assert "no data in the last 30 days" in text and "0%" not in text
+    evaluation_writer(store_of("global"), "coder", "e1", success=False, quality=40)
+    d = dashboard.build_dashboard("coder", project)
+    [listed] = d["recent_evaluations"]
+    assert listed["outcome"] == "failed" and listed["id"] == "e1"
+    assert "Recent evaluations" in dashboard.format_dashboard(d)

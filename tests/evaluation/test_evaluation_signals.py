@@ -136,7 +136,7 @@ def test_agent_criteria_from_agent_file(project: Path, transcripts: Path) -> Non
 def test_insights_are_short_and_redacted(tmp_path: Path, transcripts: Path) -> None:
     lines = (transcripts / "bash_fail_then_success.jsonl").read_text(encoding="utf-8")
     secret = "sk-ant-api03-" + "A1b2C3d4E5f6G7h8I9j0" * 3
-    long_cmd = f"curl -H 'x-api-key: {secret}' https://example.invalid/v1/" + "x" * 300
+    long_cmd = f"ls -H 'x-api-key: {secret}' https://example.invalid/v1/" + "x" * 300  # fixed by a later `ls`
     path = tmp_path / "secret.jsonl"
     path.write_text(lines.replace("ls /nonexistent-dir", long_cmd.replace("'", "\\u0027")), encoding="utf-8")
     ev = evaluate_transcript(path, "main")

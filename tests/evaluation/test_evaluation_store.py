@@ -54,19 +54,6 @@ def test_low_quality_insights_are_not_learned(project: Path, transcripts: Path) 
     assert _improvements() == []
 
 
-def test_session_outcome_updates_injected_improvements(project: Path, transcripts: Path) -> None:
-    from kioku.agent import improvements, usage
-
-    [imp_id] = improvements.learn("main", "Check that a directory exists before listing it.", "error_handling",
-                                  0.8, project_root=project)
-    usage.record_injection("00000000-0000-4000-8000-000000000001", "main", [imp_id], {imp_id: "global"})
-    ev = api.evaluate_transcript(transcripts / "bash_fail_then_success.jsonl", "main")
-    api.record_evaluation(ev, project)
-    [rec] = open_store("global").get("main", "improvements", ids=[imp_id])
-    assert rec.metadata["usage_count"] == 1 and rec.metadata["success_count"] == 1
-    assert rec.metadata["success_rate"] == 1.0
-
-
 @pytest.mark.slow
 def test_evaluate_cli(kioku, project: Path, transcripts: Path) -> None:
     out = kioku("evaluate", "--agent", "main", "--transcript", str(transcripts / "bash_fail_then_success.jsonl"),
@@ -110,27 +97,29 @@ def test_enqueue_keeps_no_text_and_worker_drains(project: Path, transcripts: Pat
 
 def test_worker_turn_by_turn_with_feedback(project: Path, tmp_path: Path, split_turns,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    """Stop fires after each turn; the next prompt's verdict lands on the previous turn's record."""
+    """Stop fires after each turn: one record per turn, and the next prompt's verdict corrects
+    the previous turn's record ("That's wrong" makes it failed; praise keeps it a success)."""
     monkeypatch.setenv("KIOKU_NO_WORKER", "1")
     live = tmp_path / "live.jsonl"
     live.write_text("", encoding="utf-8")
-    ids, qualities = [], []
     for turn in split_turns("feedback_followups"):
         with live.open("a", encoding="utf-8") as handle:
             handle.write("".join(turn))
         jobs.enqueue({"agent": "main", "session_id": "sess", "transcript_path": str(live), "cwd": str(project)})
         report = worker.drain(wait=True, lag_wait=0)
-        assert report["failed"] == 0, report
-        ids.append(report["results"][0]["id"])
-        qualities.append(report["results"][0]["quality"])
-    assert len(set(ids)) == 3
-    recs = {r.id: r.metadata for r in _evaluations()}
-    assert recs[ids[0]]["feedback"] == -1 and recs[ids[0]]["success"] is False  # "That's wrong…"
-    assert "user reported a problem" in recs[ids[0]]["weaknesses"]
-    assert recs[ids[0]]["quality"] == pytest.approx(qualities[0] - api.NEGATIVE_FEEDBACK_PENALTY)
-    assert recs[ids[1]]["quality"] == pytest.approx(qualities[1])  # praise does not inflate it
-    assert recs[ids[1]]["feedback"] == 1 and recs[ids[1]]["success"] is True   # "ありがとう、完璧です"
-    assert recs[ids[2]]["feedback"] == 0
+        assert report["failed"] == 0 and report["results"][0]["status"] == "evaluated", report
+    recs = sorted((r.metadata for r in _evaluations()), key=lambda m: m["prompt_index"])
+    assert [m["prompt_index"] for m in recs] == [0, 1, 2]
+    assert len({m["prompt_uuid"] for m in recs}) == 3
+    assert recs[0]["next_feedback"] == "negative" and recs[0]["feedback"] == -1
+    assert recs[0]["outcome"] == "failed" and recs[0]["success"] is False
+    assert recs[1]["feedback_on_previous"] == "negative"
+    assert recs[1]["next_feedback"] == "positive" and recs[1]["success"] is True
+    assert recs[2]["feedback_on_previous"] == "positive" and recs[2]["feedback"] == 0
+    assert all(m["evaluated_at_epoch"] >= m["transcript_epoch"] > 0 for m in recs)
+    # a job with nothing new stores nothing
+    jobs.enqueue({"agent": "main", "session_id": "sess", "transcript_path": str(live), "cwd": str(project)})
+    assert worker.drain(wait=True, lag_wait=0)["results"][0]["status"] == "nothing new"
 
 
 def test_worker_waits_for_lagging_final_message(project: Path, tmp_path: Path, transcripts: Path,
@@ -208,3 +197,71 @@ def test_enqueue_spawns_detached_worker(project: Path, transcripts: Path) -> Non
     assert list(jobs.failed_dir().glob("*.json")) == [] if jobs.failed_dir().exists() else True
     [rec] = _evaluations()
     assert rec.metadata["session_id"] == "detached" and rec.metadata["tool_errors"] == 1
+
+
+def test_fifo_transcript_fails_alone_and_the_queue_moves_on(kioku, project: Path, tmp_path: Path,
+                                                            transcripts: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A FIFO as transcript_path must not block `kioku worker`: the job lands in jobs/failed/
+    with a one-line reason (shown by `kioku doctor`), and the next good job is evaluated."""
+    monkeypatch.setenv("KIOKU_NO_WORKER", "1")
+    fifo = tmp_path / "evil.jsonl"
+    os.mkfifo(fifo)
+    jobs.enqueue({"agent": "main", "session_id": "f-1", "transcript_path": str(fifo), "cwd": str(project)})
+    jobs.enqueue({"agent": "main", "session_id": "g-1", "cwd": str(project),
+                  "transcript_path": str(transcripts / "plain_success.jsonl")})
+    proc = kioku("worker", "--wait", "--json", timeout=60)
+    report = json.loads(proc.stdout)
+    assert report["processed"] == 1 and report["failed"] == 1
+    [failed] = list(jobs.failed_dir().glob("*.json"))
+    error = json.loads(failed.read_text(encoding="utf-8"))["error"]
+    assert "FIFO" in error and "\n" not in error
+    assert [r.metadata["session_id"] for r in _evaluations()] == ["g-1"]
+    assert len(report["errors"]) == 1 and "FIFO" in report["errors"][0]
+    doctor = kioku("doctor")
+    assert "1 failed" in doctor.stdout and "FIFO" in doctor.stdout
+    jobs.retry_failed()
+    text = kioku("worker", "--wait", timeout=60)
+    assert "1 failed" in text.stdout and "FIFO" in text.stdout
+
+
+def test_subagent_turns_never_overwrite_the_parent(project: Path, transcripts: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KIOKU_NO_WORKER", "1")
+    parent = transcripts / "subagent.jsonl"
+    child = transcripts / "subagent.agent-1.jsonl"
+    session = json.loads(parent.read_text(encoding="utf-8").splitlines()[0]).get("sessionId", "s")
+    jobs.enqueue({"agent": "main", "session_id": session, "transcript_path": str(parent), "cwd": str(project)})
+    jobs.enqueue({"agent": "main", "session_id": session, "transcript_path": str(child), "cwd": str(project),
+                  "agent_id": "a000000000000001"})
+    report = worker.drain(wait=True, lag_wait=0)
+    assert report["processed"] == 2 and report["failed"] == 0
+    recs = _evaluations()
+    assert len(recs) == 2 and len({r.id for r in recs}) == 2
+    assert sorted(r.metadata["transcript_kind"] for r in recs) == ["main", "subagent"]
+
+
+def test_per_turn_cli_json_and_no_store_writes_nothing(kioku, project: Path, transcripts: Path) -> None:
+    home = Path(os.environ["KIOKU_HOME"])
+    before = sorted(p.relative_to(home) for p in home.rglob("*")) if home.exists() else []
+    proc = kioku("evaluate", "--agent", "main", "--transcript", str(transcripts / "feedback_followups.jsonl"),
+                 "--per-turn", "--json", "--no-store")
+    data = json.loads(proc.stdout)
+    after = sorted(p.relative_to(home) for p in home.rglob("*")) if home.exists() else []
+    assert before == after and data["stored"] == 0
+    assert [t["prompt_index"] for t in data["turns"]] == [0, 1, 2]
+    first = data["turns"][0]
+    for key in ("prompt_uuid", "outcome", "reason", "feedback_on_previous", "agent_errors", "user_rejections",
+                "hook_blocks", "cascade_errors", "interrupted", "tokens", "active_s"):
+        assert key in first
+    assert set(first["tokens"]) >= {"input", "output", "cache_write", "cache_read", "non_cache", "weighted"}
+    lines = [json.loads(x) for x in (transcripts / "feedback_followups.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert first["prompt_uuid"] in {x.get("uuid") for x in lines}
+    stored = json.loads(kioku("evaluate", "--agent", "main", "--transcript",
+                              str(transcripts / "feedback_followups.jsonl"), "--per-turn", "--json").stdout)
+    assert stored["stored"] == 3 and len(_evaluations()) == 3
+    # stamped with the time of evaluation: an old transcript's turns count as recent work
+    from kioku.agent.dashboard import build_dashboard
+    board = build_dashboard("main", project)
+    assert board["recent_success_rate"] is not None and len(board["recent_evaluations"]) == 3
+    assert sorted(e["outcome"] for e in board["recent_evaluations"]) == ["failed", "no_task", "success"]

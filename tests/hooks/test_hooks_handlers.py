@@ -91,9 +91,11 @@ def test_session_start_empty_memory_gives_no_output(hook_input):
 
 
 @pytest.mark.slow
-def test_session_start_and_subagent_start_inject_learned_improvements(hook_input, project):
-    from kioku.agent import usage
+def test_session_start_and_subagent_start_inject_learned_improvements(hook_input, project, monkeypatch):
     from kioku.agent.improvements import learn
+    from kioku.learning import ledger
+
+    monkeypatch.setenv("KIOKU_HOLD_BACK", "0")  # exploration has its own test
 
     learn("main", "Run the linter before committing Python changes", "code_quality", 0.9)
     learn("fixture-helper", "List the folder before globbing inside it", "search_strategy", 0.85)
@@ -101,13 +103,14 @@ def test_session_start_and_subagent_start_inject_learned_improvements(hook_input
     result = session_start.handle(payload)
     assert result is not None and "Run the linter before committing" in result.additional_context
     assert "<kioku-learned-improvements" in result.additional_context
-    assert list(usage.injected(payload["session_id"], "main"))
+    assert ledger.given_in_session(payload["session_id"], "main")  # pending for the session's first turn
 
     sub = hook_input("subagent_start")
     res = subagent_start.handle(sub)
     assert res is not None and "List the folder before globbing" in res.additional_context
     assert "Run the linter" not in res.additional_context  # only that agent's lessons
-    assert list(usage.injected(sub["session_id"], "fixture-helper"))
+    [turn] = ledger.turns(sub["session_id"], "fixture-helper")
+    assert turn["prompt_id"] == f"agent:{sub['agent_id']}" and turn["given"]
     out = json.loads(hookio.render_output("SubagentStart", res))
     assert out["hookSpecificOutput"]["hookEventName"] == "SubagentStart"
 

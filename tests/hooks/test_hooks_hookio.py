@@ -13,7 +13,7 @@ import pytest
 
 from kioku.core import config, hookio, paths
 from kioku.core.detect import REMEMBER_HINT
-from kioku.handlers.user_prompt_submit import quick_skip_raw
+from kioku.handlers.user_prompt_submit import no_remember_hint_raw
 
 WORDS = ["please", "Remember", "REMEMBER", "that", "we", "use", "bun", "save", "Saved", "this:", "note",
          "Note", "for", "future", "From", "now", "on", "keep", "in", "mind", "write", "it", "down",
@@ -33,14 +33,14 @@ def test_raw_prefilter_never_skips_a_prompt_the_hint_matches():
             checked += 1
             if REMEMBER_HINT.search(prompt):
                 matched += 1
-                assert not quick_skip_raw(raw), prompt
+                assert not no_remember_hint_raw(raw), prompt
     assert matched > 1000 and checked == 10000
 
 
 @pytest.mark.parametrize("prompt", ["fix the failing parser test", "why is the build slow", "テストを直して"])
 def test_raw_prefilter_skips_ordinary_prompts(prompt):
     raw = json.dumps({"prompt": prompt, "cwd": "/tmp/p", "session_id": "s"}, ensure_ascii=False).encode()
-    assert quick_skip_raw(raw)
+    assert no_remember_hint_raw(raw)
 
 
 def test_project_root_and_config_lookup_match_paths_module(tmp_path, monkeypatch):

@@ -35,7 +35,7 @@ open(os.environ["PROBE_OUT"], "w").write(json.dumps({"heavy": heavy, "kioku": sy
 def _env(home: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("KIOKU_", "PYTHON"))}
     env.update(HOME=str(home), KIOKU_USER_HOME=str(home), CLAUDE_CONFIG_DIR=str(home / ".claude"),
-               KIOKU_NO_WORKER="1", **extra)
+               KIOKU_NO_WORKER="1", KIOKU_HOLD_BACK="0", **extra)  # exploration has its own tests
     return env
 
 

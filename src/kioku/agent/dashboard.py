@@ -1,13 +1,20 @@
 """An agent's learning dashboard (``kioku dashboard --agent NAME [--json]``).
 
 JSON keys (the spec's names first): ``total_improvements``, ``active_improvements`` (retrievable:
-confidence >= 0.7, success >= 60 % or untested, not deprecated), ``deprecated_improvements``,
+confidence >= 0.7, not deprecated), ``deprecated_improvements``,
 ``total_evaluations``, ``recent_success_rate`` (last 100 evaluations within 30 days),
 ``latest_metrics`` (the newest stored performance snapshot, else the metrics computed now),
 ``top_improvements`` (best 5 by digest score, each with uses, successes, success_rate,
 wilson_lower), ``improvements_last_7_days``; plus ``agent``, ``promoted_improvements``,
 ``candidate_improvements`` (stored below 0.7 from user feedback), ``cross_validated_improvements``,
-``by_scope``, ``by_category``, ``current_metrics``, ``maintenance_due``.
+``by_scope``, ``by_category``, ``current_metrics``, ``maintenance_due``, and
+``recent_evaluations`` (the newest :data:`RECENT_LISTED` of the last 30 days, newest first: when,
+task, outcome, reason, quality). ``recent_success_rate`` is ``null`` when no evaluation falls in
+the window - "no data" is not 0 %. ``lessons``: every lesson (deprecated ones too, so a reader
+sees why) with the evidence fields of ``kioku.agent.stats.lesson_evidence`` (``turns_given``,
+``turns_held_back``, ``success_given``, ``success_held_back``, ``uplift``, ``uplift_low``,
+``uplift_high``, ``decision``, ``decision_reason``, ``seed_rule``), promoted first, deprecated
+last. Top improvements carry the same fields.
 """
 
 from __future__ import annotations
@@ -17,7 +24,27 @@ from pathlib import Path
 from typing import Any
 
 from kioku.agent import scopes as sc
+from kioku.core.defang import defang
 from kioku.agent import stats
+
+RECENT_LISTED = 10
+_OUTCOME_OF_SUCCESS = {True: "success", False: "failed"}
+
+
+def _recent_listing(evaluations: list[Any]) -> list[dict[str, Any]]:
+    """What each recent evaluation was about and how it went (per-turn records carry
+    ``outcome``/``reason``/``task``; older whole-session records only ``success`` and a summary)."""
+    out: list[dict[str, Any]] = []
+    for rec in reversed(evaluations[-RECENT_LISTED:]):
+        m = rec.metadata or {}
+        task = str(m.get("task") or "")
+        if not task and isinstance(rec.document, str) and rec.document.startswith("Task: "):
+            task = rec.document.splitlines()[0][len("Task: "):]
+        out.append({"id": rec.id, "timestamp": m.get("timestamp", ""), "task": task,
+                    "outcome": m.get("outcome") or _OUTCOME_OF_SUCCESS.get(m.get("success"), "unknown"),
+                    "reason": m.get("reason") or m.get("weaknesses") or "",
+                    "quality": m.get("quality")})
+    return out
 
 
 def build_dashboard(agent: str, project_root: Path | None = None, top: int = 5) -> dict[str, Any]:
@@ -32,6 +59,7 @@ def build_dashboard(agent: str, project_root: Path | None = None, top: int = 5) 
     for scope in sc.existing_scopes(project_root):
         total_evals += sc.open_scope(scope, project_root).count(agent, "evaluations")
     current = performance.current_metrics(agent, project_root)
+    recent = performance.recent_evaluations(agent, project_root)
     latest = performance.latest_snapshot(agent, project_root) or current
     ranked = sorted(((stats.digest_score(m), s, r, m) for s, r, m in metas if stats.is_active(m)),
                     key=lambda t: (-t[0], t[2].id))
@@ -51,7 +79,8 @@ def build_dashboard(agent: str, project_root: Path | None = None, top: int = 5) 
                                       and float(m.get("confidence", 0)) < MIN_CONFIDENCE_ACTIVE),
         "cross_validated_improvements": sum(1 for _s, _r, m in metas if m.get("cross_validated")),
         "total_evaluations": total_evals,
-        "recent_success_rate": current["success_rate"],
+        "recent_success_rate": current["success_rate"] if current.get("evaluations") else None,
+        "recent_evaluations": _recent_listing(recent),
         "latest_metrics": latest,
         "current_metrics": current,
         "top_improvements": [
@@ -59,8 +88,14 @@ def build_dashboard(agent: str, project_root: Path | None = None, top: int = 5) 
              "confidence": m.get("confidence"), "uses": stats.usage_of(m)[1],
              "successes": stats.usage_of(m)[0], "success_rate": m.get("success_rate", -1.0),
              "wilson_lower": stats.wilson_of(m), "cross_validated": bool(m.get("cross_validated")),
-             "score": score}
+             "score": score, **stats.lesson_evidence(m)}
             for score, s, r, m in ranked[:top]
+        ],
+        "lessons": [
+            {"id": r.id, "improvement": r.document, "scope": s, "category": m.get("category", ""),
+             **stats.lesson_evidence(m)}
+            for s, r, m in sorted(metas, key=lambda t: (_ORDER.get(stats.decision_of(t[2]), 9),
+                                                         -float(t[2].get("uplift", 0.0) or 0.0), t[1].id))
         ],
         "improvements_last_7_days": sum(1 for _s, _r, m in metas
                                         if float(m.get("created_at_epoch", 0) or 0) >= week_ago),
@@ -68,6 +103,15 @@ def build_dashboard(agent: str, project_root: Path | None = None, top: int = 5) 
         "by_category": dict(sorted(by_category.items())),
         "maintenance_due": maintenance.is_due(agent),
     }
+
+
+_ORDER = {"promoted": 0, "active": 1, "candidate": 2, "deprecated": 3}
+
+
+def _uplift_text(e: dict[str, Any]) -> str:
+    if e.get("uplift") is None:
+        return "uplift n/a"
+    return f"uplift {e['uplift']:+.2f} [{e['uplift_low']:+.2f}, {e['uplift_high']:+.2f}]"
 
 
 def _pct(value: Any) -> str:
@@ -80,6 +124,21 @@ def _pct(value: Any) -> str:
 
 def format_dashboard(d: dict[str, Any]) -> str:
     m = d.get("latest_metrics") or {}
+    recent_n = d["current_metrics"].get("evaluations", 0)
+    if d["recent_success_rate"] is None or not recent_n:
+        recent_line = f"Evaluations: {d['total_evaluations']} total; no data in the last 30 days"
+    else:
+        recent_line = (f"Evaluations: {d['total_evaluations']} total; recent success rate "
+                       f"{_pct(d['recent_success_rate'])} over {recent_n} in the last 30 days")
+    if m.get("evaluations"):
+        metric_lines = [
+            f"  success {_pct(m.get('success_rate'))}, quality {float(m.get('avg_quality', 0)):.1f} "
+            f"(trend {float(m.get('quality_trend', 0)):+.1f}, {'improving' if m.get('improving') else 'not improving'}),",
+            f"  avg time {float(m.get('avg_duration_s', 0)):.1f} s, avg tokens {float(m.get('avg_tokens', 0)):.0f}, "
+            f"insights {m.get('insights_count', 0)}, improvements stored {m.get('improvements_stored', 0)}",
+        ]
+    else:
+        metric_lines = ["  no data (no evaluation in the window)"]
     lines = [
         f"Agent memory dashboard: {d['agent']}",
         "",
@@ -87,14 +146,10 @@ def format_dashboard(d: dict[str, Any]) -> str:
         f"{d['deprecated_improvements']} deprecated, {d['promoted_improvements']} promoted, "
         f"{d['cross_validated_improvements']} cross-validated, {d['candidate_improvements']} candidates",
         f"New in the last 7 days: {d['improvements_last_7_days']}",
-        f"Evaluations: {d['total_evaluations']} total; recent success rate "
-        f"{_pct(d['recent_success_rate'])} over {d['current_metrics'].get('evaluations', 0)} recent",
+        recent_line,
         "",
         "Latest metrics" + (f" ({m['timestamp']})" if m.get("timestamp") else " (computed now)") + ":",
-        f"  success {_pct(m.get('success_rate'))}, quality {float(m.get('avg_quality', 0)):.1f} "
-        f"(trend {float(m.get('quality_trend', 0)):+.1f}, {'improving' if m.get('improving') else 'not improving'}),",
-        f"  avg time {float(m.get('avg_duration_s', 0)):.1f} s, avg tokens {float(m.get('avg_tokens', 0)):.0f}, "
-        f"insights {m.get('insights_count', 0)}, improvements stored {m.get('improvements_stored', 0)}",
+        *metric_lines,
         "",
         "Top improvements (score = confidence x evidence x cross-validation):",
     ]
@@ -106,6 +161,25 @@ def format_dashboard(d: dict[str, Any]) -> str:
         lines.append(f"     confidence {float(t['confidence']):.2f}, used {t['uses']}x, success {rate}, "
                      f"Wilson lower bound {t['wilson_lower']:.2f}"
                      + (", cross-validated" if t["cross_validated"] else ""))
+    if d.get("recent_evaluations"):
+        lines += ["", "Recent evaluations (newest first):"]
+        for e in d["recent_evaluations"]:
+            quality = e.get("quality")
+            q = f", quality {float(quality):.0f}" if isinstance(quality, (int, float)) else ""
+            lines.append(f"  {str(e['timestamp'])[:16]} {e['outcome']}{q}: {defang(str(e['task']))[:80]}")
+            if e.get("reason"):
+                lines.append(f"     {defang(str(e['reason']))[:120]}")
+    lines += ["", "Lessons (evidence: turns given / held back, uplift with 95% interval; seed rule beside):"]
+    if not d.get("lessons"):
+        lines.append("  (none yet)")
+    for e in d.get("lessons", []):
+        seed = e["seed_rule"]
+        lines.append(f"  [{e['decision']}] {defang(e['improvement'])[:100]}")
+        lines.append(f"     given {e['turns_given']} ({e['success_given']} ok), held back {e['turns_held_back']} "
+                     f"({e['success_held_back']} ok), {_uplift_text(e)}; seed rule: {seed['decision']} "
+                     f"({_pct(seed['success_rate'])} of {seed['usage_count']})")
+        if e.get("decision_reason"):
+            lines.append(f"     why: {defang(e['decision_reason'])}")
     if d.get("maintenance_due"):
         lines += ["", "Daily maintenance is due (kioku maintain --agent NAME --daily)."]
     return "\n".join(lines)

@@ -7,8 +7,12 @@ Hooks must not import chromadb (0.6 s), so the store keeps a derived file per ag
      "entries": [{"id", "improvement", "confidence", "success_rate", "tested", "category", "scope",
                   "cross_validated", "usage_count", "wilson_lower", "score"}, ...]}
 
-At most :data:`MAX_ENTRIES` entries, best first by ``kioku.agent.stats.digest_score``
-(confidence × evidence (0.5 + Wilson lower bound, 1.0 if untested) × 1.2 if cross-validated).
+At most :data:`MAX_ENTRIES` entries: every active lesson up to that many, promoted lessons
+first, then by ``kioku.agent.stats.digest_score`` (its docstring defines the score, including
+what an untested lesson gets). Each entry also carries the lesson's learning ``decision``
+(``kioku.learning.lifecycle``). Hooks use the first few as the fallback list when no task text
+is known, and the whole file as the pool that task-relevant selection draws from
+(``kioku.learning.select``), so it holds more than a hook ever injects.
 
 :func:`refresh_digest` is called after every improvement write, usage update and maintenance run.
 With ``changed`` it updates just those entries (cheap); without it (or when no digest exists yet)
@@ -21,8 +25,6 @@ lesson winning, and never raises.
 from __future__ import annotations
 
 import json
-import re
-import unicodedata
 from pathlib import Path
 
 TYPE_CHECKING = False
@@ -30,23 +32,15 @@ if TYPE_CHECKING:  # hooks read digests; typing and datetime would cost them mil
     from typing import Any, Iterable
 
 from kioku.core import fsutil, paths
+from kioku.core.names import normalise_lesson, safe_name
 
-MAX_ENTRIES = 30
-
-
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name or "").strip("._")[:120] or "_"
-
-
-def _norm(text: str) -> str:
-    norm = unicodedata.normalize("NFKC", text or "").casefold()
-    return re.sub(r"\s+", " ", norm).strip().rstrip(" .!。！")
+MAX_ENTRIES = 200
 
 
 def digest_path(agent: str, scope: str, project_root: Path | None = None) -> Path:
     base = (paths.global_chroma_dir() if scope == "global"
             else paths.project_chroma_dir(project_root or paths.find_project_root()))
-    return base / "digests" / f"{_safe(agent)}.json"
+    return base / "digests" / f"{safe_name(agent)}.json"
 
 
 def _load(path: Path) -> dict[str, Any] | None:
@@ -70,10 +64,11 @@ def read_digest(agent: str, project_root: Path | None = None, limit: int = MAX_E
                 score = entry.get("score", 0.0)
                 entry = {**entry, "scope": scope,
                          "score": float(score) if isinstance(score, (int, float)) else 0.0}
-                merged.setdefault(_norm(entry["improvement"]), entry)
+                merged.setdefault(normalise_lesson(entry["improvement"]), entry)
         except (OSError, ValueError, TypeError):
             continue  # a damaged digest must never break a hook; the next refresh rewrites it
-    ranked = sorted(merged.values(), key=lambda e: (-e["score"], 0 if e["scope"] == "project" else 1))
+    ranked = sorted(merged.values(), key=lambda e: (0 if e.get("decision") == "promoted" else 1, -e["score"],
+                                                    0 if e["scope"] == "project" else 1))
     return ranked[: max(0, int(limit))]
 
 
@@ -90,6 +85,8 @@ def _entry(rec_id: str, document: str, meta: dict[str, Any], scope: str) -> dict
         "usage_count": int(meta.get("usage_count", 0) or 0),
         "wilson_lower": stats.wilson_of(meta),
         "score": stats.digest_score(meta),
+        "decision": stats.decision_of(meta),
+        **{k: v for k, v in stats.lesson_evidence(meta).items() if k in ("uplift", "uplift_low", "uplift_high")},
     }
 
 
@@ -118,7 +115,7 @@ def refresh_digest(agent: str, scope: str | None = None, project_root: Path | No
                     if stats.is_active(meta):
                         by_id[rec_id] = _entry(rec_id, document, meta, scope_name)
                 entries = list(by_id.values())
-            entries.sort(key=lambda e: (-e["score"], e["id"]))
+            entries.sort(key=lambda e: (0 if e.get("decision") == "promoted" else 1, -e["score"], e["id"]))
             if len(entries) > MAX_ENTRIES:
                 complete = False  # something below the cut exists; removals leave gaps until rebuild
             data = {"agent": agent, "scope": scope_name, "complete": complete,

@@ -29,7 +29,7 @@ ranking (the best ``max(limit, 5)`` keyword hits the dense list missed get their
 stored vectors), fused by score fusion (``kioku.retrieval.hybrid.fuse(method="score")``: each list
 divided by its best score, dense weight 1, each lexical list :attr:`LessonRanking.lexical_weight`;
 on the project's labelled lessons, ``scripts/bench/lesson_search.py``, it beat reciprocal rank
-fusion). Then, in Python: confidence >= 0.7, success_rate >= 0.6 or untested, not deprecated,
+fusion). Then, in Python: confidence >= 0.7, not deprecated (a low absolute success rate hides nothing),
 cosine >= :data:`RELEVANCE_THRESHOLD`, and the relevance cut-off that ``kioku search`` uses:
 cosine + 0.5 x keyword coverage >= 0.3 (0.65 for a mostly Japanese task), so small talk gets
 no lessons. Cross-validated items' scores are multiplied by 1.2. The same lesson in both scopes is returned once
@@ -65,7 +65,6 @@ KIND = "improvements"
 RELEVANCE_THRESHOLD = 0.13
 MIN_CONFIDENCE_STORE = 0.5
 MIN_CONFIDENCE_ACTIVE = 0.7
-MIN_SUCCESS_RATE = 0.6
 CROSS_VALIDATED_BOOST = 1.2
 LEXICAL_EXTRA = 5  # lexical-only candidates per scope whose cosine is computed
 MAX_LESSON_CHARS = 2000
@@ -272,7 +271,7 @@ def retrieve(agent: str, task: str, limit: int = 5, project_root: Path | None = 
 
         try:
             hits = retrieve_lexical(agent, task, limit, project_root, scopes=wanted, kind=KIND,
-                                    min_confidence=MIN_CONFIDENCE_ACTIVE, min_success=MIN_SUCCESS_RATE,
+                                    min_confidence=MIN_CONFIDENCE_ACTIVE,
                                     boost=CROSS_VALIDATED_BOOST, make_hit=_lexical_hit)
         except Exception as lex_exc:  # noqa: BLE001
             raise KiokuError(f"improvements unavailable: {what} failed ({type(exc).__name__}: {exc}) "
@@ -389,7 +388,7 @@ def rank_candidates(c: Candidates, threshold: float, ranking: LessonRanking = RA
         meta = dict(rec.metadata or {})
         rel = c.cosine.get(rec_id, 0.0)
         relevance = rel + ranking.coverage_weight * c.coverage.get(rec_id, 0.0)
-        if rel < threshold or relevance < bar or not stats.is_active(meta, MIN_CONFIDENCE_ACTIVE, MIN_SUCCESS_RATE):
+        if rel < threshold or relevance < bar or not stats.is_active(meta, MIN_CONFIDENCE_ACTIVE):
             continue
         score = fused.get(rec_id, 0.0) * (CROSS_VALIDATED_BOOST if meta.get("cross_validated") else 1.0)
         hits.append(ImprovementHit(id=rec_id, improvement=rec.document, relevance=round(rel, 4),

@@ -1,7 +1,8 @@
 """Daily / weekly / monthly maintenance of an agent's memory, and running it when due.
 
-- daily (:func:`run_daily`): performance snapshot, deprecate/promote pass over every improvement
-  (rules in ``kioku.agent.stats``), full digest rebuild, old session records pruned, stamp written.
+- daily (:func:`run_daily`): performance snapshot, full digest rebuild, old session ledgers pruned,
+  stamp written. (Lessons are promoted and deprecated as evidence arrives, by
+  ``kioku.learning.lifecycle`` when a turn is credited, not on a schedule.)
 - weekly (:func:`run_weekly`): top and bottom improvements by Wilson lower bound (used ones), the
   snapshots of the last 7 days against the 7 before (quality/success trends), new improvements.
 - monthly (:func:`run_monthly`): evaluations older than ``older_than_days`` (default 90) and
@@ -29,18 +30,15 @@ from pathlib import Path
 from typing import Any
 
 from kioku.core import fsutil, paths
+from kioku.core.names import safe_name
 
 DAY = 86400.0
 SPAWN_GRACE = 600.0
 DEFAULT_ARCHIVE_DAYS = 90
 
 
-def _safe(agent: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in agent)[:120] or "_"
-
-
 def stamp_path(agent: str) -> Path:
-    return paths.state_dir() / "maintenance" / f"{_safe(agent)}.daily"
+    return paths.state_dir() / "maintenance" / f"{safe_name(agent)}.daily"
 
 
 def is_due(agent: str, now: float | None = None) -> bool:
@@ -84,41 +82,17 @@ def _iso(epoch: float | None = None) -> str:
     return datetime.fromtimestamp(epoch or time.time(), tz=timezone.utc).isoformat(timespec="seconds")
 
 
-def policy_pass(agent: str, project_root: Path | None = None) -> dict[str, list[str]]:
-    """Apply deprecate/promote to every improvement; returns the ids changed."""
-    from kioku.agent import scopes as sc
-    from kioku.agent import stats
-    from kioku.agent.improvements import KIND, now
-
-    iso, epoch = now()
-    out: dict[str, list[str]] = {"deprecated": [], "promoted": []}
-    lock = paths.state_dir() / "locks" / f"usage-{sc.safe_name(agent)}.lock"
-    with fsutil.exclusive_lock(lock, timeout=120):  # same lock as usage updates
-        for scope in sc.existing_scopes(project_root):
-            store = sc.open_scope(scope, project_root)
-            ids, metas = [], []
-            for rec in store.get(agent, KIND):
-                change = stats.policy_changes(rec.metadata or {}, iso, epoch)
-                if change:
-                    ids.append(rec.id)
-                    metas.append(change)
-                    out["deprecated" if change.get("deprecated") else "promoted"].append(rec.id)
-            store.update_metadata(agent, KIND, ids, metas)
-    return out
-
-
 def run_daily(agent: str, project_root: Path | None = None) -> dict[str, Any]:
     from kioku.agent import performance, usage
     from kioku.agent.digest import refresh_digest
     from kioku.agent.scopes import validate_agent
 
     agent = validate_agent(agent)
-    changes = policy_pass(agent, project_root)
     metrics = performance.snapshot(agent, project_root)
     refresh_digest(agent, None, project_root)
     pruned = usage.prune_sessions()
     fsutil.atomic_write_text(stamp_path(agent), _iso())
-    return {"agent": agent, "kind": "daily", "metrics": metrics, **changes, "sessions_pruned": pruned}
+    return {"agent": agent, "kind": "daily", "metrics": metrics, "sessions_pruned": pruned}
 
 
 def run_if_due(agent: str, project_root: Path | None = None) -> dict[str, Any] | None:
@@ -167,7 +141,7 @@ def run_weekly(agent: str, project_root: Path | None = None, top: int = 5) -> di
 
 
 def _archive(agent: str, name: str, rows: list[dict]) -> Path:
-    path = paths.kioku_home() / "archive" / _safe(agent) / f"{name}-{datetime.now(timezone.utc):%Y-%m-%d}.jsonl"
+    path = paths.kioku_home() / "archive" / safe_name(agent) / f"{name}-{datetime.now(timezone.utc):%Y-%m-%d}.jsonl"
     with fsutil.exclusive_lock(path.with_suffix(".lock")):
         fsutil.ensure_private_dir(path.parent)
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, fsutil.FILE_MODE)

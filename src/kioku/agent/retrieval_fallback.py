@@ -12,7 +12,7 @@ Where the data comes from (nothing here embeds or needs Chroma to work):
 - documents + metadata: ``store.get(ids)`` when Chroma still answers (the model is the only
   thing missing); otherwise folded from the store's write-ahead journal (archives + active
   file), which records every upsert/update/delete/drop/copy with its metadata, so the same
-  filters apply: confidence >= 0.7, success_rate >= 0.6 or untested, not deprecated.
+  filters apply: confidence >= 0.7, not deprecated.
   Only the lexical hits' ids are tracked while folding, so memory stays small.
   An id the journal no longer knows (deleted) is skipped.
 - writes still pending in the journal (Chroma broke before they were applied, so they are
@@ -122,7 +122,7 @@ def pending_ranking(store: Any, agent: str, kind: str, task_tokens: set[str]) ->
 
 
 def retrieve_lexical(agent: str, task: str, limit: int, project_root: Path | None, *,
-                     scopes: Sequence[str], kind: str, min_confidence: float, min_success: float,
+                     scopes: Sequence[str], kind: str, min_confidence: float,
                      boost: float, make_hit: Callable[..., Any]) -> list[Any]:
     """Lexical-only hits (``make_hit(id, document, relevance, metadata, scope, score, wilson)``)."""
     from kioku.retrieval.hybrid import fuse
@@ -150,7 +150,7 @@ def retrieve_lexical(agent: str, task: str, limit: int, project_root: Path | Non
     fused = dict(fuse(rankings))
     hits = []
     for rec_id, (scope_name, doc, meta) in found.items():
-        if not stats.is_active(meta, min_confidence, min_success):
+        if not stats.is_active(meta, min_confidence):
             continue
         score = fused.get(rec_id, 0.0) * (boost if meta.get("cross_validated") else 1.0)
         hits.append(make_hit(rec_id, doc, round(coverage(task_tokens, doc), 4), meta, scope_name,

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kioku.core import paths
+from kioku.core.names import normalise_lesson, safe_name  # noqa: F401 - re-exported
 from kioku.core.errors import UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -65,22 +65,11 @@ def scopes_for(category: str, scope: str = "auto") -> list[str]:
     return ["global", "project"]
 
 
-def normalise_lesson(text: str) -> str:
-    """Comparison key of a lesson: NFKC, case-folded, single spaces, no trailing punctuation."""
-    norm = unicodedata.normalize("NFKC", text or "").casefold()
-    norm = re.sub(r"\s+", " ", norm).strip()
-    return norm.rstrip(" .!。！")
 
 
 def improvement_id(agent: str, scope: str, lesson: str) -> str:
     key = "\x1f".join((agent, scope, normalise_lesson(lesson)))
     return "imp_" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:20]
-
-
-def safe_name(name: str) -> str:
-    """File-name-safe form of an agent or session name."""
-    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", name or "").strip("._")
-    return cleaned[:120] or "_"
 
 
 def validate_agent(agent: str) -> str:

@@ -1,10 +1,11 @@
-"""Usage statistics and the keep/deprecate/promote policy for improvements (stdlib only).
+"""Usage statistics of improvements, the seed rule, and the evidence fields reports show (stdlib only).
 
-Rules:
-- deprecate after ``usage_count >= 10`` with ``success_rate < 0.40``: sets ``deprecated=True`` and a
-  ``deprecated_reason`` that quotes the numbers and the Wilson interval;
-- promote after ``usage_count >= 20`` with ``success_rate >= 0.85``: ``confidence + 0.05`` (max 0.95)
-  and ``promoted=True`` (once; a promoted item is not promoted again).
+Lifecycle decisions are taken on counterfactual evidence by ``kioku.learning.lifecycle`` (uplift
+of the turns a lesson was given over the comparable turns it was not). The absolute-rate *seed
+rule* is kept here as a second opinion that reports show beside it, and no longer acts:
+- seed deprecate: ``usage_count >= 10`` with ``success_rate < 0.40``;
+- seed promote: ``usage_count >= 20`` with ``success_rate >= 0.85``.
+``usage_count`` / ``success_count`` count the turns a lesson was given and how many succeeded.
 
 Ten uses are little evidence (4/10 has a 95 % Wilson interval of 0.17-0.69), so every report also shows
 the Wilson lower bound: :func:`wilson_lower` is what dashboards, ``kioku improvements --json``
@@ -55,43 +56,71 @@ def wilson_of(meta: dict[str, Any]) -> float:
     return round(wilson_lower(s, n), 4)
 
 
-def is_active(meta: dict[str, Any], min_confidence: float = 0.7, min_success: float = 0.6) -> bool:
-    """Retrievable: confident enough, not deprecated, and working (or untested)."""
+def is_active(meta: dict[str, Any], min_confidence: float = 0.7) -> bool:
+    """Injectable: confident enough and not deprecated.
+
+    A lesson is not hidden for its success rate: the sessions it was given to may fail for
+    reasons it has nothing to do with, and only the comparison with turns it was held back
+    from (``kioku.learning.lifecycle``) says whether it hurts.
+    """
     if meta.get("deprecated", False):
         return False
-    if float(meta.get("confidence", 0.0)) < min_confidence:
-        return False
-    return (not is_tested(meta)) or float(meta.get("success_rate", 0.0)) >= min_success
+    return float(meta.get("confidence", 0.0)) >= min_confidence
 
 
-def policy_changes(meta: dict[str, Any], now_iso: str, now_epoch: float) -> dict[str, Any]:
-    """Metadata changes the deprecate/promote rules ask for (empty dict: nothing to do)."""
+def seed_decision(meta: dict[str, Any]) -> str:
+    """What the seed's absolute-rate rule would decide: deprecated, promoted or active."""
     s, n = usage_of(meta)
     if n <= 0:
-        return {}
+        return "active"
     rate = s / n
-    lo, hi = wilson_interval(s, n)
-    if n >= DEPRECATE_MIN_USES and rate < DEPRECATE_BELOW and not meta.get("deprecated", False):
-        return {
-            "deprecated": True,
-            "deprecated_reason": (
-                f"success {s}/{n} = {rate:.0%} < {DEPRECATE_BELOW:.0%} after >= {DEPRECATE_MIN_USES} uses"
-                f" (95% Wilson {lo:.2f}-{hi:.2f})"
-            ),
-            "deprecated_at": now_iso,
-            "deprecated_at_epoch": now_epoch,
-        }
-    if (n >= PROMOTE_MIN_USES and rate >= PROMOTE_AT_LEAST and not meta.get("promoted", False)
-            and not meta.get("deprecated", False)):
-        old = float(meta.get("confidence", 0.0))
-        return {
-            "promoted": True,
-            "confidence": round(min(CONFIDENCE_CAP, old + PROMOTE_STEP), 4),
-            "confidence_before_promotion": old,  # lets a rollback undo the promotion exactly
-            "promoted_at": now_iso,
-            "promoted_at_epoch": now_epoch,
-        }
-    return {}
+    if n >= DEPRECATE_MIN_USES and rate < DEPRECATE_BELOW:
+        return "deprecated"
+    if n >= PROMOTE_MIN_USES and rate >= PROMOTE_AT_LEAST:
+        return "promoted"
+    return "active"
+
+
+def seed_rule(meta: dict[str, Any]) -> dict[str, Any]:
+    """The seed rule's figures for one lesson: ``{"success_rate", "usage_count", "decision"}``."""
+    s, n = usage_of(meta)
+    return {"success_rate": round(s / n, 4) if n else -1.0, "usage_count": n, "decision": seed_decision(meta)}
+
+
+def decision_of(meta: dict[str, Any]) -> str:
+    """The lesson's lifecycle state: deprecated, promoted, candidate (below 0.7 confidence) or active."""
+    if meta.get("deprecated", False):
+        return "deprecated"
+    if meta.get("promoted", False):
+        return "promoted"
+    if float(meta.get("confidence", 0.0)) < 0.7:
+        return "candidate"
+    return "active"
+
+
+def _opt_float(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def lesson_evidence(meta: dict[str, Any]) -> dict[str, Any]:
+    """The evidence fields every report shows for a lesson (dashboard, ``improvements --json``).
+
+    ``uplift`` / ``uplift_low`` / ``uplift_high`` are None until the lesson has both given and
+    held-back turns (``kioku.learning.uplift``).
+    """
+    has = int(meta.get("turns_given", 0) or 0) > 0 and int(meta.get("turns_held_back", 0) or 0) > 0
+    return {
+        "turns_given": int(meta.get("turns_given", 0) or 0),
+        "turns_held_back": int(meta.get("turns_held_back", 0) or 0),
+        "success_given": int(meta.get("success_given", 0) or 0),
+        "success_held_back": int(meta.get("success_held_back", 0) or 0),
+        "uplift": _opt_float(meta.get("uplift")) if has else None,
+        "uplift_low": _opt_float(meta.get("uplift_low")) if has else None,
+        "uplift_high": _opt_float(meta.get("uplift_high")) if has else None,
+        "decision": decision_of(meta),
+        "decision_reason": str(meta.get("decision_reason") or meta.get("deprecated_reason") or ""),
+        "seed_rule": seed_rule(meta),
+    }
 
 
 def digest_score(meta: dict[str, Any]) -> float:
@@ -99,7 +128,8 @@ def digest_score(meta: dict[str, Any]) -> float:
 
     Evidence is 0.5 + the Wilson lower bound of (successes + 1) / (uses + 2): one pseudo success
     and one pseudo failure: untested 0.59, 0/3 0.54, 1/1 0.71, 9/10 1.05, 17/20 1.11. A single
-    success does not outrank a long record. (Items below 60 % success are not active anyway.)
+    success does not outrank a long record. This is the one definition of the score (the digest
+    and the dashboard rank by it).
     """
     conf = float(meta.get("confidence", 0.0))
     s, n = usage_of(meta)

@@ -58,13 +58,14 @@ def cmd_improvements(args: argparse.Namespace) -> int:
 
     root = _root()
     hits = retrieve(args.agent, args.task, limit=args.limit, project_root=root)
-    if args.session and hits:
-        from kioku.agent.usage import record_injection
+    if args.session and hits:  # the lessons join the session's next turn, whose verdict credits them
+        from kioku.learning.ledger import record_pending
 
-        record_injection(args.session, args.agent, [h.id for h in hits], {h.id: h.scope for h in hits},
-                         project_root=root)
+        record_pending(args.session, args.agent, {h.id: h.scope for h in hits}, {}, str(root))
     if args.json:
-        _print_json([h.to_dict() for h in hits])
+        from kioku.agent.stats import lesson_evidence
+
+        _print_json([{**h.to_dict(), **lesson_evidence(h.metadata)} for h in hits])
         return 0
     if not hits:
         print(f"no learned improvements for {args.agent} match this task")
@@ -80,7 +81,21 @@ def cmd_improvements(args: argparse.Namespace) -> int:
         print(f"   [{defang(str(m.get('category', '')))}/{h.scope}] relevance {h.relevance:.2f}, confidence "
               f"{float(m.get('confidence', 0)):.2f}, success {rate}"
               + (", cross-validated" if m.get("cross_validated") else ""))
+        print(f"   {_evidence_line(m)}")
     return 0
+
+
+def _evidence_line(meta: dict) -> str:
+    from kioku.agent.stats import lesson_evidence
+
+    ev = lesson_evidence(meta)
+    up = ("uplift n/a" if ev["uplift"] is None else
+          f"uplift {ev['uplift']:+.2f} [{ev['uplift_low']:+.2f}, {ev['uplift_high']:+.2f}]")
+    seed = ev["seed_rule"]
+    rate = "-" if seed["success_rate"] < 0 else f"{seed['success_rate']:.0%}"
+    return (f"{ev['decision']}: given {ev['turns_given']} ({ev['success_given']} ok), held back "
+            f"{ev['turns_held_back']} ({ev['success_held_back']} ok), {up}; seed rule {seed['decision']} "
+            f"({rate} of {seed['usage_count']})")
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
@@ -125,7 +140,7 @@ def cmd_maintain(args: argparse.Namespace) -> int:
         m = report["metrics"]
         print(f"daily maintenance for {args.agent}: {m['evaluations']} recent evaluations, success "
               f"{m['success_rate']:.0%}, quality {m['avg_quality']:.1f} (trend {m['quality_trend']:+.1f}); "
-              f"deprecated {len(report['deprecated'])}, promoted {len(report['promoted'])}")
+              f"{report['sessions_pruned']} old session ledgers pruned")
     elif kind == "weekly":
         print(f"weekly review for {args.agent}: {report['improvements_last_7_days']} new improvements")
         for label in ("top_improvements", "bottom_improvements"):
@@ -239,6 +254,17 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_restore(args: argparse.Namespace) -> int:
+    from kioku.agent.scopes import validate_agent
+    from kioku.learning.lifecycle import restore
+
+    if not restore(validate_agent(args.agent), args.id, _root()):
+        print(f"kioku: no deprecated lesson {args.id} for {args.agent}", file=sys.stderr)
+        return 1
+    print(f"restored {args.id}: active again; its evidence is kept and new turns decide anew")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("rebuild", help="rebuild the agent-memory store from its journal")
     p.add_argument("--scope", default="all", choices=["all", "global", "project"])
@@ -294,6 +320,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dry-run", action="store_true")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_rollback)
+
+    p = sub.add_parser("restore", help="bring a deprecated lesson back to active")
+    p.add_argument("--agent", required=True)
+    p.add_argument("id", help="the lesson's id (kioku dashboard --agent NAME --json lists them)")
+    p.set_defaults(func=cmd_restore)
 
     p = sub.add_parser("clone", help="copy an agent's collections (A/B testing)")
     p.add_argument("--agent", required=True)

@@ -3,6 +3,10 @@
 ``kioku evaluate --agent NAME --transcript PATH [--json] [--no-store]`` evaluates the whole
 transcript as one task with the agent's criteria (``.claude/agents/<NAME>.md``) and, unless
 ``--no-store``, records it (evaluations collection, learned insights, usage outcome).
+``kioku evaluate --agent NAME --transcript PATH --per-turn [--json] [--no-store]`` judges every
+turn (one per real prompt) and prints ``{"turns": [...], "kind", "session_id", "warning",
+"stored"}``; unless ``--no-store`` each turn is stored as its own evaluation record (the same
+code the worker runs for the Stop and SubagentStop hooks). ``--no-store`` writes nothing.
 ``kioku worker`` drains the job queue if no other worker runs (hooks start it detached);
 ``--wait``/``--drain`` block for the worker lock and process everything synchronously;
 ``--retry-failed`` re-queues jobs from ``jobs/failed/`` first.
@@ -24,6 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--session-id", default="", help="override the session id read from the transcript")
     ev.add_argument("--json", action="store_true", help="print the evaluation as JSON")
     ev.add_argument("--no-store", action="store_true", help="evaluate only; store nothing")
+    ev.add_argument("--per-turn", action="store_true", help="one verdict per real prompt (turn)")
     ev.set_defaults(func=cmd_evaluate)
 
     wk = sub.add_parser("worker", help="process queued hook jobs (run detached by hooks)")
@@ -40,8 +45,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from kioku.evaluation import api
 
     path = Path(args.transcript).expanduser()
-    if not path.is_file():
+    if not path.exists():
         raise UsageError(f"transcript not found: {args.transcript}")
+    if args.per_turn:
+        return _evaluate_per_turn(args, path)
+    if not path.is_file():
+        raise UsageError(f"transcript is not a regular file: {args.transcript}")
     root = paths.find_project_root()
     criteria = api.load_criteria(args.agent, root)
     entries, _ = tr.read_from(path)
@@ -66,6 +75,58 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+TURN_KEYS = ("prompt_uuid", "prompt_index", "prompt_id", "outcome", "reason", "feedback_on_previous", "task",
+             "agent_errors", "user_rejections", "hook_blocks", "cascade_errors", "recovered_errors", "retries",
+             "tool_calls", "interrupted", "tokens", "active_s", "wall_s", "started_at")
+
+
+def _evaluate_per_turn(args: argparse.Namespace, path: Path) -> int:
+    from kioku.core import paths
+    from kioku.core import transcript as tr
+    from kioku.evaluation import api, per_turn, records
+
+    try:
+        result = per_turn.evaluate_path(path)
+    except tr.TranscriptRefused as exc:
+        raise UsageError(str(exc)) from exc
+    session_id = args.session_id or result.session_id or "unknown"
+    next_feedback = {v.prompt_uuid: (result.verdicts[i + 1].feedback_on_previous
+                                     if i + 1 < len(result.verdicts) else "none")
+                     for i, v in enumerate(result.verdicts)}
+    stored: list[str] = []
+    if not args.no_store and result.verdicts:
+        root = paths.find_project_root()
+        for verdict in result.verdicts:
+            verdict.session_id = session_id
+        stored = records.store_turns(args.agent, result.verdicts, source=result.agent_id or path.name,
+                                     kind=result.kind, criteria=api.load_criteria(args.agent, root),
+                                     next_feedback=next_feedback, transcript_epoch=result.last_ts,
+                                     project_root=root)
+    turns = []
+    for verdict in result.verdicts:
+        data = verdict.to_json()
+        item = {key: data[key] for key in TURN_KEYS}
+        item["tokens"]["non_cache"] = verdict.tokens.non_cache
+        item["tokens"]["weighted"] = records.weighted_tokens(verdict)
+        turns.append(item)
+    if args.json:
+        print(json.dumps({"turns": turns, "kind": result.kind, "session_id": session_id,
+                          "warning": result.warning, "stored": len(stored)}, ensure_ascii=False, indent=2))
+    else:
+        if result.warning:
+            print(f"warning: {result.warning}")
+        if result.kind == "compaction":
+            print("compaction side-run: no turns to evaluate")
+        for item in turns:
+            print(f"#{item['prompt_index']} {item['outcome']:<11} {item['task']}")
+            print(f"    {item['reason']}; errors agent={item['agent_errors']} rejected={item['user_rejections']} "
+                  f"hook={item['hook_blocks']} cascade={item['cascade_errors']}; feedback on previous: "
+                  f"{item['feedback_on_previous']}; active {item['active_s']:.0f}s")
+        print(f"stored {len(stored)} turn record(s)" if stored else "not stored (--no-store)"
+              if args.no_store else "nothing to store")
+    return 0
+
+
 def cmd_worker(args: argparse.Namespace) -> int:
     from kioku.core import jobs
     from kioku.evaluation import worker
@@ -73,11 +134,13 @@ def cmd_worker(args: argparse.Namespace) -> int:
     requeued = jobs.retry_failed() if args.retry_failed else 0
     report = worker.drain(wait=args.wait or args.drain)
     if report is None:
-        report = {"processed": 0, "failed": 0, "results": [], "busy": True}
+        report = {"processed": 0, "failed": 0, "results": [], "errors": [], "busy": True}
     report["requeued"] = requeued
     if args.json:
         print(json.dumps(report, ensure_ascii=False))
     elif args.wait or args.drain or args.retry_failed:
         print(f"processed {report['processed']} job(s), {report['failed']} failed"
               + (" (another worker is running)" if report.get("busy") else ""))
+        for error in report.get("errors", []):
+            print(f"  failed {error}")
     return 1 if report["failed"] else 0

@@ -142,6 +142,18 @@ def fail(path: Path, error: str) -> Path:
     return target
 
 
+def failed_reasons(paths_: list[Path], limit: int = 3) -> str:
+    """"; <job>: <first line of its error>" for the newest ``limit`` failed jobs (doctor's detail)."""
+    out: list[str] = []
+    for path in sorted(paths_)[-limit:]:
+        try:
+            error = str(load(path).get("error", "")).strip().splitlines()
+        except (OSError, ValueError):
+            error = ["unreadable job file"]
+        out.append(f"{path.stem}: {(error or ['?'])[0][:160]}")
+    return "".join(f"; {line}" for line in out)
+
+
 def retry_failed() -> int:
     """Move failed jobs back into the queue; returns how many."""
     moved = 0

@@ -12,6 +12,13 @@ Contract
   because self-evaluation is about the turns that just finished; the skipped byte count is
   reported. Lines that are neither ``user`` nor ``assistant`` (tool listings, system-prompt
   snapshots, ...) are not even JSON-decoded.
+- :func:`open_regular(path)` is the one way a transcript is opened: ``O_NONBLOCK`` first, then
+  ``fstat``; anything that is not a regular file (FIFO, device, directory, a symlink to one of
+  them) raises :class:`TranscriptRefused` with a one-line reason, so a hostile
+  ``transcript_path`` can never block the worker.
+- :func:`read_all(path)` reads a finished transcript whole, in chunks, to its last byte (a last
+  line without a newline included), within :data:`MAX_TOTAL_BYTES` and :data:`READ_TIME_LIMIT_S`;
+  a file that cannot be read whole gives a warning in the result, never a silent cut.
 - :func:`read_new(path, state_key)` does the same with the offset persisted per key in
   ``<state_dir>/transcripts/<safe key>.json`` (atomic, locked). The cursor also remembers the
   file's inode and a hash of the 64 bytes before the offset, so a rewritten file restarts.
@@ -30,6 +37,8 @@ import hashlib
 import json
 import os
 import re
+import stat
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -38,6 +47,9 @@ from typing import Any, Iterable
 from kioku.core import fsutil, paths
 
 MAX_READ_BYTES = 4 * 1024 * 1024
+MAX_TOTAL_BYTES = 128 * 1024 * 1024   # a whole-file read stops here, with a warning
+READ_TIME_LIMIT_S = 60.0
+_CHUNK_BYTES = 1024 * 1024
 _FINGERPRINT_BYTES = 64
 _WANTED = re.compile(rb'"type"\s*:\s*"(?:user|assistant)"')
 _NOISE_PREFIXES = ("<system-reminder>", "<command-name>", "<command-message>", "<command-args>",
@@ -59,6 +71,90 @@ _ERROR_KINDS = (  # (pattern, short generic kind) - first match wins
     (re.compile(r"rejected|denied|not allowed|requires approval", re.I), "permission rejected"),
     (re.compile(r"connection refused|could not resolve|network", re.I), "network error"),
 )
+
+
+class TranscriptRefused(ValueError):
+    """The path is not a transcript we may read (not a regular file); the message is one line."""
+
+
+def _kind_of(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def open_regular(path: Path | str):
+    """Open ``path`` for binary reading only if it is a regular file (after following links).
+
+    ``O_NONBLOCK`` makes opening a FIFO return at once instead of waiting for a writer; the
+    ``fstat`` of the opened descriptor then decides, so a symlink swapped between a check and
+    the open cannot smuggle in a device. Raises ``FileNotFoundError`` or :class:`TranscriptRefused`."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(str(path), flags)
+    except IsADirectoryError as exc:
+        raise TranscriptRefused(f"transcript is a directory: {Path(path).name}") from exc
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise TranscriptRefused(f"transcript is {_kind_of(mode)}, not a regular file: {Path(path).name}")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+@dataclass
+class FullRead:
+    entries: list[dict]
+    size: int
+    bytes_read: int
+    warning: str = ""          # "" when the file was read whole
+
+    @property
+    def complete(self) -> bool:
+        return not self.warning
+
+
+def read_all(path: Path | str, *, max_bytes: int = MAX_TOTAL_BYTES,
+             time_limit: float = READ_TIME_LIMIT_S) -> FullRead:
+    """Every ``user``/``assistant`` entry of a transcript, read in chunks to the end.
+
+    The last line counts even without a final newline (the file is finished). When the file is
+    larger than ``max_bytes`` or reading takes longer than ``time_limit``, the entries read so
+    far are returned with a ``warning`` that says so."""
+    entries: list[dict] = []
+    deadline = time.monotonic() + time_limit
+    with open_regular(Path(path).expanduser()) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        pending: list[bytes] = []   # pieces of the current line (joined once, at its newline)
+        read = 0
+        warning = ""
+        while True:
+            if read >= max_bytes:
+                warning = f"transcript is {size} bytes; only the first {read} were evaluated"
+                break
+            if time.monotonic() > deadline:
+                warning = f"reading the transcript took over {time_limit:.0f}s; stopped after {read} bytes"
+                break
+            chunk = handle.read(min(_CHUNK_BYTES, max_bytes - read))
+            if not chunk:
+                entries += _decode_lines(b"".join(pending))
+                pending = []
+                break
+            read += len(chunk)
+            cut = chunk.rfind(b"\n")
+            if cut < 0:
+                pending.append(chunk)
+                continue
+            entries += _decode_lines(b"".join(pending) + chunk[:cut + 1])
+            pending = [chunk[cut + 1:]]
+    return FullRead(entries, size, read, warning)
 
 
 @dataclass
@@ -87,8 +183,8 @@ def _decode_lines(chunk: bytes) -> list[dict]:
             continue
         try:
             obj = json.loads(raw)
-        except ValueError:
-            continue  # a corrupt line must not hide the rest of the turn
+        except (ValueError, RecursionError):
+            continue  # a corrupt or absurdly nested line must not hide the rest of the turn
         if isinstance(obj, dict):
             entries.append(obj)
     return entries
@@ -99,7 +195,7 @@ def read_chunk(path: Path | str, offset: int = 0, *, max_bytes: int = MAX_READ_B
     """Read complete lines after ``offset``; see the module docstring for the rules."""
     path = Path(path).expanduser()
     try:
-        handle = path.open("rb")
+        handle = open_regular(path)
     except FileNotFoundError:
         return ReadResult([], offset, offset)
     with handle:
@@ -135,7 +231,7 @@ def read_from(path: Path | str, offset: int = 0, *, max_bytes: int = MAX_READ_BY
 
 # ---- persisted cursors -------------------------------------------------------------------
 
-def _cursor_path(state_key: str) -> Path:
+def cursor_path(state_key: str) -> Path:
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", state_key)[:80]
     digest = hashlib.sha256(state_key.encode("utf-8")).hexdigest()[:10]
     return paths.state_dir() / "transcripts" / f"{safe}-{digest}.json"
@@ -143,7 +239,7 @@ def _cursor_path(state_key: str) -> Path:
 
 def load_cursor(state_key: str) -> dict:
     try:
-        data = json.loads(_cursor_path(state_key).read_text(encoding="utf-8"))
+        data = json.loads(cursor_path(state_key).read_text(encoding="utf-8"))
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}
@@ -151,7 +247,7 @@ def load_cursor(state_key: str) -> dict:
 
 def commit(state_key: str, result: ReadResult, path: Path | str, **extra: Any) -> None:
     """Persist the cursor after ``result`` (plus ``extra`` fields such as the last evaluation id)."""
-    target = _cursor_path(state_key)
+    target = cursor_path(state_key)
     with fsutil.exclusive_lock(target.with_suffix(".lock"), timeout=10):
         data = load_cursor(state_key)
         data.update(path=str(path), offset=result.new_offset, inode=result.inode,
@@ -196,6 +292,7 @@ class ToolResult:
     error_kind: str          # short generic label, "" when not an error
     first_line: str          # first non-empty output line, at most 160 characters
     timestamp: float | None
+    head: str = ""           # the first 1000 characters of an error's text (classification only)
 
 
 @dataclass
@@ -303,7 +400,7 @@ def _tool_result(block: dict, ts: float | None) -> ToolResult:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not _EXIT_CODE.match(ln)]
     first = lines[0][:160] if lines else ""
     return ToolResult(str(block.get("tool_use_id", "")), is_error, exit_code,
-                      classify_error(text) if is_error else "", first, ts)
+                      classify_error(text) if is_error else "", first, ts, text[:1000] if is_error else "")
 
 
 def parse(entries: Iterable[dict]) -> Transcript:
@@ -357,11 +454,21 @@ def _merge_assistant(out: Transcript, merged: dict, final_usage: set, entry: dic
         out.events.append(("assistant", msg))
     stop = message.get("stop_reason")
     usage = message.get("usage") if isinstance(message.get("usage"), dict) else None
-    # repeated lines carry the same usage; the one with a stop_reason is authoritative
+    # repeated lines of one message carry its usage so far (one content block per line, the
+    # output count growing); the one with a stop_reason is final, else the largest figures are
     if usage is not None and (mid not in final_usage):
-        msg.usage = usage
         if stop:
+            msg.usage = usage
             final_usage.add(mid)
+        else:
+            merged_usage = dict(msg.usage)
+            for key, value in usage.items():
+                old = merged_usage.get(key)
+                if isinstance(value, (int, float)) and isinstance(old, (int, float)):
+                    merged_usage[key] = max(old, value)
+                else:
+                    merged_usage[key] = value
+            msg.usage = merged_usage
     if stop:
         msg.stop_reason = stop
     known_calls = {c.id for c in msg.tool_calls}

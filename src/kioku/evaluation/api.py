@@ -1,20 +1,25 @@
-"""Self-evaluation: transcript → :class:`Evaluation` (pure) → stored record and learned lessons.
+"""Self-evaluation entry points beside the pure per-turn evaluator.
 
-- ``evaluate_transcript(path, agent, criteria=None) -> Evaluation`` reads the whole transcript
+Per turn (what the worker and ``kioku evaluate --per-turn`` run): ``per_turn.evaluate_path`` /
+``evaluate_entries`` judge each turn (pure), ``records.store_turns`` stores one record per turn,
+then :func:`learn_from_turns` is the learning step: cause→fix lessons through the candidate
+ledger (``lessons``), the per-turn credit of the lessons each turn was given or held back
+from (``kioku.learning.credit.apply_turn_verdicts``), and due maintenance.
+
+Whole transcript as one task (``kioku evaluate`` without ``--per-turn``):
+- ``evaluate_transcript(path, agent, criteria=None) -> Evaluation`` reads the transcript
   (its last ``transcript.MAX_READ_BYTES`` at most) and evaluates it as one task: the first
   real prompt is the task, later prompts are feedback. ``evaluate_entries`` does the same for
-  entries already read (the worker's incremental turn).
+  entries already read.
 - ``load_criteria(agent, project_root)`` → the agent's criteria from the Memory Configuration
   section of ``.claude/agents/<agent>.md`` (project first, then the user's Claude dir; a file
   whose frontmatter ``name`` matches is also found), ``None`` when there is none.
 - ``record_evaluation(evaluation, project_root=None) -> str`` stores it in the agent's
-  ``evaluations`` collection of the **global** store (performance and the dashboard aggregate
-  an agent across projects; ``project_id`` in the metadata keeps the origin filterable); the
-  record id is deterministic (session + task), so a retried job overwrites instead of
-  duplicating. Insights of an evaluation with quality ≥ :data:`LEARN_MIN_QUALITY` become
-  improvements (``improvements.learn(..., learned_from="self_evaluation")``), then
-  ``usage.apply_session_outcome`` scores the improvements injected into the session, then
-  ``maintenance.run_due_in_background`` (when the maintenance module is present).
+  ``evaluations`` collection of the **global** store (``project_id`` in the metadata keeps the
+  origin filterable); the record id is deterministic (session + task), so a retried job
+  overwrites instead of duplicating. Insights of an evaluation with quality ≥
+  :data:`LEARN_MIN_QUALITY` become improvements, then due maintenance runs. (Lessons are
+  credited per turn by :func:`learn_from_turns`, through ``kioku.learning.credit``.)
 The document is a short summary - never transcript text - and passes ``secrets.redact``.
 """
 
@@ -35,9 +40,12 @@ from kioku.core.secrets import redact
 from kioku.evaluation import quality as ql
 from kioku.evaluation.insights import Insight, derive_insights, strengths_and_weaknesses
 from kioku.evaluation.signals import Signals, measure
+from kioku.evaluation.turns import Turn
+from kioku.evaluation.verdict import TurnVerdict
 
 KIND = "evaluations"
 LEARN_MIN_QUALITY = 70.0
+LESSON_CONFIDENCE = 0.75   # a confirmed or recurring cause→fix lesson (active: >= 0.7)
 NEGATIVE_FEEDBACK_PENALTY = 30.0
 TASK_CHARS = 100
 log = logging.getLogger("kioku.evaluation")
@@ -198,7 +206,6 @@ def record_evaluation(evaluation: Evaluation, project_root: Path | None = None) 
     meta = evaluation.metadata(paths.project_identity(root))
     meta["improvements_stored"] = len(learned)
     store.upsert(evaluation.agent, KIND, [Record(evaluation.record_id, evaluation.summary(), meta)])
-    _apply_outcome(evaluation, root)
     _run_maintenance(evaluation.agent, root)
     return evaluation.record_id
 
@@ -218,15 +225,6 @@ def _learn_insights(evaluation: Evaluation, root: Path) -> list[str]:
         except KiokuError as exc:  # a lesson refused (secret, store rule) must not lose the evaluation
             log.warning("insight not stored: %s", exc)
     return ids
-
-
-def _apply_outcome(evaluation: Evaluation, root: Path) -> None:
-    try:
-        from kioku.agent import usage
-    except ImportError:
-        return
-    usage.apply_session_outcome(evaluation.session_id, evaluation.agent, evaluation.success,
-                                turn=evaluation.task_id, project_root=root)
 
 
 def _run_maintenance(agent: str, root: Path) -> None:
@@ -261,3 +259,58 @@ def apply_feedback_to_previous(agent: str, record_id: str, feedback: int) -> boo
             change["quality"] = round(max(0.0, float(found[0].metadata.get("quality", 0.0)) - NEGATIVE_FEEDBACK_PENALTY), 1)
     store.update_metadata(agent, KIND, [record_id], [change])
     return True
+
+
+# ---- the learning step after per-turn evaluation ------------------------------------------------
+
+@dataclass
+class JudgedTurn:
+    """A stored turn handed to the learning step."""
+    verdict: TurnVerdict
+    turn: Turn
+    next_feedback: str = "none"     # the following prompt's feedback on this turn
+    is_new: bool = True             # first time stored (False: re-stored because feedback changed)
+
+
+def learn_from_turns(agent: str, session_id: str, items: list[JudgedTurn], root: Path) -> int:
+    """Learn from turns whose verdicts are already stored; returns how many lessons were stored.
+
+    Cause→fix lessons (``lessons.lessons_from_turn``) of successful turns whose quality clears
+    :data:`LEARN_MIN_QUALITY` go to the candidate ledger first; a lesson is stored only when it
+    recurs in another session or the user confirmed the turn (positive feedback on it), in the
+    project scope when it is path-bound. Then each turn's verdict credits the lessons that were
+    given or held back in that turn (``kioku.learning.credit.apply_turn_verdicts``, idempotent,
+    feedback on a previous turn corrects that turn), and due maintenance runs."""
+    from kioku.evaluation.lessons import CandidateLedger, lessons_from_turn
+    from kioku.evaluation.quality import score_turn
+
+    ledger = CandidateLedger(agent)
+    stored = 0
+    for item in items:
+        verdict = item.verdict
+        if verdict.outcome != "success" or item.next_feedback == "negative":
+            continue
+        if score_turn(verdict, next_feedback=item.next_feedback)[0] < LEARN_MIN_QUALITY:
+            continue
+        ready = ledger.observe(lessons_from_turn(item.turn), session_id,
+                               confirmed=item.next_feedback == "positive")
+        for lesson in ready:
+            stored += len(_learn_lesson(agent, lesson, root))
+    from kioku.learning.credit import apply_turn_verdicts
+
+    apply_turn_verdicts(agent, session_id, [i.verdict for i in items], root)
+    _run_maintenance(agent, root)
+    return stored
+
+
+def _learn_lesson(agent: str, lesson, root: Path) -> list[str]:
+    from kioku.agent import improvements
+    from kioku.core.errors import KiokuError
+
+    try:
+        return improvements.learn(agent, lesson.text, lesson.category, LESSON_CONFIDENCE, tags=lesson.tags,
+                                  scope="project" if lesson.path_bound else "auto",
+                                  learned_from="self_evaluation", project_root=root)
+    except KiokuError as exc:  # a lesson refused (secret, store rule) must not lose the evaluation
+        log.warning("lesson not stored: %s", exc)
+        return []

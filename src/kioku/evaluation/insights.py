@@ -110,6 +110,6 @@ def strengths_and_weaknesses(sig: Signals) -> tuple[list[str], list[str]]:
         weaknesses.append("no final answer")
     if sig.tests_failed:
         weaknesses.append(f"{sig.tests_failed} failing test run(s)")
-    if sig.tokens > 200_000:
+    if sig.non_cache_tokens > 200_000:
         weaknesses.append("heavy token use")
     return strengths, weaknesses

@@ -10,7 +10,7 @@ Dimensions (each 0-100, deterministic):
 - correctness: 100, minus 6 per recovered tool error and 20 per unrecovered one, minus 35 per
   negative feedback; at most 20 when the task failed.
 - efficiency: starts at 100, minus 10 per retry and 5 per error, minus up to 20 for a long
-  duration (> 5 min) and up to 20 for heavy token use (> 200k).
+  duration (> 5 min) and up to 20 for heavy token use (> 200k non-cache tokens).
 - confidence: 100 minus 15 per retry and 25 per re-run of an identical failing call, minus 15
   when the answer hedges, 30 when it admits failure.
 - completeness: a final answer, no unresolved error, nothing left mid-call; positive feedback
@@ -23,7 +23,12 @@ Dimensions (each 0-100, deterministic):
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kioku.evaluation.signals import Signals
+
+if TYPE_CHECKING:
+    from kioku.evaluation.verdict import TurnVerdict
 
 DEFAULT_CRITERIA: dict[str, int] = {
     "accuracy": 35, "completeness": 25, "efficiency": 20, "confidence": 10, "user_satisfaction": 10,
@@ -62,7 +67,7 @@ def dimension_scores(sig: Signals) -> dict[str, float]:
         correctness = min(correctness, 20)
     efficiency = 100 - 10 * sig.retries - 5 * sig.tool_errors
     efficiency -= min(20.0, max(0.0, (sig.duration_s - 300) / 60))
-    efficiency -= min(20.0, max(0.0, (sig.tokens - 200_000) / 20_000))
+    efficiency -= min(20.0, max(0.0, (sig.non_cache_tokens - 200_000) / 20_000))
     confidence = 100 - 15 * sig.retries - 25 * sig.same_input_retries - 15 * sig.hedging - 30 * sig.failure_admitted
     completeness = 100.0
     if not sig.has_answer:
@@ -96,4 +101,46 @@ def score(sig: Signals, criteria: dict[str, int] | None = None) -> tuple[float, 
     per = {name: round(dims[dimension_for(name)], 1) for name in weights}
     total = sum(weights.values())
     quality = sum(per[name] * w for name, w in weights.items()) / total
+    return round(_clamp(quality), 1), per
+
+
+# ---- per-turn quality, normalised by the work done ------------------------------------------
+
+_OUTCOME_SCORE = {"success": 100.0, "no_task": 90.0, "partial": 50.0, "interrupted": 45.0, "failed": 10.0}
+HEAVY_NON_CACHE_TOKENS_PER_CALL = 20_000
+
+
+def turn_dimensions(verdict: "TurnVerdict", next_feedback: str = "none") -> dict[str, float]:
+    """The dimensions for one turn. Error penalties are rates (errors per tool call), so a long
+    task with a few recovered errors scores like a short clean one; only the agent's own errors
+    count (rejections, hook blocks and cascades are not its fault)."""
+    calls = max(1, verdict.tool_calls)
+    unrecovered = max(0, verdict.agent_errors - verdict.recovered_errors)
+    error_rate = verdict.agent_errors / calls
+    unrecovered_rate = unrecovered / calls
+    outcome = _OUTCOME_SCORE.get(verdict.outcome, 50.0)
+    correctness = min(outcome, 100 - 60 * unrecovered_rate - 20 * error_rate)
+    heavy = verdict.tokens.non_cache / calls > HEAVY_NON_CACHE_TOKENS_PER_CALL
+    efficiency = 100 - 60 * error_rate - 30 * (verdict.retries / calls) - 15 * heavy
+    confidence = 100 - 50 * unrecovered_rate - (40 if verdict.outcome == "failed" else 0)
+    completeness = outcome
+    documentation = 70.0 if verdict.outcome in ("success", "no_task") else 40.0
+    testing = 70.0 if verdict.outcome != "partial" else 40.0
+    feedback = {"positive": 100.0, "negative": 15.0}.get(next_feedback, 75.0)
+    return {
+        "correctness": _clamp(correctness), "efficiency": _clamp(efficiency), "confidence": _clamp(confidence),
+        "completeness": _clamp(completeness), "documentation": _clamp(documentation),
+        "testing": _clamp(testing), "feedback": feedback, "outcome": 90.0 if verdict.succeeded else 30.0,
+    }
+
+
+def score_turn(verdict: "TurnVerdict", criteria: dict[str, int] | None = None, *,
+               next_feedback: str = "none") -> tuple[float, dict[str, float]]:
+    """(quality 0-100, per-criterion scores) of one turn under the agent's ``criteria``."""
+    weights = {k: float(v) for k, v in (criteria or DEFAULT_CRITERIA).items() if float(v) > 0}
+    if not weights:
+        weights = {k: float(v) for k, v in DEFAULT_CRITERIA.items()}
+    dims = turn_dimensions(verdict, next_feedback)
+    per = {name: round(dims[dimension_for(name)], 1) for name in weights}
+    quality = sum(per[name] * w for name, w in weights.items()) / sum(weights.values())
     return round(_clamp(quality), 1), per

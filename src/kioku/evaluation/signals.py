@@ -4,10 +4,10 @@
 is the task, later prompts are the user's feedback on it. Definitions:
 
 - tool_errors: tool results with ``is_error`` true.
-- retries: a tool called again after a call of the same tool failed (one per failed call that
-  is followed by another call of that tool); ``same_input_retries`` counts re-runs with an
-  identical input (the unchanged command failing again is a weakness).
-- recovered: every failed tool call was followed by a later successful tool result.
+- retries: the same command family or target (``error_kinds.call_key``) called again after it
+  failed (one per failed call); ``same_input_retries`` counts re-runs with an identical input
+  (the unchanged command failing again is a weakness).
+- recovered: every failed tool call was followed by a later successful call with the same key.
 - unresolved_error: the last tool result of the span is an error, or a tool call has no result.
 - failure_admitted: the final assistant text says, in the first person, that it could not do
   it (English and Japanese).
@@ -15,7 +15,8 @@ is the task, later prompts are the user's feedback on it. Definitions:
   non-zero one is the user's final word, and every negative one is counted.
 - success: a final answer exists, no unresolved error, no admitted failure, and the user's
   final word is not negative.
-- duration_s: first to last timestamp of the span; tokens: usage summed once per message id.
+- duration_s: first to last timestamp of the span; tokens: usage summed once per message id;
+  non_cache_tokens leaves out cache reads (83-98 % of the total in real sessions).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 
 from kioku.core.detect import feedback_polarity
 from kioku.core.transcript import ToolCall, ToolResult, Transcript
+from kioku.evaluation.error_kinds import call_key
 
 _FAILURE = re.compile(
     r"\b(?:I|we)\s+(?:was|were|am|are)\s+(?:unable|not able)\s+to\b|\bI\s+(?:couldn't|could not|can't|cannot)\b"
@@ -64,6 +66,7 @@ class Signals:
     success: bool = False
     duration_s: float = 0.0
     tokens: int = 0
+    non_cache_tokens: int = 0        # input + output + cache writes (cache reads are cheap re-reads)
     tests_run: int = 0
     tests_failed: int = 0
     docs_written: int = 0
@@ -90,12 +93,13 @@ def measure(transcript: Transcript) -> Signals:
         later = ordered[i + 1:]
         if res.is_error:
             sig.tool_errors += 1
-            again = [c for c, _ in later if c.name == call.name]
+            again = [c for c, _ in later if call_key(c) == call_key(call)]
             if again:
                 sig.retries += 1
                 if _input_key(again[0]) == _input_key(call):
                     sig.same_input_retries += 1
-            fix = next((c for c, r in later if r is not None and not r.is_error), None)
+            fix = next((c for c, r in later if r is not None and not r.is_error and call_key(c) == call_key(call)),
+                       None)
             sig.recoveries.append(ErrorRecovery(call, res, fix))
         command = str(call.input.get("command", "")) if call.name == "Bash" else ""
         if command and _TEST_CMD.search(command):
@@ -126,4 +130,8 @@ def measure(transcript: Transcript) -> Signals:
     if transcript.first_ts is not None and transcript.last_ts is not None:
         sig.duration_s = round(max(0.0, transcript.last_ts - transcript.first_ts), 3)
     sig.tokens = transcript.tokens()
+    sig.non_cache_tokens = sum(
+        int(m.usage.get(k) or 0) for m in transcript.messages if isinstance(m.usage, dict)
+        for k in ("input_tokens", "output_tokens", "cache_creation_input_tokens")
+        if isinstance(m.usage.get(k), (int, float)))
     return sig

@@ -5,19 +5,20 @@ every queued job oldest first, and after releasing the lock looks again - a hook
 the lock held just before we released it did not start a worker, so its job would otherwise
 wait for the next hook. Each ``evaluate`` job:
 
-1. resolves the project (``project_root`` or the git root above ``cwd``) and the agent's
-   criteria (``api.load_criteria``);
-2. reads the transcript *incrementally* (``transcript.read_new`` under the key
-   ``agent:session:agent_id``; at most 4 MiB per read, see ``kioku.core.transcript``) without
-   committing the offset. Claude Code may not have flushed the final message when Stop fires,
-   so when the job carries ``last_assistant_sha256`` the read is retried every 100 ms for up
-   to :data:`LAG_WAIT_S` until that message is in the file;
-3. evaluates the new span as one task (``api.evaluate_parsed``); the span's opening prompt is
-   the user's verdict on the previous turn and is written onto that turn's record
-   (``api.apply_feedback_to_previous``);
-4. records it (``api.record_evaluation``), then commits the transcript offset and deletes
-   the job. Any exception moves the job to ``jobs/failed/`` with the error (``kioku worker
-   --retry-failed`` re-queues them); the offset is not committed, so nothing is lost.
+1. resolves the project (``project_root`` or the git root above ``cwd``);
+2. reads the whole transcript (``transcript.read_all``: regular files only - a FIFO, device or
+   directory fails the job at once with a one-line reason - chunked to the last byte, a warning
+   in the log and the result when it cannot be read whole). Claude Code may not have flushed the
+   final message when Stop fires, so when the job carries ``last_assistant_sha256`` the read is
+   retried every 100 ms for up to :data:`LAG_WAIT_S` until that message is in the file;
+3. judges every turn (``per_turn.evaluate_entries``, pure); compaction side-runs are skipped;
+4. stores the turns that are new or whose verdict changed (the next prompt's feedback corrects
+   the previous turn) as one record each (``records.store_turns``; the record id holds the
+   subagent id or transcript file and the prompt uuid); the per-turn fingerprints are kept in the
+   cursor ``agent:session:source`` so an unchanged turn is not written again;
+5. then, as one separate call, the learning step (:func:`learn_from_turns`).
+Any exception moves the job to ``jobs/failed/`` with a one-line error (``kioku worker
+--retry-failed`` re-queues them; ``kioku doctor`` lists the reasons) and the queue moves on.
 The log (``<logs>/worker.log``) holds job names, agents, scores and errors - never prompt text.
 """
 
@@ -31,7 +32,8 @@ from typing import Any
 
 from kioku.core import fsutil, jobs, paths
 from kioku.core import transcript as tr
-from kioku.evaluation import api
+from kioku.evaluation import api, per_turn, records
+from kioku.evaluation.verdict import TurnVerdict
 
 LAG_WAIT_S = 3.0
 LOCK_WAIT_S = 600.0
@@ -55,7 +57,7 @@ def _project_root(job: dict[str, Any]) -> Path:
 
 
 def _has_message(transcript: tr.Transcript, sha: str) -> bool:
-    """Whether the hook's ``last_assistant_message`` (by hash) is in the span yet."""
+    """Whether the hook's ``last_assistant_message`` (by hash) is in the transcript yet."""
     for msg in reversed(transcript.messages):
         if any(jobs.text_sha256(text) == sha for text in (msg.text, *msg.texts) if text):
             return True
@@ -66,6 +68,24 @@ def state_key(job: dict[str, Any]) -> str:
     return f"{job.get('agent')}:{job.get('session_id')}:{job.get('agent_id') or 'main'}"
 
 
+def _read_settled(path: str, sha: str | None, lag_wait: float) -> tr.FullRead:
+    """Read the whole transcript; when the hook told us its last message, wait (up to
+    ``lag_wait``) until Claude Code has flushed it."""
+    deadline = time.monotonic() + lag_wait
+    while True:
+        read = tr.read_all(path)
+        if not sha or time.monotonic() >= deadline:
+            return read
+        tail = read.entries[-200:]
+        if _has_message(tr.parse(tail), sha):
+            return read
+        time.sleep(0.1)
+
+
+def _fingerprint(verdict: TurnVerdict, next_feedback: str) -> str:
+    return f"{verdict.outcome}|{verdict.feedback_on_previous}|{next_feedback}|{verdict.tool_calls}|{verdict.agent_errors}"
+
+
 def run_evaluate(job: dict[str, Any], *, lag_wait: float = LAG_WAIT_S) -> dict[str, Any]:
     agent = str(job.get("agent") or "")
     path = job.get("transcript_path")
@@ -73,30 +93,56 @@ def run_evaluate(job: dict[str, Any], *, lag_wait: float = LAG_WAIT_S) -> dict[s
         raise ValueError("evaluate job needs 'agent' and 'transcript_path'")
     path = str(Path(str(path)).expanduser())
     root = _project_root(job)
-    criteria = api.load_criteria(agent, root)
-    key = state_key(job)
-    sha = job.get("last_assistant_sha256")
-    deadline = time.monotonic() + lag_wait
-    while True:
-        result = tr.read_new(path, key, commit_offset=False)
-        transcript = tr.parse(result.entries)
-        if not sha or _has_message(transcript, str(sha)) or time.monotonic() >= deadline:
-            break
-        time.sleep(0.1)
-    if not transcript.messages:
-        tr.commit(key, result, path)
+    read = _read_settled(path, job.get("last_assistant_sha256"), lag_wait)
+    result = per_turn.evaluate_entries(read.entries, Path(path).name)
+    if read.warning:
+        _log(f"{Path(path).name}: {read.warning}")
+    if result.kind == "compaction":
+        return {"status": "skipped", "reason": "compaction side-run"}
+    if not result.verdicts:
         return {"status": "nothing new"}
-    start = result.start_offset + result.skipped_bytes
-    task_id = f"{job.get('agent_id') or 'main'}@{start}"
-    evaluation = api.evaluate_parsed(transcript, agent, criteria, session_id=str(job.get("session_id") or ""),
-                                     task_id=task_id)
-    cursor = tr.load_cursor(key)
-    if evaluation.opening_feedback and start > 0 and not result.restarted:
-        api.apply_feedback_to_previous(agent, str(cursor.get("last_eval_id", "")), evaluation.opening_feedback)
-    record_id = api.record_evaluation(evaluation, root)
-    tr.commit(key, result, path, last_eval_id=record_id)
-    return {"status": "evaluated", "id": record_id, "quality": evaluation.quality, "success": evaluation.success,
-            "skipped_bytes": result.skipped_bytes}
+    source = str(job.get("agent_id") or result.agent_id or "") or Path(path).name
+    session_id = str(job.get("session_id") or result.session_id or "unknown")
+    for verdict in result.verdicts:
+        verdict.session_id = session_id
+    next_feedback = {v.prompt_uuid: (result.verdicts[i + 1].feedback_on_previous
+                                     if i + 1 < len(result.verdicts) else "none")
+                     for i, v in enumerate(result.verdicts)}
+    key = f"{agent}:{session_id}:{source}"
+    seen = tr.load_cursor(key).get("turns", {})
+    seen = seen if isinstance(seen, dict) else {}
+    fresh = {v.prompt_uuid: _fingerprint(v, next_feedback[v.prompt_uuid]) for v in result.verdicts}
+    changed = [v for v in result.verdicts if seen.get(v.prompt_uuid) != fresh[v.prompt_uuid]]
+    if not changed:
+        return {"status": "nothing new", "turns": len(result.verdicts)}
+    criteria = api.load_criteria(agent, root)
+    ids = records.store_turns(agent, changed, source=source, kind=result.kind, criteria=criteria,
+                              next_feedback=next_feedback, transcript_epoch=result.last_ts, project_root=root)
+    by_uuid = {t.prompt_uuid: t for t in result.turns}
+    judged = [api.JudgedTurn(v, by_uuid[v.prompt_uuid], next_feedback[v.prompt_uuid], v.prompt_uuid not in seen)
+              for v in changed]
+    learned = learn_from_turns(agent, session_id, judged, root)
+    _save_turns(key, path, fresh)
+    last = result.verdicts[-1]
+    return {"status": "evaluated", "ids": ids, "turns": len(result.verdicts), "stored": len(ids),
+            "outcome": last.outcome, "success": last.succeeded, "learned": learned,
+            "warning": read.warning}
+
+
+def _save_turns(key: str, path: str, fingerprints: dict[str, str]) -> None:
+    target = tr.cursor_path(key)
+    with fsutil.exclusive_lock(target.with_suffix(".lock"), timeout=10):
+        data = tr.load_cursor(key)
+        data.update(path=path, turns=fingerprints)
+        fsutil.atomic_write_text(target, json.dumps(data, ensure_ascii=False))
+
+
+def learn_from_turns(agent: str, session_id: str, judged: list[api.JudgedTurn], root: Path) -> int:
+    """The learning step, one call after the turns are stored: lessons from the stored turns and
+    the outcome credit of the improvements injected into the session. Returns lessons stored."""
+    if not judged:
+        return 0
+    return api.learn_from_turns(agent, session_id, judged, root)
 
 
 HANDLERS = {"evaluate": run_evaluate}
@@ -124,14 +170,16 @@ def _run_queue(report: dict[str, Any], lag_wait: float, max_jobs: int | None) ->
             except FileNotFoundError:
                 continue  # another worker (with --wait) finished it
             except Exception as exc:  # noqa: BLE001 - a bad job must not stop the queue
-                jobs.fail(job_path, f"{type(exc).__name__}: {exc}")
+                reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+                jobs.fail(job_path, reason)
                 report["failed"] += 1
+                report["errors"].append(f"{job_path.name}: {reason[:300]}")
                 _log(f"{job_path.name} failed: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}")
 
 
 def drain(*, wait: bool = False, lag_wait: float = LAG_WAIT_S, max_jobs: int | None = None) -> dict[str, Any] | None:
     """Process the queue; ``None`` when another worker holds the lock (and ``wait`` is false)."""
-    report: dict[str, Any] = {"processed": 0, "failed": 0, "results": []}
+    report: dict[str, Any] = {"processed": 0, "failed": 0, "results": [], "errors": []}
     ran = False
     while True:
         if wait:

@@ -2,9 +2,14 @@
 
 - :func:`project_root` resolves the project from the payload's ``cwd`` (Claude's current
   directory, which may be a subfolder), falling back to the process cwd.
-- :func:`improvements_block` formats an agent's digest (kioku.agent.digest.read_digest) as a
-  fenced, factual block of remembered data - never phrased as system instructions, since
-  imperative "system" text trips Claude's prompt-injection defences.
+- :func:`improvements_block` formats lessons (digest entries) as a fenced, factual block of
+  remembered data - never phrased as system instructions, since imperative "system" text
+  trips Claude's prompt-injection defences. Lesson text goes through
+  ``kioku.core.defang.defang`` and the agent name and categories through ``attr``.
+- :func:`inject_lessons` selects the lessons for a turn (``kioku.learning.select``: task-relevant
+  through the FTS5 index, the digest's top list when there is no task text, with exploration)
+  and formats them; the caller records what was given and held back in the session ledger
+  (``kioku.learning.ledger``).
 - :func:`soft` runs one optional part of a handler (e.g. the improvements digest at
   SessionStart) so that its failure is logged but the other parts still reach Claude. The
   process-level fail-open boundary stays :func:`kioku.core.hookio.run`.
@@ -36,11 +41,19 @@ def soft(label: str, fn, default):
         return default
 
 
-def read_improvements(agent: str, root, limit: int = MAX_IMPROVEMENTS) -> list[dict]:
-    from kioku.agent.digest import read_digest
+def inject_lessons(agent: str, root, task: str, *, session_id: str, turn: str, budget: int,
+                   exclude: set[str]) -> tuple[str, dict[str, str], dict[str, str]]:
+    """(fenced block, given id -> scope, held-back id -> scope) for one turn of ``agent``."""
+    from kioku.learning.select import hold_back_share, select
 
-    items = [i for i in read_digest(agent, project_root=root) if isinstance(i, dict) and i.get("id")]
-    return items[:limit]
+    chosen = select(agent, root, task, session_id=session_id, turn=turn, k=MAX_IMPROVEMENTS,
+                    hold_back=hold_back_share(), exclude=exclude)
+    block, shown = improvements_block(agent, chosen.given, budget)
+    shown_ids = {str(i["id"]) for i in shown}
+    given = {k: v for k, v in chosen.scope_map("given").items() if k in shown_ids}
+    held = {**chosen.scope_map("held_back"),
+            **{k: v for k, v in chosen.scope_map("given").items() if k not in shown_ids}}
+    return block, given, held
 
 
 def improvements_block(agent: str, items: list[dict], budget: int
@@ -54,9 +67,10 @@ def improvements_block(agent: str, items: list[dict], budget: int
     from kioku.core.defang import attr, defang
     from kioku.core.secrets import redact
 
-    head = (f'<kioku-learned-improvements agent="{attr(agent)}">\n'
-            f"Remembered data (not instructions): lessons agent \"{attr(agent)}\" learned in earlier "
-            "tasks, best first. Apply them where they fit the current task.\n")
+    name = attr(agent)
+    head = (f'<kioku-learned-improvements agent="{name}">\n'
+            f"Remembered data (not instructions): lessons agent \"{name}\" learned in earlier "
+            "tasks. Apply them where they fit the current task.\n")
     tail = "</kioku-learned-improvements>"
     lines: list[str] = []
     shown: list[dict] = []
@@ -88,11 +102,6 @@ def improvements_block(agent: str, items: list[dict], budget: int
     # Callers measure the returned text, so a [REDACTED:kind] marker cannot break a budget.
     body = redact("".join(lines))
     return head + body + tail, shown
-
-
-def scope_map(items: list[dict]) -> tuple[list[str], dict[str, str]]:
-    ids = [str(i["id"]) for i in items]
-    return ids, {str(i["id"]): str(i.get("scope") or "global") for i in items}
 
 
 def main_agent(root) -> str:

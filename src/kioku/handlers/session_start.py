@@ -1,12 +1,14 @@
 """SessionStart (startup | resume | clear | compact): inject what Kioku remembers.
 
 Output: one ``additionalContext`` of at most 10,000 characters (Claude Code's cap) made of
-1. the main agent's top learned improvements (kioku.agent.digest, a small derived file -
-   Chroma is never touched here), at most ~2,500 characters, and
+1. the main agent's lessons, at most ~2,500 characters: no task is known yet, so these are
+   the digest's top list (kioku.agent.digest, a small derived file - Chroma is never touched
+   here) with exploration (kioku.learning.select); task-relevant lessons follow with each
+   prompt (UserPromptSubmit), and
 2. the memory recall text (kioku.memory.api.build_recall: user + project MEMORY.md index,
    ranked, fenced as remembered data) in the remaining budget.
-The injected improvement ids are recorded for this session (kioku.agent.usage) so the
-session's outcome can later update their success statistics.
+The lessons given and held back are recorded in the session ledger (kioku.learning.ledger) as
+belonging to the session's next turn, whose verdict will credit them.
 Each part fails softly (logged) so the other part still reaches Claude.
 
 Side effect: when Claude Code provides ``CLAUDE_ENV_FILE``, the installed ``kioku`` launcher's
@@ -28,17 +30,20 @@ SEPARATOR = "\n\n"
 def handle(payload: dict) -> HookResult | None:
     root = _common.project_root(payload)
     agent = _common.soft("SessionStart config", lambda: _common.main_agent(root), "main")
-    items = _common.soft("SessionStart digest", lambda: _common.read_improvements(agent, root), [])
-    block, shown = _common.improvements_block(agent, items, IMPROVEMENTS_BUDGET)
+    session_id = payload.get("session_id")
+    session_id = session_id if isinstance(session_id, str) else ""
+    resumed = payload.get("source") == "resume"
+    block, given, held = _common.soft(
+        "SessionStart lessons", lambda: _lessons(agent, root, session_id, resumed), ("", {}, {}))
     budget = MAX_CONTEXT_CHARS - len(block) - (len(SEPARATOR) if block else 0)
     recall = _common.soft("SessionStart recall", lambda: _build_recall(root, budget), "")
     if len(recall) > budget:  # never let Claude Code turn our context into a file preview
         recall = ""
-    session_id = payload.get("session_id")
-    if shown and isinstance(session_id, str) and session_id:
-        ids, scopes = _common.scope_map(shown)
-        _common.soft("SessionStart usage",
-                     lambda: _record(session_id, agent, ids, scopes, root), None)
+    if session_id and (given or held):
+        from kioku.learning.ledger import record_pending
+
+        _common.soft("SessionStart ledger",
+                     lambda: record_pending(session_id, agent, given, held, str(root)), None)
     _common.soft("SessionStart PATH", _export_kioku_on_path, None)
     text = SEPARATOR.join(part for part in (recall, block) if part)
     return HookResult(additional_context=text) if text else None
@@ -74,7 +79,11 @@ def _build_recall(root, budget: int) -> str:
     return build_recall(project_root=root, budget=budget) or ""
 
 
-def _record(session_id: str, agent: str, ids: list[str], scopes: dict[str, str], root) -> None:
-    from kioku.agent.usage import record_injection
+def _lessons(agent: str, root, session_id: str, resumed: bool) -> tuple[str, dict[str, str], dict[str, str]]:
+    exclude: set[str] = set()
+    if session_id and resumed:  # a resumed conversation still holds what it was given
+        from kioku.learning.ledger import given_in_session
 
-    record_injection(session_id, agent, ids, scopes, project_root=root)
+        exclude = given_in_session(session_id, agent)
+    return _common.inject_lessons(agent, root, "", session_id=session_id, turn=f"start{len(exclude)}",
+                                  budget=IMPROVEMENTS_BUDGET, exclude=exclude)

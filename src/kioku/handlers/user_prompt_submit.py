@@ -1,8 +1,14 @@
-"""UserPromptSubmit: save "remember …" requests to the memory-system, confirm to Claude.
+"""UserPromptSubmit: lessons for the task at hand, and "remember …" requests saved to memory.
 
-Fast path: ``kioku.core.detect.REMEMBER_HINT`` (one precompiled regex) is checked before
-anything else is imported, so an ordinary prompt costs interpreter start-up plus json.
-On a real request (``detect_remember``) the note is saved with kioku.memory.api.remember and
+Lessons: every real user prompt opens a turn of the main agent in the session ledger
+(kioku.learning.ledger). The prompt is the task text: the lessons the FTS5 lexical index ranks
+for it (kioku.learning.select; stdlib SQLite, no Chroma, no model) that the session has not been
+given yet are injected, fenced as remembered data, and what was given and held back is
+recorded for that turn, keyed by the hook's ``prompt_id`` and the prompt's sha256 - the keys
+the credit step joins the turn's verdict on.
+
+Remember requests: ``kioku.core.detect.REMEMBER_HINT`` (one precompiled regex) is checked
+before the save path is imported. On a real request (``detect_remember``) the note is saved with kioku.memory.api.remember and
 a short confirmation is added next to the prompt (``Saved to memory: …``). The confirmation
 states that the note is already stored by Kioku, so Claude does not save it a second time
 into its built-in auto memory (see the auto-memory coexistence notes in the README).
@@ -35,7 +41,7 @@ NOT_AGAIN = ("It is already stored by Kioku in .agents/memory, so it must not be
              "to auto memory or to any other memory file.")
 
 
-def quick_skip_raw(raw: bytes) -> bool:
+def no_remember_hint_raw(raw: bytes) -> bool:
     """True when the raw stdin cannot hold a "remember" request (no hint word anywhere).
 
     JSON escapes (``\\uXXXX``) could hide a word, so input with any is never skipped here.
@@ -46,7 +52,7 @@ def quick_skip_raw(raw: bytes) -> bool:
     return not any(word in low for word in HINT_WORDS)
 
 
-def quick_skip(payload: dict) -> bool:
+def no_remember_request(payload: dict) -> bool:
     """True when the prompt cannot be a "remember" request (the common case: costs one regex)."""
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or not prompt:
@@ -58,9 +64,31 @@ def quick_skip(payload: dict) -> bool:
     return not REMEMBER_HINT.search(head) or head.lstrip().startswith(SYSTEM_PREFIXES)
 
 
+LESSONS_BUDGET = 2500
+
+
+def quick_skip_raw(raw: bytes) -> bool:
+    """True when there is nothing to do: no session to select lessons for and no remember hint.
+
+    Claude Code always sends ``session_id``, so real prompts are parsed (lessons are selected
+    for every task); only session-less input is decided here without importing json.
+    """
+    return b'"session_id"' not in raw and no_remember_hint_raw(raw)
+
+
 def handle(payload: dict) -> HookResult | None:
-    if quick_skip(payload):
-        return None
+    from kioku.handlers._common import soft
+
+    lessons = soft("UserPromptSubmit lessons", lambda: _lessons(payload), "")
+    saved = None if no_remember_request(payload) else _remember(payload)
+    if saved is None:
+        return HookResult(additional_context=lessons) if lessons else None
+    if lessons:
+        saved.additional_context = "\n\n".join(p for p in (saved.additional_context, lessons) if p)
+    return saved
+
+
+def _remember(payload: dict) -> HookResult | None:
     from kioku.core.detect import detect_remember
     from kioku.core.hookio import MAX_PROMPT_CHARS
 
@@ -83,6 +111,31 @@ def _joined_lines(text: str) -> str:
     import re
 
     return re.sub(r"[ \t]*\r?\n[ \t]*", "", text)
+
+
+def _lessons(payload: dict) -> str:
+    """Open the turn in the session ledger with the lessons relevant to the prompt; their block."""
+    prompt, session_id = payload.get("prompt"), payload.get("session_id")
+    if not isinstance(prompt, str) or not prompt.strip() or not isinstance(session_id, str) or not session_id:
+        return ""
+    if prompt.lstrip().startswith(SYSTEM_PREFIXES):
+        return ""  # Claude Code's own messages are not a user's task
+    import hashlib
+
+    from kioku.handlers import _common
+    from kioku.learning import ledger
+
+    root = _common.project_root(payload)
+    agent = _common.main_agent(root)
+    prompt_id = payload.get("prompt_id") if isinstance(payload.get("prompt_id"), str) else ""
+    sha = hashlib.sha256(prompt.encode("utf-8")).hexdigest()
+    block, given, held = _common.inject_lessons(
+        agent, root, prompt, session_id=session_id, turn=prompt_id or sha, budget=LESSONS_BUDGET,
+        exclude=ledger.given_in_session(session_id, agent))
+    if given or held or ledger.has_session(session_id):  # an agent without lessons writes nothing
+        ledger.open_turn(session_id, agent, prompt_id=prompt_id, prompt_sha256=sha, given=given, held_back=held,
+                         project_root=str(root))
+    return block
 
 
 def _save(content: str, payload: dict, prompt: str) -> HookResult:

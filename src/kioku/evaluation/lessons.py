@@ -1,0 +1,177 @@
+"""Cause→fix lessons worth keeping, from one judged turn (pure) plus a candidate ledger.
+
+``lessons_from_turn(turn) -> list[Lesson]`` (pure): for each error the agent made itself, the fix
+is the next *successful* call with the same key (``error_kinds.call_key``: the same command
+family such as ``git push``, or the same file/target) - not any later call. A fix identical to
+the failed call (a transient retry) teaches nothing and is skipped. User rejections, hook blocks
+and cascades are not the agent's mistakes and give no lesson.
+
+Text is data: commands are cut to :data:`MAX_CALL_CHARS`, secrets are redacted
+(``kioku.core.secrets.redact``), markup is neutralised (``kioku.core.defang.defang``), and
+machine details are replaced by placeholders: paths ``{path}``, URLs ``{url}``, hosts ``{host}``,
+user names ``{user}``, branch names ``{branch}``. A lesson that still names something of this
+machine or project (a file name, a path fragment) is ``path_bound`` and goes to the project scope;
+only lessons without one may go global.
+
+``CandidateLedger`` (``<state_dir>/lesson_candidates.json``, atomic and locked): a lesson seen
+once is an inactive candidate kept there, never stored or injected; it is promoted (returned by
+``observe``) when the same lesson recurs in another session, or when the user confirmed the turn
+(positive feedback on it).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from kioku.core import fsutil, paths
+from kioku.core import transcript as tr
+from kioku.core.defang import defang
+from kioku.core.secrets import redact
+from kioku.evaluation import error_kinds as ek
+from kioku.evaluation.turns import Turn
+
+MAX_CALL_CHARS = 80
+CANDIDATE_MAX_AGE_S = 60 * 86400
+MAX_CANDIDATES = 500
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.I)
+_WIN_PATH = re.compile(r"\b[A-Za-z]:\\\\\S+")
+_PATH = re.compile(r"(?<![\w{])(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]+/?|\b(?:[\w.@+-]+/)+[\w.@+-]+")
+_HOST = re.compile(r"\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|local|internal|lan|cloud)\b|\b\d{1,3}(?:\.\d{1,3}){3}\b", re.I)
+_USER_AT = re.compile(r"\b[\w.-]+@(?=\{host\}|[\w.-]+)")
+_BRANCH = re.compile(r"(--set-upstream(?:-to)?[= ](?:[\w-]+[ /])?|-u\s+[\w-]+\s+|\b(?:origin|upstream)\s+|checkout\s+-b\s+|"
+                     r"switch\s+-c\s+|branch\s+(?:-[dDmM]\s+)?)(?!-)([\w./-]+)")
+_FILE_NAME = re.compile(r"\b[\w-]+\.(?:py|js|ts|tsx|jsx|ex|exs|rb|go|rs|java|kt|c|h|cpp|md|json|ya?ml|toml|lock|txt|sh)\b")
+
+
+@dataclass
+class Lesson:
+    text: str
+    key: str              # what "the same pattern" means across sessions
+    category: str
+    tags: list[str]
+    path_bound: bool      # still names a file of this project: project scope only
+
+
+def placeholders(text: str) -> str:
+    """Machine- and project-specific parts replaced by ``{path}``, ``{url}``, ``{host}``, ``{user}``, ``{branch}``."""
+    text = _URL.sub("{url}", text)
+    text = _BRANCH.sub(lambda m: m.group(1) + "{branch}", text)
+    text = _WIN_PATH.sub("{path}", text)
+    text = _PATH.sub("{path}", text)
+    text = _HOST.sub("{host}", text)
+    text = _USER_AT.sub("{user}@", text)
+    return text
+
+
+def describe(call: tr.ToolCall) -> str:
+    inp = call.input
+    if call.name == "Bash" and isinstance(inp.get("command"), str):
+        text = " ".join(inp["command"].split())
+    elif isinstance(inp.get("file_path"), str):
+        text = f"{call.name} {inp['file_path']}"
+    else:
+        text = call.name
+    text = placeholders(redact(text))
+    if len(text) > MAX_CALL_CHARS:
+        text = text[:MAX_CALL_CHARS - 1] + "…"
+    return text.replace("`", "'")
+
+
+def lessons_from_turn(turn: Turn) -> list[Lesson]:
+    parsed = tr.parse(turn.entries[1:])
+    results = parsed.results
+    calls = parsed.tool_calls
+    out: list[Lesson] = []
+    seen: set[str] = set()
+    for i, call in enumerate(calls):
+        res = results.get(call.id)
+        if res is None or not res.is_error or ek.error_kind(res.head or res.first_line) != ek.AGENT:
+            continue
+        key = ek.call_key(call)
+        fix = next((c for c in calls[i + 1:] if ek.call_key(c) == key and (r := results.get(c.id)) is not None
+                    and not r.is_error), None)
+        if fix is None:
+            continue
+        failed, fixed = describe(call), describe(fix)
+        if failed == fixed or not _changes_approach(failed, fixed) or _too_specific(failed) or _too_specific(fixed):
+            continue
+        kind = res.error_kind or "error"
+        text = defang(f"When `{failed}` fails with '{kind}', `{fixed}` worked.")
+        pattern = f"{placeholders(key)}|{kind}|{fixed}"
+        if pattern in seen:
+            continue
+        seen.add(pattern)
+        bound = bool(_FILE_NAME.search(text))
+        out.append(Lesson(text, pattern, "error_handling",
+                          [call.name.lower(), re.sub(r"[^a-z0-9]+", "-", kind.lower()).strip("-")], bound))
+    return out
+
+
+_NOISE_WORDS = re.compile(r"^(?:2>&1|[12]?>/dev/null|\||&&|tail|head|-\d+|-n|\d+|cd|\{path\})$")
+
+
+def _too_specific(described: str) -> bool:
+    """A script, heredoc or cut command: its wording will not recur, so it cannot be a lesson."""
+    return described.endswith("…") or "<<" in described or bool(re.search(r"\s-[ce]\s+['\"]", described))
+
+
+def _changes_approach(failed: str, fixed: str) -> bool:
+    """Whether the fix is a different way, not the same command re-run with output plumbing or
+    extra operands (a retry after edits elsewhere teaches nothing about the command)."""
+    before = {w for w in failed.split() if not _NOISE_WORDS.match(w)}
+    after = {w for w in fixed.split() if not _NOISE_WORDS.match(w)}
+    added = after - before
+    if not before <= after:
+        return True   # a different command or tool
+    return any(w.startswith("-") for w in added)   # the fix is an option (e.g. --set-upstream)
+
+
+class CandidateLedger:
+    """Lessons seen once, waiting for a second session or the user's confirmation."""
+
+    def __init__(self, agent: str) -> None:
+        self.agent = agent
+        self.path = paths.state_dir() / "lesson_candidates.json"
+
+    def _load(self) -> dict:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def observe(self, lessons: list[Lesson], session_id: str, *, confirmed: bool = False) -> list[Lesson]:
+        """Record ``lessons`` from ``session_id``; return those now worth learning."""
+        if not lessons:
+            return []
+        ready: list[Lesson] = []
+        now = time.time()
+        with fsutil.exclusive_lock(self.path.with_suffix(".lock"), timeout=10):
+            data = self._load()
+            bucket = data.setdefault(self.agent, {})
+            for lesson in lessons:
+                entry = bucket.get(lesson.key) or {"text": redact(lesson.text), "sessions": [], "first_seen": now}
+                if session_id not in entry["sessions"]:
+                    entry["sessions"] = (entry["sessions"] + [session_id])[-5:]
+                entry["last_seen"] = now
+                if confirmed or len(entry["sessions"]) >= 2:
+                    ready.append(lesson)
+                    bucket.pop(lesson.key, None)
+                else:
+                    bucket[lesson.key] = entry
+            fresh = {k: v for k, v in bucket.items() if now - float(v.get("last_seen", 0)) < CANDIDATE_MAX_AGE_S}
+            data[self.agent] = dict(sorted(fresh.items(), key=lambda kv: -float(kv[1].get("last_seen", 0)))
+                                    [:MAX_CANDIDATES])
+            fsutil.atomic_write_text(self.path, json.dumps(data, ensure_ascii=False))
+        return ready
+
+    def candidates(self) -> dict[str, dict]:
+        return dict(self._load().get(self.agent, {}))
+
+
+def ledger_path() -> Path:
+    return paths.state_dir() / "lesson_candidates.json"

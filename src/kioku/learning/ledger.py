@@ -1,0 +1,123 @@
+"""Which lessons each turn of a session was given or held back from (stdlib only; hooks write it).
+
+One JSON file per session (``kioku.agent.usage.session_path``), written atomically under an
+exclusive lock (``kioku.core.fsutil``)::
+
+    {"session_id": "...", "project_root": "...",
+     "agents": {"<agent>": {
+        "pending": {"given": {"<id>": "<scope>"}, "held_back": {...}},
+        "turns": [{"n": 1, "prompt_id": "...", "prompt_sha256": "...", "at": "...",
+                   "given": {"<id>": "<scope>"}, "held_back": {"<id>": "<scope>"}}]}}}
+
+A turn starts at a user prompt (UserPromptSubmit records it, with the hook's ``prompt_id`` and
+the sha256 of the prompt text). Lessons injected before any prompt (SessionStart, no task text
+yet) wait in ``pending`` and belong to the next turn that opens. ``held_back`` holds the lessons
+that were eligible for the turn but not given (held back on purpose by exploration, or below the
+cut): the comparison group of ``kioku.learning.uplift``. The credit step
+(``kioku.learning.credit``) reads the turns and never writes here, so a retried credit sees the
+same ledger.
+"""
+
+from __future__ import annotations
+
+import json
+
+from kioku.agent.usage import session_path
+from kioku.core import fsutil
+
+MAX_TURNS = 500  # per agent and session; older turns are long credited
+
+
+def _now() -> str:
+    import time
+
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _load(path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _agent_entry(data: dict, agent: str) -> dict:
+    entry = data.setdefault("agents", {}).setdefault(agent, {})
+    entry.setdefault("pending", {"given": {}, "held_back": {}})
+    entry.setdefault("turns", [])
+    return entry
+
+
+def _update(session_id: str, agent: str, project_root: str, change) -> dict:
+    path = session_path(session_id)
+    with fsutil.exclusive_lock(path.with_suffix(".lock"), timeout=10):
+        data = _load(path)
+        data.setdefault("session_id", session_id)
+        data["project_root"] = data.get("project_root") or str(project_root)
+        entry = _agent_entry(data, agent)
+        result = change(entry)
+        fsutil.atomic_write_text(path, json.dumps(data, ensure_ascii=False, sort_keys=True))
+    return result
+
+
+def record_pending(session_id: str, agent: str, given: dict[str, str], held_back: dict[str, str],
+                   project_root: str) -> None:
+    """Lessons injected (or held back) before the session's next prompt."""
+    if not session_id or not agent or not (given or held_back):
+        return
+
+    def change(entry: dict) -> None:
+        pending = entry["pending"]
+        pending.setdefault("given", {}).update(given)
+        for rec_id, scope in held_back.items():
+            if rec_id not in pending["given"]:
+                pending.setdefault("held_back", {})[rec_id] = scope
+
+    _update(session_id, agent, project_root, change)
+
+
+def open_turn(session_id: str, agent: str, *, prompt_id: str, prompt_sha256: str, given: dict[str, str],
+              held_back: dict[str, str], project_root: str) -> int:
+    """Start a turn at a user prompt with what it was given; pending lessons join it. Returns n."""
+    if not session_id or not agent:
+        return 0
+
+    def change(entry: dict) -> int:
+        turns = entry["turns"]
+        if prompt_id and any(t.get("prompt_id") == prompt_id for t in turns):
+            return next(t["n"] for t in turns if t.get("prompt_id") == prompt_id)  # a repeated hook call
+        pending = entry["pending"]
+        all_given = {**pending.get("given", {}), **given}
+        all_held = {k: v for k, v in {**pending.get("held_back", {}), **held_back}.items() if k not in all_given}
+        n = (turns[-1]["n"] + 1) if turns else 1
+        turns.append({"n": n, "prompt_id": prompt_id, "prompt_sha256": prompt_sha256, "at": _now(),
+                      "given": all_given, "held_back": all_held})
+        del turns[:-MAX_TURNS]
+        entry["pending"] = {"given": {}, "held_back": {}}
+        return n
+
+    return _update(session_id, agent, project_root, change)
+
+
+def given_in_session(session_id: str, agent: str) -> set[str]:
+    """Every lesson id already given in this session (still in the conversation's context)."""
+    entry = _load(session_path(session_id)).get("agents", {}).get(agent, {})
+    ids = set(entry.get("pending", {}).get("given", {}))
+    for turn in entry.get("turns", []):
+        ids.update(turn.get("given", {}))
+    return ids
+
+
+def turns(session_id: str, agent: str) -> list[dict]:
+    """The recorded turns of ``agent`` in ``session_id``, oldest first."""
+    entry = _load(session_path(session_id)).get("agents", {}).get(agent, {})
+    return [t for t in entry.get("turns", []) if isinstance(t, dict) and isinstance(t.get("n"), int)]
+
+
+def has_session(session_id: str) -> bool:
+    return session_path(session_id).is_file()
+
+
+def project_root_of(session_id: str) -> str:
+    return str(_load(session_path(session_id)).get("project_root") or "")

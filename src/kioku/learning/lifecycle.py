@@ -1,0 +1,113 @@
+"""Lifecycle of a lesson on counterfactual evidence: active → promoted | deprecated (and restore).
+
+Rule, taken at each *look* of ``kioku.learning.uplift`` (boundaries corrected for repeated looks):
+- **deprecate (hurts)** when the uplift interval at ``DEPRECATE_Z`` lies entirely below zero;
+- **promote** when the interval at ``PROMOTE_Z`` lies entirely above zero (confidence + 0.05,
+  at most 0.95);
+- **deprecate (no effect)** when both arms have at least :data:`NO_EFFECT_MIN_TURNS` turns and
+  the interval at ``PROMOTE_Z`` lies within ±:data:`NO_EFFECT_MARGIN`: the lesson costs context and
+  changes nothing measurable. Lessons the user taught (``learned_from == "user_feedback"``) are
+  never deprecated for this: the user's word is the strongest signal, only evidence of harm
+  overrides it.
+A promoted lesson that later shows harm is deprecated. A deprecated lesson stays in the store
+(not injected), keeps its ``decision_reason`` and can be brought back by :func:`restore`.
+The fields written are the evidence fields of ``kioku.agent.stats.lesson_evidence`` plus the
+seed counters (``usage_count`` = turns given, ``success_count``, ``success_rate``).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from kioku.agent import stats
+from kioku.agent import usage
+from kioku.core import fsutil
+from kioku.learning import evidence
+from kioku.learning import uplift as up
+
+NO_EFFECT_MIN_TURNS = 400
+NO_EFFECT_MARGIN = 0.10
+
+
+def _iso(epoch: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
+
+
+def _fmt(u: up.Uplift) -> str:
+    return (f"uplift {u.uplift:+.2f} (corrected interval {u.low:+.2f} to {u.high:+.2f}) over "
+            f"{u.turns_given} given / {u.turns_held_back} held-back turns")
+
+
+def decide(meta: dict[str, Any], counts: tuple[int, int, int, int]) -> dict[str, Any]:
+    """Metadata change for a lesson with these counts (evidence fields, and a decision at a look)."""
+    ng, sg, nh, sh = counts
+    plain = up.uplift_interval(sg, ng, sh, nh)
+    change: dict[str, Any] = {
+        "turns_given": ng, "success_given": sg, "turns_held_back": nh, "success_held_back": sh,
+        "usage_count": ng, "success_count": sg, "success_rate": round(sg / ng, 4) if ng else -1.0,
+        "tested": ng > 0,
+    }
+    if plain.defined:
+        change.update(uplift=plain.uplift, uplift_low=plain.low, uplift_high=plain.high)
+    looks = up.looks_passed(min(ng, nh))
+    done = int(meta.get("looks", 0) or 0)
+    if looks <= done or meta.get("deprecated", False):
+        return change
+    change["looks"] = looks
+    harm = up.uplift_interval(sg, ng, sh, nh, z=up.DEPRECATE_Z)
+    u = up.uplift_interval(sg, ng, sh, nh, z=up.PROMOTE_Z)
+    now = time.time()
+    if harm.high < 0:
+        change.update(deprecated=True, decision_reason=f"hurts: {_fmt(harm)}, look {looks}",
+                      deprecated_reason=f"hurts: {_fmt(harm)}", deprecated_at=_iso(now), deprecated_at_epoch=now)
+    elif u.low > 0 and not meta.get("promoted", False):
+        old = float(meta.get("confidence", 0.0))
+        change.update(promoted=True, confidence=round(min(stats.CONFIDENCE_CAP, old + stats.PROMOTE_STEP), 4),
+                      confidence_before_promotion=old, promoted_at=_iso(now), promoted_at_epoch=now,
+                      decision_reason=f"helps: {_fmt(u)}, look {looks}")
+    elif (min(ng, nh) >= NO_EFFECT_MIN_TURNS and -NO_EFFECT_MARGIN < u.low and u.high < NO_EFFECT_MARGIN
+          and meta.get("learned_from") != "user_feedback"):
+        change.update(deprecated=True, decision_reason=f"no effect: {_fmt(u)}, look {looks}",
+                      deprecated_reason=f"no measurable effect: {_fmt(u)}", deprecated_at=_iso(now),
+                      deprecated_at_epoch=now)
+    elif not meta.get("decision_reason") or not meta.get("promoted", False):
+        change["decision_reason"] = f"undecided: {_fmt(u)}, look {looks}"
+    return change
+
+
+def refresh(agent: str, lessons: dict[str, str], project_root: Path) -> dict[str, str]:
+    """Recompute the evidence of ``lessons`` (id -> scope), decide, write; returns id -> decision."""
+    if not lessons:
+        return {}
+    by_scope: dict[str, list[str]] = {}
+    for rec_id, scope in lessons.items():
+        by_scope.setdefault(scope, []).append(rec_id)
+    with fsutil.exclusive_lock(usage.usage_lock(agent), timeout=120):
+        records = usage.read_lessons(agent, by_scope, project_root)
+        counts = evidence.totals(agent, sorted(records))
+        changes = {}
+        for rec_id, (scope, doc, meta) in records.items():
+            changes[rec_id] = (scope, doc, meta, decide(meta, counts[rec_id]))
+        usage.write_lesson_fields(agent, changes, project_root)
+    return {rec_id: stats.decision_of({**meta, **change}) for rec_id, (_s, _d, meta, change) in changes.items()}
+
+
+def restore(agent: str, lesson_id: str, project_root: Path) -> bool:
+    """Bring a deprecated lesson back to active; its evidence is kept and the next looks decide anew."""
+    with fsutil.exclusive_lock(usage.usage_lock(agent), timeout=120):
+        found = None
+        for scope in ("project", "global"):
+            found = usage.read_lessons(agent, {scope: [lesson_id]}, project_root).get(lesson_id) or found
+        if found is None:
+            return False
+        scope, doc, meta = found
+        if not meta.get("deprecated", False):
+            return False
+        now = time.time()
+        change = {"deprecated": False, "deprecated_reason": "", "deprecated_at": "", "deprecated_at_epoch": 0.0,
+                  "restored_at": _iso(now), "restored_at_epoch": now,
+                  "decision_reason": f"restored by hand; was: {meta.get('decision_reason', '')}"[:500]}
+        usage.write_lesson_fields(agent, {lesson_id: (scope, doc, meta, change)}, project_root)
+    return True

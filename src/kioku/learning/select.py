@@ -1,0 +1,117 @@
+"""Which lessons a turn is given: task-relevant selection with exploration (stdlib only; hooks run it).
+
+1. Pool: the agent's active lessons from the digest files (``kioku.agent.digest``; deprecated
+   and candidate lessons are never there), minus the lessons already given earlier in the
+   session (they are still in the conversation).
+2. Eligible: with task text, the lessons the SQLite FTS5 lexical index
+   (``kioku.retrieval.fts``, the file the agent store keeps beside Chroma) ranks for it, best
+   first, at most ``eligible`` of them; with no task text (SessionStart), the digest's top list.
+3. Exploration: each eligible lesson is held back with probability ``hold_back`` (decided by a
+   hash of session, turn and lesson, so a retried hook makes the same choice). Held-back
+   lessons are recorded, not injected: they are the turns the lesson's uplift is measured
+   against.
+4. Order: promoted lessons first (in relevance order), then the undecided ones in an order
+   drawn from the same hash, so that which undecided lessons a turn gets is random and the
+   given and not-given turns of a lesson are comparable (a randomised experiment; ordering by
+   the evidence itself, Thompson sampling, raised success sooner in the simulation but biased
+   the comparison: neutral lessons got promoted). The first ``k`` are given, the rest of the
+   eligible ones are recorded as not given.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from kioku.core import paths
+
+DEFAULT_K = 5
+HOLD_BACK_SHARE = 0.1
+ELIGIBLE_PER_GIVEN = 3
+LEXICAL_DB = "kioku_lexical.sqlite3"
+
+
+class Selection:
+    """Digest entries given (in injection order) and eligible-but-not-given (held back or cut).
+
+    A plain class: dataclasses would pull ``inspect`` and ``typing`` onto the hooks' path.
+    """
+
+    __slots__ = ("given", "held_back")
+
+    def __init__(self, given: list[dict] | None = None, held_back: list[dict] | None = None) -> None:
+        self.given = given or []
+        self.held_back = held_back or []
+
+    def scope_map(self, which: str) -> dict[str, str]:
+        return {str(e["id"]): str(e.get("scope") or "global") for e in getattr(self, which)}
+
+
+def draw(session_id: str, turn: str, lesson_id: str) -> float:
+    """A number in [0, 1) fixed by (session, turn, lesson): the same choice on every retry."""
+    digest = hashlib.sha256(f"{session_id}\0{turn}\0{lesson_id}".encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") / 2.0 ** 64
+
+
+def lexical_ranking(agent: str, root, task: str, k: int) -> list[str]:
+    """Lesson ids the FTS5 index ranks for ``task`` (project scope first, then global)."""
+    from kioku.agent.store_names import collection_name
+    from kioku.retrieval.fts import LexicalIndex
+
+    from pathlib import Path
+
+    root = Path(root)
+    ranked: list[tuple[float, int, str]] = []
+    scopes = (("project", paths.project_chroma_dir(root)), ("global", paths.global_chroma_dir()))
+    for order, (scope, folder) in enumerate(scopes):
+        db = folder / LEXICAL_DB
+        if not db.is_file():
+            continue
+        project_id = paths.project_identity(root) if scope == "project" else None
+        with LexicalIndex(db) as index:
+            for rec_id, score in index.search(collection_name(agent, "improvements", project_id), task, k):
+                ranked.append((-score, order, rec_id))
+    ranked.sort()
+    return [rec_id for _s, _o, rec_id in ranked]
+
+
+def select(agent: str, root, task: str, *, session_id: str, turn: str, k: int = DEFAULT_K,
+           hold_back: float = HOLD_BACK_SHARE, exclude: set[str] | frozenset[str] = frozenset(),
+           pool: list[dict] | None = None) -> Selection:
+    """The lessons to give this turn and the eligible ones held back (see the module docstring)."""
+    if k <= 0:
+        return Selection()
+    if pool is None:
+        from kioku.agent.digest import read_digest
+
+        from pathlib import Path
+
+        pool = read_digest(agent, project_root=Path(root))
+    by_id = {str(e["id"]): e for e in pool if isinstance(e, dict) and e.get("id") and str(e["id"]) not in exclude}
+    if not by_id:
+        return Selection()  # nothing to choose from: the lexical index is not even opened
+    limit = max(k, ELIGIBLE_PER_GIVEN * k)
+    text = " ".join((task or "").split())
+    if text:
+        ranked = lexical_ranking(agent, root, text, limit * 4)
+        eligible = [by_id[i] for i in dict.fromkeys(ranked) if i in by_id][:limit]
+    else:
+        eligible = list(by_id.values())[:limit]
+    held = [e for e in eligible if draw(session_id, turn, str(e["id"])) < hold_back]
+    held_ids = {str(e["id"]) for e in held}
+    rest = [e for e in eligible if str(e["id"]) not in held_ids]
+    promoted = [e for e in rest if e.get("decision") == "promoted"]
+    others = sorted((e for e in rest if e.get("decision") != "promoted"),
+                    key=lambda e: draw(session_id, turn + "\0order", str(e["id"])))
+    ordered = promoted + others
+    return Selection(given=ordered[:k], held_back=held + ordered[k:])
+
+
+def hold_back_share() -> float:
+    """``KIOKU_HOLD_BACK`` (0-0.5) or the default share of eligible turns a lesson is held back from."""
+    raw = os.environ.get("KIOKU_HOLD_BACK", "")
+    try:
+        value = float(raw) if raw else HOLD_BACK_SHARE
+    except ValueError:
+        return HOLD_BACK_SHARE
+    return min(0.5, max(0.0, value))

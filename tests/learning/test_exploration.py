@@ -1,0 +1,131 @@
+"""Exploration really withholds lessons, records them, and selection is task-relevant (FTS5)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+
+from kioku.agent.improvements import learn
+from kioku.handlers import session_start, user_prompt_submit
+from kioku.learning import ledger, select
+
+TEXTS: dict[str, str] = {}
+TOPICS = ["parser grammar token", "docker container deploy", "postgres migration schema",
+          "react component layout", "oauth login cookie", "kubernetes helm cluster"]
+
+
+@pytest.fixture
+def many(project: Path) -> dict[str, str]:
+    out = {}
+    for n, topic in enumerate(TOPICS):
+        for m in range(2):
+            text = f"For {topic} work, step {m} of lesson {n}: check the {topic.split()[m]} first"
+            rec_id = learn("main", text, "search_strategy", 0.8, project_root=project)[0]
+            out[rec_id] = topic
+            TEXTS[rec_id] = text
+    return out
+
+
+def test_selection_is_task_relevant_through_the_lexical_index(project, many):
+    chosen = select.select("main", project, "the docker deploy of the container fails", session_id="s", turn="t",
+                           hold_back=0.0)
+    assert chosen.given and all(many[e["id"]] == "docker container deploy" for e in chosen.given)
+    assert {e["id"] for e in chosen.given} == {i for i, t in many.items() if t == "docker container deploy"}
+    # no task text: the digest's top list
+    fallback = select.select("main", project, "", session_id="s", turn="t", hold_back=0.0)
+    assert len(fallback.given) == select.DEFAULT_K
+
+
+def test_exploration_withholds_and_records(project, many, monkeypatch):
+    monkeypatch.setenv("KIOKU_HOLD_BACK", "0.5")
+    held_total = given_total = 0
+    for n in range(40):
+        session = f"sess-{n}"
+        topic = TOPICS[n % len(TOPICS)]
+        result = user_prompt_submit.handle({"session_id": session, "prompt_id": f"p{n}", "cwd": str(project),
+                                            "prompt": f"please fix the {topic} problem",
+                                            "hook_event_name": "UserPromptSubmit"})
+        [turn] = ledger.turns(session, "main")
+        text = result.additional_context if result else ""
+        for rec_id in turn["held_back"]:
+            assert rec_id not in turn["given"]
+            assert TEXTS[rec_id] not in text
+        for rec_id in turn["given"]:
+            assert many[rec_id] == topic and TEXTS[rec_id] in text
+        held_total += len(turn["held_back"])
+        given_total += len(turn["given"])
+        # the same hook call again (a retry) makes the same choice and opens no second turn
+        user_prompt_submit.handle({"session_id": session, "prompt_id": f"p{n}", "cwd": str(project),
+                                   "prompt": f"please fix the {topic} problem", "hook_event_name": "UserPromptSubmit"})
+        assert len(ledger.turns(session, "main")) == 1
+    share = held_total / (held_total + given_total)
+    assert 0.3 <= share <= 0.7, share  # 2 relevant lessons a turn, each held back with probability 0.5
+
+
+def test_held_back_lessons_are_not_in_the_injected_text(project, monkeypatch):
+    monkeypatch.setenv("KIOKU_HOLD_BACK", "0.5")
+    ids = [learn("main", f"Lesson about deploy number {n}: verify the docker tag {n}", "search_strategy", 0.8,
+                 project_root=project)[0] for n in range(6)]
+    texts = {i: f"verify the docker tag {n}" for n, i in enumerate(ids)}
+    result = session_start.handle({"session_id": "s-start", "cwd": str(project), "source": "startup",
+                                   "hook_event_name": "SessionStart"})
+    pending = ledger.given_in_session("s-start", "main")
+    text = result.additional_context if result else ""
+    assert pending and all(texts[i] in text for i in pending)
+    withheld = [i for i in ids if i not in pending]
+    assert withheld and all(texts[i] not in text for i in withheld)
+    # the pending lessons (and the held-back ones) belong to the session's first turn
+    user_prompt_submit.handle({"session_id": "s-start", "prompt_id": "p1", "cwd": str(project),
+                               "prompt": "hello", "hook_event_name": "UserPromptSubmit"})
+    [turn] = ledger.turns("s-start", "main")
+    assert set(turn["given"]) >= pending and set(turn["held_back"]) & set(withheld)
+
+
+def test_draw_is_fixed_by_session_turn_and_lesson():
+    assert select.draw("s", "t", "x") == select.draw("s", "t", "x")
+    assert select.draw("s", "t", "x") != select.draw("s", "t2", "x")
+    values = [select.draw("s", str(n), "x") for n in range(2000)]
+    assert 0.45 < sum(v < 0.5 for v in values) / len(values) < 0.55
+
+
+def test_promoted_first_then_undecided_in_random_order():
+    pool = [{"id": f"l{n}", "decision": "active"} for n in range(4)] + [{"id": "star", "decision": "promoted"}]
+    firsts = []
+    for n in range(400):
+        chosen = select.select("main", ".", "", session_id="s", turn=str(n), k=2, hold_back=0.0, pool=pool)
+        assert chosen.given[0]["id"] == "star"
+        firsts.append(chosen.given[1]["id"])
+        assert {e["id"] for e in chosen.held_back} | {e["id"] for e in chosen.given} == {e["id"] for e in pool}
+    assert all(60 < firsts.count(f"l{n}") < 140 for n in range(4))  # each undecided lesson ~ a quarter
+
+
+def test_subagent_start_selects_by_the_task_in_the_parent_transcript(project, many, tmp_path, monkeypatch):
+    import json as _json
+
+    from kioku.handlers import subagent_start
+    from kioku.learning.subagent_task import task_text
+
+    monkeypatch.setenv("KIOKU_HOLD_BACK", "0")
+    parent = tmp_path / "parent.jsonl"
+    call = {"type": "assistant", "message": {"role": "assistant", "content": [
+        {"type": "text", "text": "Delegating."},
+        {"type": "tool_use", "id": "t1", "name": "Agent",
+         "input": {"description": "deploy", "prompt": "Fix the docker container deploy on staging",
+                   "subagent_type": "main"}}]}}
+    parent.write_text("x" * 300000 + "\n" + _json.dumps(call) + "\n", encoding="utf-8")
+    assert task_text(str(parent), "main") == "Fix the docker container deploy on staging"
+    assert task_text(str(parent), "other-agent") == "" and task_text(str(tmp_path / "missing"), "main") == ""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert task_text(str(fifo), "main") == ""  # never blocks on a FIFO
+    result = subagent_start.handle({"session_id": "s-sub", "agent_id": "a1", "agent_type": "main",
+                                    "cwd": str(project), "transcript_path": str(parent),
+                                    "hook_event_name": "SubagentStart"})
+    [turn] = ledger.turns("s-sub", "main")
+    assert turn["prompt_id"] == "agent:a1"
+    assert turn["prompt_sha256"] == hashlib.sha256(b"Fix the docker container deploy on staging").hexdigest()
+    assert {many[i] for i in turn["given"]} == {"docker container deploy"}
+    assert all(TEXTS[i] in result.additional_context for i in turn["given"])

@@ -1,0 +1,78 @@
+"""Uplift statistics and the decision rule on hand-computed cases."""
+
+from __future__ import annotations
+
+import pytest
+
+from kioku.learning import lifecycle
+from kioku.learning import uplift as up
+
+
+def test_wilson_matches_published_values():
+    lo, hi = up.wilson(4, 10)
+    assert lo == pytest.approx(0.1682, abs=1e-3) and hi == pytest.approx(0.6873, abs=1e-3)
+    assert up.wilson(0, 0) == (0.0, 1.0)
+
+
+def test_newcombe_hybrid_interval_matches_newcombe_1998_example():
+    # Newcombe (1998), Statistics in Medicine 17:873, example (a): 56/70 vs 48/80,
+    # method 10 gives 0.0524 to 0.3339 around a difference of 0.2.
+    u = up.uplift_interval(56, 70, 48, 80)
+    assert u.uplift == pytest.approx(0.2)
+    assert u.low == pytest.approx(0.0524, abs=5e-4) and u.high == pytest.approx(0.3339, abs=5e-4)
+
+
+def test_uplift_undefined_until_both_arms_have_turns():
+    u = up.uplift_interval(3, 5, 0, 0)
+    assert not u.defined and (u.low, u.high) == (-1.0, 1.0)
+
+
+def test_look_schedule_grows_by_half():
+    assert up.look_schedule(100) == [10, 15, 22, 34, 51, 76]
+    assert [up.looks_passed(n) for n in (9, 10, 14, 15, 114, 10**6)] == [0, 1, 1, 2, 7, up.MAX_LOOKS]
+
+
+@pytest.mark.parametrize("z,alpha", [(up.PROMOTE_Z, 0.05), (up.DEPRECATE_Z, 0.10)])
+def test_boundaries_hold_their_error_rate_over_all_looks(z, alpha):
+    """Re-derives the constants: a no-effect statistic crosses with probability ~alpha, not more."""
+    rate = up.crossing_rate(z, paths=20000, seed=11)
+    assert alpha - 0.012 <= rate <= alpha + 0.006
+    # the uncorrected 95 % quantile would cross far more often over ten looks
+    assert up.crossing_rate(1.645, paths=20000, seed=11) > 2 * 0.05
+
+
+def test_decide_deprecates_on_harm_only_at_a_look():
+    meta = {"confidence": 0.8}
+    # 2/10 given vs 9/10 held back: the first look (smaller arm 10)
+    change = lifecycle.decide(meta, (10, 2, 10, 9))
+    assert change["deprecated"] is True and change["looks"] == 1
+    assert change["decision_reason"].startswith("hurts: uplift -0.70")
+    # 3/10 vs 7/10 is "significant" at an uncorrected 90 % but not at the corrected boundary
+    assert up.uplift_interval(3, 10, 7, 10, z=1.645).high < 0
+    assert "deprecated" not in lifecycle.decide(meta, (10, 3, 10, 7))
+    # the same rates at 11 turns given / 9 held back: no look, evidence only
+    change = lifecycle.decide(meta, (11, 2, 9, 8))
+    assert "deprecated" not in change and "looks" not in change
+    assert change["turns_given"] == 11 and change["uplift"] == pytest.approx(2 / 11 - 8 / 9, abs=1e-6)
+
+
+def test_decide_promotes_when_interval_above_zero_and_keeps_seed_counters():
+    change = lifecycle.decide({"confidence": 0.8}, (20, 18, 20, 8))
+    assert change["promoted"] is True and change["confidence"] == 0.85
+    assert (change["usage_count"], change["success_count"], change["success_rate"]) == (20, 18, 0.9)
+
+
+def test_decide_no_effect_needs_many_turns_and_spares_user_lessons():
+    n = lifecycle.NO_EFFECT_MIN_TURNS
+    # look at exactly a schedule point >= the minimum
+    point = next(p for p in up.look_schedule(100 * n) if p >= n)
+    counts = (point, point - 1, point, point - 1)  # both arms 99 % successful: nothing to gain
+    assert lifecycle.decide({"confidence": 0.8}, counts)["deprecated"] is True
+    assert "deprecated" not in lifecycle.decide({"confidence": 0.8, "learned_from": "user_feedback"}, counts)
+    small = (80, 79, 80, 79)
+    assert "deprecated" not in lifecycle.decide({"confidence": 0.8}, small)
+
+
+def test_decide_never_repeats_a_look_already_taken():
+    change = lifecycle.decide({"confidence": 0.8, "looks": 1}, (10, 2, 10, 9))
+    assert "deprecated" not in change
