@@ -53,16 +53,22 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise UsageError(f"transcript is not a regular file: {args.transcript}")
     root = paths.find_project_root()
     criteria = api.load_criteria(args.agent, root)
-    entries, _ = tr.read_from(path)
-    evaluation = api.evaluate_entries(entries, args.agent, criteria, session_id=args.session_id)
+    try:
+        read = tr.read_all(path)
+    except tr.TranscriptRefused as exc:
+        raise UsageError(str(exc)) from exc
+    evaluation = api.evaluate_entries(read.entries, args.agent, criteria, session_id=args.session_id)
     stored = None
     if not args.no_store:
         stored = api.record_evaluation(evaluation, root)
     if args.json:
         data = evaluation.to_dict()
         data["stored"] = bool(stored)
+        data["warning"] = read.warning
         print(json.dumps(data, ensure_ascii=False, indent=2))
     else:
+        if read.warning:
+            print(f"warning: {read.warning}")
         print(evaluation.summary())
         print(f"success={evaluation.success} quality={evaluation.quality:.1f} duration_s={evaluation.duration_s} "
               f"tokens={evaluation.tokens} tool_errors={evaluation.tool_errors} retries={evaluation.retries} "

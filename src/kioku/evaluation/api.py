@@ -7,8 +7,8 @@ ledger (``lessons``), the outcome credit of the improvements injected into the s
 (``usage.apply_session_outcome``), and due maintenance.
 
 Whole transcript as one task (``kioku evaluate`` without ``--per-turn``):
-- ``evaluate_transcript(path, agent, criteria=None) -> Evaluation`` reads the transcript
-  (its last ``transcript.MAX_READ_BYTES`` at most) and evaluates it as one task: the first
+- ``evaluate_transcript(path, agent, criteria=None) -> Evaluation`` reads the whole transcript
+  (``transcript.read_all``) and evaluates it as one task: the first
   real prompt is the task, later prompts are feedback. ``evaluate_entries`` does the same for
   entries already read.
 - ``load_criteria(agent, project_root)`` → the agent's criteria from the Memory Configuration
@@ -151,8 +151,7 @@ def evaluate_entries(entries: Iterable[dict], agent: str, criteria: dict[str, in
 
 
 def evaluate_transcript(path: Path | str, agent: str, criteria: dict[str, int] | None = None) -> Evaluation:
-    entries, _ = tr.read_from(Path(path).expanduser())
-    return evaluate_entries(entries, agent, criteria)
+    return evaluate_entries(tr.read_all(Path(path).expanduser()).entries, agent, criteria)
 
 
 # ---- the agent's criteria ------------------------------------------------------------------
