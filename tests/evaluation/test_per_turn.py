@@ -401,3 +401,15 @@ def test_quality_does_not_punish_size() -> None:
     assert score_turn(chat, next_feedback="negative")[0] < score_turn(chat)[0]
     weighted, per = score_turn(long_task, {"testing": 50, "efficiency": 50})
     assert set(per) == {"testing", "efficiency"} and 0 <= weighted <= 100
+
+
+def test_package_entry_point_takes_a_path_or_entries(tmp_path: Path) -> None:
+    from kioku.evaluation import evaluate_turns
+
+    tx = Tx()
+    first = tx.user("hello")
+    tx.assistant("hi")
+    path = tx.write(tmp_path / "t.jsonl")
+    assert [v.prompt_uuid for v in evaluate_turns(path)] == [first]
+    assert [v.outcome for v in evaluate_turns(tx.lines)] == ["success"]
+    assert not list((tmp_path).glob("*.json"))   # nothing written beside it

@@ -53,20 +53,26 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise UsageError(f"transcript is not a regular file: {args.transcript}")
     root = paths.find_project_root()
     criteria = api.load_criteria(args.agent, root)
-    entries, _ = tr.read_from(path)
-    evaluation = api.evaluate_entries(entries, args.agent, criteria, session_id=args.session_id)
+    try:
+        read = tr.read_all(path)
+    except tr.TranscriptRefused as exc:
+        raise UsageError(str(exc)) from exc
+    evaluation = api.evaluate_entries(read.entries, args.agent, criteria, session_id=args.session_id)
     stored = None
     if not args.no_store:
         stored = api.record_evaluation(evaluation, root)
     if args.json:
         data = evaluation.to_dict()
         data["stored"] = bool(stored)
+        data["warning"] = read.warning
         from kioku.core.defang import defang_json
 
         print(defang_json(json.dumps(data, ensure_ascii=False, indent=2)))
     else:
         from kioku.core.defang import defang
 
+        if read.warning:
+            print(f"warning: {read.warning}")
         print(defang(evaluation.summary()))  # reasons quote the transcript
         print(f"success={evaluation.success} quality={evaluation.quality:.1f} duration_s={evaluation.duration_s} "
               f"tokens={evaluation.tokens} tool_errors={evaluation.tool_errors} retries={evaluation.retries} "
@@ -110,16 +116,21 @@ def _evaluate_per_turn(args: argparse.Namespace, path: Path) -> int:
         item["tokens"]["weighted"] = records.weighted_tokens(verdict)
         turns.append(item)
     if args.json:
-        print(json.dumps({"turns": turns, "kind": result.kind, "session_id": session_id,
-                          "warning": result.warning, "stored": len(stored)}, ensure_ascii=False, indent=2))
+        from kioku.core.defang import defang_json
+
+        print(defang_json(json.dumps({"turns": turns, "kind": result.kind, "session_id": session_id,
+                                      "warning": result.warning, "stored": len(stored)},
+                                     ensure_ascii=False, indent=2)))
     else:
+        from kioku.core.defang import defang
+
         if result.warning:
             print(f"warning: {result.warning}")
         if result.kind == "compaction":
             print("compaction side-run: no turns to evaluate")
         for item in turns:
-            print(f"#{item['prompt_index']} {item['outcome']:<11} {item['task']}")
-            print(f"    {item['reason']}; errors agent={item['agent_errors']} rejected={item['user_rejections']} "
+            print(f"#{item['prompt_index']} {item['outcome']:<11} {defang(item['task'])}")
+            print(f"    {defang(item['reason'])}; errors agent={item['agent_errors']} rejected={item['user_rejections']} "
                   f"hook={item['hook_blocks']} cascade={item['cascade_errors']}; feedback on previous: "
                   f"{item['feedback_on_previous']}; active {item['active_s']:.0f}s")
         print(f"stored {len(stored)} turn record(s)" if stored else "not stored (--no-store)"

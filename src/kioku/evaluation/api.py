@@ -7,8 +7,8 @@ ledger (``lessons``), the per-turn credit of the lessons each turn was given or 
 from (``kioku.learning.credit.apply_turn_verdicts``), and due maintenance.
 
 Whole transcript as one task (``kioku evaluate`` without ``--per-turn``):
-- ``evaluate_transcript(path, agent, criteria=None) -> Evaluation`` reads the transcript
-  (its last ``transcript.MAX_READ_BYTES`` at most) and evaluates it as one task: the first
+- ``evaluate_transcript(path, agent, criteria=None) -> Evaluation`` reads the whole transcript
+  (``transcript.read_all``) and evaluates it as one task: the first
   real prompt is the task, later prompts are feedback. ``evaluate_entries`` does the same for
   entries already read.
 - ``load_criteria(agent, project_root)`` → the agent's criteria from the Memory Configuration
@@ -46,7 +46,6 @@ from kioku.evaluation.verdict import TurnVerdict
 KIND = "evaluations"
 LEARN_MIN_QUALITY = 70.0
 LESSON_CONFIDENCE = 0.75   # a confirmed or recurring cause→fix lesson (active: >= 0.7)
-NEGATIVE_FEEDBACK_PENALTY = 30.0
 TASK_CHARS = 100
 log = logging.getLogger("kioku.evaluation")
 
@@ -152,8 +151,7 @@ def evaluate_entries(entries: Iterable[dict], agent: str, criteria: dict[str, in
 
 
 def evaluate_transcript(path: Path | str, agent: str, criteria: dict[str, int] | None = None) -> Evaluation:
-    entries, _ = tr.read_from(Path(path).expanduser())
-    return evaluate_entries(entries, agent, criteria)
+    return evaluate_entries(tr.read_all(Path(path).expanduser()).entries, agent, criteria)
 
 
 # ---- the agent's criteria ------------------------------------------------------------------
@@ -235,30 +233,6 @@ def _run_maintenance(agent: str, root: Path) -> None:
     runner = getattr(maintenance, "run_due_in_background", None)
     if runner is not None:
         runner(agent, project_root=root)
-
-
-def apply_feedback_to_previous(agent: str, record_id: str, feedback: int) -> bool:
-    """The user's next prompt judged the previous turn: note it on that evaluation's record.
-
-    Negative feedback also turns the previous turn into a failure (the user said so) and lowers
-    its quality by :data:`NEGATIVE_FEEDBACK_PENALTY` points (once)."""
-    if not feedback or not record_id:
-        return False
-    from kioku.agent.chroma_store import open_store
-
-    store = open_store("global")
-    found = store.get(agent, KIND, ids=[record_id])
-    if not found:
-        return False
-    change: dict[str, Any] = {"feedback": int(feedback)}
-    if feedback < 0:
-        change["success"] = False
-        weak = str(found[0].metadata.get("weaknesses", ""))
-        if "user reported a problem (next prompt)" not in weak:
-            change["weaknesses"] = "; ".join(w for w in (weak, "user reported a problem (next prompt)") if w)
-            change["quality"] = round(max(0.0, float(found[0].metadata.get("quality", 0.0)) - NEGATIVE_FEEDBACK_PENALTY), 1)
-    store.update_metadata(agent, KIND, [record_id], [change])
-    return True
 
 
 # ---- the learning step after per-turn evaluation ------------------------------------------------

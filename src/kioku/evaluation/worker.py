@@ -64,10 +64,6 @@ def _has_message(transcript: tr.Transcript, sha: str) -> bool:
     return False
 
 
-def state_key(job: dict[str, Any]) -> str:
-    return f"{job.get('agent')}:{job.get('session_id')}:{job.get('agent_id') or 'main'}"
-
-
 def _read_settled(path: str, sha: str | None, lag_wait: float) -> tr.FullRead:
     """Read the whole transcript; when the hook told us its last message, wait (up to
     ``lag_wait``) until Claude Code has flushed it."""
