@@ -38,7 +38,7 @@ def test_credential_in_a_field_is_refused_and_nothing_is_written(project, isolat
 def test_collection_name_refuses_a_credential():
     with pytest.raises(SecretRejected):
         collection_name(AWS_ID, "improvements")
-    assert collection_name("code-reviewer", "improvements") == "agent_code-reviewer_improvements"
+    assert collection_name("code-reviewer", "improvements") == "agent_code_reviewer_improvements"
 
 
 def test_cli_refuses_credential_agent_with_one_line(project, kioku):

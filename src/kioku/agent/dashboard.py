@@ -49,7 +49,7 @@ def _recent_listing(evaluations: list[Any]) -> list[dict[str, Any]]:
 
 def build_dashboard(agent: str, project_root: Path | None = None, top: int = 5) -> dict[str, Any]:
     from kioku.agent import maintenance, performance
-    from kioku.agent.improvements import MIN_CONFIDENCE_ACTIVE, all_improvements
+    from kioku.agent.improvements import all_improvements
 
     agent = sc.validate_agent(agent)
     recs = all_improvements(agent, project_root)
@@ -73,10 +73,9 @@ def build_dashboard(agent: str, project_root: Path | None = None, top: int = 5) 
         "agent": agent,
         "total_improvements": len(metas),
         "active_improvements": sum(1 for _s, _r, m in metas if stats.is_active(m)),
-        "deprecated_improvements": sum(1 for _s, _r, m in metas if m.get("deprecated")),
-        "promoted_improvements": sum(1 for _s, _r, m in metas if m.get("promoted")),
-        "candidate_improvements": sum(1 for _s, _r, m in metas if not m.get("deprecated")
-                                      and float(m.get("confidence", 0)) < MIN_CONFIDENCE_ACTIVE),
+        "deprecated_improvements": sum(1 for _s, _r, m in metas if stats.decision_of(m) == "deprecated"),
+        "promoted_improvements": sum(1 for _s, _r, m in metas if stats.decision_of(m) == "promoted"),
+        "candidate_improvements": sum(1 for _s, _r, m in metas if stats.decision_of(m) == "candidate"),
         "cross_validated_improvements": sum(1 for _s, _r, m in metas if m.get("cross_validated")),
         "total_evaluations": total_evals,
         "recent_success_rate": current["success_rate"] if current.get("evaluations") else None,

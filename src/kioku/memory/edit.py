@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from kioku.core.errors import KiokuError, UsageError
-from kioku.memory.api import memory_dirs, target_dir
+from kioku.memory.folders import memory_dirs, target_dir
 from kioku.memory.classify import pick_topic
 from kioku.memory.guard import ensure_rememberable
 from kioku.memory.index import MAX_LINES, TYPES, IndexDoc, format_entry
