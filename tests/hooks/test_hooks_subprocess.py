@@ -19,12 +19,19 @@ HOOKS = {"SessionStart": "session_start_startup", "UserPromptSubmit": "user_prom
          "SubagentStart": "subagent_start", "SubagentStop": "subagent_stop"}
 LAUNCHER = "kioku_hook.py"
 HEAVY = ("chromadb", "numpy", "jinja2", "onnxruntime")
+# Standard-library modules the every-prompt path (UserPromptSubmit with lessons, no save) does
+# without: each costs milliseconds of start-up on every prompt.
+PROMPT_PATH_AVOIDS = ("hashlib", "typing", "threading", "dataclasses")
+# The launcher runs as __main__ through exec, not runpy: runpy imports pkgutil, which imports
+# typing, and would hide whether the hook itself does.
 PROBE = r"""
-import json, os, runpy, sys
+import json, os, sys
 hook, event = sys.argv[1], sys.argv[2]
 sys.argv = [hook, event]
+with open(hook, encoding="utf-8") as handle:
+    code = compile(handle.read(), hook, "exec")
 try:
-    runpy.run_path(hook, run_name="__main__")
+    exec(code, {"__name__": "__main__", "__file__": hook})
 except SystemExit:
     pass
 heavy = sorted({m.split(".")[0] for m in sys.modules} & set(os.environ["PROBE_HEAVY"].split(",")))
@@ -84,9 +91,9 @@ def test_hook_exits_zero_with_documented_output(installed_copy, project, isolate
         assert b"failed open" in res.stderr or out is not None
 
 
-def _probe(tree: Path, event: str, payload: dict, home: Path, cwd: Path) -> dict:
+def _probe(tree: Path, event: str, payload: dict, home: Path, cwd: Path, heavy: tuple[str, ...] = HEAVY) -> dict:
     out = home / "probe.json"
-    env = _env(home, PROBE_OUT=str(out), PROBE_HEAVY=",".join(HEAVY))
+    env = _env(home, PROBE_OUT=str(out), PROBE_HEAVY=",".join(heavy))
     res = subprocess.run([str(tree / "venv" / "bin" / "python"), "-c", PROBE, str(tree / "hooks" / LAUNCHER), event],
                          input=json.dumps(payload).encode(), env=env, cwd=cwd, capture_output=True, timeout=60)
     assert res.returncode == 0, res.stderr
@@ -116,6 +123,11 @@ def test_fast_paths_never_import_chromadb(installed_copy, project, isolated_home
         assert Path(result["kioku"]).is_relative_to(installed_copy), "the installed copy's package ran"
         assert "failed open" not in result["stderr"], result["stderr"]
     assert "bun" in (project / ".agents" / "memory" / "MEMORY.md").read_text()
+    prompt = _probe(installed_copy, "UserPromptSubmit", load("user_prompt_submit", prompt="run the linter",
+                                                                session_id="another-session"),
+                    home, project, heavy=HEAVY + PROMPT_PATH_AVOIDS)
+    assert "Run the linter before committing" in prompt["stdout"]  # the lesson was selected and given
+    assert prompt["heavy"] == [], prompt
     start = _probe(installed_copy, "SessionStart", load("session_start_startup"), home, project)
     assert "Run the linter before committing" in start["stdout"] and "bun" in start["stdout"]
 

@@ -21,8 +21,9 @@ collection name, the journal and a digest file name.
 
 from __future__ import annotations
 
-import hashlib
 import re
+
+from kioku.core.sha import sha256
 
 KINDS = ("improvements", "evaluations", "performance")
 NAMING_VERSION = 2  # 1 kept hyphens in agent names; 2 turns them into underscores
@@ -49,7 +50,7 @@ def agent_slug(agent: str) -> str:
         return agent.replace("-", "_")
     slug = re.sub(r"[^A-Za-z0-9_-]+", "-", agent).strip("-_")[:40] or "agent"
     slug = slug.replace("_project_", "-project-")
-    digest = hashlib.sha256(agent.encode("utf-8")).hexdigest()[:10]
+    digest = sha256(agent.encode("utf-8")).hexdigest()[:10]
     return f"{slug}-{digest}"
 
 
@@ -60,5 +61,5 @@ def collection_name(agent: str, kind: str, project_id: str | None = None) -> str
     if project_id is None:
         return f"agent_{slug}_{kind}"
     if not _PROJECT_ID.match(project_id):
-        project_id = hashlib.sha256(project_id.encode("utf-8")).hexdigest()[:12]
+        project_id = sha256(project_id.encode("utf-8")).hexdigest()[:12]
     return f"agent_{slug}_project_{project_id}_{kind}"

@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from kioku.core import fsutil, paths
+from kioku.core.sha import sha256
 
 ALLOWED_KEYS = {"kind", "agent", "session_id", "transcript_path", "agent_id", "agent_type", "cwd",
                 "project_root", "event", "last_assistant_sha256", "last_assistant_chars", "stop_hook_active",
@@ -33,7 +33,7 @@ MAX_VALUE_CHARS = 4096
 
 def text_sha256(text: str) -> str:
     """Whitespace-normalised hash of a message: the worker matches the transcript against it."""
-    return hashlib.sha256(" ".join(text.split()).encode("utf-8")).hexdigest()
+    return sha256(" ".join(text.split()).encode("utf-8")).hexdigest()
 
 
 def jobs_dir() -> Path:

@@ -20,9 +20,9 @@ def safe_name(name: str, *, unique: bool = False) -> str:
     cleaned = _UNSAFE.sub("_", name or "").replace("..", "_").strip("._")[:120] or "_"
     if not unique:
         return cleaned
-    import hashlib
+    from kioku.core.sha import sha256
 
-    return f"{cleaned[:80]}-{hashlib.sha256((name or '').encode('utf-8')).hexdigest()[:8]}"
+    return f"{cleaned[:80]}-{sha256((name or '').encode('utf-8')).hexdigest()[:8]}"
 
 
 def normalise_lesson(text: str) -> str:

@@ -72,11 +72,11 @@ def project_identity(project_root: Path | None = None) -> str:
     Two clones of one repository share memories; two unrelated folders with the same
     name do not (a complaint about peers that key on the folder name).
     """
-    import hashlib  # lazily: hooks that never need the identity skip the import
+    from kioku.core.sha import sha256  # lazily: hooks that never need the identity skip it
 
     root = (project_root or find_project_root()).resolve()
     key = _git_remote(root) or str(root)
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+    return sha256(key.encode("utf-8")).hexdigest()[:12]
 
 
 def _git_remote(root: Path) -> str | None:

@@ -34,13 +34,11 @@ def handle(payload: dict) -> HookResult | None:
     block, given, held = _common.inject_lessons(agent, root, task, session_id=session_id, turn=turn or "subagent",
                                                 budget=MAX_CONTEXT_CHARS, exclude=set())
     if session_id and turn and (given or held):
-        import hashlib
-
+        from kioku.core.sha import sha256
         from kioku.learning.ledger import open_turn
 
         # the subagent transcript's first prompt is this task text, so its verdict joins on the hash
-        sha = hashlib.sha256(task.encode("utf-8")).hexdigest() if task else ""
-
+        sha = sha256(task.encode("utf-8")).hexdigest() if task else ""
         _common.soft("SubagentStart ledger",
                      lambda: open_turn(session_id, agent, prompt_id=turn, prompt_sha256=sha, given=given,
                                        held_back=held, project_root=str(root)), None)

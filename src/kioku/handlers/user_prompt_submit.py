@@ -34,9 +34,9 @@ SYSTEM_PREFIXES = ("<task-notification>", "<command-name>", "<command-message>",
                    "<local-command-stdout>", "<system-reminder>", "<bash-input>")
 # A superset of every word kioku.core.detect.REMEMBER_HINT can match, as lowercase UTF-8
 # substrings, so most prompts are skipped on the raw hook input without importing json or re.
-HINT_WORDS = tuple(w.encode() for w in ("remem", "memor", "mind", "save", "store", "down", "forget",
-                                         "future", "from now", "note", "覚え", "記憶", "記録", "保存",
-                                         "メモ", "忘れ"))
+HINT_TEXT = ("remem", "memor", "mind", "save", "store", "down", "forget", "future", "from now", "note",
+             "覚え", "記憶", "記録", "保存", "メモ", "忘れ")
+HINT_WORDS = tuple(w.encode() for w in HINT_TEXT)
 NOT_AGAIN = ("It is already stored by Kioku in .agents/memory, so it must not be saved again "
              "to auto memory or to any other memory file.")
 
@@ -57,10 +57,14 @@ def no_remember_request(payload: dict) -> bool:
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or not prompt:
         return True
-    from kioku.core.detect import REMEMBER_HINT
     from kioku.core.hookio import MAX_PROMPT_CHARS
 
     head = prompt[:MAX_PROMPT_CHARS]  # the length limit comes before any scan
+    folded = head.lower()
+    if not any(word in folded for word in HINT_TEXT):  # the regex module stays unloaded
+        return True
+    from kioku.core.detect import REMEMBER_HINT
+
     return not REMEMBER_HINT.search(head) or head.lstrip().startswith(SYSTEM_PREFIXES)
 
 
@@ -120,15 +124,14 @@ def _lessons(payload: dict) -> str:
         return ""
     if prompt.lstrip().startswith(SYSTEM_PREFIXES):
         return ""  # Claude Code's own messages are not a user's task
-    import hashlib
-
+    from kioku.core.sha import sha256
     from kioku.handlers import _common
     from kioku.learning import ledger
 
     root = _common.project_root(payload)
     agent = _common.main_agent(root)
     prompt_id = payload.get("prompt_id") if isinstance(payload.get("prompt_id"), str) else ""
-    sha = hashlib.sha256(prompt.encode("utf-8")).hexdigest()
+    sha = sha256(prompt.encode("utf-8")).hexdigest()
     block, given, held = _common.inject_lessons(
         agent, root, prompt, session_id=session_id, turn=prompt_id or sha, budget=LESSONS_BUDGET,
         exclude=ledger.given_in_session(session_id, agent))

@@ -20,10 +20,10 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 from kioku.core import paths
+from kioku.core.sha import sha256
 
 DEFAULT_K = 5
 HOLD_BACK_SHARE = 0.1
@@ -49,7 +49,7 @@ class Selection:
 
 def draw(session_id: str, turn: str, lesson_id: str) -> float:
     """A number in [0, 1) fixed by (session, turn, lesson): the same choice on every retry."""
-    digest = hashlib.sha256(f"{session_id}\0{turn}\0{lesson_id}".encode("utf-8")).digest()
+    digest = sha256(f"{session_id}\0{turn}\0{lesson_id}".encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big") / 2.0 ** 64
 
 

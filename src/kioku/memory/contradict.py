@@ -250,6 +250,8 @@ def _subject(text: str) -> tuple[str, ...] | None:
 
 
 def _has_ja(text: str) -> bool:
+    if text.isascii():  # one C-level check; a save compares against every memory in the index
+        return False
     return any("\u3040" <= ch <= "\u30ff" or "\u4e00" <= ch <= "\u9fff" for ch in text)
 
 

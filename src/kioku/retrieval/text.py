@@ -52,8 +52,15 @@ JAPANESE_STOP_BIGRAMS: frozenset[str] = frozenset(
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 # Han (incl. ext. A, compat), Hiragana, Katakana (incl. prolonged sound mark), iteration marks.
 _CJK_CHAR = r"\u3005\u3006\u3041-\u309f\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_SPLIT = re.compile(rf"([{_CJK_CHAR}]+)")
-_CJK_RUN = re.compile(rf"^[{_CJK_CHAR}]+$")
+_CJK_PATTERNS: list[re.Pattern[str]] = []  # [split, whole run], compiled on the first non-ASCII text
+
+
+def _cjk_patterns() -> list[re.Pattern[str]]:
+    """The CJK split and run patterns (their wide character classes take milliseconds to
+    compile, which the hooks would pay on every ASCII prompt if they were compiled at import)."""
+    if not _CJK_PATTERNS:
+        _CJK_PATTERNS.extend((re.compile(rf"([{_CJK_CHAR}]+)"), re.compile(rf"^[{_CJK_CHAR}]+$")))
+    return _CJK_PATTERNS
 
 
 def normalize(text: str) -> str:
@@ -97,10 +104,16 @@ def tokenize(text: str, *, stemming: bool = True, stopwords: frozenset[str] = EN
     if not text:
         return []
     out: list[str] = []
-    for part in _SPLIT.split(normalize(text)):
+    normal = normalize(text)
+    if normal.isascii():
+        parts, cjk_run = [normal], None
+    else:
+        split, cjk_run = _cjk_patterns()
+        parts = split.split(normal)
+    for part in parts:
         if not part:
             continue
-        if _CJK_RUN.match(part):
+        if cjk_run is not None and cjk_run.match(part):
             out.extend(cjk_bigrams(part))
             continue
         for match in _WORD.finditer(part):
