@@ -166,11 +166,15 @@ def _disabled_for(payload: dict) -> bool:
         return False
 
 
+def handler_module(event: str):
+    """``kioku.handlers.<event>`` (``__import__`` with a fromlist returns the submodule itself;
+    ``importlib`` would add its own and ``warnings``' import time to every hook)."""
+    return __import__(f"kioku.handlers.{EVENT_MODULES[event]}", fromlist=["handle"])
+
+
 def dispatch(event: str, payload: dict, module=None) -> HookResult | None:
     if module is None:
-        import importlib
-
-        module = importlib.import_module(f"kioku.handlers.{EVENT_MODULES[event]}")
+        module = handler_module(event)
     return module.handle(payload)
 
 
@@ -188,9 +192,7 @@ def run(event: str, stdin=None, stdout=None, stderr=None) -> int:
         raw = source.read(MAX_STDIN_BYTES)
         if isinstance(raw, str):
             raw = raw.encode("utf-8", errors="replace")
-        import importlib
-
-        module = importlib.import_module(f"kioku.handlers.{EVENT_MODULES[event]}")
+        module = handler_module(event)
         skip_raw = getattr(module, "quick_skip_raw", None)
         if skip_raw is not None and raw.strip() and skip_raw(raw):
             return 0  # decided on the raw bytes: not even json is imported

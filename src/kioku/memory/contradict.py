@@ -345,22 +345,34 @@ def assess(new: str, old: str) -> tuple[str, str] | None:
     replaces it, ("unsure", reason) when it may (both are kept and the user is told), or
     None. Losing a true memory is the worse error, so "replaces" needs the same subject and
     scope (or explicit replacement wording that names the old value)."""
-    relation = _relation(new, old)
-    if relation == "different":
-        return None
-    old_mentions = _mentions(old)
-    given_up = [v for v in _replaced_values(new) if v in old_mentions or v in _lower(old)]
+    # The subject/scope relation is the costly part and a save asks it of every memory in the
+    # index, so it is worked out only once a branch below could return something; the result
+    # is the same as computing it first: a "different" relation still means None.
+    known: list[str] = []
+
+    def relation() -> str:
+        if not known:
+            known.append(_relation(new, old))
+        return known[0]
+
+    replaced = _replaced_values(new)
+    given_up = [v for v in replaced if v in _lower(old) or v in _mentions(old)] if replaced else []
     if given_up and not (_replaced_values(old) & {given_up[0]}):
-        if relation == "unknown" and _qualifiers(new) != _qualifiers(old):
+        if relation() == "different":
+            return None
+        if relation() == "unknown" and _qualifiers(new) != _qualifiers(old):
             # "never use type hints in tests" after "always use type hints": an exception
             # for one scope, or a replacement - the user decides
             return "unsure", f"may replace {given_up[0]}"
         return "replaces", f"replaces {given_up[0]}"
     conflict = _choice_conflict(new, old)
     if conflict:
-        return ("replaces" if relation == "same" else "unsure"), conflict
+        if relation() == "different":
+            return None
+        return ("replaces" if relation() == "same" else "unsure"), conflict
     s_new = _subject(new)
-    if relation == "same" and s_new:
+    # "same" needs the old memory's subject to equal this one, so its words must occur in it
+    if s_new and all(word in _lower(old) for word in s_new) and relation() == "same":
         a_new, v_new, cop_new = _predicate(new)
         a_old, v_old, cop_old = _predicate(old)
         additive = bool(set(_WORD.findall(_lower(new))) & _ADDITIVE)
@@ -375,6 +387,8 @@ def assess(new: str, old: str) -> tuple[str, str] | None:
     # to the old rule, not its negation, so both stay.
     if pol_new and pol_old and pol_new != pol_old and _qualifiers(new) == _qualifiers(old):
         if jaccard(_strip_polarity(new), _strip_polarity(old)) >= 0.6:  # same statement, flipped
+            if relation() == "different":
+                return None
             return "replaces", "opposite instruction"
     return None
 
