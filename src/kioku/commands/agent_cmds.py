@@ -165,15 +165,18 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(report)
         return 0
+    from kioku.core.defang import defang
+
     prefix = "(dry run) " if args.dry_run else ""
     print(f"{prefix}consolidated {len(report['agents'])} agents: {len(report['equivalent_groups'])} "
           f"shared lessons, {len(report['conflicts'])} conflicts, {len(report['transfers'])} transfers")
     for g in report["equivalent_groups"]:
-        print(f"  shared by {', '.join(g['agents'])}: {g['members'][0]['improvement']}")
+        print(defang(f"  shared by {', '.join(g['agents'])}: {g['members'][0]['improvement']}"))
     for c in report["conflicts"]:
-        print(f"  CONFLICT {c['a']['agent']}: {c['a']['improvement']}  <->  {c['b']['agent']}: {c['b']['improvement']}")
+        print(defang(f"  CONFLICT {c['a']['agent']}: {c['a']['improvement']}  <->  "
+                     f"{c['b']['agent']}: {c['b']['improvement']}"))
     for t in report["transfers"]:
-        print(f"  -> {t['to']}: {t['improvement']} (confidence {t['confidence']:.2f})")
+        print(defang(f"  -> {t['to']}: {t['improvement']} (confidence {t['confidence']:.2f})"))
     return 0
 
 
@@ -205,8 +208,11 @@ def cmd_export(args: argparse.Namespace) -> int:
     from kioku.agent.lifecycle_io import export_agent
 
     text, out = export_agent(args.agent, args.format, Path(args.out) if args.out else None, _root())
-    if out is None:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    if out is None:  # printed for whoever reads it, Claude included: inert like every other output
+        from kioku.core.defang import defang, defang_json
+
+        shown = defang_json(text) if args.format == "json" else defang(text)
+        sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")
     else:
         print(f"exported {args.agent} to {out}")
     return 0
