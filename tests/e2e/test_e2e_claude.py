@@ -28,7 +28,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -64,29 +64,17 @@ class World:
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("ANTHROPIC_", "CLAUDE", "KIOKU_", "PYTHON", "VIRTUAL_ENV"))}
         env.update(HOME=str(self.home), CLAUDE_CONFIG_DIR=str(self.claude_dir), KIOKU_USER_HOME=str(self.home),
-                   DISABLE_TELEMETRY="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", **extra)
+                   DISABLE_TELEMETRY="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+                   KIOKU_HOLD_BACK="0",  # every eligible lesson is given; exploration has its own tests
+                   **extra)
         return env
 
     def claude(self, prompt: str, script: list[dict[str, Any]] | None = None,
                args: tuple[str, ...] = ()) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
         """One ``claude -p`` session against a fresh mock; returns the process and the request log."""
         self.runs += 1
-        log = self.base / f"requests-{self.runs}.jsonl"
-        script_file = self.base / f"script-{self.runs}.json"
-        script_file.write_text(json.dumps(script or []))
-        port = _free_port()
-        mock = subprocess.Popen([sys.executable, str(MOCK), "--port", str(port), "--log", str(log),
-                                 "--script", str(script_file)])
-        try:
-            _wait_port(port)
-            env = self.env(ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}", ANTHROPIC_API_KEY="sk-ant-test")
-            proc = subprocess.run([self.claude_bin, "-p", prompt, *args], cwd=self.project, env=env,
-                                  capture_output=True, text=True, timeout=180)
-        finally:
-            mock.terminate()
-            mock.wait(timeout=10)
-        requests = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-        return proc, requests
+        return claude_session(self.claude_bin, self.project, self.env, self.base / f"run-{self.runs}",
+                              prompt, script, args)
 
     def kioku_cmd(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([str(self.kioku), *args], cwd=self.project, env=self.env(),
@@ -132,6 +120,30 @@ def _wait_port(port: int, timeout: float = 10) -> None:
         time.sleep(0.05)
     raise AssertionError("mock API did not start")
 
+
+
+def claude_session(claude_bin: str, project: Path, env: Callable[..., dict[str, str]], files: Path, prompt: str,
+                   script: list[dict[str, Any]] | None = None, args: tuple[str, ...] = (),
+                   ) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    """``claude -p PROMPT`` in ``project`` against a fresh mock API that answers from ``script``;
+    the request log and script live under ``files``. Returns the process and the requests."""
+    files.mkdir(parents=True, exist_ok=True)
+    log = files / "requests.jsonl"
+    script_file = files / "script.json"
+    script_file.write_text(json.dumps(script or []))
+    port = _free_port()
+    mock = subprocess.Popen([sys.executable, str(MOCK), "--port", str(port), "--log", str(log),
+                             "--script", str(script_file)])
+    try:
+        _wait_port(port)
+        run_env = env(ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}", ANTHROPIC_API_KEY="sk-ant-test")
+        proc = subprocess.run([claude_bin, "-p", prompt, *args], cwd=project, env=run_env,
+                              capture_output=True, text=True, timeout=180)
+    finally:
+        mock.terminate()
+        mock.wait(timeout=10)
+    requests = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return proc, requests
 
 def _bodies(requests: list[dict[str, Any]]) -> str:
     return "\n".join(json.dumps(r.get("body"), ensure_ascii=False) for r in requests

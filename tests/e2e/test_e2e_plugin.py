@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from test_e2e_claude import MOCK, _bodies, _free_port, _locked, _wait_port, find_claude
+from test_e2e_claude import _bodies, _locked, claude_session, find_claude
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -62,6 +62,7 @@ class PluginWorld:
                if not k.startswith(("ANTHROPIC_", "CLAUDE", "KIOKU_", "PYTHON", "VIRTUAL_ENV"))}
         env.update(HOME=str(self.home), CLAUDE_CONFIG_DIR=str(self.claude_dir), KIOKU_USER_HOME=str(self.home),
                    DISABLE_TELEMETRY="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+                   KIOKU_HOLD_BACK="0",  # every eligible lesson is given; exploration has its own tests
                    PATH=f"{self.pybin}{os.pathsep}{os.environ.get('PATH', '')}",
                    KIOKU_PLUGIN_REUSE_SITE_PACKAGES=sysconfig.get_paths()["purelib"], **extra)
         return env
@@ -78,22 +79,8 @@ class PluginWorld:
     def session(self, prompt: str, script: list[dict[str, Any]] | None = None,
                 args: tuple[str, ...] = ()) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
         self.runs += 1
-        log = self.base / f"requests-{self.runs}.jsonl"
-        script_file = self.base / f"script-{self.runs}.json"
-        script_file.write_text(json.dumps(script or []))
-        port = _free_port()
-        mock = subprocess.Popen([sys.executable, str(MOCK), "--port", str(port), "--log", str(log),
-                                 "--script", str(script_file)])
-        try:
-            _wait_port(port)
-            env = self.env(ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}", ANTHROPIC_API_KEY="sk-ant-test")
-            proc = subprocess.run([self.claude_bin, "-p", prompt, *args], cwd=self.project, env=env,
-                                  capture_output=True, text=True, timeout=180)
-        finally:
-            mock.terminate()
-            mock.wait(timeout=10)
-        requests = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-        return proc, requests
+        return claude_session(self.claude_bin, self.project, self.env, self.base / f"run-{self.runs}",
+                              prompt, script, args)
 
     def wait_worker_idle(self, timeout: float = 180) -> None:
         state = self.claude_dir / "kioku" / "state"
