@@ -62,7 +62,11 @@ def seed_agent(project: Path) -> dict[str, str]:
         "uplift": 0.25, "uplift_low": 0.02, "uplift_high": 0.47, "decision": "promoted", "promoted": True,
         "decision_reason": "uplift interval above zero after 54 turns",
         "seed_rule": '{"success_rate": 0.83, "usage_count": 42, "decision": "promote"}'}])
-    now = time.time()
+    # Anchored at the latest UTC noon already past, so the three records of a day never straddle
+    # midnight whatever time the suite runs (the trends group them by UTC day).
+    now = time.time() // 86400 * 86400 + 43200
+    if now > time.time():
+        now -= 86400
     records = []
     for day in range(8):
         for n in range(3):
