@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from kioku.retrieval.embedder import model_files
-from kioku.retrieval.optimized_model import PREFIX, optimized_model
+from kioku.retrieval.optimized_model import PREFIX, default_cache_dir, optimized_model
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "minilm_reference_embeddings.json"
 
@@ -55,6 +55,7 @@ print(json.dumps({"min_cos": float((got * ref).sum(axis=1).min()), "peak_mb": pe
 
 def _embed_in_new_process(home: Path) -> dict:
     env = {**os.environ, "KIOKU_HOME": str(home)}
+    env.pop("KIOKU_MODEL_CACHE", None)  # the default place, under the Kioku home
     out = subprocess.run([sys.executable, "-c", SEARCH_PROCESS, str(FIXTURE)], env=env,
                          capture_output=True, text=True, timeout=120, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -68,3 +69,10 @@ def test_a_process_opening_the_saved_copy_is_smaller_and_embeds_the_same(tmp_pat
     assert first["min_cos"] >= 0.99 and later["min_cos"] >= 0.99
     assert later["peak_mb"] < first["peak_mb"] - 30, (first, later)  # the optimising step is gone
     assert later["peak_mb"] < 250, later
+
+
+def test_cache_folder_follows_the_environment(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("KIOKU_MODEL_CACHE", str(tmp_path / "shared"))
+    assert default_cache_dir() == tmp_path / "shared"
+    monkeypatch.delenv("KIOKU_MODEL_CACHE")
+    assert default_cache_dir() == Path(os.environ["KIOKU_HOME"]) / "state" / "models"

@@ -114,11 +114,10 @@ class MiniLMEmbedder:
         except ImportError as exc:  # pragma: no cover - dependency missing
             raise EmbedderUnavailable(f"embedding runtime missing: {exc}") from exc
         _return_large_buffers_to_the_system()
-        from kioku.core import paths
-        from kioku.retrieval.optimized_model import optimized_model
+        from kioku.retrieval.optimized_model import default_cache_dir, optimized_model
 
         source_path, tokenizer_path = model_files()
-        model_path = optimized_model(source_path, paths.state_dir() / "models")
+        model_path = optimized_model(source_path, default_cache_dir())
         tokenizer = Tokenizer.from_file(str(tokenizer_path))
         tokenizer.no_padding()
         tokenizer.enable_truncation(max_length=MAX_TOKENS)

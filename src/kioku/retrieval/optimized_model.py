@@ -11,7 +11,8 @@ of which about 60 MB is gone once the session is built. Opening a graph that was
 once and saved (with optimisation then switched off) skips that peak and runs the same
 operators, so the vectors are identical and query latency is unchanged.
 
-The copy is derived data under Kioku's state folder (about 90 MB, float32 weights). Its name
+The copy is derived data under Kioku's state folder, or in ``$KIOKU_MODEL_CACHE`` (about
+90 MB, float32 weights; several Kioku homes on one machine, such as test runs, can share one). Its name
 carries the onnxruntime version and the source file's size and modification time, so an
 upgrade of either makes a new copy and older copies are deleted. Only the portable "basic"
 optimisations are saved (no hardware-specific fused kernels). It is written to a private
@@ -28,6 +29,17 @@ from pathlib import Path
 from kioku.core.fsutil import ensure_private_dir
 
 PREFIX = "minilm-basic-"
+CACHE_ENV = "KIOKU_MODEL_CACHE"  # a folder for the copy instead of <kioku home>/state/models
+
+
+def default_cache_dir() -> Path:
+    """``$KIOKU_MODEL_CACHE`` if set, else ``<kioku home>/state/models``."""
+    override = os.environ.get(CACHE_ENV)
+    if override:
+        return Path(override)
+    from kioku.core import paths
+
+    return paths.state_dir() / "models"
 
 
 def cache_name(source: Path, runtime_version: str) -> str:
