@@ -16,14 +16,21 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(scope="session")
+def shared_model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder for the embedder's optimised model copy (90 MB), shared by every test's home."""
+    return tmp_path_factory.mktemp("model-cache")
+
+
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_model_cache: Path) -> Path:
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("KIOKU_USER_HOME", str(home))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
     monkeypatch.setenv("KIOKU_HOME", str(home / ".claude" / "kioku"))
+    monkeypatch.setenv("KIOKU_MODEL_CACHE", str(shared_model_cache))
     monkeypatch.delenv("KIOKU_DISABLE", raising=False)
     monkeypatch.delenv("KIOKU_CHROMA_HOST", raising=False)
     monkeypatch.delenv("KIOKU_CHROMA_PORT", raising=False)

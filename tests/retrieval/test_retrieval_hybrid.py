@@ -178,3 +178,30 @@ def test_lexical_path_imports_no_numpy_or_model_runtime(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_vectorised_lexical_signals_equal_the_bm25_index() -> None:
+    import random
+
+    import numpy as np
+
+    from kioku.retrieval.text import tokenize
+
+    rng = random.Random(3)
+    words = "deploy staging api tests flaky 本番 デプロイ release notes monday owner billing queue".split()
+    units = [Unit(i, " ".join(rng.choice(words) for _ in range(rng.randint(1, 12)))) for i in range(300)]
+    index = HybridIndex(units, dense=False)
+    for query in ("deploy the api on monday", "flaky flaky tests", "本番にデプロイ", "zeppelin billing", "zeppelin"):
+        tokens = tokenize(query)
+        c = index.components(query)
+        expected_lex = np.zeros(len(units), np.float32)
+        for doc, value in index.bm25.score_tokens(tokens).items():
+            expected_lex[doc] = value
+        expected_cov = np.zeros(len(units), np.float32)
+        for doc, value in index.bm25.coverage(tokens).items():
+            expected_cov[doc] = value
+        assert np.allclose(c.lexical, expected_lex, rtol=1e-5, atol=1e-6), query
+        assert np.allclose(c.coverage, expected_cov, rtol=1e-5, atol=1e-6), query
+        again = index.components(query)  # from the cached posting arrays
+        assert np.array_equal(again.lexical, c.lexical) and np.array_equal(again.coverage, c.coverage)
+    assert float(index.components("deploy").lexical.max()) > 0

@@ -143,19 +143,40 @@ def _cached(path: Path, parse) -> tuple[tuple[int, int] | None, object]:
     return sig, value
 
 
+def _markdown_files(folder: Path) -> list[tuple[str, tuple[int, int] | None]]:
+    """(path, signature) of the folder's regular ``*.md`` files (no symlinks), by name.
+
+    One ``scandir`` and one ``stat`` per file: a warm search checks every file on each call,
+    and ``glob`` + ``is_file`` + ``is_symlink`` + sorting ``Path`` objects cost about 3 ms per
+    query at 100 topic files.
+    """
+    found: list[tuple[str, tuple[int, int] | None]] = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                    found.append((entry.name, (st.st_mtime_ns, st.st_size)))
+                except OSError:
+                    found.append((entry.name, None))
+    found.sort()
+    base = str(folder)
+    return [(os.path.join(base, name), sig) for name, sig in found]
+
+
 def _folder_memories(folder: Path, scope: str, signature: list) -> list[Memory]:
     try:
-        paths = sorted(p for p in folder.glob("*.md") if p.is_file() and not p.is_symlink())
+        files = _markdown_files(folder)
     except OSError:
         return []
-    folder_signature = tuple((str(path), _signature(path)) for path in paths)
+    folder_signature = tuple(files)
     signature.extend(folder_signature)
     key = f"{folder}\0{scope}"
     with _cache_lock:
         hit = _folder_cache.get(key)
     if hit is not None and hit[0] == folder_signature:
         return hit[1]  # type: ignore[return-value]
-    memories = _merge_folder(paths, scope)
+    memories = _merge_folder([Path(path) for path, _sig in files], scope)
     with _cache_lock:
         _folder_cache[key] = (folder_signature, memories)
     return memories

@@ -78,6 +78,14 @@ class BM25Index:
             self._norm = [self.k1 * (1 - self.b + self.b * dl / avgdl) for dl in self._lengths]
         return self._norm
 
+    def postings(self, term: str) -> list[tuple[int, int]]:
+        """(document number, term frequency) of every document holding ``term``."""
+        return self._postings.get(term, [])
+
+    def length_norms(self) -> list[float]:
+        """k1 x (1 - b + b x length / average length) per document number."""
+        return self._prepare()
+
     def idf(self, term: str) -> float:
         df = len(self._postings.get(term, ()))
         n = len(self._ids)

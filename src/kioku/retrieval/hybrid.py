@@ -52,6 +52,7 @@ from kioku.retrieval.text import tokenize
 Ranking = list[tuple[Hashable, float]]
 
 DEFAULT_RRF_K = 60
+_TERM_CACHE_MAX = 5000  # query terms whose posting arrays an index keeps
 
 
 def fuse(rankings: Sequence[Ranking], weights: Sequence[float] | None = None, k: int = DEFAULT_RRF_K,
@@ -116,8 +117,21 @@ def embed_cached(texts: Sequence[str]):
     return np.stack([found[k] for k in keys])
 
 
+_dense_available: bool | None = None
+
+
 def dense_available() -> bool:
-    """True when the offline model and its runtime are installed (does not load the model)."""
+    """True when the offline model and its runtime are installed (does not load the model).
+
+    Checked once per process: installed packages do not change while it runs, and the check
+    (four package look-ups) ran on every search."""
+    global _dense_available
+    if _dense_available is None:
+        _dense_available = _find_dense_runtime()
+    return _dense_available
+
+
+def _find_dense_runtime() -> bool:
     try:
         import importlib.util
 
@@ -205,6 +219,8 @@ class HybridIndex:
         position = {d: i for i, d in enumerate(self._dates)}
         self._date_idx = np.array([position[d] if d is not None else len(self._dates) for d in parsed], dtype=int)
         self.matrix = None
+        self._term_cache: dict[str, tuple[object, object]] = {}
+        self._norms = None
         self._embed_query = embed_query
         use_dense = dense is True or (dense == "auto" and dense_available())
         if use_dense and n:
@@ -221,17 +237,54 @@ class HybridIndex:
     def has_dense(self) -> bool:
         return self.matrix is not None
 
-    def components(self, query: str) -> Components:
+    def _term_arrays(self, term: str):
+        """(document numbers, BM25 term-frequency part) of ``term``'s postings, as arrays.
+
+        Built once per term and index: the lexical scores and coverage of a query are then a
+        few vector additions instead of a Python loop over every posting (at 10,000 memories
+        the loops took about 5 ms of a 15 ms query). Same formula as ``BM25Index.score_tokens``.
+        """
+        import numpy as np
+
+        arrays = self._term_cache.get(term)
+        if arrays is None:
+            postings = self.bm25.postings(term)
+            docs = np.fromiter((d for d, _ in postings), dtype=np.intp, count=len(postings))
+            tf = np.fromiter((t for _, t in postings), dtype=np.float64, count=len(postings))
+            if self._norms is None:
+                self._norms = np.asarray(self.bm25.length_norms(), dtype=np.float64)
+            part = tf * (self.bm25.k1 + 1) / (tf + self._norms[docs]) if len(docs) else tf
+            if len(self._term_cache) >= _TERM_CACHE_MAX:
+                self._term_cache.clear()  # simple bound for long-lived processes
+            arrays = self._term_cache[term] = (docs, part)
+        return arrays
+
+    def _lexical_signals(self, tokens: list[str]):
+        """(BM25 scores, coverage) arrays (n,) for already tokenized query terms."""
         import numpy as np
 
         n = len(self.units)
+        lexical = np.zeros(n, dtype=np.float64)
+        coverage = np.zeros(n, dtype=np.float64)
+        counts: dict[str, int] = {}
+        for token in tokens:
+            counts[token] = counts.get(token, 0) + 1
+        idf = {term: self.bm25.idf(term) for term in counts}
+        total = sum(idf.values())  # every distinct token counts, known or not (BM25Index.coverage)
+        for term, qtf in counts.items():
+            docs, part = self._term_arrays(term)
+            if not len(docs):
+                continue
+            lexical[docs] += idf[term] * qtf * part  # a term's postings name each document once
+            if total > 0:
+                coverage[docs] += idf[term] / total
+        return lexical.astype(np.float32), coverage.astype(np.float32)
+
+    def components(self, query: str) -> Components:
+        import numpy as np
+
         tokens = tokenize(query)
-        lexical = np.zeros(n, dtype=np.float32)
-        for doc, score in self.bm25.score_tokens(tokens).items():
-            lexical[doc] = score
-        coverage = np.zeros(n, dtype=np.float32)
-        for doc, share in self.bm25.coverage(tokens).items():
-            coverage[doc] = share
+        lexical, coverage = self._lexical_signals(tokens)
         dense = None
         if self.matrix is not None:
             qvec = np.asarray(self._embed_query([query]), dtype=np.float32)[0]
