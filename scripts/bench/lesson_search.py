@@ -43,7 +43,7 @@ for extra in (REPO / "src", REPO / "scripts" / "bench"):
     if str(extra) not in sys.path:
         sys.path.insert(0, str(extra))
 
-from memory_search import half, score  # noqa: E402  (same split and metrics as the memory set)
+from memory_search import half, report, score  # noqa: E402  (same split, metrics and table as the memory set)
 
 DEFAULT_DATA = REPO / "scripts" / "bench" / "data" / "lessons.json"
 AGENT = "bench"
@@ -112,18 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     best, best_value = ranking, value
             results["fitted"] = {"config": {f: getattr(best, f) for f in FIELDS}, **score(rerank(best))}
     print(f"{len(data['lessons'])} lessons, {len(data['tasks'])} tasks, {len(data['unrelated'])} unrelated requests")
-    print(f"{'row':<11} {'half':<9} {'lang':<4} {'hit@1':>6} {'hit@3':>6} {'answered':>9} {'unrelated→∅':>12}")
-    for name, r in results.items():
-        for part in ("tune", "held_out"):
-            for language in ("all", "en", "ja"):
-                m = r[part][language]
-                fmt = lambda v: "   -  " if v is None else f"{v:6.3f}"  # noqa: E731
-                print(f"{name:<11} {part:<9} {language:<4} {fmt(m['hit@1'])} {fmt(m['hit@3'])} "
-                      f"{fmt(m['answered']):>9} {fmt(m['unrelated_empty']):>12}")
-    if "fitted" in results:
-        print("fitted on the tune half:", results["fitted"]["config"])
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    report(results, args.json, name_width=11)
     return 0
 
 

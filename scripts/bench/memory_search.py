@@ -186,19 +186,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             results["fitted_lexical"] = score(Signals(data, project, ids, dense=False).rows(best))
     print(f"{len(data['memories'])} memories, {len(data['questions'])} questions, "
           f"{len(data['unrelated'])} unrelated questions")
-    print(f"{'row':<15} {'half':<9} {'lang':<4} {'hit@1':>6} {'hit@3':>6} {'answered':>9} {'unrelated→∅':>12}")
+    report(results, args.json, name_width=15)
+    return 0
+
+
+def report(results: dict, json_out: Path | None, name_width: int) -> None:
+    """Print one row per (ranking, half, language) and write the JSON when asked."""
+    print(f"{'row':<{name_width}} {'half':<9} {'lang':<4} {'hit@1':>6} {'hit@3':>6} {'answered':>9} "
+          f"{'unrelated→∅':>12}")
     for name, r in results.items():
         for part in ("tune", "held_out"):
             for language in ("all", "en", "ja"):
                 m = r[part][language]
                 fmt = lambda v: "   -  " if v is None else f"{v:6.3f}"  # noqa: E731
-                print(f"{name:<15} {part:<9} {language:<4} {fmt(m['hit@1'])} {fmt(m['hit@3'])} "
+                print(f"{name:<{name_width}} {part:<9} {language:<4} {fmt(m['hit@1'])} {fmt(m['hit@3'])} "
                       f"{fmt(m['answered']):>9} {fmt(m['unrelated_empty']):>12}")
     if "fitted" in results:
         print("fitted on the tune half:", results["fitted"]["config"])
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    return 0
+    if json_out:
+        json_out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
