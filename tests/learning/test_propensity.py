@@ -91,3 +91,4 @@ def test_undecided_lessons_keep_a_slot_when_promoted_ones_fill_every_slot():
 def test_two_chances_in_one_turn_combine():
     assert ledger.combined_chance(0.5, 0.2) == pytest.approx(0.6)
     assert ledger.combined_chance(None, 0.2) is None
+

@@ -5,7 +5,10 @@
    session (they are still in the conversation).
 2. Eligible: with task text, the lessons the SQLite FTS5 lexical index
    (``kioku.retrieval.fts``, the file the agent store keeps beside Chroma) ranks for it, best
-   first, at most ``eligible`` of them; with no task text (SessionStart), the digest's top list.
+   first, at most ``eligible`` of them, and only those scoring at least :data:`RELEVANCE_FLOOR`
+   of the best score (a lesson that shares only a common word with the task is not about it:
+   giving it there, or counting that turn in its evidence, only dilutes its measured effect);
+   with no task text (SessionStart), the digest's top list.
 3. Exploration: each eligible lesson is held back with probability ``hold_back`` (decided by a
    hash of session, turn and lesson, so a retried hook makes the same choice). Held-back
    lessons are recorded, not injected: they are the turns the lesson's uplift is measured
@@ -36,6 +39,7 @@ DEFAULT_K = 5
 HOLD_BACK_SHARE = 0.1
 ELIGIBLE_PER_GIVEN = 3
 EXPLORE_SLOTS = 1  # slots promoted lessons leave to undecided ones while any is eligible
+RELEVANCE_FLOOR = 0.3  # a lesson is eligible only if its lexical score is at least this share of the best
 LEXICAL_DB = "kioku_lexical.sqlite3"
 
 
@@ -82,7 +86,8 @@ def lexical_ranking(agent: str, root, task: str, k: int) -> list[str]:
             for rec_id, score in index.search(collection_name(agent, "improvements", project_id), task, k):
                 ranked.append((-score, order, rec_id))
     ranked.sort()
-    return [rec_id for _s, _o, rec_id in ranked]
+    floor = RELEVANCE_FLOOR * -ranked[0][0] if ranked else 0.0
+    return [rec_id for score, _o, rec_id in ranked if -score >= floor]
 
 
 def select(agent: str, root, task: str, *, session_id: str, turn: str, k: int = DEFAULT_K,
@@ -107,7 +112,8 @@ def select(agent: str, root, task: str, *, session_id: str, turn: str, k: int = 
         eligible = [by_id[i] for i in dict.fromkeys(ranked) if i in by_id][:limit]
     else:
         eligible = list(by_id.values())[:limit]
-    held_ids = {str(e["id"]) for e in eligible if draw(session_id, turn, str(e["id"])) < hold_back}
+    chance_held = {str(e["id"]): hold_back for e in eligible}
+    held_ids = {str(e["id"]) for e in eligible if draw(session_id, turn, str(e["id"])) < chance_held[str(e["id"])]}
     held = [e for e in eligible if str(e["id"]) in held_ids]
     promoted = [e for e in eligible if e.get("decision") == "promoted"]
     undecided = [e for e in eligible if e.get("decision") != "promoted"]
@@ -115,7 +121,7 @@ def select(agent: str, root, task: str, *, session_id: str, turn: str, k: int = 
     promoted_in = [e for e in promoted if str(e["id"]) not in held_ids]
     ordered = promoted_in[:promoted_cap(k, bool(undecided_in))]
     ordered += sorted(undecided_in, key=lambda e: draw(session_id, turn + "\0order", str(e["id"])))
-    propensity = propensities(promoted, undecided, held_ids, k, hold_back)
+    propensity = propensities(promoted, undecided, held_ids, k, chance_held)
     given_ids = {str(e["id"]) for e in ordered[:k]}
     not_given = [e for e in eligible if str(e["id"]) not in given_ids]
     return Selection(given=ordered[:k], held_back=not_given, propensity=propensity)
@@ -127,13 +133,12 @@ def promoted_cap(k: int, undecided_eligible: bool) -> int:
 
 
 def propensities(promoted: list[dict], undecided: list[dict], held_ids: set[str], k: int,
-                 hold_back: float) -> dict[str, float]:
+                 chance_held: dict[str, float]) -> dict[str, float]:
     """Each eligible lesson's chance of being given, the other lessons' hold-back draws being as they are.
 
     ``promoted`` in relevance order. A lesson's own hold-back draw and (for an undecided one) the
     random order are the chance; everything else is fixed by the other lessons' draws.
     """
-    keep = 1.0 - hold_back
     out: dict[str, float] = {}
     undecided_in = [str(e["id"]) for e in undecided if str(e["id"]) not in held_ids]
     promoted_in = [str(e["id"]) for e in promoted if str(e["id"]) not in held_ids]
@@ -141,12 +146,12 @@ def propensities(promoted: list[dict], undecided: list[dict], held_ids: set[str]
     for position, e in enumerate(promoted):
         rec_id = str(e["id"])
         ahead = sum(1 for other in promoted[:position] if str(other["id"]) not in held_ids)
-        out[rec_id] = round(keep, 6) if ahead < cap else 0.0
+        out[rec_id] = round(1.0 - chance_held[rec_id], 6) if ahead < cap else 0.0
     free = max(0, k - min(len(promoted_in), promoted_cap(k, True)))  # with this lesson in play
     for e in undecided:
         rec_id = str(e["id"])
         contenders = 1 + sum(1 for other in undecided_in if other != rec_id)
-        out[rec_id] = round(keep * min(1.0, free / contenders), 6)
+        out[rec_id] = round((1.0 - chance_held[rec_id]) * min(1.0, free / contenders), 6)
     return out
 
 

@@ -23,10 +23,14 @@ quantile at which a statistic with no effect crosses at *any* of the looks with 
 ``alpha``. :func:`crossing_rate` computes that probability by simulating the statistic's path
 (a Brownian motion observed at the looks); the constants below were found by bisection on it
 and ``tests/learning/test_uplift.py`` re-derives them:
-- :data:`PROMOTE_Z` = 2.59: a lesson without effect is promoted with probability <= 5 %;
-- :data:`DEPRECATE_Z` = 2.27: a lesson without effect is deprecated as harmful with
-  probability <= 10 % (a deprecated lesson stays on disk and can be restored, so this side
-  spends more of the error budget, for power against lessons that hurt).
+- :data:`PROMOTE_Z` = 2.40: a lesson without effect is promoted with probability <= 7.5 %;
+- :data:`DEPRECATE_Z` = 1.91: a lesson without effect is deprecated with probability <= 20 %.
+  This side spends more of the error budget, for power against lessons that hurt: deprecating
+  a lesson that does nothing costs nothing but the context it would have taken, a deprecated
+  lesson stays on disk and can be restored, and a lesson that helps is almost never
+  deprecated (its statistic drifts the other way).
+The simulation's null lessons (``scripts/bench/learning_loop.py --helpful 0 --harmful 0``)
+check these rates through the whole loop (README, "Learning loop").
 """
 
 from __future__ import annotations
@@ -38,8 +42,8 @@ Z95 = 1.959963984540054
 FIRST_LOOK = 10       # no decision before both arms have this many turns
 LOOK_RATIO = 1.5
 MAX_LOOKS = 17        # last look when the smaller arm reaches 10 * 1.5**16 (about 6,570 turns)
-PROMOTE_Z = 2.59      # one-sided 5 % over all looks
-DEPRECATE_Z = 2.27    # one-sided 10 % over all looks
+PROMOTE_Z = 2.40      # one-sided 7.5 % over all looks
+DEPRECATE_Z = 1.91    # one-sided 20 % over all looks
 
 
 def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
