@@ -121,8 +121,9 @@ def totals(agent: str, lessons: list[str]) -> dict[str, tuple[int, int, int, int
 def weighted_totals(agent: str, lessons: list[str]) -> dict[str, tuple[tuple, tuple]]:
     """lesson -> ((turns, successes, Σw, Σw², Σw·success) given, the same held back).
 
-    Turns and successes count every credited turn; the sums only the comparable ones. The weight of a turn is the inverse of the chance of the arm it fell in: 1/p when given,
-    1/(1-p) when not (1 where the propensity is unknown), the inverse-probability weights of
+    Turns and successes count every credited turn; the sums only the comparable ones. The weight
+    of a turn is the inverse of the chance of the arm it fell in: 1/p when given, 1/(1-p) when not
+    (1 where the propensity is unknown), the inverse-probability weights of
     ``kioku.learning.uplift.weighted_uplift``.
     """
     empty = (0, 0, 0.0, 0.0, 0.0)

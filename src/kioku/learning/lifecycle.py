@@ -82,7 +82,8 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
         change.update(promoted=True, confidence=round(min(stats.CONFIDENCE_CAP, old + stats.PROMOTE_STEP), 4),
                       confidence_before_promotion=old, promoted_at=_iso(now), promoted_at_epoch=now,
                       decision_reason=f"helps: {_fmt(u)}, look {looks}")
-    elif (min(u.effective_given, u.effective_held_back) >= NO_EFFECT_MIN_TURNS and -NO_EFFECT_MARGIN < u.low and u.high < NO_EFFECT_MARGIN
+    elif (min(u.effective_given, u.effective_held_back) >= NO_EFFECT_MIN_TURNS
+          and -NO_EFFECT_MARGIN < u.low and u.high < NO_EFFECT_MARGIN
           and meta.get("learned_from") != "user_feedback"):
         change.update(deprecated=True, decision_reason=f"no effect: {_fmt(u)}, look {looks}",
                       deprecated_reason=f"no measurable effect: {_fmt(u)}", deprecated_at=_iso(now),

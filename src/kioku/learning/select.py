@@ -25,7 +25,7 @@
    ``(1 - hold_back) * min(1, free / contenders)`` for an undecided lesson, ``1 - hold_back`` or
    0 for a promoted one. It varies from turn to turn (with how many promoted lessons compete),
    so the uplift weights each turn by its inverse (``kioku.learning.uplift``); turns with
-   propensity 0 compare nothing and are left out.
+   propensity 0 (or 1) compare nothing and weigh 0.
 """
 
 from __future__ import annotations
@@ -112,16 +112,14 @@ def select(agent: str, root, task: str, *, session_id: str, turn: str, k: int = 
         eligible = [by_id[i] for i in dict.fromkeys(ranked) if i in by_id][:limit]
     else:
         eligible = list(by_id.values())[:limit]
-    chance_held = {str(e["id"]): hold_back for e in eligible}
-    held_ids = {str(e["id"]) for e in eligible if draw(session_id, turn, str(e["id"])) < chance_held[str(e["id"])]}
-    held = [e for e in eligible if str(e["id"]) in held_ids]
+    held_ids = {str(e["id"]) for e in eligible if draw(session_id, turn, str(e["id"])) < hold_back}
     promoted = [e for e in eligible if e.get("decision") == "promoted"]
     undecided = [e for e in eligible if e.get("decision") != "promoted"]
     undecided_in = [e for e in undecided if str(e["id"]) not in held_ids]
     promoted_in = [e for e in promoted if str(e["id"]) not in held_ids]
     ordered = promoted_in[:promoted_cap(k, bool(undecided_in))]
     ordered += sorted(undecided_in, key=lambda e: draw(session_id, turn + "\0order", str(e["id"])))
-    propensity = propensities(promoted, undecided, held_ids, k, chance_held)
+    propensity = propensities(promoted, undecided, held_ids, k, hold_back)
     given_ids = {str(e["id"]) for e in ordered[:k]}
     not_given = [e for e in eligible if str(e["id"]) not in given_ids]
     return Selection(given=ordered[:k], held_back=not_given, propensity=propensity)
@@ -133,7 +131,7 @@ def promoted_cap(k: int, undecided_eligible: bool) -> int:
 
 
 def propensities(promoted: list[dict], undecided: list[dict], held_ids: set[str], k: int,
-                 chance_held: dict[str, float]) -> dict[str, float]:
+                 hold_back: float) -> dict[str, float]:
     """Each eligible lesson's chance of being given, the other lessons' hold-back draws being as they are.
 
     ``promoted`` in relevance order. A lesson's own hold-back draw and (for an undecided one) the
@@ -146,12 +144,12 @@ def propensities(promoted: list[dict], undecided: list[dict], held_ids: set[str]
     for position, e in enumerate(promoted):
         rec_id = str(e["id"])
         ahead = sum(1 for other in promoted[:position] if str(other["id"]) not in held_ids)
-        out[rec_id] = round(1.0 - chance_held[rec_id], 6) if ahead < cap else 0.0
+        out[rec_id] = round(1.0 - hold_back, 6) if ahead < cap else 0.0
     free = max(0, k - min(len(promoted_in), promoted_cap(k, True)))  # with this lesson in play
     for e in undecided:
         rec_id = str(e["id"])
         contenders = 1 + sum(1 for other in undecided_in if other != rec_id)
-        out[rec_id] = round((1.0 - chance_held[rec_id]) * min(1.0, free / contenders), 6)
+        out[rec_id] = round((1.0 - hold_back) * min(1.0, free / contenders), 6)
     return out
 
 
