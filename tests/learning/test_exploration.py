@@ -129,3 +129,16 @@ def test_subagent_start_selects_by_the_task_in_the_parent_transcript(project, ma
     assert turn["prompt_sha256"] == hashlib.sha256(b"Fix the docker container deploy on staging").hexdigest()
     assert {many[i] for i in turn["given"]} == {"docker container deploy"}
     assert all(TEXTS[i] in result.additional_context for i in turn["given"])
+
+
+def test_weak_lexical_matches_are_not_eligible(project, many, monkeypatch):
+    """A lesson that shares only a word every lesson has ("work") is not compared on this task."""
+    prompt = "the docker deploy work is failing"
+    monkeypatch.setattr(select, "RELEVANCE_FLOOR", 0.0)
+    loose = select.select("main", project, prompt, session_id="s", turn="t", hold_back=0.0)
+    loose_topics = {many[e["id"]] for e in loose.given + loose.held_back}
+    assert len(loose_topics) > 1  # without a floor, every lesson with "work" in it is eligible
+    monkeypatch.setattr(select, "RELEVANCE_FLOOR", 0.3)
+    strict = select.select("main", project, prompt, session_id="s", turn="t", hold_back=0.0)
+    assert {many[e["id"]] for e in strict.given + strict.held_back} == {"docker container deploy"}
+    assert set(strict.propensity) == {e["id"] for e in strict.given + strict.held_back}

@@ -42,8 +42,11 @@ def soft(label: str, fn, default):
 
 
 def inject_lessons(agent: str, root, task: str, *, session_id: str, turn: str, budget: int,
-                   exclude: set[str]) -> tuple[str, dict[str, str], dict[str, str]]:
-    """(fenced block, given id -> scope, held-back id -> scope) for one turn of ``agent``."""
+                   exclude: set[str]) -> tuple[str, dict[str, str], dict[str, str], dict[str, float]]:
+    """(fenced block, given id -> scope, held-back id -> scope, id -> chance of being given) for a turn.
+
+    A lesson selected but cut by the character budget gets chance 0: budget cuts are not random.
+    """
     from kioku.learning.select import hold_back_share, select
 
     chosen = select(agent, root, task, session_id=session_id, turn=turn, k=MAX_IMPROVEMENTS,
@@ -53,7 +56,9 @@ def inject_lessons(agent: str, root, task: str, *, session_id: str, turn: str, b
     given = {k: v for k, v in chosen.scope_map("given").items() if k in shown_ids}
     held = {**chosen.scope_map("held_back"),
             **{k: v for k, v in chosen.scope_map("given").items() if k not in shown_ids}}
-    return block, given, held
+    chances = {k: (p if k in given or k not in chosen.scope_map("given") else 0.0)
+               for k, p in chosen.propensity.items()}
+    return block, given, held, chances
 
 
 def improvements_block(agent: str, items: list[dict], budget: int

@@ -33,8 +33,8 @@ def handle(payload: dict) -> HookResult | None:
     session_id = payload.get("session_id")
     session_id = session_id if isinstance(session_id, str) else ""
     resumed = payload.get("source") == "resume"
-    block, given, held = _common.soft(
-        "SessionStart lessons", lambda: _lessons(agent, root, session_id, resumed), ("", {}, {}))
+    block, given, held, chances = _common.soft(
+        "SessionStart lessons", lambda: _lessons(agent, root, session_id, resumed), ("", {}, {}, {}))
     budget = MAX_CONTEXT_CHARS - len(block) - (len(SEPARATOR) if block else 0)
     recall = _common.soft("SessionStart recall", lambda: _build_recall(root, budget), "")
     if len(recall) > budget:  # never let Claude Code turn our context into a file preview
@@ -43,7 +43,7 @@ def handle(payload: dict) -> HookResult | None:
         from kioku.learning.ledger import record_pending
 
         _common.soft("SessionStart ledger",
-                     lambda: record_pending(session_id, agent, given, held, str(root)), None)
+                     lambda: record_pending(session_id, agent, given, held, str(root), chances), None)
     _common.soft("SessionStart PATH", _export_kioku_on_path, None)
     text = SEPARATOR.join(part for part in (recall, block) if part)
     return HookResult(additional_context=text) if text else None
@@ -79,7 +79,8 @@ def _build_recall(root, budget: int) -> str:
     return build_recall(project_root=root, budget=budget) or ""
 
 
-def _lessons(agent: str, root, session_id: str, resumed: bool) -> tuple[str, dict[str, str], dict[str, str]]:
+def _lessons(agent: str, root, session_id: str, resumed: bool
+             ) -> tuple[str, dict[str, str], dict[str, str], dict[str, float]]:
     exclude: set[str] = set()
     if session_id and resumed:  # a resumed conversation still holds what it was given
         from kioku.learning.ledger import given_in_session

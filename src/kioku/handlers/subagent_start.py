@@ -31,8 +31,9 @@ def handle(payload: dict) -> HookResult | None:
     from kioku.learning.subagent_task import task_text
 
     task = _common.soft("SubagentStart task", lambda: task_text(payload.get("transcript_path"), agent), "")
-    block, given, held = _common.inject_lessons(agent, root, task, session_id=session_id, turn=turn or "subagent",
-                                                budget=MAX_CONTEXT_CHARS, exclude=set())
+    block, given, held, chances = _common.inject_lessons(agent, root, task, session_id=session_id,
+                                                         turn=turn or "subagent", budget=MAX_CONTEXT_CHARS,
+                                                         exclude=set())
     if session_id and turn and (given or held):
         from kioku.core.sha import sha256
         from kioku.learning.ledger import open_turn
@@ -41,5 +42,5 @@ def handle(payload: dict) -> HookResult | None:
         sha = sha256(task.encode("utf-8")).hexdigest() if task else ""
         _common.soft("SubagentStart ledger",
                      lambda: open_turn(session_id, agent, prompt_id=turn, prompt_sha256=sha, given=given,
-                                       held_back=held, project_root=str(root)), None)
+                                       held_back=held, project_root=str(root), propensity=chances), None)
     return HookResult(additional_context=block) if block else None

@@ -132,12 +132,12 @@ def _lessons(payload: dict) -> str:
     agent = _common.main_agent(root)
     prompt_id = payload.get("prompt_id") if isinstance(payload.get("prompt_id"), str) else ""
     sha = sha256(prompt.encode("utf-8")).hexdigest()
-    block, given, held = _common.inject_lessons(
+    block, given, held, chances = _common.inject_lessons(
         agent, root, prompt, session_id=session_id, turn=prompt_id or sha, budget=LESSONS_BUDGET,
         exclude=ledger.given_in_session(session_id, agent))
     if given or held or ledger.has_session(session_id):  # an agent without lessons writes nothing
         ledger.open_turn(session_id, agent, prompt_id=prompt_id, prompt_sha256=sha, given=given, held_back=held,
-                         project_root=str(root))
+                         project_root=str(root), propensity=chances)
     return block
 
 

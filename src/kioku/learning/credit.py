@@ -7,7 +7,8 @@ a session (``kioku.evaluation.verdict.TurnVerdict``):
    ``prompt_id``, else ``prompt_sha256``, else the order of prompts (``prompt_index``);
 2. a turn whose outcome is ``interrupted`` or ``no_task`` credits nothing; otherwise every
    lesson given in the turn gets a ``given`` row and every eligible lesson not given a
-   ``held_back`` row (``kioku.learning.evidence``), success = outcome ``success``;
+   ``held_back`` row (``kioku.learning.evidence``), success = outcome ``success``, with the
+   lesson's recorded chance of being given;
 3. ``feedback_on_previous`` (the user's next prompt judging the turn before) is stored as a
    correction of the previous ledger turn: negative makes it a failure, positive a success,
    for every lesson of that turn, whichever of the two arrives first;
@@ -81,7 +82,7 @@ def apply_turn_verdicts(agent: str, session_id: str, verdicts: Sequence[TurnVerd
         key = turn_key(turn)
         if verdict.outcome in ("success", "partial", "failed"):
             evidence.write_turn(agent, session_id, key, turn.get("given", {}), turn.get("held_back", {}),
-                                verdict.outcome == "success", now)
+                                verdict.outcome == "success", now, turn.get("propensity") or {})
             touched.update(turn.get("given", {}))
             touched.update(turn.get("held_back", {}))
             report.credited += 1

@@ -2,7 +2,10 @@
 
 ``<state_dir>/learning/evidence.sqlite3``, table ``credits``: ``arm`` is ``given`` or
 ``held_back``, ``success`` 0/1. The primary key makes writing a turn's credit idempotent: a
-retried job writes the same rows again and counts nothing twice. ``corrections`` holds the
+retried job writes the same rows again and counts nothing twice. ``propensity`` is the chance
+the lesson had of being given in that turn (``kioku.learning.select``; NULL in rows written
+before it was recorded, which count with weight 1): rows with propensity 0 or 1 compare nothing
+and get weight 0 in the uplift (they still count as turns given or not given). ``corrections`` holds the
 user's later verdict on a turn (feedback in the next prompt); it wins over the evaluated
 outcome whenever that turn's rows are written, before or after the correction arrived.
 Every write is one SQLite transaction (atomic; SQLite's own file locking serialises writers).
@@ -20,7 +23,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS credits (
     agent TEXT NOT NULL, lesson TEXT NOT NULL, scope TEXT NOT NULL, session TEXT NOT NULL,
     turn TEXT NOT NULL, arm TEXT NOT NULL CHECK (arm IN ('given', 'held_back')),
-    success INTEGER NOT NULL, at REAL NOT NULL,
+    success INTEGER NOT NULL, at REAL NOT NULL, propensity REAL,
     PRIMARY KEY (agent, lesson, session, turn)
 );
 CREATE INDEX IF NOT EXISTS credits_turn ON credits (agent, session, turn);
@@ -45,6 +48,8 @@ def _connect() -> sqlite3.Connection:
     conn = sqlite3.connect(str(path), timeout=60.0, isolation_level=None)
     conn.execute("PRAGMA busy_timeout = 60000")
     conn.executescript(_SCHEMA)
+    if "propensity" not in {row[1] for row in conn.execute("PRAGMA table_info(credits)")}:
+        conn.execute("ALTER TABLE credits ADD COLUMN propensity REAL")  # tables made before it existed
     return conn
 
 
@@ -56,22 +61,32 @@ def correction(agent: str, session: str, turn: str) -> bool | None:
 
 
 def write_turn(agent: str, session: str, turn: str, given: dict[str, str], held_back: dict[str, str],
-               success: bool, at: float) -> None:
-    """Record one turn's credit (a correction already stored for the turn overrides ``success``)."""
+               success: bool, at: float, propensity: dict[str, float] | None = None) -> None:
+    """Record one turn's credit (a correction already stored for the turn overrides ``success``).
+
+    ``propensity``: lesson -> its chance of being given in the turn (unknown lessons: NULL).
+    """
+    chance = propensity or {}
     with closing(_connect()) as conn:
         conn.execute("BEGIN IMMEDIATE")
         try:
             row = conn.execute("SELECT success FROM corrections WHERE agent=? AND session=? AND turn=?",
                                (agent, session, turn)).fetchone()
             value = int(row[0]) if row is not None else int(bool(success))
-            rows = [(agent, i, s, session, turn, "given", value, at) for i, s in given.items()]
-            rows += [(agent, i, s, session, turn, "held_back", value, at)
+            rows = [(agent, i, s, session, turn, "given", value, at, _chance(chance, i)) for i, s in given.items()]
+            rows += [(agent, i, s, session, turn, "held_back", value, at, _chance(chance, i))
                      for i, s in held_back.items() if i not in given]
-            conn.executemany("INSERT OR REPLACE INTO credits VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            conn.executemany("INSERT OR REPLACE INTO credits (agent, lesson, scope, session, turn, arm, success,"
+                             " at, propensity) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+
+
+def _chance(chance: dict[str, float], lesson: str) -> float | None:
+    value = chance.get(lesson)
+    return min(1.0, max(0.0, float(value))) if isinstance(value, (int, float)) else None
 
 
 def correct_turn(agent: str, session: str, turn: str, success: bool) -> dict[str, str]:
@@ -92,23 +107,42 @@ def correct_turn(agent: str, session: str, turn: str, success: bool) -> dict[str
     return touched
 
 
+COMPARABLE = "(propensity IS NULL OR (propensity > 0 AND propensity < 1))"
+
+
 def totals(agent: str, lessons: list[str]) -> dict[str, tuple[int, int, int, int]]:
-    """lesson -> (turns_given, success_given, turns_held_back, success_held_back)."""
+    """lesson -> (turns_given, success_given, turns_held_back, success_held_back): every credited turn."""
     out = {lesson: (0, 0, 0, 0) for lesson in lessons}
+    for lesson, arms in weighted_totals(agent, lessons).items():
+        out[lesson] = (arms[0][0], arms[0][1], arms[1][0], arms[1][1])
+    return out
+
+
+def weighted_totals(agent: str, lessons: list[str]) -> dict[str, tuple[tuple, tuple]]:
+    """lesson -> ((turns, successes, Σw, Σw², Σw·success) given, the same held back).
+
+    Turns and successes count every credited turn; the sums only the comparable ones. The weight
+    of a turn is the inverse of the chance of the arm it fell in: 1/p when given, 1/(1-p) when not
+    (1 where the propensity is unknown), the inverse-probability weights of
+    ``kioku.learning.uplift.weighted_uplift``.
+    """
+    empty = (0, 0, 0.0, 0.0, 0.0)
+    out: dict[str, tuple[tuple, tuple]] = {lesson: (empty, empty) for lesson in lessons}
     if not lessons:
         return out
+    weight = ("CASE WHEN propensity IS NULL THEN 1.0 WHEN arm='given' THEN 1.0/propensity"
+              " ELSE 1.0/(1.0-propensity) END")
     with closing(_connect()) as conn:
         for i in range(0, len(lessons), 500):
             chunk = lessons[i:i + 500]
             marks = ",".join("?" * len(chunk))
-            for lesson, arm, n, s in conn.execute(
-                    f"SELECT lesson, arm, COUNT(*), SUM(success) FROM credits WHERE agent=? AND lesson IN ({marks})"
-                    " GROUP BY lesson, arm", (agent, *chunk)):
-                ng, sg, nh, sh = out[lesson]
-                if arm == "given":
-                    out[lesson] = (int(n), int(s or 0), nh, sh)
-                else:
-                    out[lesson] = (ng, sg, int(n), int(s or 0))
+            for lesson, arm, n, s, sw, sw2, swy in conn.execute(
+                    f"SELECT lesson, arm, COUNT(*), SUM(success), SUM(w), SUM(w*w), SUM(w*success) FROM"
+                    f" (SELECT lesson, arm, success, CASE WHEN {COMPARABLE} THEN {weight} ELSE 0.0 END AS w"
+                    f" FROM credits WHERE agent=? AND lesson IN ({marks})) GROUP BY lesson, arm", (agent, *chunk)):
+                row = (int(n), int(s or 0), float(sw or 0.0), float(sw2 or 0.0), float(swy or 0.0))
+                given, held = out[lesson]
+                out[lesson] = (row, held) if arm == "given" else (given, row)
     return out
 
 

@@ -5,15 +5,18 @@ exclusive lock (``kioku.core.fsutil``)::
 
     {"session_id": "...", "project_root": "...",
      "agents": {"<agent>": {
-        "pending": {"given": {"<id>": "<scope>"}, "held_back": {...}},
+        "pending": {"given": {"<id>": "<scope>"}, "held_back": {...}, "propensity": {...}},
         "turns": [{"n": 1, "prompt_id": "...", "prompt_sha256": "...", "at": "...",
-                   "given": {"<id>": "<scope>"}, "held_back": {"<id>": "<scope>"}}]}}}
+                   "given": {"<id>": "<scope>"}, "held_back": {"<id>": "<scope>"},
+                   "propensity": {"<id>": 0.3}}]}}}
 
 A turn starts at a user prompt (UserPromptSubmit records it, with the hook's ``prompt_id`` and
 the sha256 of the prompt text). Lessons injected before any prompt (SessionStart, no task text
 yet) wait in ``pending`` and belong to the next turn that opens. ``held_back`` holds the lessons
 that were eligible for the turn but not given (held back on purpose by exploration, or below the
-cut): the comparison group of ``kioku.learning.uplift``. The credit step
+cut): the comparison group of ``kioku.learning.uplift``. ``propensity`` is each eligible lesson's
+chance of being given (``kioku.learning.select``); a lesson eligible both before the prompt and
+at it had two independent chances, so its turn records ``1 - (1 - p1)(1 - p2)``. The credit step
 (``kioku.learning.credit``) reads the turns and never writes here, so a retried credit sees the
 same ledger.
 """
@@ -61,14 +64,29 @@ def _update(session_id: str, agent: str, project_root: str, change) -> dict:
     return result
 
 
+def combined_chance(first: float | None, second: float | None) -> float | None:
+    """Chance of being given by either of two independent selections (None when one is unknown)."""
+    if first is None or second is None:
+        return None
+    return round(1.0 - (1.0 - first) * (1.0 - second), 6)
+
+
+def _merge_chances(old: dict, new: dict) -> dict:
+    merged = dict(old)
+    for rec_id, p in new.items():
+        merged[rec_id] = combined_chance(old[rec_id], p) if rec_id in old else p
+    return merged
+
+
 def record_pending(session_id: str, agent: str, given: dict[str, str], held_back: dict[str, str],
-                   project_root: str) -> None:
+                   project_root: str, propensity: dict[str, float] | None = None) -> None:
     """Lessons injected (or held back) before the session's next prompt."""
     if not session_id or not agent or not (given or held_back):
         return
 
     def change(entry: dict) -> None:
         pending = entry["pending"]
+        pending["propensity"] = _merge_chances(pending.get("propensity", {}), propensity or {})
         pending.setdefault("given", {}).update(given)
         for rec_id, scope in held_back.items():
             if rec_id not in pending["given"]:
@@ -78,7 +96,7 @@ def record_pending(session_id: str, agent: str, given: dict[str, str], held_back
 
 
 def open_turn(session_id: str, agent: str, *, prompt_id: str, prompt_sha256: str, given: dict[str, str],
-              held_back: dict[str, str], project_root: str) -> int:
+              held_back: dict[str, str], project_root: str, propensity: dict[str, float] | None = None) -> int:
     """Start a turn at a user prompt with what it was given; pending lessons join it. Returns n."""
     if not session_id or not agent:
         return 0
@@ -91,10 +109,12 @@ def open_turn(session_id: str, agent: str, *, prompt_id: str, prompt_sha256: str
         all_given = {**pending.get("given", {}), **given}
         all_held = {k: v for k, v in {**pending.get("held_back", {}), **held_back}.items() if k not in all_given}
         n = (turns[-1]["n"] + 1) if turns else 1
+        chances = _merge_chances(pending.get("propensity", {}), propensity or {})
         turns.append({"n": n, "prompt_id": prompt_id, "prompt_sha256": prompt_sha256, "at": _now(),
-                      "given": all_given, "held_back": all_held})
+                      "given": all_given, "held_back": all_held,
+                      "propensity": {k: v for k, v in chances.items() if k in all_given or k in all_held}})
         del turns[:-MAX_TURNS]
-        entry["pending"] = {"given": {}, "held_back": {}}
+        entry["pending"] = {"given": {}, "held_back": {}, "propensity": {}}
         return n
 
     return _update(session_id, agent, project_root, change)

@@ -1,10 +1,12 @@
 """Lifecycle of a lesson on counterfactual evidence: active → promoted | deprecated (and restore).
 
-Rule, taken at each *look* of ``kioku.learning.uplift`` (boundaries corrected for repeated looks):
+Rule, taken at each *look* of ``kioku.learning.uplift`` (boundaries corrected for repeated looks),
+on the uplift weighted by each turn's recorded chance of giving the lesson
+(``kioku.learning.uplift.weighted_uplift``):
 - **deprecate (hurts)** when the uplift interval at ``DEPRECATE_Z`` lies entirely below zero;
 - **promote** when the interval at ``PROMOTE_Z`` lies entirely above zero (confidence + 0.05,
   at most 0.95);
-- **deprecate (no effect)** when both arms have at least :data:`NO_EFFECT_MIN_TURNS` turns and
+- **deprecate (no effect)** when both arms have at least :data:`NO_EFFECT_MIN_TURNS` (effective) turns and
   the interval at ``PROMOTE_Z`` lies within ±:data:`NO_EFFECT_MARGIN`: the lesson costs context and
   changes nothing measurable. Lessons the user taught (``learned_from == "user_feedback"``) are
   never deprecated for this: the user's word is the strongest signal, only evidence of harm
@@ -40,10 +42,23 @@ def _fmt(u: up.Uplift) -> str:
             f"{u.turns_given} given / {u.turns_held_back} held-back turns")
 
 
-def decide(meta: dict[str, Any], counts: tuple[int, int, int, int]) -> dict[str, Any]:
-    """Metadata change for a lesson with these counts (evidence fields, and a decision at a look)."""
+def arms_of(counts: tuple) -> tuple[tuple, tuple]:
+    """Weighted arms (``evidence.weighted_totals``) from either those or plain (ng, sg, nh, sh) counts."""
+    if len(counts) == 2:
+        return counts[0], counts[1]
     ng, sg, nh, sh = counts
-    plain = up.uplift_interval(sg, ng, sh, nh)
+    return (ng, sg, float(ng), float(ng), float(sg)), (nh, sh, float(nh), float(nh), float(sh))
+
+
+def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
+    """Metadata change for a lesson with these counts (evidence fields, and a decision at a look).
+
+    ``counts``: the weighted arms of ``evidence.weighted_totals``, or plain (ng, sg, nh, sh).
+    The uplift is the inverse-probability-weighted one; looks follow the smaller effective arm.
+    """
+    given, held = arms_of(counts)
+    ng, sg, nh, sh = given[0], given[1], held[0], held[1]
+    plain = up.weighted_uplift(given, held)
     change: dict[str, Any] = {
         "turns_given": ng, "success_given": sg, "turns_held_back": nh, "success_held_back": sh,
         "usage_count": ng, "success_count": sg, "success_rate": round(sg / ng, 4) if ng else -1.0,
@@ -51,13 +66,13 @@ def decide(meta: dict[str, Any], counts: tuple[int, int, int, int]) -> dict[str,
     }
     if plain.defined:
         change.update(uplift=plain.uplift, uplift_low=plain.low, uplift_high=plain.high)
-    looks = up.looks_passed(min(ng, nh))
+    looks = up.looks_passed(int(min(plain.effective_given, plain.effective_held_back)))
     done = int(meta.get("looks", 0) or 0)
     if looks <= done or meta.get("deprecated", False):
         return change
     change["looks"] = looks
-    harm = up.uplift_interval(sg, ng, sh, nh, z=up.DEPRECATE_Z)
-    u = up.uplift_interval(sg, ng, sh, nh, z=up.PROMOTE_Z)
+    harm = up.weighted_uplift(given, held, z=up.DEPRECATE_Z)
+    u = up.weighted_uplift(given, held, z=up.PROMOTE_Z)
     now = time.time()
     if harm.high < 0:
         change.update(deprecated=True, decision_reason=f"hurts: {_fmt(harm)}, look {looks}",
@@ -67,7 +82,8 @@ def decide(meta: dict[str, Any], counts: tuple[int, int, int, int]) -> dict[str,
         change.update(promoted=True, confidence=round(min(stats.CONFIDENCE_CAP, old + stats.PROMOTE_STEP), 4),
                       confidence_before_promotion=old, promoted_at=_iso(now), promoted_at_epoch=now,
                       decision_reason=f"helps: {_fmt(u)}, look {looks}")
-    elif (min(ng, nh) >= NO_EFFECT_MIN_TURNS and -NO_EFFECT_MARGIN < u.low and u.high < NO_EFFECT_MARGIN
+    elif (min(u.effective_given, u.effective_held_back) >= NO_EFFECT_MIN_TURNS
+          and -NO_EFFECT_MARGIN < u.low and u.high < NO_EFFECT_MARGIN
           and meta.get("learned_from") != "user_feedback"):
         change.update(deprecated=True, decision_reason=f"no effect: {_fmt(u)}, look {looks}",
                       deprecated_reason=f"no measurable effect: {_fmt(u)}", deprecated_at=_iso(now),
@@ -86,7 +102,7 @@ def refresh(agent: str, lessons: dict[str, str], project_root: Path) -> dict[str
         by_scope.setdefault(scope, []).append(rec_id)
     with fsutil.exclusive_lock(usage.usage_lock(agent), timeout=120):
         records = usage.read_lessons(agent, by_scope, project_root)
-        counts = evidence.totals(agent, sorted(records))
+        counts = evidence.weighted_totals(agent, sorted(records))
         changes = {}
         for rec_id, (scope, doc, meta) in records.items():
             changes[rec_id] = (scope, doc, meta, decide(meta, counts[rec_id]))

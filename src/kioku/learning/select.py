@@ -5,17 +5,27 @@
    session (they are still in the conversation).
 2. Eligible: with task text, the lessons the SQLite FTS5 lexical index
    (``kioku.retrieval.fts``, the file the agent store keeps beside Chroma) ranks for it, best
-   first, at most ``eligible`` of them; with no task text (SessionStart), the digest's top list.
+   first, at most ``eligible`` of them, and only those scoring at least :data:`RELEVANCE_FLOOR`
+   of the best score (a lesson that shares only a common word with the task is not about it:
+   giving it there, or counting that turn in its evidence, only dilutes its measured effect);
+   with no task text (SessionStart), the digest's top list.
 3. Exploration: each eligible lesson is held back with probability ``hold_back`` (decided by a
    hash of session, turn and lesson, so a retried hook makes the same choice). Held-back
    lessons are recorded, not injected: they are the turns the lesson's uplift is measured
    against.
-4. Order: promoted lessons first (in relevance order), then the undecided ones in an order
-   drawn from the same hash, so that which undecided lessons a turn gets is random and the
-   given and not-given turns of a lesson are comparable (a randomised experiment; ordering by
-   the evidence itself, Thompson sampling, raised success sooner in the simulation but biased
-   the comparison: neutral lessons got promoted). The first ``k`` are given, the rest of the
-   eligible ones are recorded as not given.
+4. Order: promoted lessons first (in relevance order), but while undecided lessons are
+   eligible they keep :data:`EXPLORE_SLOTS` of the ``k`` slots, so a lesson still gets tested
+   after enough others have been promoted to fill every slot. The undecided ones fill their
+   slots in an order drawn from the same hash, so which undecided lessons a turn gets is random
+   (a randomised experiment; ordering by the evidence itself, Thompson sampling, raised success
+   sooner in the simulation but biased the comparison: neutral lessons got promoted). The first
+   ``k`` are given, the rest of the eligible ones are recorded as not given.
+5. Propensity: for every eligible lesson, the chance it is given in this turn given everything
+   the other lessons drew (its own hold-back draw and the random order are what decide it):
+   ``(1 - hold_back) * min(1, free / contenders)`` for an undecided lesson, ``1 - hold_back`` or
+   0 for a promoted one. It varies from turn to turn (with how many promoted lessons compete),
+   so the uplift weights each turn by its inverse (``kioku.learning.uplift``); turns with
+   propensity 0 (or 1) compare nothing and weigh 0.
 """
 
 from __future__ import annotations
@@ -28,6 +38,8 @@ from kioku.core.sha import sha256
 DEFAULT_K = 5
 HOLD_BACK_SHARE = 0.1
 ELIGIBLE_PER_GIVEN = 3
+EXPLORE_SLOTS = 1  # slots promoted lessons leave to undecided ones while any is eligible
+RELEVANCE_FLOOR = 0.3  # a lesson is eligible only if its lexical score is at least this share of the best
 LEXICAL_DB = "kioku_lexical.sqlite3"
 
 
@@ -37,11 +49,13 @@ class Selection:
     A plain class: dataclasses would pull ``inspect`` and ``typing`` onto the hooks' path.
     """
 
-    __slots__ = ("given", "held_back")
+    __slots__ = ("given", "held_back", "propensity")
 
-    def __init__(self, given: list[dict] | None = None, held_back: list[dict] | None = None) -> None:
+    def __init__(self, given: list[dict] | None = None, held_back: list[dict] | None = None,
+                 propensity: dict[str, float] | None = None) -> None:
         self.given = given or []
         self.held_back = held_back or []
+        self.propensity = propensity or {}
 
     def scope_map(self, which: str) -> dict[str, str]:
         return {str(e["id"]): str(e.get("scope") or "global") for e in getattr(self, which)}
@@ -72,7 +86,8 @@ def lexical_ranking(agent: str, root, task: str, k: int) -> list[str]:
             for rec_id, score in index.search(collection_name(agent, "improvements", project_id), task, k):
                 ranked.append((-score, order, rec_id))
     ranked.sort()
-    return [rec_id for _s, _o, rec_id in ranked]
+    floor = RELEVANCE_FLOOR * -ranked[0][0] if ranked else 0.0
+    return [rec_id for score, _o, rec_id in ranked if -score >= floor]
 
 
 def select(agent: str, root, task: str, *, session_id: str, turn: str, k: int = DEFAULT_K,
@@ -97,14 +112,45 @@ def select(agent: str, root, task: str, *, session_id: str, turn: str, k: int = 
         eligible = [by_id[i] for i in dict.fromkeys(ranked) if i in by_id][:limit]
     else:
         eligible = list(by_id.values())[:limit]
-    held = [e for e in eligible if draw(session_id, turn, str(e["id"])) < hold_back]
-    held_ids = {str(e["id"]) for e in held}
-    rest = [e for e in eligible if str(e["id"]) not in held_ids]
-    promoted = [e for e in rest if e.get("decision") == "promoted"]
-    others = sorted((e for e in rest if e.get("decision") != "promoted"),
-                    key=lambda e: draw(session_id, turn + "\0order", str(e["id"])))
-    ordered = promoted + others
-    return Selection(given=ordered[:k], held_back=held + ordered[k:])
+    held_ids = {str(e["id"]) for e in eligible if draw(session_id, turn, str(e["id"])) < hold_back}
+    promoted = [e for e in eligible if e.get("decision") == "promoted"]
+    undecided = [e for e in eligible if e.get("decision") != "promoted"]
+    undecided_in = [e for e in undecided if str(e["id"]) not in held_ids]
+    promoted_in = [e for e in promoted if str(e["id"]) not in held_ids]
+    ordered = promoted_in[:promoted_cap(k, bool(undecided_in))]
+    ordered += sorted(undecided_in, key=lambda e: draw(session_id, turn + "\0order", str(e["id"])))
+    propensity = propensities(promoted, undecided, held_ids, k, hold_back)
+    given_ids = {str(e["id"]) for e in ordered[:k]}
+    not_given = [e for e in eligible if str(e["id"]) not in given_ids]
+    return Selection(given=ordered[:k], held_back=not_given, propensity=propensity)
+
+
+def promoted_cap(k: int, undecided_eligible: bool) -> int:
+    """How many slots promoted lessons may take: all ``k``, less :data:`EXPLORE_SLOTS` while undecided compete."""
+    return max(0, k - EXPLORE_SLOTS) if undecided_eligible else k
+
+
+def propensities(promoted: list[dict], undecided: list[dict], held_ids: set[str], k: int,
+                 hold_back: float) -> dict[str, float]:
+    """Each eligible lesson's chance of being given, the other lessons' hold-back draws being as they are.
+
+    ``promoted`` in relevance order. A lesson's own hold-back draw and (for an undecided one) the
+    random order are the chance; everything else is fixed by the other lessons' draws.
+    """
+    out: dict[str, float] = {}
+    undecided_in = [str(e["id"]) for e in undecided if str(e["id"]) not in held_ids]
+    promoted_in = [str(e["id"]) for e in promoted if str(e["id"]) not in held_ids]
+    cap = promoted_cap(k, bool(undecided_in))
+    for position, e in enumerate(promoted):
+        rec_id = str(e["id"])
+        ahead = sum(1 for other in promoted[:position] if str(other["id"]) not in held_ids)
+        out[rec_id] = round(1.0 - hold_back, 6) if ahead < cap else 0.0
+    free = max(0, k - min(len(promoted_in), promoted_cap(k, True)))  # with this lesson in play
+    for e in undecided:
+        rec_id = str(e["id"])
+        contenders = 1 + sum(1 for other in undecided_in if other != rec_id)
+        out[rec_id] = round((1.0 - hold_back) * min(1.0, free / contenders), 6)
+    return out
 
 
 def hold_back_share() -> float:
