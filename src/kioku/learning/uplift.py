@@ -38,24 +38,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from kioku.agent.stats import wilson_interval as wilson
+
 Z95 = 1.959963984540054
 FIRST_LOOK = 10       # no decision before both arms have this many turns
 LOOK_RATIO = 1.5
 MAX_LOOKS = 17        # last look when the smaller arm reaches 10 * 1.5**16 (about 6,570 turns)
 PROMOTE_Z = 2.40      # one-sided 7.5 % over all looks
 DEPRECATE_Z = 1.91    # one-sided 20 % over all looks
-
-
-def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval for ``successes`` out of ``n`` ((0, 1) when n == 0)."""
-    if n <= 0:
-        return 0.0, 1.0
-    successes = max(0, min(successes, n))
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass(frozen=True)
