@@ -19,7 +19,6 @@ binary fails), else from .cache/claude-code-*/ or PATH; without any, the module 
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
@@ -31,6 +30,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+
+from kioku.install.plugin_env import lock_held
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -86,23 +87,10 @@ class World:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             queued = list((state / "jobs").glob("*.json")) if (state / "jobs").is_dir() else []
-            if not queued and not _locked(state / "locks" / "worker.lock"):
+            if not queued and not lock_held(str(state / "locks" / "worker.lock")):
                 return
             time.sleep(0.5)
         raise AssertionError(f"the Kioku worker did not finish within {timeout:.0f}s")
-
-
-def _locked(path: Path) -> bool:
-    if not path.exists():
-        return False
-    fd = os.open(path, os.O_RDWR)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return False
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
 
 
 def _free_port() -> int:

@@ -32,7 +32,9 @@ from typing import Any
 
 import pytest
 
-from test_e2e_claude import _bodies, _locked, claude_session, find_claude
+from kioku.install.plugin_env import lock_held
+
+from test_e2e_claude import _bodies, claude_session, find_claude
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -87,7 +89,7 @@ class PluginWorld:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             queued = list((state / "jobs").glob("*.json")) if (state / "jobs").is_dir() else []
-            if not queued and not _locked(state / "locks" / "worker.lock"):
+            if not queued and not lock_held(str(state / "locks" / "worker.lock")):
                 return
             time.sleep(0.5)
         raise AssertionError(f"the Kioku worker did not finish within {timeout:.0f}s")

@@ -72,7 +72,7 @@ def test_a_process_opening_the_saved_copy_is_smaller_and_embeds_the_same(tmp_pat
 
 
 def test_cache_folder_follows_the_environment(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setenv("KIOKU_MODEL_CACHE", str(tmp_path / "shared"))
-    assert default_cache_dir() == tmp_path / "shared"
+    monkeypatch.setenv("KIOKU_MODEL_CACHE", str(tmp_path / "model-cache"))
+    assert default_cache_dir() == tmp_path / "model-cache"
     monkeypatch.delenv("KIOKU_MODEL_CACHE")
     assert default_cache_dir() == Path(os.environ["KIOKU_HOME"]) / "state" / "models"

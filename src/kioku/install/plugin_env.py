@@ -113,10 +113,11 @@ def start_prepare(data_dir: str, root: str) -> bool:
 
 def prepare_running(data_dir: str) -> bool:
     """Whether a :func:`prepare` process holds its lock now."""
-    return _lock_held(os.path.join(data_dir, PREPARE_LOCK))
+    return lock_held(os.path.join(data_dir, PREPARE_LOCK))
 
 
-def _lock_held(path: str) -> bool:
+def lock_held(path: str) -> bool:
+    """Whether another process holds an flock on ``path`` (False when the file does not exist)."""
     import fcntl
 
     try:
