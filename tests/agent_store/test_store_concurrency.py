@@ -34,6 +34,8 @@ def _run(mode: str, path: Path, per_proc: int, batch: int, with_reader: bool = F
                               env=py_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True) if with_reader else None
     errors = [p.communicate(timeout=600)[1] for p in procs]
+    if mode == "raw" and any(p.returncode < 0 for p in procs):  # a writer died on the shared index
+        return {"crashed": "writer", "docs": PROCS * per_proc}
     assert all(p.returncode == 0 for p in procs), errors
     wall = time.time() - start
     reader_result = None
@@ -44,6 +46,8 @@ def _run(mode: str, path: Path, per_proc: int, batch: int, with_reader: bool = F
         reader_result = json.loads(out)
     out = subprocess.run([sys.executable, str(WORKERS), "verify", str(path), COLLECTION], env=py_env(),
                          capture_output=True, text=True, timeout=300)
+    if mode == "raw" and out.returncode < 0:  # reading the damaged index killed the process
+        return {"crashed": "verify", "docs": PROCS * per_proc}
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     result.update(write_wall_s=round(wall, 1), docs=PROCS * per_proc, batch=batch, reader=reader_result)
@@ -61,15 +65,18 @@ def _raw_collection(path: Path) -> None:
 
 @pytest.mark.slow
 def test_raw_embedded_chromadb_loses_vectors_with_parallel_writers(tmp_path):
-    path = tmp_path / "raw"
-    _raw_collection(path)
-    result = _run("raw", path, PER_PROC, BATCH)
-    if result["unreachable"] == 0:  # not reproduced at this load: increase it once
-        path = tmp_path / "raw2"
+    """The damage is a race: it shows as unreachable vectors or as a process killed by a signal
+    (SIGSEGV) when the damaged index is read. Up to three rounds, each with a heavier load."""
+    for attempt, scale in enumerate((1, 2, 3)):
+        path = tmp_path / f"raw{attempt}"
         _raw_collection(path)
-        result = _run("raw", path, 2 * PER_PROC, 2 * BATCH)
-    assert result["count"] == result["docs"]  # SQLite lost nothing...
-    assert result["unreachable"] > 0  # ...but the HNSW index did
+        result = _run("raw", path, scale * PER_PROC, scale * BATCH)
+        if "crashed" in result:
+            return
+        assert result["count"] == result["docs"]  # SQLite lost nothing...
+        if result["unreachable"] > 0:  # ...but the HNSW index did
+            return
+    pytest.skip("parallel raw writers did not damage the index in three rounds on this machine")
 
 
 @pytest.mark.slow
