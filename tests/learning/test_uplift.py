@@ -62,15 +62,29 @@ def test_decide_promotes_when_interval_above_zero_and_keeps_seed_counters():
     assert (change["usage_count"], change["success_count"], change["success_rate"]) == (20, 18, 0.9)
 
 
-def test_decide_no_effect_needs_many_turns_and_spares_user_lessons():
-    n = lifecycle.NO_EFFECT_MIN_TURNS
-    # look at exactly a schedule point >= the minimum
-    point = next(p for p in up.look_schedule(100 * n) if p >= n)
-    counts = (point, point - 1, point, point - 1)  # both arms 99 % successful: nothing to gain
-    assert lifecycle.decide({"confidence": 0.8}, counts)["deprecated"] is True
+def test_decide_no_use_needs_a_narrow_interval_below_the_margin_and_spares_user_lessons(monkeypatch):
+    n = lifecycle.NO_USE_MIN_TURNS
+    assert n in up.look_schedule(n)  # the rule starts at a look
+    # 51 turns each side, both arms 98 % successful: the interval at DEPRECATE_Z is about
+    # -0.07 to +0.07, so a lift of 0.05 is not ruled out: no decision yet
+    wide = up.weighted_uplift(*lifecycle.arms_of((51, 50, 51, 50)), z=up.DEPRECATE_Z)
+    assert wide.high > lifecycle.NO_USE_MARGIN
+    assert "deprecated" not in lifecycle.decide({"confidence": 0.8}, (51, 50, 51, 50))
+    # at the first look past 1,000 turns each side, both at 50 %: interval within about ±0.04 - no use
+    point = next(p for p in up.look_schedule(10**5) if p >= 1000)
+    counts = (point, point // 2, point, point // 2)
+    narrow = up.weighted_uplift(*lifecycle.arms_of(counts), z=up.DEPRECATE_Z)
+    assert narrow.low < 0 < narrow.high < lifecycle.NO_USE_MARGIN
+    change = lifecycle.decide({"confidence": 0.8}, counts)
+    assert change["deprecated"] is True and change["decision_reason"].startswith("no use: uplift +0.00")
+    assert "helps by less than 0.05" in change["deprecated_reason"]
     assert "deprecated" not in lifecycle.decide({"confidence": 0.8, "learned_from": "user_feedback"}, counts)
-    small = (80, 79, 80, 79)
-    assert "deprecated" not in lifecycle.decide({"confidence": 0.8}, small)
+    # a lesson that helps by 0.10 at the same size is kept (its interval lies above the margin's reach)
+    helps = (point, point // 2 + point // 10, point, point // 2)
+    assert "deprecated" not in lifecycle.decide({"confidence": 0.8}, helps)
+    # below the minimum number of turns "no use" is not decided, however narrow the interval
+    monkeypatch.setattr(lifecycle, "NO_USE_MIN_TURNS", point + 1)
+    assert "deprecated" not in lifecycle.decide({"confidence": 0.8}, counts)
 
 
 def test_decide_never_repeats_a_look_already_taken():

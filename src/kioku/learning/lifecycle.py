@@ -6,11 +6,13 @@ on the uplift weighted by each turn's recorded chance of giving the lesson
 - **deprecate (hurts)** when the uplift interval at ``DEPRECATE_Z`` lies entirely below zero;
 - **promote** when the interval at ``PROMOTE_Z`` lies entirely above zero (confidence + 0.05,
   at most 0.95);
-- **deprecate (no effect)** when both arms have at least :data:`NO_EFFECT_MIN_TURNS` (effective) turns and
-  the interval at ``PROMOTE_Z`` lies within ±:data:`NO_EFFECT_MARGIN`: the lesson costs context and
-  changes nothing measurable. Lessons the user taught (``learned_from == "user_feedback"``) are
-  never deprecated for this: the user's word is the strongest signal, only evidence of harm
-  overrides it.
+- **deprecate (no use)** when both arms have at least :data:`NO_USE_MIN_TURNS` (effective) turns and
+  the interval at ``DEPRECATE_Z`` lies entirely below +:data:`NO_USE_MARGIN`: with the confidence
+  used for harm, the lesson lifts success by less than the margin, so it costs context (and a
+  slot another lesson could use) for nothing worth having. A lesson that does nothing reaches
+  this as its interval narrows; one that helps by clearly more than the margin does not. Lessons
+  the user taught (``learned_from == "user_feedback"``) are never deprecated for this: the user's
+  word is the strongest signal, only evidence of harm overrides it.
 A promoted lesson that later shows harm is deprecated. A deprecated lesson stays in the store
 (not injected), keeps its ``decision_reason`` and can be brought back by :func:`restore`.
 The fields written are the evidence fields of ``kioku.agent.stats.lesson_evidence`` plus the
@@ -29,8 +31,8 @@ from kioku.core import fsutil
 from kioku.learning import evidence
 from kioku.learning import uplift as up
 
-NO_EFFECT_MIN_TURNS = 400
-NO_EFFECT_MARGIN = 0.10
+NO_USE_MIN_TURNS = 34  # the fourth look: before it the interval is too wide to say "no use"
+NO_USE_MARGIN = 0.05   # the smallest lift in success worth a lesson's place in the context
 
 
 def _iso(epoch: float) -> str:
@@ -82,12 +84,11 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
         change.update(promoted=True, confidence=round(min(stats.CONFIDENCE_CAP, old + stats.PROMOTE_STEP), 4),
                       confidence_before_promotion=old, promoted_at=_iso(now), promoted_at_epoch=now,
                       decision_reason=f"helps: {_fmt(u)}, look {looks}")
-    elif (min(u.effective_given, u.effective_held_back) >= NO_EFFECT_MIN_TURNS
-          and -NO_EFFECT_MARGIN < u.low and u.high < NO_EFFECT_MARGIN
-          and meta.get("learned_from") != "user_feedback"):
-        change.update(deprecated=True, decision_reason=f"no effect: {_fmt(u)}, look {looks}",
-                      deprecated_reason=f"no measurable effect: {_fmt(u)}", deprecated_at=_iso(now),
-                      deprecated_at_epoch=now)
+    elif (min(harm.effective_given, harm.effective_held_back) >= NO_USE_MIN_TURNS
+          and harm.high < NO_USE_MARGIN and meta.get("learned_from") != "user_feedback"):
+        change.update(deprecated=True, decision_reason=f"no use: {_fmt(harm)}, look {looks}",
+                      deprecated_reason=f"helps by less than {NO_USE_MARGIN:.2f}: {_fmt(harm)}",
+                      deprecated_at=_iso(now), deprecated_at_epoch=now)
     elif not meta.get("decision_reason") or not meta.get("promoted", False):
         change["decision_reason"] = f"undecided: {_fmt(u)}, look {looks}"
     return change

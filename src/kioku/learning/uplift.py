@@ -24,7 +24,8 @@ quantile at which a statistic with no effect crosses at *any* of the looks with 
 (a Brownian motion observed at the looks); the constants below were found by bisection on it
 and ``tests/learning/test_uplift.py`` re-derives them:
 - :data:`PROMOTE_Z` = 2.40: a lesson without effect is promoted with probability <= 7.5 %;
-- :data:`DEPRECATE_Z` = 1.91: a lesson without effect is deprecated with probability <= 20 %.
+- :data:`DEPRECATE_Z` = 1.91: a lesson without effect is deprecated as harmful with probability <= 20 %
+  (``kioku.learning.lifecycle`` also retires it as "no use" once its interval is narrow).
   This side spends more of the error budget, for power against lessons that hurt: deprecating
   a lesson that does nothing costs nothing but the context it would have taken, a deprecated
   lesson stays on disk and can be restored, and a lesson that helps is almost never
