@@ -82,6 +82,9 @@ def project_identity(project_root: Path | None = None) -> str:
 def _git_remote(root: Path) -> str | None:
     if not (root / ".git").exists():
         return None
+    known = _origin_url_from_config(root / ".git")
+    if known is not UNSURE:
+        return known  # type: ignore[return-value]
     import subprocess  # lazily: costs several ms on the hooks' fast path
 
     try:
@@ -93,3 +96,54 @@ def _git_remote(root: Path) -> str | None:
         return None
     url = out.stdout.strip()
     return url or None
+
+
+UNSURE = object()  # the config file alone cannot say what ``git config --get`` would
+
+
+def _origin_url_from_config(git_dir: Path) -> object:
+    """``remote.origin.url`` as ``git config --get`` gives it, read from ``.git/config`` itself.
+
+    Lesson selection asks for the project's identity on every prompt, and starting ``git``
+    costs about 10 ms there. Plain files are read here: the last ``url`` of ``[remote
+    "origin"]`` (git's "last value wins"), or None when the section has none. Anything this
+    reader does not fully understand returns :data:`UNSURE` and the caller asks ``git``: a
+    ``.git`` file (worktrees, submodules), ``include``/``includeIf``, quotes, escapes or
+    line continuations, a comment character inside the value, or an unreadable file.
+    """
+    try:
+        if not git_dir.is_dir():
+            return UNSURE
+        text = (git_dir / "config").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return UNSURE
+    in_origin = False
+    url: str | None = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.endswith("\\"):
+            return UNSURE  # a continued line: the next one is not what it looks like
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            end = line.find("]")
+            header = line[1:end].strip() if end > 0 else ""
+            if not header or line[end + 1:].strip()[:1] not in ("", "#", ";"):
+                return UNSURE  # a key on the header's line
+            name, *rest = header.split(None, 1)
+            name = name.lower()
+            sub = rest[0].strip() if rest else ""
+            if name.startswith("include") or name == "remote.origin" or (name == "remote" and "\\" in sub):
+                return UNSURE
+            in_origin = name == "remote" and sub == '"origin"'
+            continue
+        if not in_origin:
+            continue
+        key, eq, value = line.partition("=")
+        if key.strip().lower() != "url":
+            continue
+        value = value.strip()
+        if not eq or not value or any(c in value for c in '"\\#;'):
+            return UNSURE
+        url = value
+    return url
