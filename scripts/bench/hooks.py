@@ -11,6 +11,9 @@ Setup (in a temporary HOME; nothing outside it is touched):
 - 10,000 improvements of the main agent in the global ChromaDB store (real MiniLM vectors,
   written with ``AgentStore.upsert``, then ``refresh_digest``; cached in
   ``.cache/bench/hooks-store-10000``) - hooks read only the derived digest;
+- a second project, a git repository with an ``origin`` remote, holding 300 project-scope
+  lessons (cached in ``.cache/bench/hooks-project-lessons-300``): selection there also needs
+  the project's identity;
 - a 20 MB transcript (recorded transcript lines repeated) for Stop, plus a 2 KB one to show
   Stop does not depend on transcript size.
 Each hook command is taken verbatim from the installed settings.json and run as a fresh
@@ -40,7 +43,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 CACHE = REPO / ".cache" / "bench"
 FIXTURES = REPO / "tests" / "fixtures"
-BUDGETS = {"UserPromptSubmit (no trigger)": 3.0, "UserPromptSubmit (save)": 5.0,
+BUDGETS = {"UserPromptSubmit (no trigger)": 3.0, "UserPromptSubmit (no trigger, project lessons)": 3.0,
+           "UserPromptSubmit (save)": 5.0,
            "SessionStart": 6.0, "Stop (20 MB transcript)": 5.0, "Stop (2 KB transcript)": 5.0}
 CATEGORIES = ["search_strategy", "error_handling", "code_quality", "testing_patterns", "documentation_style"]
 
@@ -119,6 +123,39 @@ print(store.count("main", "improvements"))
     shutil.copytree(cached, claude_dir / "chroma_data")
 
 
+PROJECT_REMOTE = "https://example.com/team/bench-app.git"  # fixed: the project's identity names its collections
+
+
+def build_project_lessons(env: dict[str, str], project: Path, n: int) -> None:
+    """A git project (with an origin remote) holding ``n`` project-scope lessons of agent main (cached)."""
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    subprocess.run(["git", "-C", str(project), "remote", "add", "origin", PROJECT_REMOTE], check=True)
+    cached = CACHE / f"hooks-project-lessons-{n}"
+    if not (cached / "digests").exists():
+        code = f"""
+import random, sys
+from pathlib import Path
+from kioku.agent.improvements import learn
+from kioku.agent.digest import refresh_digest
+root = Path(sys.argv[1])
+rng = random.Random(11)
+parts = ["the parser", "the state machine", "module names", "the API client", "error types",
+         "the config loader", "test fixtures", "the CLI flags", "log messages", "the schema"]
+for i in range({n}):
+    text = (f"In this project, keep {{rng.choice(parts)}} next to {{rng.choice(parts)}} "
+            f"and name it after {{rng.choice(parts)}} (rule {{i}})")
+    learn("main", text, ["naming_conventions", "architecture_patterns", "api_usage"][i % 3], 0.8,
+          scope="project", project_root=root)
+refresh_digest("main", scope="project", project_root=root)
+"""
+        sh([sys.executable, "-c", code, str(project)], {**env, "PYTHONPATH": str(REPO / "src")}, timeout=3600)
+        if cached.exists():
+            shutil.rmtree(cached)
+        shutil.copytree(project / ".claude" / "chroma_data", cached)
+    else:
+        shutil.copytree(cached, project / ".claude" / "chroma_data")
+
+
 def make_transcript(path: Path, size: int) -> None:
     lines = [ln for f in sorted((FIXTURES / "transcripts").glob("*.jsonl"))
              for ln in f.read_text(encoding="utf-8").splitlines() if ln.strip()]
@@ -170,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
         print("setting up (install, 200-line index, store, transcripts)...", file=sys.stderr)
         sh([sys.executable, str(REPO / "install.py"), "--reuse-site-packages"], env)
         build_memory(env, project)
+        lessons_project = base / "project-lessons"
+        build_project_lessons(env, lessons_project, 300)
         build_store(env, claude_dir, args.improvements)
         big, small = base / "big.jsonl", base / "small.jsonl"
         make_transcript(big, 20 * 1024 * 1024)
@@ -184,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
         cases = {
             "UserPromptSubmit (no trigger)": ("UserPromptSubmit", lambda: payload(
                 "user_prompt_submit", project, claude_dir, prompt="refactor the parser into a state machine")),
+            "UserPromptSubmit (no trigger, project lessons)": ("UserPromptSubmit", lambda: payload(
+                "user_prompt_submit", lessons_project, claude_dir, session_id="bench-session-project",
+                prompt="refactor the parser into a state machine")),
             "UserPromptSubmit (save)": ("UserPromptSubmit", lambda: payload(
                 "user_prompt_submit", project, claude_dir,
                 prompt=f"remember that build agent {next(counter)} uses the arm64 runner pool")),
@@ -227,11 +269,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Hook cold-process wall time, median of {args.runs} runs; MEMORY.md {index_lines} lines "
           f"({index_entries} entries), "
           f"{args.improvements} improvements, Stop transcript 20 MB")
-    print(f"{'case':<32}{'hook ms':>9}{'pass ms':>9}{'ratio':>8}{'budget':>8}  ok")
+    print(f"{'case':<48}{'hook ms':>9}{'pass ms':>9}{'ratio':>8}{'budget':>8}  ok")
     for r in rows:
         budget = f"≤{r['budget']:.0f}×" if r["budget"] else "-"
         ok = "-" if r["ok"] is None else ("yes" if r["ok"] else "NO")
-        print(f"{r['case']:<32}{r['hook_ms']:>9.1f}{r['python_pass_ms']:>9.1f}{r['ratio']:>7.2f}×{budget:>8}  {ok}")
+        print(f"{r['case']:<48}{r['hook_ms']:>9.1f}{r['python_pass_ms']:>9.1f}{r['ratio']:>7.2f}×{budget:>8}  {ok}")
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(result, indent=2) + "\n")
     return 1 if args.check and any(r["ok"] is False for r in rows) else 0
