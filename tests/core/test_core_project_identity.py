@@ -89,3 +89,16 @@ def test_same_remote_same_identity_in_two_clones(tmp_path):
         ids.append(paths.project_identity(repo))
     assert ids[0] == ids[1]
     assert ids[0] != paths.project_identity(tmp_path)
+
+
+def test_fifo_or_huge_config_is_not_read_here(tmp_path):
+    import os
+
+    repo = tmp_path / "fifo"
+    (repo / ".git").mkdir(parents=True)
+    os.mkfifo(repo / ".git" / "config")  # opening it for reading would block forever
+    assert paths._origin_url_from_config(repo / ".git") is paths.UNSURE
+    big = tmp_path / "big"
+    (big / ".git").mkdir(parents=True)
+    (big / ".git" / "config").write_text(HEAD + "# padding\n" * 200_000, encoding="utf-8")
+    assert paths._origin_url_from_config(big / ".git") is paths.UNSURE

@@ -99,6 +99,7 @@ def _git_remote(root: Path) -> str | None:
 
 
 UNSURE = object()  # the config file alone cannot say what ``git config --get`` would
+MAX_GIT_CONFIG_BYTES = 1 << 20
 
 
 def _origin_url_from_config(git_dir: Path) -> object:
@@ -109,12 +110,20 @@ def _origin_url_from_config(git_dir: Path) -> object:
     "origin"]`` (git's "last value wins"), or None when the section has none. Anything this
     reader does not fully understand returns :data:`UNSURE` and the caller asks ``git``: a
     ``.git`` file (worktrees, submodules), ``include``/``includeIf``, quotes, escapes or
-    line continuations, a comment character inside the value, or an unreadable file.
+    line continuations, a comment character inside the value, or a file that is unreadable,
+    not a regular file (a FIFO must not block a hook) or over 1 MiB.
     """
+    import stat
+
+    config = git_dir / "config"
     try:
         if not git_dir.is_dir():
             return UNSURE
-        text = (git_dir / "config").read_text(encoding="utf-8")
+        info = config.stat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_GIT_CONFIG_BYTES:
+            return UNSURE  # a FIFO would block the hook; git runs under a timeout
+        with open(config, "rb") as handle:
+            text = handle.read(MAX_GIT_CONFIG_BYTES + 1).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return UNSURE
     in_origin = False
