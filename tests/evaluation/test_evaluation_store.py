@@ -185,6 +185,40 @@ def test_hook_side_enqueue_is_stdlib_only(project: Path, transcripts: Path, tmp_
     assert data["heavy"] == [] and Path(data["job"]).exists()
 
 
+def test_missing_transcript_fails_its_job_and_the_worker_ends(project: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A transcript that is gone (deleted, or a wrong path) fails that job once; it used to be
+    mistaken for "another worker took the job" and retried in a busy loop forever."""
+    import threading
+
+    monkeypatch.setenv("KIOKU_NO_WORKER", "1")
+    jobs.enqueue({"agent": "main", "session_id": "gone", "cwd": str(project),
+                  "transcript_path": str(tmp_path / "deleted.jsonl")})
+    box: dict = {}
+    runner = threading.Thread(target=lambda: box.update(report=worker.drain(wait=True, lag_wait=0)), daemon=True)
+    runner.start()
+    runner.join(30)
+    assert not runner.is_alive(), "the worker kept retrying a job whose transcript does not exist"
+    assert box["report"]["failed"] == 1 and jobs.pending() == []
+    [failed] = jobs.failed_dir().glob("*.json")
+    assert "FileNotFoundError" in json.loads(failed.read_text(encoding="utf-8"))["error"]
+
+
+def test_a_job_left_in_the_queue_is_tried_once_per_drain(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KIOKU_NO_WORKER", "1")
+    jobs.enqueue({"kind": "stuck", "agent": "main"})
+    calls: list[str] = []
+
+    def handler_that_leaves_its_job(job, lag_wait):
+        calls.append(job["kind"])
+        raise FileNotFoundError("some other file")
+
+    monkeypatch.setitem(worker.HANDLERS, "stuck", handler_that_leaves_its_job)
+    monkeypatch.setattr(jobs, "fail", lambda path, error: path)  # the job stays queued
+    report = worker.drain(wait=False, lag_wait=0)
+    assert calls == ["stuck"] and report["failed"] == 1 and len(jobs.pending()) == 1
+
+
 @pytest.mark.slow
 def test_enqueue_spawns_detached_worker(project: Path, transcripts: Path) -> None:
     """The real path the Stop hook takes: enqueue → detached `python -m kioku worker` → stored."""

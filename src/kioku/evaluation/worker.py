@@ -144,16 +144,28 @@ def learn_from_turns(agent: str, session_id: str, judged: list[api.JudgedTurn], 
 HANDLERS = {"evaluate": run_evaluate}
 
 
-def _run_queue(report: dict[str, Any], lag_wait: float, max_jobs: int | None) -> None:
+def _run_queue(report: dict[str, Any], lag_wait: float, max_jobs: int | None, tried: set[str]) -> None:
+    """Run queued jobs until none is left that is not in ``tried`` (job file names).
+
+    Each job is tried at most once per drain: whatever a handler does, a job that is still
+    queued afterwards is left for the next worker instead of being retried in a busy loop.
+    """
     while True:
-        queue = jobs.pending()
+        queue = [p for p in jobs.pending() if p.name not in tried]
         if not queue:
             return
         for job_path in queue:
             if max_jobs is not None and report["processed"] + report["failed"] >= max_jobs:
                 return
+            tried.add(job_path.name)
             try:
                 job = jobs.load(job_path)
+            except FileNotFoundError:
+                continue  # the job file itself is gone: another worker (with --wait) finished it
+            except (OSError, ValueError) as exc:
+                _fail(report, job_path, exc)
+                continue
+            try:
                 handler = HANDLERS.get(str(job.get("kind", "evaluate")))
                 if handler is None:
                     raise ValueError(f"unknown job kind {job.get('kind')!r}")
@@ -163,34 +175,39 @@ def _run_queue(report: dict[str, Any], lag_wait: float, max_jobs: int | None) ->
                 report["results"].append(outcome)
                 _log(f"{job_path.name} agent={job.get('agent')} {outcome.get('status')} "
                      f"quality={outcome.get('quality', '-')}")
-            except FileNotFoundError:
-                continue  # another worker (with --wait) finished it
-            except Exception as exc:  # noqa: BLE001 - a bad job must not stop the queue
-                reason = " ".join(f"{type(exc).__name__}: {exc}".split())
-                jobs.fail(job_path, reason)
-                report["failed"] += 1
-                report["errors"].append(f"{job_path.name}: {reason[:300]}")
-                _log(f"{job_path.name} failed: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}")
+            except Exception as exc:  # noqa: BLE001 - a bad job (a missing transcript too) must not stop the queue
+                _fail(report, job_path, exc)
+
+
+def _fail(report: dict[str, Any], job_path: Path, exc: BaseException) -> None:
+    """Move the job to ``jobs/failed/`` with a one-line reason, count it and log it."""
+    reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+    jobs.fail(job_path, reason)
+    report["failed"] += 1
+    report["errors"].append(f"{job_path.name}: {reason[:300]}")
+    _log(f"{job_path.name} failed: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}")
 
 
 def drain(*, wait: bool = False, lag_wait: float = LAG_WAIT_S, max_jobs: int | None = None) -> dict[str, Any] | None:
     """Process the queue; ``None`` when another worker holds the lock (and ``wait`` is false)."""
     report: dict[str, Any] = {"processed": 0, "failed": 0, "results": [], "errors": []}
     ran = False
+    tried: set[str] = set()
     while True:
         if wait:
             with fsutil.exclusive_lock(jobs.worker_lock_path(), timeout=LOCK_WAIT_S):
-                _run_queue(report, lag_wait, max_jobs)
+                _run_queue(report, lag_wait, max_jobs, tried)
             ran = True
         else:
             with fsutil.try_lock(jobs.worker_lock_path()) as got:
                 if got:
-                    _run_queue(report, lag_wait, max_jobs)
+                    _run_queue(report, lag_wait, max_jobs, tried)
                     ran = True
             if not got:
                 return report if ran else None
         if ran and "pruned" not in report:
             report["pruned"] = tr.prune_cursors()
         # re-check after releasing: a job enqueued while we held the lock spawned no worker
-        if not jobs.pending() or (max_jobs is not None and report["processed"] + report["failed"] >= max_jobs):
+        untried = [p for p in jobs.pending() if p.name not in tried]
+        if not untried or (max_jobs is not None and report["processed"] + report["failed"] >= max_jobs):
             return report
