@@ -185,9 +185,9 @@ def test_hook_side_enqueue_is_stdlib_only(project: Path, transcripts: Path, tmp_
     assert data["heavy"] == [] and Path(data["job"]).exists()
 
 
-def test_missing_transcript_fails_its_job_and_the_worker_ends(project: Path, tmp_path: Path,
+def test_missing_transcript_skips_its_job_and_the_worker_ends(project: Path, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """A transcript that is gone (deleted, or a wrong path) fails that job once; it used to be
+    """A transcript that was never saved (or was deleted) ends its job as skipped; it used to be
     mistaken for "another worker took the job" and retried in a busy loop forever."""
     import threading
 
@@ -199,9 +199,11 @@ def test_missing_transcript_fails_its_job_and_the_worker_ends(project: Path, tmp
     runner.start()
     runner.join(30)
     assert not runner.is_alive(), "the worker kept retrying a job whose transcript does not exist"
-    assert box["report"]["failed"] == 1 and jobs.pending() == []
-    [failed] = jobs.failed_dir().glob("*.json")
-    assert "FileNotFoundError" in json.loads(failed.read_text(encoding="utf-8"))["error"]
+    report = box["report"]
+    assert report["processed"] == 1 and report["failed"] == 0 and jobs.pending() == []
+    assert report["results"] == [{"status": "skipped", "reason": "transcript not found"}]
+    assert not jobs.failed_dir().exists() or list(jobs.failed_dir().glob("*.json")) == []
+    assert _evaluations() == []
 
 
 def test_a_job_left_in_the_queue_is_tried_once_per_drain(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -88,6 +88,10 @@ def run_evaluate(job: dict[str, Any], *, lag_wait: float = LAG_WAIT_S) -> dict[s
     if not agent or not path:
         raise ValueError("evaluate job needs 'agent' and 'transcript_path'")
     path = str(Path(str(path)).expanduser())
+    if not Path(path).exists():
+        # Sessions run without saving a transcript (``--no-session-persistence``), or a file
+        # deleted since: nothing to judge, and nothing wrong with the job.
+        return {"status": "skipped", "reason": "transcript not found"}
     root = _project_root(job)
     read = _read_settled(path, job.get("last_assistant_sha256"), lag_wait)
     result = per_turn.evaluate_entries(read.entries, Path(path).name)
