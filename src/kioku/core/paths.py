@@ -117,9 +117,7 @@ def _origin_url_from_config(git_dir: Path) -> object:
 
     config = git_dir / "config"
     try:
-        if not git_dir.is_dir():
-            return UNSURE
-        info = config.stat()
+        info = config.stat()  # a ``.git`` file (worktree, submodule) fails here: not a folder
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_GIT_CONFIG_BYTES:
             return UNSURE  # a FIFO would block the hook; git runs under a timeout
         with open(config, "rb") as handle:

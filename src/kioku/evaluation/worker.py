@@ -155,7 +155,7 @@ def _run_queue(report: dict[str, Any], lag_wait: float, max_jobs: int | None, tr
     queued afterwards is left for the next worker instead of being retried in a busy loop.
     """
     while True:
-        queue = [p for p in jobs.pending() if p.name not in tried]
+        queue = _untried(tried)
         if not queue:
             return
         for job_path in queue:
@@ -179,8 +179,13 @@ def _run_queue(report: dict[str, Any], lag_wait: float, max_jobs: int | None, tr
                 report["results"].append(outcome)
                 _log(f"{job_path.name} agent={job.get('agent')} {outcome.get('status')} "
                      f"quality={outcome.get('quality', '-')}")
-            except Exception as exc:  # noqa: BLE001 - a bad job (a missing transcript too) must not stop the queue
+            except Exception as exc:  # noqa: BLE001 - a bad job must not stop the queue
                 _fail(report, job_path, exc)
+
+
+def _untried(tried: set[str]) -> list[Path]:
+    """Queued job files this drain has not tried yet, oldest first."""
+    return [p for p in jobs.pending() if p.name not in tried]
 
 
 def _fail(report: dict[str, Any], job_path: Path, exc: BaseException) -> None:
@@ -212,6 +217,5 @@ def drain(*, wait: bool = False, lag_wait: float = LAG_WAIT_S, max_jobs: int | N
         if ran and "pruned" not in report:
             report["pruned"] = tr.prune_cursors()
         # re-check after releasing: a job enqueued while we held the lock spawned no worker
-        untried = [p for p in jobs.pending() if p.name not in tried]
-        if not untried or (max_jobs is not None and report["processed"] + report["failed"] >= max_jobs):
+        if not _untried(tried) or (max_jobs is not None and report["processed"] + report["failed"] >= max_jobs):
             return report

@@ -53,11 +53,10 @@ def inject_lessons(agent: str, root, task: str, *, session_id: str, turn: str, b
                     hold_back=hold_back_share(), exclude=exclude)
     block, shown = improvements_block(agent, chosen.given, budget)
     shown_ids = {str(i["id"]) for i in shown}
-    given = {k: v for k, v in chosen.scope_map("given").items() if k in shown_ids}
-    held = {**chosen.scope_map("held_back"),
-            **{k: v for k, v in chosen.scope_map("given").items() if k not in shown_ids}}
-    chances = {k: (p if k in given or k not in chosen.scope_map("given") else 0.0)
-               for k, p in chosen.propensity.items()}
+    selected = chosen.scope_map("given")
+    given = {k: v for k, v in selected.items() if k in shown_ids}
+    held = {**chosen.scope_map("held_back"), **{k: v for k, v in selected.items() if k not in shown_ids}}
+    chances = {k: (0.0 if k in selected and k not in given else p) for k, p in chosen.propensity.items()}
     return block, given, held, chances
 
 
