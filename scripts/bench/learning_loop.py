@@ -21,7 +21,10 @@ Reported fractions are read back from the store at the end (``decision`` of each
 seed rule's fractions apply its thresholds to the same lessons' given-turn counts.
 ``oracle_success`` is the expected success of always giving the best ``--inject`` lessons of
 the task's kind; ``expected_success_*`` are the expected success chances of what was given
-(less noisy than the realised ``success_*``).
+(less noisy than the realised ``success_*``). ``eligible_oracle_success_last_100`` is the
+expected success over the last 100 sessions had each turn been given the best lessons among
+those the relevance step made eligible (given or held back): the ceiling that lexical
+selection leaves, whatever the learning does. The temporary folder is removed at the end.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -54,6 +58,13 @@ def clamp(p: float) -> float:
 
 def run(args: argparse.Namespace) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="kioku-learning-loop-"))
+    try:
+        return simulate(args, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def simulate(args: argparse.Namespace, tmp: Path) -> dict:
     os.environ.update(KIOKU_HOME=str(tmp / "kioku"), CLAUDE_CONFIG_DIR=str(tmp / "claude"), HOME=str(tmp),
                       KIOKU_BACKGROUND_MAINTENANCE="0", KIOKU_HOLD_BACK=str(args.hold_back))
     project = tmp / "project"
@@ -87,6 +98,7 @@ def run(args: argparse.Namespace) -> dict:
     oracle = sum(best) / kinds
     outcomes: list[int] = []
     expected: list[float] = []
+    eligible_best: list[float] = []
     t0 = time.monotonic()
     for s in range(args.sessions):
         kind = rng.randrange(kinds)
@@ -98,6 +110,9 @@ def run(args: argparse.Namespace) -> dict:
                                      "cwd": str(project), "hook_event_name": "UserPromptSubmit"})
         turn = ledger.turns(session_id, "main")[-1]
         given = [i for i in turn["given"] if i in lessons]
+        eligible = given + [i for i in turn.get("held_back", {}) if i in lessons]
+        effects = sorted((lessons[i]["effect"] for i in eligible if lessons[i]["kind"] == kind), reverse=True)
+        eligible_best.append(clamp(args.base_success + sum(e for e in effects[:args.inject] if e > 0)))
         p = clamp(args.base_success + sum(lessons[i]["effect"] for i in given if lessons[i]["kind"] == kind))
         ok = rng.random() < p
         outcomes.append(int(ok))
@@ -138,6 +153,7 @@ def run(args: argparse.Namespace) -> dict:
         "success_first_100": mean(outcomes[:100]), "success_last_100": mean(outcomes[-100:]),
         "expected_success_first_100": mean(expected[:100]), "expected_success_last_100": mean(expected[-100:]),
         "oracle_success": round(oracle, 3),
+        "eligible_oracle_success_last_100": mean(eligible_best[-100:]),
         "seed_rule": fractions(seed),
         "seconds": round(elapsed, 1), "ms_per_session": round(1000 * elapsed / max(1, args.sessions), 1),
     }

@@ -19,7 +19,10 @@ Rows: ``kioku`` (``retrieve`` as shipped), and re-rankings of the same candidate
 ``rrf_cosine`` (reciprocal rank fusion, lexical weight 0.5 and the cosine floor alone: the
 previous ranking),
 ``dense_only`` (MiniLM cosine order, same cut-off as ``kioku``), ``rrf`` (RRF with the
-shipped cut-off). ``--fit`` grid-searches the fusion method and the lexical weight on the
+shipped cut-off). A last line reports the hooks' selection on the same set
+(``kioku.learning.select.select``: the FTS5 index only, 5 lessons, no hold-back): the share of
+tasks given a helpful lesson among the 5, and of unrelated requests given none.
+``--fit`` grid-searches the fusion method and the lexical weight on the
 tune half (objective hit@1 + hit@3 + unrelated_empty) and reports them on both halves. The
 relevance cut-off is not fitted here: it is the one fitted on the memory set
 (``scripts/bench/memory_search.py``), which has more labelled questions; fitting five
@@ -111,9 +114,40 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if value > best_value + 1e-9:
                     best, best_value = ranking, value
             results["fitted"] = {"config": {f: getattr(best, f) for f in FIELDS}, **score(rerank(best))}
+        results["hook_selection"] = hook_selection(data, project, ids)
     print(f"{len(data['lessons'])} lessons, {len(data['tasks'])} tasks, {len(data['unrelated'])} unrelated requests")
+    hook = results.pop("hook_selection")
     report(results, args.json, name_width=11)
+    print("hook selection (FTS5, 5 given): " + "; ".join(
+        f"{part}: helpful lesson given {m['helpful_given']:.3f} of {m['tasks']} tasks, unrelated given none "
+        f"{m['unrelated_empty']:.3f} of {m['unrelated']}" for part, m in hook.items()))
+    if args.json:
+        saved = json.loads(args.json.read_text(encoding="utf-8"))
+        args.json.write_text(json.dumps({**saved, "hook_selection": hook}, indent=2, ensure_ascii=False) + "\n",
+                             encoding="utf-8")
     return 0
+
+
+def hook_selection(data: dict, project: Path, ids: dict[str, str]) -> dict:
+    """What UserPromptSubmit would give each task: the lessons ``select`` picks (no hold-back)."""
+    from kioku.agent.digest import refresh_digest
+    from kioku.learning import select
+
+    refresh_digest(AGENT, scope="global")
+    out: dict = {}
+    for part in ("tune", "held_out"):
+        tasks = [t for t in data["tasks"] if half(t["q"]) == part]
+        unrelated = [t for t in data["unrelated"] if half(t["q"]) == part]
+
+        def given(item: dict) -> set[str]:
+            chosen = select.select(AGENT, project, item["q"], session_id="bench", turn=item["q"], k=5, hold_back=0.0)
+            return {ids.get(str(e["id"]), "?") for e in chosen.given}
+
+        out[part] = {"helpful_given": round(sum(bool(given(t) & set(t["gold"])) for t in tasks) / len(tasks), 3),
+                     "tasks": len(tasks),
+                     "unrelated_empty": round(sum(not given(t) for t in unrelated) / len(unrelated), 3),
+                     "unrelated": len(unrelated)}
+    return out
 
 
 if __name__ == "__main__":
