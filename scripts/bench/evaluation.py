@@ -10,7 +10,9 @@ and ``holdout`` (reported only). Metrics per half and overall:
 - turns_found: labelled turns whose ``prompt_uuid`` Kioku found;
 - outcome_accuracy: three classes, done (success/no_task), not done (partial/failed), interrupted;
 - not_done_recall; negative-feedback precision and recall;
-- agent_error_rel: sum |agent_errors - label| / sum label.
+- agent_error_rel: sum |agent_errors - label| / sum label;
+- ``*_interval``: the 95 % Wilson score interval of each ratio (its count and denominator),
+  printed for Kioku under the table: with a few turns per half, how far a figure can be trusted.
 Turns of files whose kind is ``compaction`` count as found when Kioku skips the file (evaluation
 skips compaction side-runs on purpose) and are left out of the outcome metrics.
 Two baselines are scored beside it: the trivial "always success, no feedback, no errors"
@@ -46,6 +48,16 @@ def _ratio(a: float, b: float) -> float | None:
     return round(a / b, 3) if b else None
 
 
+def wilson(k: int, n: int, z: float = 1.959964) -> list[float] | None:
+    """95 % Wilson score interval of ``k`` successes in ``n`` trials."""
+    if not n:
+        return None
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half_width = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
+    return [round(max(0.0, centre - half_width), 3), round(min(1.0, centre + half_width), 3)]
+
+
 def score(pairs: list[tuple[dict, dict | None]], skipped: int) -> dict:
     """``pairs``: (label turn, predicted turn or None); ``skipped``: compaction turns left out."""
     found = sum(1 for _, p in pairs if p is not None) + skipped
@@ -58,6 +70,8 @@ def score(pairs: list[tuple[dict, dict | None]], skipped: int) -> dict:
     neg_true = [(lab, p) for lab, p in judged if lab["feedback_on_previous"] == "negative"]
     err_abs = sum(abs(p["agent_errors"] - lab["agent_errors"]) for lab, p in judged)
     err_total = sum(lab["agent_errors"] for lab, _ in judged)
+    neg_right = sum(1 for lab, _ in neg_pred if lab["feedback_on_previous"] == "negative")
+    neg_found = sum(1 for _, p in neg_true if p["feedback_on_previous"] == "negative")
     return {
         "turns": total, "turns_found": _ratio(found, total),
         "outcome_accuracy": _ratio(correct, len(judged)),
@@ -68,6 +82,10 @@ def score(pairs: list[tuple[dict, dict | None]], skipped: int) -> dict:
                                   len(neg_true)),
         "negative_turns": len(neg_true),
         "agent_error_rel": _ratio(err_abs, err_total),
+        "outcome_accuracy_interval": wilson(correct, len(judged)),
+        "not_done_recall_interval": wilson(nd_hit, len(not_done)),
+        "negative_precision_interval": wilson(neg_right, len(neg_pred)),
+        "negative_recall_interval": wilson(neg_found, len(neg_true)),
     }
 
 
@@ -148,6 +166,12 @@ def main() -> int:
     baseline, _ = run(args.data, "always_success")
     legacy, _ = run(args.data, "legacy")
     print(table({"kioku": kioku, "always-success baseline": baseline, "previous evaluator per turn": legacy}))
+    for part in ("dev", "holdout", "all"):
+        row = kioku[part]
+        print(f"kioku {part}, 95 % intervals: " + "; ".join(
+            f"{name} {row[name]} {row[name + '_interval']}" for name in
+            ("outcome_accuracy", "not_done_recall", "negative_precision", "negative_recall")
+            if row[name + "_interval"] is not None))
     if args.details:
         for d in details:
             if "extra_turns" in d or d["label"] != d["predicted"] or d["feedback"] != d["predicted_feedback"] \
