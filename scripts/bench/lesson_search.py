@@ -19,9 +19,10 @@ Rows: ``kioku`` (``retrieve`` as shipped), and re-rankings of the same candidate
 ``rrf_cosine`` (reciprocal rank fusion, lexical weight 0.5 and the cosine floor alone: the
 previous ranking),
 ``dense_only`` (MiniLM cosine order, same cut-off as ``kioku``), ``rrf`` (RRF with the
-shipped cut-off). A last line reports the hooks' selection on the same set
-(``kioku.learning.select.select``: the FTS5 index only, 5 lessons, no hold-back): the share of
-tasks given a helpful lesson among the 5, and of unrelated requests given none.
+shipped cut-off). A last line reports the hooks' selection on the same set (the lesson step
+of UserPromptSubmit, ``kioku.handlers._common.inject_lessons``: the FTS5 index only, at most 5
+lessons within the hook's character budget, no hold-back): the share of tasks given a helpful
+lesson, and of unrelated requests given none.
 ``--fit`` grid-searches the fusion method and the lexical weight on the
 tune half (objective hit@1 + hit@3 + unrelated_empty) and reports them on both halves. The
 relevance cut-off is not fitted here: it is the one fitted on the memory set
@@ -129,10 +130,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def hook_selection(data: dict, project: Path, ids: dict[str, str]) -> dict:
-    """What UserPromptSubmit would give each task: the lessons ``select`` picks (no hold-back)."""
+    """What UserPromptSubmit would give each task (no hold-back)."""
     from kioku.agent.digest import refresh_digest
-    from kioku.learning import select
+    from kioku.handlers import _common, user_prompt_submit
 
+    os.environ["KIOKU_HOLD_BACK"] = "0"
     refresh_digest(AGENT, scope="global")
     out: dict = {}
     for part in ("tune", "held_out"):
@@ -140,8 +142,10 @@ def hook_selection(data: dict, project: Path, ids: dict[str, str]) -> dict:
         unrelated = [t for t in data["unrelated"] if half(t["q"]) == part]
 
         def given(item: dict) -> set[str]:
-            chosen = select.select(AGENT, project, item["q"], session_id="bench", turn=item["q"], k=5, hold_back=0.0)
-            return {ids.get(str(e["id"]), "?") for e in chosen.given}
+            _block, chosen, _held, _chances = _common.inject_lessons(
+                AGENT, project, item["q"], session_id="bench", turn=item["q"],
+                budget=user_prompt_submit.LESSONS_BUDGET, exclude=set())
+            return {ids.get(rec_id, "?") for rec_id in chosen}
 
         out[part] = {"helpful_given": round(sum(bool(given(t) & set(t["gold"])) for t in tasks) / len(tasks), 3),
                      "tasks": len(tasks),
