@@ -33,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
+from kioku.agent.stats import wilson_interval  # noqa: E402
 from kioku.evaluation import api  # noqa: E402
 from kioku.evaluation.per_turn import evaluate_path  # noqa: E402
 
@@ -48,14 +49,9 @@ def _ratio(a: float, b: float) -> float | None:
     return round(a / b, 3) if b else None
 
 
-def wilson(k: int, n: int, z: float = 1.959964) -> list[float] | None:
-    """95 % Wilson score interval of ``k`` successes in ``n`` trials."""
-    if not n:
-        return None
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half_width = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
-    return [round(max(0.0, centre - half_width), 3), round(min(1.0, centre + half_width), 3)]
+def wilson(k: int, n: int) -> list[float] | None:
+    """95 % Wilson score interval of ``k`` successes in ``n`` trials (``kioku.agent.stats``)."""
+    return [round(x, 3) for x in wilson_interval(k, n)] if n else None
 
 
 def score(pairs: list[tuple[dict, dict | None]], skipped: int) -> dict:

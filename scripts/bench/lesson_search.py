@@ -131,11 +131,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def hook_selection(data: dict, project: Path, ids: dict[str, str]) -> dict:
     """What UserPromptSubmit would give each task (no hold-back)."""
-    from kioku.agent.digest import refresh_digest
     from kioku.handlers import _common, user_prompt_submit
 
-    os.environ["KIOKU_HOLD_BACK"] = "0"
-    refresh_digest(AGENT, scope="global")
+    os.environ["KIOKU_HOLD_BACK"] = "0"  # the hook reads its hold-back share from here; the digest is learn's
     out: dict = {}
     for part in ("tune", "held_out"):
         tasks = [t for t in data["tasks"] if half(t["q"]) == part]
