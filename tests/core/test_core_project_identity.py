@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kioku.core import paths
+from kioku.core import paths, pathstr
 
 HEAD = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n"
 CASES = {
@@ -45,10 +45,10 @@ def test_config_reader_agrees_with_git_or_defers_to_it(tmp_path, name):
     repo = tmp_path / "repo"
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     (repo / ".git" / "config").write_text(CASES[name], encoding="utf-8")
-    read = paths._origin_url_from_config(repo / ".git")
-    if read is not paths.UNSURE:
+    read = pathstr.origin_url_from_config(repo / ".git")
+    if read is not pathstr.UNSURE:
         assert read == _git_answer(repo)
-    assert paths._git_remote(repo) == _git_answer(repo)
+    assert pathstr._git_remote(str(repo)) == _git_answer(repo)
 
 
 def test_simple_configs_never_start_git(tmp_path, monkeypatch):
@@ -71,12 +71,12 @@ def test_include_and_worktree_files_defer_to_git(tmp_path):
     extra = tmp_path / "extra.gitconfig"
     extra.write_text('[remote "origin"]\n\turl = https://example.com/included.git\n', encoding="utf-8")
     (repo / ".git" / "config").write_text(HEAD + f"[include]\n\tpath = {extra}\n", encoding="utf-8")
-    assert paths._origin_url_from_config(repo / ".git") is paths.UNSURE
-    assert paths._git_remote(repo) == "https://example.com/included.git"
+    assert pathstr.origin_url_from_config(repo / ".git") is pathstr.UNSURE
+    assert pathstr._git_remote(str(repo)) == "https://example.com/included.git"
     linked = tmp_path / "linked"
     linked.mkdir()
     (linked / ".git").write_text(f"gitdir: {repo / '.git'}\n", encoding="utf-8")
-    assert paths._origin_url_from_config(linked / ".git") is paths.UNSURE
+    assert pathstr.origin_url_from_config(linked / ".git") is pathstr.UNSURE
 
 
 def test_same_remote_same_identity_in_two_clones(tmp_path):
@@ -97,8 +97,8 @@ def test_fifo_or_huge_config_is_not_read_here(tmp_path):
     repo = tmp_path / "fifo"
     (repo / ".git").mkdir(parents=True)
     os.mkfifo(repo / ".git" / "config")  # opening it for reading would block forever
-    assert paths._origin_url_from_config(repo / ".git") is paths.UNSURE
+    assert pathstr.origin_url_from_config(repo / ".git") is pathstr.UNSURE
     big = tmp_path / "big"
     (big / ".git").mkdir(parents=True)
     (big / ".git" / "config").write_text(HEAD + "# padding\n" * 200_000, encoding="utf-8")
-    assert paths._origin_url_from_config(big / ".git") is paths.UNSURE
+    assert pathstr.origin_url_from_config(big / ".git") is pathstr.UNSURE

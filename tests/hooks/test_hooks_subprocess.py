@@ -21,11 +21,13 @@ LAUNCHER = "kioku_hook.py"
 HEAVY = ("chromadb", "numpy", "jinja2", "onnxruntime")
 # Standard-library modules the every-prompt path (UserPromptSubmit with lessons, no save) does
 # without: each costs milliseconds of start-up on every prompt.
-PROMPT_PATH_AVOIDS = ("hashlib", "typing", "threading", "dataclasses")
+PROMPT_PATH_AVOIDS = ("hashlib", "typing", "threading", "dataclasses", "json", "pathlib", "contextlib")
+# ... and, when no lesson is given (nothing to defang or redact), the regular expression engine.
+PROMPT_WITHOUT_LESSONS_AVOIDS = PROMPT_PATH_AVOIDS + ("re", "enum")
 # The launcher runs as __main__ through exec, not runpy: runpy imports pkgutil, which imports
-# typing, and would hide whether the hook itself does.
+# typing, and would hide whether the hook itself does. json is imported only after the check.
 PROBE = r"""
-import json, os, sys
+import os, sys
 hook, event = sys.argv[1], sys.argv[2]
 sys.argv = [hook, event]
 with open(hook, encoding="utf-8") as handle:
@@ -35,6 +37,7 @@ try:
 except SystemExit:
     pass
 heavy = sorted({m.split(".")[0] for m in sys.modules} & set(os.environ["PROBE_HEAVY"].split(",")))
+import json
 open(os.environ["PROBE_OUT"], "w").write(json.dumps({"heavy": heavy, "kioku": sys.modules["kioku"].__file__}))
 """
 
@@ -128,6 +131,10 @@ def test_fast_paths_never_import_chromadb(installed_copy, project, isolated_home
                     home, project, heavy=HEAVY + PROMPT_PATH_AVOIDS)
     assert "Run the linter before committing" in prompt["stdout"]  # the lesson was selected and given
     assert prompt["heavy"] == [], prompt
+    unrelated = _probe(installed_copy, "UserPromptSubmit", load("user_prompt_submit", prompt="draw a cat",
+                                                                   session_id="a-third-session"),
+                       home, project, heavy=HEAVY + PROMPT_WITHOUT_LESSONS_AVOIDS)
+    assert unrelated["stdout"] == "" and unrelated["heavy"] == [], unrelated
     start = _probe(installed_copy, "SessionStart", load("session_start_startup"), home, project)
     assert "Run the linter before committing" in start["stdout"] and "bun" in start["stdout"]
 

@@ -40,3 +40,36 @@ def test_empty_and_punctuation_only() -> None:
 
 def test_baseline_word_tokens_do_not_stem() -> None:
     assert word_tokens("The dogs' painting, 2023!") == ["dogs", "painting", "2023"]
+
+
+def test_ascii_words_match_the_word_pattern():
+    """The regex-free ASCII split finds exactly the words the pattern finds (the pattern still
+    serves non-ASCII text)."""
+    import random
+    import re
+
+    from kioku.retrieval.text import _ascii_words
+
+    pattern = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+    rng = random.Random(4)
+    alphabet = "ab9Z '_-.\"\t\n\x1c\x7f'@"
+    for _ in range(20000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(30)))
+        assert _ascii_words(text) == pattern.findall(text), repr(text)
+
+
+def test_names_without_regular_expressions_match_the_patterns():
+    import random
+    import re
+    import unicodedata
+
+    from kioku.core.names import normalise_lesson, safe_name
+
+    rng = random.Random(6)
+    alphabet = "aZ09._-/ \t\n\u3000\u00a0é日\x1c\x85!。！"
+    for _ in range(20000):
+        name = "".join(rng.choice(alphabet) for _ in range(rng.randrange(14)))
+        assert safe_name(name) == (re.sub(r"[^A-Za-z0-9._-]+", "_", name).replace("..", "_").strip("._")[:120]
+                                   or "_")
+        folded = unicodedata.normalize("NFKC", name).casefold()
+        assert normalise_lesson(name) == re.sub(r"\s+", " ", folded).strip().rstrip(" .!。！")

@@ -24,39 +24,46 @@ lesson winning, and never raises.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+import os
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # hooks read digests; typing and datetime would cost them milliseconds
+if TYPE_CHECKING:  # hooks read digests; typing, pathlib and datetime would cost them milliseconds
+    from pathlib import Path
     from typing import Any, Iterable
 
-from kioku.core import fsutil, paths
+from kioku.core import fastjson, fsutil, pathstr
 from kioku.core.names import normalise_lesson, safe_name
 
 MAX_ENTRIES = 200
 
 
+def digest_file(agent: str, scope: str, project_root: Path | str | None = None) -> str:
+    """Where the digest of ``agent`` in ``scope`` lives (a plain string: the hooks read it)."""
+    base = pathstr.global_chroma_dir() if scope == "global" else pathstr.project_chroma_dir(project_root)
+    return os.path.join(base, "digests", f"{safe_name(agent)}.json")
+
+
 def digest_path(agent: str, scope: str, project_root: Path | None = None) -> Path:
-    base = (paths.global_chroma_dir() if scope == "global"
-            else paths.project_chroma_dir(project_root or paths.find_project_root()))
-    return base / "digests" / f"{safe_name(agent)}.json"
+    from pathlib import Path
+
+    return Path(digest_file(agent, scope, project_root))
 
 
-def _load(path: Path) -> dict[str, Any] | None:
+def _load(path: str) -> dict[str, Any] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as handle:
+            data = fastjson.loads(handle.read())
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
 
 
-def read_digest(agent: str, project_root: Path | None = None, limit: int = MAX_ENTRIES) -> list[dict]:
+def read_digest(agent: str, project_root: Path | str | None = None, limit: int = MAX_ENTRIES) -> list[dict]:
     """Top active improvements of ``agent`` from both scopes (project first on equal lessons)."""
     merged: dict[str, dict] = {}
     for scope in ("project", "global"):
         try:
-            data = _load(digest_path(agent, scope, project_root)) or {}
+            data = _load(digest_file(agent, scope, project_root)) or {}
             entries = data.get("entries")
             for entry in entries if isinstance(entries, list) else []:
                 if not isinstance(entry, dict) or not isinstance(entry.get("improvement"), str):
@@ -93,12 +100,14 @@ def _entry(rec_id: str, document: str, meta: dict[str, Any], scope: str) -> dict
 def refresh_digest(agent: str, scope: str | None = None, project_root: Path | None = None, *,
                    changed: Iterable[tuple[str, str, dict]] | None = None) -> None:
     """Rewrite the digest(s) of ``agent``; ``changed`` = (id, document, full metadata) updates."""
+    import json
+
     from kioku.agent import scopes as sc
     from kioku.agent import stats
 
     for scope_name in ([scope] if scope else list(sc.SCOPES)):
-        path = digest_path(agent, scope_name, project_root)
-        with fsutil.exclusive_lock(path.with_suffix(".lock"), timeout=60):
+        path = digest_file(agent, scope_name, project_root)
+        with fsutil.exclusive_lock(os.path.splitext(path)[0] + ".lock", timeout=60):
             current = _load(path) if changed is not None else None
             if current is None:
                 if not sc.scope_exists(scope_name, project_root):

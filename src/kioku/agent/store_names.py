@@ -21,15 +21,16 @@ collection name, the journal and a digest file name.
 
 from __future__ import annotations
 
-import re
-
 from kioku.core.sha import sha256
 
 KINDS = ("improvements", "evaluations", "performance")
 NAMING_VERSION = 2  # 1 kept hyphens in agent names; 2 turns them into underscores
 MAX_PLAIN = 64
-_PLAIN = re.compile(r"^[A-Za-z0-9.-]+$")
-_PROJECT_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# Character sets instead of regular expressions: the every-prompt hook names collections,
+# and importing ``re`` would cost it several milliseconds.
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_PLAIN_CHARS = _ALNUM | frozenset(".-")
+_PROJECT_ID_CHARS = _ALNUM | frozenset("_-")
 
 
 def agent_slug(agent: str) -> str:
@@ -41,13 +42,15 @@ def agent_slug(agent: str) -> str:
     ensure_storable(agent, what="the agent name")  # never a credential in a collection name
     plain = (
         len(agent) <= MAX_PLAIN
-        and _PLAIN.match(agent) is not None
+        and all(c in _PLAIN_CHARS for c in agent)
         and ".." not in agent
         and "_project_" not in agent.replace("-", "_")  # would collide with project-scoped names
         and agent[0].isalnum() and agent[-1].isalnum()
     )
     if plain:
         return agent.replace("-", "_")
+    import re
+
     slug = re.sub(r"[^A-Za-z0-9_-]+", "-", agent).strip("-_")[:40] or "agent"
     slug = slug.replace("_project_", "-project-")
     digest = sha256(agent.encode("utf-8")).hexdigest()[:10]
@@ -60,6 +63,6 @@ def collection_name(agent: str, kind: str, project_id: str | None = None) -> str
     slug = agent_slug(agent)
     if project_id is None:
         return f"agent_{slug}_{kind}"
-    if not _PROJECT_ID.match(project_id):
+    if not (1 <= len(project_id) <= 64 and all(c in _PROJECT_ID_CHARS for c in project_id)):
         project_id = sha256(project_id.encode("utf-8")).hexdigest()[:12]
     return f"agent_{slug}_project_{project_id}_{kind}"

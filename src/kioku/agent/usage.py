@@ -1,6 +1,7 @@
 """Where per-session injection ledgers live, and writing lesson evidence into the store.
 
-- :func:`sessions_dir` / :func:`session_path`: one small JSON ledger per session
+- :func:`sessions_dir` / :func:`session_path` (``Path``) and :func:`sessions_folder` /
+  :func:`session_file` (the same as strings, for the hooks): one small JSON ledger per session
   (``<state_dir>/sessions/<safe session id>.json``) that ``kioku.learning.ledger`` writes from
   the hooks (which lessons each turn was given or held back from); :func:`prune_sessions`
   removes old ones (daily maintenance).
@@ -11,27 +12,44 @@
 
 from __future__ import annotations
 
+import os
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # hooks reach this module; typing would cost them milliseconds
     from pathlib import Path
     from typing import Any
 
-from kioku.core import fsutil, paths
+from kioku.core import fsutil, pathstr
 from kioku.core.names import safe_name
 
 SESSION_MAX_AGE_DAYS = 14
 
 
+def sessions_folder() -> str:
+    """Where the session ledgers live (a plain string: the every-prompt hook writes there)."""
+    return os.path.join(pathstr.state_dir(), "sessions")
+
+
+def session_file(session_id: str) -> str:
+    return os.path.join(sessions_folder(), f"{safe_name(session_id, unique=True)}.json")
+
+
 def sessions_dir() -> Path:
-    return paths.state_dir() / "sessions"
+    from pathlib import Path
+
+    return Path(sessions_folder())
 
 
 def session_path(session_id: str) -> Path:
-    return sessions_dir() / f"{safe_name(session_id, unique=True)}.json"
+    from pathlib import Path
+
+    return Path(session_file(session_id))
 
 
 def usage_lock(agent: str) -> Path:
-    return paths.state_dir() / "locks" / f"usage-{safe_name(agent)}.lock"
+    from pathlib import Path
+
+    return Path(pathstr.state_dir()) / "locks" / f"usage-{safe_name(agent)}.lock"
 
 
 def read_lessons(agent: str, by_scope: dict[str, list[str]], project_root: Path) -> dict[str, tuple[str, str, dict]]:
@@ -68,4 +86,4 @@ def write_lesson_fields(agent: str, changes: dict[str, tuple[str, str, dict[str,
 
 def prune_sessions(max_age_days: float = SESSION_MAX_AGE_DAYS) -> int:
     """Delete session ledgers older than ``max_age_days``; returns how many."""
-    return fsutil.prune_old_files(sessions_dir(), (".json", ".lock"), max_age_days)
+    return fsutil.prune_old_files(sessions_folder(), (".json", ".lock"), max_age_days)

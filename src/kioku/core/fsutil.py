@@ -4,19 +4,23 @@ Every write Kioku makes goes through here: a temporary file in the same folder,
 fsync, ``os.replace``; folders 0700 and files 0600 because memories are personal.
 ``exclusive_lock`` serialises writers across processes (several Claude Code
 sessions run at once) with ``fcntl.flock`` on a sidecar lock file.
+
+Paths may be ``str`` or ``Path``: the hooks' every-prompt modules pass strings, so that
+neither ``pathlib`` nor ``contextlib`` (each a few milliseconds of imports) is loaded there.
 """
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import os
 import time
-from pathlib import Path
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs milliseconds on every hook that writes
-    from typing import Iterator
+if TYPE_CHECKING:  # typing and pathlib cost milliseconds on every hook that writes
+    from pathlib import Path
+    from typing import Union
+
+    AnyPath = Union[str, os.PathLike[str]]
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -26,12 +30,16 @@ class LockTimeout(TimeoutError):
     """Another process held the lock for longer than we were willing to wait."""
 
 
-def ensure_private_dir(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
-    with contextlib.suppress(OSError):
+def ensure_private_dir(path: AnyPath) -> AnyPath:
+    """Create ``path`` (and its parents) 0700 if missing, tighten it to 0700; returns ``path``."""
+    os.makedirs(path, mode=DIR_MODE, exist_ok=True)
+    try:
         # A symlinked folder is not ours to tighten: chmod would change the link's target.
-        if not path.is_symlink() and path.stat().st_mode & 0o777 != DIR_MODE:
-            path.chmod(DIR_MODE)
+        info = os.lstat(path)
+        if (info.st_mode & 0o170000) != 0o120000 and info.st_mode & 0o777 != DIR_MODE:
+            os.chmod(path, DIR_MODE)
+    except OSError:
+        pass
     return path
 
 
@@ -93,30 +101,34 @@ def remove_orphan_temp_files(folder: Path) -> int:
     lock, when no other writer can have a temporary file in flight."""
     removed = 0
     for path in orphan_temp_files(folder):
-        with contextlib.suppress(OSError):
+        try:
             if not path.is_symlink():
                 path.unlink()
                 removed += 1
+        except OSError:
+            pass
     return removed
 
 
-def atomic_write_bytes(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
+def atomic_write_bytes(path: AnyPath, data: bytes, mode: int = FILE_MODE) -> None:
     """Private write: the parent folder is made 0700 (memory and state folders)."""
-    ensure_private_dir(path.parent)
+    ensure_private_dir(os.path.dirname(os.fspath(path)) or ".")
     replace_file_bytes(path, data, mode)
 
 
-def replace_file_bytes(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
+def replace_file_bytes(path: AnyPath, data: bytes, mode: int = FILE_MODE) -> None:
     """Temp file + fsync + rename with ``mode``, leaving an existing parent folder's mode alone.
 
     For files in folders Kioku does not own (a user's settings.json, ``.claude/agents``), whose
     permissions are the user's business; a missing parent is still created private.
     """
-    if not path.parent.exists():
-        ensure_private_dir(path.parent)
+    parent, name = os.path.split(os.fspath(path))
+    parent = parent or "."
+    if not os.path.exists(parent):
+        ensure_private_dir(parent)
     # O_EXCL on a random name instead of tempfile.mkstemp: tempfile drags shutil and
     # random into every hook process, which costs more than the write itself
-    tmp = path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp"
+    tmp = os.path.join(parent, f".{name}.{os.urandom(6).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -126,19 +138,21 @@ def replace_file_bytes(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(OSError):
+        try:
             os.unlink(tmp)
+        except OSError:
+            pass
         raise
-    _fsync_dir(path.parent)
+    _fsync_dir(parent)
 
 
-def atomic_write_text(path: Path, text: str, mode: int = FILE_MODE) -> None:
+def atomic_write_text(path: AnyPath, text: str, mode: int = FILE_MODE) -> None:
     atomic_write_bytes(path, text.encode("utf-8"), mode)
 
 
-def append_line_durable(path: Path, line: str) -> None:
+def append_line_durable(path: AnyPath, line: str) -> None:
     """Append one line and fsync it (journals). Caller holds the lock."""
-    ensure_private_dir(path.parent)
+    ensure_private_dir(os.path.dirname(os.fspath(path)) or ".")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
     try:
         os.write(fd, (line.rstrip("\n") + "\n").encode("utf-8"))
@@ -147,55 +161,86 @@ def append_line_durable(path: Path, line: str) -> None:
         os.close(fd)
 
 
-def _fsync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):
+def _fsync_dir(path: AnyPath) -> None:
+    try:
         fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-@contextlib.contextmanager
-def exclusive_lock(lock_path: Path, timeout: float = 30.0, shared: bool = False) -> Iterator[None]:
-    """Hold an flock on ``lock_path`` (created 0600) for the duration of the block."""
-    ensure_private_dir(lock_path.parent)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, FILE_MODE)
-    kind = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
-    deadline = time.monotonic() + timeout
-    delay = 0.002
+    except OSError:
+        return
     try:
-        while True:
-            try:
-                fcntl.flock(fd, kind | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise LockTimeout(f"timed out after {timeout:.0f}s waiting for lock {lock_path.name}")
-                time.sleep(delay)
-                delay = min(delay * 2, 0.05)
-        yield
-    finally:
-        os.close(fd)  # closing releases the flock
-
-
-@contextlib.contextmanager
-def try_lock(lock_path: Path) -> Iterator[bool]:
-    """Non-blocking exclusive lock; yields whether it was obtained."""
-    ensure_private_dir(lock_path.parent)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, FILE_MODE)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            got = True
-        except BlockingIOError:
-            got = False
-        yield got
+        os.fsync(fd)
+    except OSError:
+        pass
     finally:
         os.close(fd)
 
 
-def prune_old_files(folder: Path, suffixes: tuple[str, ...], max_age_days: float) -> int:
+class exclusive_lock:  # noqa: N801 - used like the function it replaces: ``with exclusive_lock(p):``
+    """Hold an flock on ``lock_path`` (created 0600) for the duration of a ``with`` block.
+
+    A class rather than a ``contextlib`` generator: ``contextlib`` and its imports cost the
+    every-prompt hook a few milliseconds.
+    """
+
+    __slots__ = ("path", "timeout", "shared", "fd")
+
+    def __init__(self, lock_path: AnyPath, timeout: float = 30.0, shared: bool = False) -> None:
+        self.path, self.timeout, self.shared, self.fd = lock_path, timeout, shared, -1
+
+    def __enter__(self) -> None:
+        ensure_private_dir(os.path.dirname(os.fspath(self.path)) or ".")
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+        kind = fcntl.LOCK_SH if self.shared else fcntl.LOCK_EX
+        deadline = time.monotonic() + self.timeout
+        delay = 0.002
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, kind | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        name = os.path.basename(os.fspath(self.path))
+                        raise LockTimeout(f"timed out after {self.timeout:.0f}s waiting for lock {name}") from None
+                    time.sleep(delay)
+                    delay = min(delay * 2, 0.05)
+        except BaseException:
+            os.close(fd)
+            raise
+        self.fd = fd
+
+    def __exit__(self, *exc: object) -> None:
+        fd, self.fd = self.fd, -1
+        if fd >= 0:
+            os.close(fd)  # closing releases the flock
+
+
+class try_lock:  # noqa: N801 - used like a function: ``with try_lock(p) as got:``
+    """Non-blocking exclusive lock; ``with`` gives whether it was obtained."""
+
+    __slots__ = ("path", "fd")
+
+    def __init__(self, lock_path: AnyPath) -> None:
+        self.path, self.fd = lock_path, -1
+
+    def __enter__(self) -> bool:
+        ensure_private_dir(os.path.dirname(os.fspath(self.path)) or ".")
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        except BaseException:
+            self.__exit__()
+            raise
+        return True
+
+    def __exit__(self, *exc: object) -> None:
+        fd, self.fd = self.fd, -1
+        if fd >= 0:
+            os.close(fd)
+
+
+def prune_old_files(folder: AnyPath, suffixes: tuple[str, ...], max_age_days: float) -> int:
     """Delete files in ``folder`` ending in ``suffixes`` untouched for ``max_age_days``."""
     cutoff = time.time() - max_age_days * 86400
     removed = 0

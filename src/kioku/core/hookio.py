@@ -17,10 +17,11 @@ The hook launcher (``hooks/kioku_hook.py EVENT``) calls :func:`run`. Contract:
   nothing on stdout, exit 0. We never exit 2 by accident.
 
 Speed: hooks have a budget of a few Python start-ups, so this module imports only ``os`` and
-``sys`` at load time (``json`` lazily) - no pathlib, dataclasses, typing or tomllib (each
-costs milliseconds).
+``sys`` at load time, and JSON goes through ``kioku.core.fastjson`` (``json``'s C functions
+without the ``json`` package, which imports ``re``) - no pathlib, dataclasses, typing or
+tomllib (each costs milliseconds).
 The config files are located with ``os.path`` (:func:`project_root_of`, :func:`config_present`,
-mirroring kioku.core.paths, tested against it) and parsed only when one exists.
+through kioku.core.pathstr) and parsed only when one exists.
 Standard library only, and only ``kioku.core`` imports.
 """
 
@@ -67,12 +68,13 @@ def read_payload(raw: bytes) -> dict:
     """Parse hook stdin; raises ValueError with a one-line reason on junk."""
     if not raw.strip():
         raise ValueError("empty hook input")
-    import json  # lazily: json pulls in re (~10 ms), which a skipped prompt never needs
+    from kioku.core.fastjson import loads  # the json package pulls in re (~8 ms); its C parser does not
 
     try:
-        data = json.loads(raw.decode("utf-8", errors="replace"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"hook input is not JSON ({exc.msg} at line {exc.lineno})") from None
+        data = loads(raw.decode("utf-8", errors="replace"))
+    except ValueError as exc:  # json.JSONDecodeError
+        msg, line = getattr(exc, "msg", str(exc)), getattr(exc, "lineno", "?")
+        raise ValueError(f"hook input is not JSON ({msg} at line {line})") from None
     if not isinstance(data, dict):
         raise ValueError(f"hook input is a JSON {type(data).__name__}, expected an object")
     return data
@@ -91,9 +93,9 @@ def render_output(event: str, result: HookResult | None) -> str:
         out["systemMessage"] = result.system_message[:MAX_CONTEXT_CHARS]
     if not out:
         return ""
-    import json
+    from kioku.core.fastjson import dumps
 
-    return json.dumps(out, ensure_ascii=False)
+    return dumps(out, ensure_ascii=False)
 
 
 def log_exception(event: str) -> None:
@@ -123,32 +125,18 @@ def kill_switch_set() -> bool:
 
 
 def project_root_of(payload: dict) -> str:
-    """Git root above the payload's ``cwd`` (else that folder); same rule as paths.find_project_root."""
+    """Git root above the payload's ``cwd`` (else that folder, else the process's cwd)."""
+    from kioku.core.pathstr import find_project_root
+
     cwd = payload.get("cwd")
-    here = os.path.realpath(os.path.expanduser(cwd if isinstance(cwd, str) and cwd else os.getcwd()))
-    candidate = here
-    while True:
-        if os.path.exists(os.path.join(candidate, ".git")):
-            return candidate
-        parent = os.path.dirname(candidate)
-        if parent == candidate:
-            return here
-        candidate = parent
-
-
-def _kioku_home() -> str:
-    env = os.environ
-    if env.get("KIOKU_HOME"):
-        return os.path.expanduser(env["KIOKU_HOME"])
-    if env.get("CLAUDE_CONFIG_DIR"):
-        return os.path.join(os.path.expanduser(env["CLAUDE_CONFIG_DIR"]), "kioku")
-    home = os.path.expanduser(env["KIOKU_USER_HOME"]) if env.get("KIOKU_USER_HOME") else os.path.expanduser("~")
-    return os.path.join(home, ".claude", "kioku")
+    return find_project_root(cwd if isinstance(cwd, str) and cwd else None)
 
 
 def config_present(root: str) -> bool:
     """Whether any Kioku config file exists (kioku.core.config.config_files, by os.path)."""
-    return (os.path.exists(os.path.join(_kioku_home(), "config.toml"))
+    from kioku.core.pathstr import kioku_home
+
+    return (os.path.exists(os.path.join(kioku_home(), "config.toml"))
             or os.path.exists(os.path.join(root, ".agents", "kioku.toml")))
 
 

@@ -33,13 +33,12 @@ few dozen substring searches; quantifiers are bounded so hostile input stays lin
 
 from __future__ import annotations
 
-import re
-from collections import Counter  # loaded with re already
-
+from kioku.core import lazyre
 from kioku.core.lazyre import LazyPattern as _Lazy
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing/dataclasses stay out of the hook start-up path
+if TYPE_CHECKING:  # typing/dataclasses (and re, until a pattern is used) stay out of the hook start-up path
+    import re
     from typing import Callable
 
 from kioku.core.errors import SecretRejected
@@ -146,7 +145,7 @@ _PLACEHOLDER_RE = _Lazy(
       | example | dummy | placeholder | todo | tbd | n/a | ""|''
       | password | passwd | pass | pwd | pw | secret | token | user | username | foo | bar | baz
     )$""",
-    re.IGNORECASE | re.VERBOSE,
+    lazyre.IGNORECASE | lazyre.VERBOSE,
 )
 
 
@@ -258,7 +257,7 @@ _DESCRIBING_WORDS = frozenset(
     "different same simple complex random temporary permanent default generated".split()
 )
 
-_I = re.IGNORECASE
+_I = lazyre.IGNORECASE
 
 _TOKEN_KEYS = r"(?i:(?:secret|token|credentials?|auth|key)s?\b)"
 _ASSIGN_VALUE = r"[\"']?\s*(?P<op>=|:|=>|:=|\bis\b|\bwas\b)\s*(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{1,512})(?P=q)"
@@ -392,7 +391,8 @@ def _luhn(digits: str) -> bool:
 
 def _entropy(s: str) -> float:
     n = len(s)
-    import math  # bisect and math are imported on first need: clean text never needs them
+    import math  # bisect, math and collections are imported on first need: clean text never needs them
+    from collections import Counter
 
     return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
 
@@ -567,7 +567,8 @@ def _find_in_normalised(text: str) -> list[SecretFinding]:
             if e > s and not taken.overlaps(s, e):
                 taken.add(s, e)
                 found.append(SecretFinding(rule.kind, s, e))
-    for m in (_CARD_RE.finditer(text) if _FOUR_DIGITS.search(text) else ()):
+    has_digits = any(d in text for d in "0123456789")  # substring scans: no regex for text without digits
+    for m in (_CARD_RE.finditer(text) if has_digits and _FOUR_DIGITS.search(text) else ()):
         s, e = m.span()
         if (s and text[s - 1] in _CARD_EDGE) or (e < len(text) and text[e] in _CARD_EDGE):
             continue  # part of a longer number, a date range or an identifier

@@ -124,11 +124,12 @@ def _lessons(payload: dict) -> str:
         return ""
     if prompt.lstrip().startswith(SYSTEM_PREFIXES):
         return ""  # Claude Code's own messages are not a user's task
+    from kioku.core.hookio import project_root_of
     from kioku.core.sha import sha256
     from kioku.handlers import _common
     from kioku.learning import ledger
 
-    root = _common.project_root(payload)
+    root = project_root_of(payload)  # a string: pathlib stays unloaded on the every-prompt path
     agent = _common.main_agent(root)
     prompt_id = payload.get("prompt_id") if isinstance(payload.get("prompt_id"), str) else ""
     sha = sha256(prompt.encode("utf-8")).hexdigest()

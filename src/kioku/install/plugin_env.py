@@ -51,9 +51,9 @@ def is_ready(data_dir: str) -> bool:
 
 def installer_manifests(project_dir: str | None) -> list[str]:
     """The manifests of ``install.py`` installations that are active for this session."""
-    from kioku.core.hookio import _kioku_home
+    from kioku.core.pathstr import kioku_home
 
-    found = [os.path.join(_kioku_home(), "manifest.json")]
+    found = [os.path.join(kioku_home(), "manifest.json")]
     if project_dir:
         found.append(os.path.join(project_dir, ".claude", "kioku", "manifest.json"))
     return [path for path in found if os.path.isfile(path)]

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import os
 
-from kioku.core import paths
+from kioku.core import pathstr
 from kioku.core.sha import sha256
 
 DEFAULT_K = 5
@@ -72,16 +72,13 @@ def lexical_ranking(agent: str, root, task: str, k: int) -> list[str]:
     from kioku.agent.store_names import collection_name
     from kioku.retrieval.fts import LexicalIndex
 
-    from pathlib import Path
-
-    root = Path(root)
     ranked: list[tuple[float, int, str]] = []
-    scopes = (("project", paths.project_chroma_dir(root)), ("global", paths.global_chroma_dir()))
+    scopes = (("project", pathstr.project_chroma_dir(root)), ("global", pathstr.global_chroma_dir()))
     for order, (scope, folder) in enumerate(scopes):
-        db = folder / LEXICAL_DB
-        if not db.is_file():
+        db = os.path.join(folder, LEXICAL_DB)
+        if not os.path.isfile(db):
             continue
-        project_id = paths.project_identity(root) if scope == "project" else None
+        project_id = pathstr.project_identity(root) if scope == "project" else None
         with LexicalIndex(db) as index:
             for rec_id, score in index.search(collection_name(agent, "improvements", project_id), task, k):
                 ranked.append((-score, order, rec_id))
@@ -99,9 +96,7 @@ def select(agent: str, root, task: str, *, session_id: str, turn: str, k: int = 
     if pool is None:
         from kioku.agent.digest import read_digest
 
-        from pathlib import Path
-
-        pool = read_digest(agent, project_root=Path(root))
+        pool = read_digest(agent, project_root=root)
     by_id = {str(e["id"]): e for e in pool if isinstance(e, dict) and e.get("id") and str(e["id"]) not in exclude}
     if not by_id:
         return Selection()  # nothing to choose from: the lexical index is not even opened

@@ -42,8 +42,11 @@ from __future__ import annotations
 
 import _thread
 import os
-from collections.abc import Iterable, Sequence
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # collections and pathlib stay off the every-prompt hook's path
+    from collections.abc import Iterable, Sequence
+    from pathlib import Path
 
 try:  # the C module itself: the sqlite3 package adds datetime adapters (and ~2 ms of imports
     import _sqlite3 as sqlite3  # per hook process) that this index never uses
@@ -108,7 +111,7 @@ def prune_terms(dfs: dict[str, int], n_docs: int, max_terms: int = MAX_SEARCH_TE
 
 class LexicalIndex:
     def __init__(self, db_path: Path | str) -> None:
-        self.db_path = Path(db_path)
+        self.db_path = os.fspath(db_path)
         self._conn: sqlite3.Connection | None = None
         self._lock = _thread.RLock()  # the _thread primitive: importing threading costs the hooks ~1.5 ms
         self._n_docs: dict[int, int] = {}  # tid -> document count, valid for _n_docs_version
@@ -117,11 +120,11 @@ class LexicalIndex:
     # -- connection -------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
         if self._conn is None:
-            ensure_private_dir(self.db_path.parent)
-            if not self.db_path.exists():
+            ensure_private_dir(os.path.dirname(self.db_path) or ".")
+            if not os.path.exists(self.db_path):
                 fd = os.open(self.db_path, os.O_CREAT | os.O_RDWR, 0o600)
                 os.close(fd)
-            conn = sqlite3.connect(str(self.db_path), timeout=30.0, isolation_level=None,
+            conn = sqlite3.connect(self.db_path, timeout=30.0, isolation_level=None,
                                    check_same_thread=False)
             conn.execute("PRAGMA busy_timeout = 30000")
             try:

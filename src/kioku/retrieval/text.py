@@ -20,8 +20,13 @@ no stemming) used by the benchmark's reference BM25 row.
 
 from __future__ import annotations
 
-import re
 import unicodedata
+
+from kioku.core.lazyre import LazyPattern
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 # A compact English stopword list (the classic Lucene/Snowball-style closed-class words).
 ENGLISH_STOPWORDS: frozenset[str] = frozenset(
@@ -49,7 +54,11 @@ JAPANESE_STOP_BIGRAMS: frozenset[str] = frozenset(
     """.split()
 )
 
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_WORD = LazyPattern(r"[^\W_]+(?:['’][^\W_]+)*")
+# ASCII text (most prompts) is split without a regex: every byte that cannot be part of a
+# word becomes a space. The every-prompt hook tokenizes the prompt, and ``re`` costs it
+# several milliseconds to import. ``_ascii_words`` gives exactly what ``_WORD`` finds there.
+_ASCII_WORD_BYTES = bytes(c if chr(c).isalnum() or chr(c) == "'" else 32 for c in range(256))
 # Han (incl. ext. A, compat), Hiragana, Katakana (incl. prolonged sound mark), iteration marks.
 _CJK_CHAR = r"\u3005\u3006\u3041-\u309f\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_PATTERNS: list[re.Pattern[str]] = []  # [split, whole run], compiled on the first non-ASCII text
@@ -59,6 +68,8 @@ def _cjk_patterns() -> list[re.Pattern[str]]:
     """The CJK split and run patterns (their wide character classes take milliseconds to
     compile, which the hooks would pay on every ASCII prompt if they were compiled at import)."""
     if not _CJK_PATTERNS:
+        import re
+
         _CJK_PATTERNS.extend((re.compile(rf"([{_CJK_CHAR}]+)"), re.compile(rf"^[{_CJK_CHAR}]+$")))
     return _CJK_PATTERNS
 
@@ -92,6 +103,26 @@ def stem(word: str) -> str:
     return word
 
 
+def _ascii_words(text: str) -> list[str]:
+    """``_WORD.findall(text)`` for ASCII ``text``: runs of letters and digits, joined by single
+    apostrophes that have a letter or digit on both sides."""
+    out: list[str] = []
+    for chunk in text.encode("ascii").translate(_ASCII_WORD_BYTES).decode("ascii").split():
+        if "'" not in chunk:
+            out.append(chunk)
+            continue
+        run: list[str] = []
+        for piece in chunk.split("'"):
+            if piece:
+                run.append(piece)
+            elif run:
+                out.append("'".join(run))
+                run = []
+        if run:
+            out.append("'".join(run))
+    return out
+
+
 def cjk_bigrams(run: str) -> list[str]:
     if len(run) == 1:
         return [run]
@@ -116,8 +147,8 @@ def tokenize(text: str, *, stemming: bool = True, stopwords: frozenset[str] = EN
         if cjk_run is not None and cjk_run.match(part):
             out.extend(cjk_bigrams(part))
             continue
-        for match in _WORD.finditer(part):
-            word = match.group(0).replace("’", "'")
+        for word in (_ascii_words(part) if cjk_run is None else _WORD.findall(part)):
+            word = word.replace("’", "'")
             if word in stopwords:
                 continue
             if "'" in word:  # "caroline's" → "caroline"
@@ -128,7 +159,7 @@ def tokenize(text: str, *, stemming: bool = True, stopwords: frozenset[str] = EN
     return out
 
 
-_BASELINE_WORD = re.compile(r"\w+")
+_BASELINE_WORD = LazyPattern(r"\w+")
 
 
 def word_tokens(text: str) -> list[str]:
