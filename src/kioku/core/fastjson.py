@@ -36,7 +36,6 @@ class _ScannerContext:
     parse_float = float
     parse_int = int
     parse_constant = staticmethod(_CONSTANTS.__getitem__)
-    memo: dict = {}
 
 
 _scan_once = None

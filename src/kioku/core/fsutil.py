@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
 import time
 
 TYPE_CHECKING = False
@@ -36,7 +37,7 @@ def ensure_private_dir(path: AnyPath) -> AnyPath:
     try:
         # A symlinked folder is not ours to tighten: chmod would change the link's target.
         info = os.lstat(path)
-        if (info.st_mode & 0o170000) != 0o120000 and info.st_mode & 0o777 != DIR_MODE:
+        if not stat.S_ISLNK(info.st_mode) and info.st_mode & 0o777 != DIR_MODE:
             os.chmod(path, DIR_MODE)
     except OSError:
         pass
