@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from kioku.core import fastjson, lazyre
+from kioku.core import fastjson
 
 DOCUMENTS = [
     '{"a": 1}', ' \t\r\n[1, 2.5, -0.0, 1e400, "x\\u00e9\\ud83d\\ude00", null, true, false, {"b": []}]\n',
@@ -77,9 +77,3 @@ def test_neither_json_nor_re_is_imported():
             "print(sorted({'json', 're'} & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
-
-
-def test_lazyre_flag_values_are_res():
-    import re
-
-    assert (lazyre.IGNORECASE, lazyre.VERBOSE) == (int(re.IGNORECASE), int(re.VERBOSE))
