@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from kioku.agent import digest
 from kioku.agent import improvements as im
@@ -27,7 +28,7 @@ def test_digest_follows_writes_and_usage(project, store_of):
         evidence.write_turn("coder", f"h{n}", "t1", {}, {g: "global"}, True, 0.0)
     assert lifecycle.refresh("coder", {g: "global"}, project) == {g: "deprecated"}
     assert g not in [e["id"] for e in digest.read_digest("coder", project)]
-    path = digest.digest_path("coder", "global", project)
+    path = Path(digest.digest_path("coder", "global", project))
     assert path.stat().st_mode & 0o777 == 0o600 and json.loads(path.read_text())["agent"] == "coder"
 
 
@@ -53,7 +54,7 @@ def test_read_digest_without_chromadb_and_missing_files(project):
 
 def test_damaged_digest_is_ignored(project):
     im.learn("coder", "Quote every variable in shell scripts", "code_quality", 0.8)
-    path = digest.digest_path("coder", "global", project)
+    path = Path(digest.digest_path("coder", "global", project))
     for junk in ("{not json", '{"entries": "nope"}', '{"entries": [1, {"improvement": 3}, {"improvement": "x", "score": "bad"}]}'):
         path.write_text(junk)
         got = digest.read_digest("coder", project)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +14,7 @@ from kioku.agent import stats, usage
 
 
 def test_session_path_is_private_and_collision_free(project):
-    path = usage.session_path("sess/../1")
+    path = Path(usage.session_path("sess/../1"))
     assert path.parent.name == "sessions" and ".." not in path.name and "/" not in path.name
     assert usage.session_path("a/b") != usage.session_path("a_b")
 

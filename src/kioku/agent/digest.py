@@ -37,16 +37,10 @@ from kioku.core.names import normalise_lesson, safe_name
 MAX_ENTRIES = 200
 
 
-def digest_file(agent: str, scope: str, project_root: Path | str | None = None) -> str:
+def digest_path(agent: str, scope: str, project_root: Path | str | None = None) -> str:
     """Where the digest of ``agent`` in ``scope`` lives (a plain string: the hooks read it)."""
     base = pathstr.global_chroma_dir() if scope == "global" else pathstr.project_chroma_dir(project_root)
     return os.path.join(base, "digests", f"{safe_name(agent)}.json")
-
-
-def digest_path(agent: str, scope: str, project_root: Path | None = None) -> Path:
-    from pathlib import Path
-
-    return Path(digest_file(agent, scope, project_root))
 
 
 def _load(path: str) -> dict[str, Any] | None:
@@ -63,7 +57,7 @@ def read_digest(agent: str, project_root: Path | str | None = None, limit: int =
     merged: dict[str, dict] = {}
     for scope in ("project", "global"):
         try:
-            data = _load(digest_file(agent, scope, project_root)) or {}
+            data = _load(digest_path(agent, scope, project_root)) or {}
             entries = data.get("entries")
             for entry in entries if isinstance(entries, list) else []:
                 if not isinstance(entry, dict) or not isinstance(entry.get("improvement"), str):
@@ -106,7 +100,7 @@ def refresh_digest(agent: str, scope: str | None = None, project_root: Path | No
     from kioku.agent import stats
 
     for scope_name in ([scope] if scope else list(sc.SCOPES)):
-        path = digest_file(agent, scope_name, project_root)
+        path = digest_path(agent, scope_name, project_root)
         with fsutil.exclusive_lock(os.path.splitext(path)[0] + ".lock", timeout=60):
             current = _load(path) if changed is not None else None
             if current is None:

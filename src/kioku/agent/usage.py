@@ -1,10 +1,9 @@
 """Where per-session injection ledgers live, and writing lesson evidence into the store.
 
-- :func:`sessions_dir` / :func:`session_path` (``Path``) and :func:`sessions_folder` /
-  :func:`session_file` (the same as strings, for the hooks): one small JSON ledger per session
-  (``<state_dir>/sessions/<safe session id>.json``) that ``kioku.learning.ledger`` writes from
-  the hooks (which lessons each turn was given or held back from); :func:`prune_sessions`
-  removes old ones (daily maintenance).
+- :func:`sessions_dir` / :func:`session_path` (plain strings: the hooks use them): one small
+  JSON ledger per session (``<state_dir>/sessions/<safe session id>.json``) that
+  ``kioku.learning.ledger`` writes from the hooks (which lessons each turn was given or held
+  back from); :func:`prune_sessions` removes old ones (daily maintenance).
 - :func:`write_lesson_fields` merges computed evidence fields into improvement records and
   refreshes the hooks' digest, under the per-agent usage lock so concurrent workers never
   interleave a read-modify-write of the same lesson.
@@ -25,31 +24,17 @@ from kioku.core.names import safe_name
 SESSION_MAX_AGE_DAYS = 14
 
 
-def sessions_folder() -> str:
+def sessions_dir() -> str:
     """Where the session ledgers live (a plain string: the every-prompt hook writes there)."""
     return os.path.join(pathstr.state_dir(), "sessions")
 
 
-def session_file(session_id: str) -> str:
-    return os.path.join(sessions_folder(), f"{safe_name(session_id, unique=True)}.json")
+def session_path(session_id: str) -> str:
+    return os.path.join(sessions_dir(), f"{safe_name(session_id, unique=True)}.json")
 
 
-def sessions_dir() -> Path:
-    from pathlib import Path
-
-    return Path(sessions_folder())
-
-
-def session_path(session_id: str) -> Path:
-    from pathlib import Path
-
-    return Path(session_file(session_id))
-
-
-def usage_lock(agent: str) -> Path:
-    from pathlib import Path
-
-    return Path(pathstr.state_dir()) / "locks" / f"usage-{safe_name(agent)}.lock"
+def usage_lock(agent: str) -> str:
+    return os.path.join(pathstr.state_dir(), "locks", f"usage-{safe_name(agent)}.lock")
 
 
 def read_lessons(agent: str, by_scope: dict[str, list[str]], project_root: Path) -> dict[str, tuple[str, str, dict]]:
@@ -86,4 +71,4 @@ def write_lesson_fields(agent: str, changes: dict[str, tuple[str, str, dict[str,
 
 def prune_sessions(max_age_days: float = SESSION_MAX_AGE_DAYS) -> int:
     """Delete session ledgers older than ``max_age_days``; returns how many."""
-    return fsutil.prune_old_files(sessions_folder(), (".json", ".lock"), max_age_days)
+    return fsutil.prune_old_files(sessions_dir(), (".json", ".lock"), max_age_days)

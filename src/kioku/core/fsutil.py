@@ -31,6 +31,10 @@ class LockTimeout(TimeoutError):
     """Another process held the lock for longer than we were willing to wait."""
 
 
+def _parent(path: AnyPath) -> str:
+    return os.path.dirname(os.fspath(path)) or "."
+
+
 def ensure_private_dir(path: AnyPath) -> AnyPath:
     """Create ``path`` (and its parents) 0700 if missing, tighten it to 0700; returns ``path``."""
     os.makedirs(path, mode=DIR_MODE, exist_ok=True)
@@ -113,7 +117,7 @@ def remove_orphan_temp_files(folder: Path) -> int:
 
 def atomic_write_bytes(path: AnyPath, data: bytes, mode: int = FILE_MODE) -> None:
     """Private write: the parent folder is made 0700 (memory and state folders)."""
-    ensure_private_dir(os.path.dirname(os.fspath(path)) or ".")
+    ensure_private_dir(_parent(path))
     replace_file_bytes(path, data, mode)
 
 
@@ -123,13 +127,12 @@ def replace_file_bytes(path: AnyPath, data: bytes, mode: int = FILE_MODE) -> Non
     For files in folders Kioku does not own (a user's settings.json, ``.claude/agents``), whose
     permissions are the user's business; a missing parent is still created private.
     """
-    parent, name = os.path.split(os.fspath(path))
-    parent = parent or "."
+    parent = _parent(path)
     if not os.path.exists(parent):
         ensure_private_dir(parent)
     # O_EXCL on a random name instead of tempfile.mkstemp: tempfile drags shutil and
     # random into every hook process, which costs more than the write itself
-    tmp = os.path.join(parent, f".{name}.{os.urandom(6).hex()}.tmp")
+    tmp = os.path.join(parent, f".{os.path.basename(os.fspath(path))}.{os.urandom(6).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -153,7 +156,7 @@ def atomic_write_text(path: AnyPath, text: str, mode: int = FILE_MODE) -> None:
 
 def append_line_durable(path: AnyPath, line: str) -> None:
     """Append one line and fsync it (journals). Caller holds the lock."""
-    ensure_private_dir(os.path.dirname(os.fspath(path)) or ".")
+    ensure_private_dir(_parent(path))
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
     try:
         os.write(fd, (line.rstrip("\n") + "\n").encode("utf-8"))
@@ -188,7 +191,7 @@ class exclusive_lock:  # noqa: N801 - used like the function it replaces: ``with
         self.path, self.timeout, self.shared, self.fd = lock_path, timeout, shared, -1
 
     def __enter__(self) -> None:
-        ensure_private_dir(os.path.dirname(os.fspath(self.path)) or ".")
+        ensure_private_dir(_parent(self.path))
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, FILE_MODE)
         kind = fcntl.LOCK_SH if self.shared else fcntl.LOCK_EX
         deadline = time.monotonic() + self.timeout
@@ -224,7 +227,7 @@ class try_lock:  # noqa: N801 - used like a function: ``with try_lock(p) as got:
         self.path, self.fd = lock_path, -1
 
     def __enter__(self) -> bool:
-        ensure_private_dir(os.path.dirname(os.fspath(self.path)) or ".")
+        ensure_private_dir(_parent(self.path))
         self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, FILE_MODE)
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -1,6 +1,6 @@
 """Which lessons each turn of a session was given or held back from (stdlib only; hooks write it).
 
-One JSON file per session (``kioku.agent.usage.session_file``), written atomically under an
+One JSON file per session (``kioku.agent.usage.session_path``), written atomically under an
 exclusive lock (``kioku.core.fsutil``)::
 
     {"session_id": "...", "project_root": "...",
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 
-from kioku.agent.usage import session_file
+from kioku.agent.usage import session_path
 from kioku.core import fastjson, fsutil
 
 MAX_TURNS = 500  # per agent and session; older turns are long credited
@@ -54,7 +54,7 @@ def _agent_entry(data: dict, agent: str) -> dict:
 
 
 def _update(session_id: str, agent: str, project_root: str, change) -> dict:
-    path = session_file(session_id)
+    path = session_path(session_id)
     with fsutil.exclusive_lock(os.path.splitext(path)[0] + ".lock", timeout=10):
         data = _load(path)
         data.setdefault("session_id", session_id)
@@ -123,7 +123,7 @@ def open_turn(session_id: str, agent: str, *, prompt_id: str, prompt_sha256: str
 
 def given_in_session(session_id: str, agent: str) -> set[str]:
     """Every lesson id already given in this session (still in the conversation's context)."""
-    entry = _load(session_file(session_id)).get("agents", {}).get(agent, {})
+    entry = _load(session_path(session_id)).get("agents", {}).get(agent, {})
     ids = set(entry.get("pending", {}).get("given", {}))
     for turn in entry.get("turns", []):
         ids.update(turn.get("given", {}))
@@ -132,13 +132,13 @@ def given_in_session(session_id: str, agent: str) -> set[str]:
 
 def turns(session_id: str, agent: str) -> list[dict]:
     """The recorded turns of ``agent`` in ``session_id``, oldest first."""
-    entry = _load(session_file(session_id)).get("agents", {}).get(agent, {})
+    entry = _load(session_path(session_id)).get("agents", {}).get(agent, {})
     return [t for t in entry.get("turns", []) if isinstance(t, dict) and isinstance(t.get("n"), int)]
 
 
 def has_session(session_id: str) -> bool:
-    return os.path.isfile(session_file(session_id))
+    return os.path.isfile(session_path(session_id))
 
 
 def project_root_of(session_id: str) -> str:
-    return str(_load(session_file(session_id)).get("project_root") or "")
+    return str(_load(session_path(session_id)).get("project_root") or "")

@@ -24,10 +24,6 @@ import unicodedata
 
 from kioku.core.lazyre import LazyPattern
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import re
-
 # A compact English stopword list (the classic Lucene/Snowball-style closed-class words).
 ENGLISH_STOPWORDS: frozenset[str] = frozenset(
     """
@@ -61,17 +57,10 @@ _WORD = LazyPattern(r"[^\W_]+(?:['’][^\W_]+)*")
 _ASCII_WORD_BYTES = bytes(c if chr(c).isalnum() or chr(c) == "'" else 32 for c in range(256))
 # Han (incl. ext. A, compat), Hiragana, Katakana (incl. prolonged sound mark), iteration marks.
 _CJK_CHAR = r"\u3005\u3006\u3041-\u309f\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_CJK_PATTERNS: list[re.Pattern[str]] = []  # [split, whole run], compiled on the first non-ASCII text
-
-
-def _cjk_patterns() -> list[re.Pattern[str]]:
-    """The CJK split and run patterns (their wide character classes take milliseconds to
-    compile, which the hooks would pay on every ASCII prompt if they were compiled at import)."""
-    if not _CJK_PATTERNS:
-        import re
-
-        _CJK_PATTERNS.extend((re.compile(rf"([{_CJK_CHAR}]+)"), re.compile(rf"^[{_CJK_CHAR}]+$")))
-    return _CJK_PATTERNS
+# Compiled on the first non-ASCII text: their wide character classes take milliseconds to
+# compile, which the hooks would pay on every ASCII prompt.
+_CJK_SPLIT = LazyPattern(rf"([{_CJK_CHAR}]+)")
+_CJK_RUN = LazyPattern(rf"^[{_CJK_CHAR}]+$")
 
 
 def normalize(text: str) -> str:
@@ -136,18 +125,14 @@ def tokenize(text: str, *, stemming: bool = True, stopwords: frozenset[str] = EN
         return []
     out: list[str] = []
     normal = normalize(text)
-    if normal.isascii():
-        parts, cjk_run = [normal], None
-    else:
-        split, cjk_run = _cjk_patterns()
-        parts = split.split(normal)
-    for part in parts:
+    ascii_only = normal.isascii()
+    for part in [normal] if ascii_only else _CJK_SPLIT.split(normal):
         if not part:
             continue
-        if cjk_run is not None and cjk_run.match(part):
+        if not ascii_only and _CJK_RUN.match(part):
             out.extend(cjk_bigrams(part))
             continue
-        for word in (_ascii_words(part) if cjk_run is None else _WORD.findall(part)):
+        for word in (_ascii_words(part) if ascii_only else _WORD.findall(part)):
             word = word.replace("’", "'")
             if word in stopwords:
                 continue
