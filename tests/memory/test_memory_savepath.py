@@ -1,27 +1,73 @@
-"""The save path's shortcuts change nothing: files that cannot hold a duplicate are left
-unparsed, yet duplicates, contradictions and index rebuilds behave as with a full parse."""
+"""The save path's shortcuts change nothing: files that can hold neither a duplicate nor a
+contradiction are left unparsed, yet duplicates, contradictions and index rebuilds behave as
+with a full parse."""
 
 from __future__ import annotations
 
+import itertools
+import json
 from pathlib import Path
 
 from memtest_fixtures import pmem  # noqa: F401
 from kioku.memory import api
-from kioku.memory.api import _no_duplicate_inside, is_duplicate
+from kioku.memory.api import _unrelated_file, is_duplicate
+from kioku.memory.contradict import _lower, assess, could_flag
 from kioku.memory.store import MemoryDir
 from kioku.memory.textutil import jaccard, normalize, token_set
 
 
+DATA = Path(__file__).parent / "data"
+
+
+def unrelated_test(text: str):
+    return _unrelated_file(token_set(text), could_flag(text))
+
+
 def test_unrelated_topic_files_are_skipped_but_duplicates_elsewhere_are_found(project, pmem):
     api.remember("the grafana dashboard for payments lives at panel 42", type="reference", project_root=project)
-    api.remember("we use bun for every javascript install", project_root=project)
-    tokens = token_set("we use bun for every javascript install!")
+    notes = Path(api.remember("release notes are drafted by the docs team", project_root=project).topic_file)
+    assert notes.name != "infrastructure-notes.md"
     md = MemoryDir(pmem, "project")
-    topics = md.load_topics(skip=_no_duplicate_inside(tokens), keep="tech-decisions.md")
+    topics = md.load_topics(skip=unrelated_test("Release notes are drafted by the docs team!"),
+                            keep="tech-decisions.md")
     assert [p.name for p in md.skipped] == ["infrastructure-notes.md"]
-    assert "project-conventions.md" in topics
-    again = api.remember("We use bun for every JavaScript install!", project_root=project)
+    assert notes.name in topics
+    again = api.remember("Release notes are drafted by the docs team!", project_root=project)
     assert again.status == "duplicate"
+
+
+def test_a_file_that_may_hold_a_contradiction_is_parsed(project, pmem):
+    api.remember("the staging api listens on port 3000", type="reference", project_root=project)
+    md = MemoryDir(pmem, "project")
+    md.load_topics(skip=unrelated_test("the staging api now listens on port 8080"), keep="x.md")
+    assert md.skipped == []  # shares the subject "staging api"
+    md = MemoryDir(pmem, "project")
+    md.load_topics(skip=unrelated_test("the billing api now listens on port 8080"), keep="x.md")
+    assert [p.name for p in md.skipped] == ["infrastructure-notes.md"]  # "billing" is not in it
+    md = MemoryDir(pmem, "project")
+    md.load_topics(skip=unrelated_test("use pnpm, never npm"), keep="x.md")
+    assert md.skipped == []  # a choice and a polarity can match any wording: nothing is skipped
+    second = api.remember("the staging api now listens on port 8080", topic="ports", project_root=project)
+    assert second.status == "superseded"
+
+
+def test_a_text_that_fails_could_flag_is_never_flagged_by_assess():
+    """``could_flag`` is a necessary condition of ``assess``: checked on every ordered pair
+    of the labelled contradiction texts (both halves)."""
+    texts = []
+    for name in ("contradiction_pairs_tune.json", "contradiction_pairs_holdout.json"):
+        data = json.loads((DATA / name).read_text(encoding="utf-8"))
+        texts += [t for key in ("together", "replaces") for pair in data[key] for t in pair]
+    texts = list(dict.fromkeys(texts))
+    assert len(texts) > 100
+    ruled_out = flagged = 0
+    for new, old in itertools.permutations(texts, 2):
+        verdict = assess(new, old)
+        flagged += verdict is not None
+        if not could_flag(new)(_lower(old)):
+            ruled_out += 1
+            assert verdict is None, (new, old)
+    assert ruled_out > len(texts) * 10 and flagged > 50  # the test rules out pairs and sees verdicts
 
 
 def test_contradiction_in_another_file_still_supersedes(project, pmem):
@@ -58,10 +104,10 @@ def test_non_ascii_files_are_skipped_too_and_japanese_duplicates_still_found(pro
     api.remember("テストにはRedisが必要です", project_root=project)  # infrastructure-notes.md too
     assert sorted(p.name for p in pmem.glob("*.md")) == ["MEMORY.md", "infrastructure-notes.md"]
     md = MemoryDir(pmem, "project")
-    md.load_topics(skip=_no_duplicate_inside(token_set("build agent 7 uses the arm64 runner pool")), keep="x.md")
+    md.load_topics(skip=unrelated_test("build agent 7 uses the arm64 runner pool"), keep="x.md")
     assert [p.name for p in md.skipped] == ["infrastructure-notes.md"]
     md = MemoryDir(pmem, "project")
-    topics = md.load_topics(skip=_no_duplicate_inside(token_set("ﾃｽﾄにはRedisが必要です")), keep="x.md")
+    topics = md.load_topics(skip=unrelated_test("ﾃｽﾄにはRedisが必要です"), keep="x.md")
     assert md.skipped == [] and "infrastructure-notes.md" in topics
     assert api.remember("ﾃｽﾄにはRedisが必要です", project_root=project).status == "duplicate"
 
@@ -81,3 +127,14 @@ def test_entry_groups_equals_the_entry_regex():
     for line in lines:
         match = ENTRY_RE.match(line)
         assert entry_groups(line) == (match.groups() if match else None), line
+
+
+def test_a_japanese_value_change_in_another_file_is_found(project, pmem):
+    """In Japanese every ASCII word of the predicate is a value ("ubuntuです" → "debian
+    bookwormです"), so the file holding the old value is parsed although the new memory has no
+    digit or known tool name and shares too few words with it to be a duplicate."""
+    api.remember("the grafana dashboard for payments lives at panel 42", type="reference", project_root=project)
+    first = api.remember("本番サーバーはubuntuです", type="reference", project_root=project)
+    second = api.remember("本番サーバーはdebian bookwormです", topic="servers", project_root=project)
+    assert Path(first.topic_file).name != "servers.md"
+    assert second.status == "superseded" and second.superseded == ["本番サーバーはubuntuです"]

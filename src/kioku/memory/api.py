@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # typing costs the hook ~3 ms of start-up
 
 # The save machinery lives in kioku.memory.save and is imported on first use, so recall
 # (SessionStart) imports only what reading needs; these names stay available here.
-_FROM_SAVE = ("SaveResult", "DUPLICATE_JACCARD", "is_duplicate", "_no_duplicate_inside")
+_FROM_SAVE = ("SaveResult", "DUPLICATE_JACCARD", "is_duplicate", "_unrelated_file")
 
 
 def __getattr__(name: str):

@@ -337,7 +337,42 @@ def can_contradict(new: str) -> bool:
     old memory."""
     if choices(new) or _polarity(new) or _replaced_values(new) or _says_now(new):
         return True
-    return any(_is_value(w) for w in _WORD.findall(_lower(new)))
+    # the values ``_predicate`` compares: in Japanese text every ASCII word of the predicate
+    return bool(_predicate(new)[1]) or any(_is_value(w) for w in _WORD.findall(_lower(new)))
+
+
+def _never(_folded: str) -> bool:
+    return False
+
+
+def _always(_folded: str) -> bool:
+    return True
+
+
+def could_flag(new: str):  # -> Callable[[str], bool]
+    """A test an older text must pass for ``assess(new, old)`` to say anything: it is given
+    the older text folded as ``_lower`` folds it (NFKC, lower case, ’ → '), or any folded text
+    that contains it (a whole topic file), and False means ``assess`` returns None for it.
+
+    ``assess`` can only answer through explicit replacement wording, a choice, a polarity or,
+    without those, a subject whose words all occur in the old text; so for a new memory with
+    none of the first three, an older text missing one of its (ASCII) subject words cannot be
+    flagged. The save path uses this to leave topic files unparsed.
+    """
+    if not can_contradict(new):
+        return _never
+    if choices(new) or _polarity(new) or _replaced_values(new):
+        return _always
+    subject = _subject(new)
+    if not subject:
+        return _never  # no subject to share: only the branches above could answer
+    if not all(word.isascii() for word in subject):
+        return _always  # case folding of non-ASCII text can depend on its neighbours
+
+    def shares_subject(folded: str) -> bool:
+        return all(word in folded for word in subject)
+
+    return shares_subject
 
 
 def assess(new: str, old: str) -> tuple[str, str] | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from kioku.core.errors import UsageError
 from kioku.memory.folders import target_dir
 from kioku.memory.classify import classify_type, pick_topic
-from kioku.memory.contradict import assess, can_contradict
+from kioku.memory.contradict import assess, could_flag
 from kioku.memory.guard import ensure_rememberable
 from kioku.memory.index import MAX_LINES, TYPES, WARN_LINES, format_entry
 from kioku.memory.store import index_entry_for
@@ -66,32 +66,44 @@ def is_duplicate(new_text: str, new_tokens: set[str], old_text: str) -> bool:
     return jaccard(new_tokens, token_set(old_text)) >= DUPLICATE_JACCARD
 
 
-def _no_duplicate_inside(tokens: set[str]):  # -> Callable[[bytes], bool] | None
+def _folded_file(data: bytes) -> str | None:
+    """A topic file's text folded as the comparisons fold a memory's text, or None when it
+    cannot be (the file is then parsed as usual).
+
+    NFKC, lower case, ’ → '. A newline is a normalisation boundary, so only lines that are not
+    ASCII need NFKC (the whole file costs ~3 ms). NUL bytes are dropped by the parser, which
+    could join two words, and damaged files are parsed as usual.
+    """
+    if b"\x00" in data:
+        return None
+    if data.isascii():
+        return data.decode("ascii").lower()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    import unicodedata
+
+    return "\n".join(line if line.isascii() else unicodedata.normalize("NFKC", line)
+                     for line in text.split("\n")).lower().replace("’", "'")
+
+
+def _unrelated_file(tokens: set[str], could_flag):  # -> Callable[[bytes], bool] | None
     """A test for a whole topic file's bytes: True when no entry in it can be a duplicate of a
-    memory with these tokens (the ``is_duplicate`` bound, applied to the whole file: every
-    entry's tokens are substrings of its normalised text), so the file need not be parsed."""
+    memory with these tokens (the ``is_duplicate`` bound: every entry's tokens are substrings
+    of its folded text, so too few of them in the whole file rules out every entry) and
+    ``could_flag`` (``kioku.memory.contradict.could_flag``) rules out a contradiction, so the
+    file need not be parsed."""
     if not tokens:
         return None
 
     def skip(data: bytes) -> bool:
-        if data.isascii():
-            low = data.decode("ascii").lower()
-        else:
-            # As the tokens were made (NFKC, lower case, ’ → '; punctuation only splits words,
-            # so it can stay). A newline is a normalisation boundary, so only lines that are not
-            # ASCII need NFKC (the whole file costs ~3 ms). NUL bytes are dropped by the
-            # parser, which could join two words, and damaged files are parsed as usual.
-            if b"\x00" in data:
-                return False
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError:
-                return False
-            import unicodedata
-
-            low = "\n".join(line if line.isascii() else unicodedata.normalize("NFKC", line)
-                            for line in text.split("\n")).lower().replace("’", "'")
-        return sum(1 for token in tokens if token in low) / len(tokens) < DUPLICATE_JACCARD
+        low = _folded_file(data)
+        if low is None:
+            return False
+        if sum(1 for token in tokens if token in low) / len(tokens) >= DUPLICATE_JACCARD:
+            return False
+        return not could_flag(low)
 
     return skip
 
@@ -108,7 +120,8 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
     path = topic_path(md.path, topic_name)
     tokens = token_set(cleaned)
 
-    skip = None if can_contradict(cleaned) else _no_duplicate_inside(tokens)
+    # topic files that can hold neither a duplicate nor a contradiction are left unparsed
+    skip = _unrelated_file(tokens, could_flag(cleaned))
     with md.lock():
         topics = md.load_topics(skip=skip, keep=topic_name)
         doc = md.load_index(topics)
