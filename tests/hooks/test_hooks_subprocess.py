@@ -24,6 +24,8 @@ HEAVY = ("chromadb", "numpy", "jinja2", "onnxruntime")
 PROMPT_PATH_AVOIDS = ("hashlib", "typing", "threading", "dataclasses", "json", "pathlib", "contextlib")
 # ... and, when no lesson is given (nothing to defang or redact), the regular expression engine.
 PROMPT_WITHOUT_LESSONS_AVOIDS = PROMPT_PATH_AVOIDS + ("re", "enum")
+# A save loads the trigger detector and the Markdown memory (re, pathlib), but not these.
+SAVE_PATH_AVOIDS = ("hashlib", "typing", "threading", "dataclasses", "json", "contextlib")
 # The launcher runs as __main__ through exec, not runpy: runpy imports pkgutil, which imports
 # typing, and would hide whether the hook itself does. json is imported only after the check.
 PROBE = r"""
@@ -135,6 +137,10 @@ def test_fast_paths_never_import_chromadb(installed_copy, project, isolated_home
                                                                    session_id="a-third-session"),
                        home, project, heavy=HEAVY + PROMPT_WITHOUT_LESSONS_AVOIDS)
     assert unrelated["stdout"] == "" and unrelated["heavy"] == [], unrelated
+    saved = _probe(installed_copy, "UserPromptSubmit", load("user_prompt_submit", session_id="a-fourth-session",
+                                                             prompt="remember that the docs site builds with hugo"),
+                   home, project, heavy=HEAVY + SAVE_PATH_AVOIDS)
+    assert "Saved to memory" in saved["stdout"] and saved["heavy"] == [], saved
     start = _probe(installed_copy, "SessionStart", load("session_start_startup"), home, project)
     assert "Run the linter before committing" in start["stdout"] and "bun" in start["stdout"]
 

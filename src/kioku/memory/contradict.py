@@ -34,6 +34,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from kioku.core.lazyre import LazyPattern
 from kioku.memory.textutil import jaccard, token_set
 
 # category -> option -> aliases (English aliases are lower-case word sequences; Japanese
@@ -210,16 +211,18 @@ _JA_NOW = ("今は", "現在は", "これからは", "今後は", "もう")
 _ADDITIVE = {"also", "too", "both", "additionally", "another"}
 _JA_PARTICLES = ("には", "では", "に", "で", "の", "が")
 _JA_PROJECT = ("プロジェクトで", "プロジェクトに", "プロジェクト", "リポジトリで", "リポジトリ", "ここで")
-_FROM_TO = re.compile(r"\bfrom ([\w.+#-]+) to ([\w.+#-]+)")
-_REPLACED_WITH = re.compile(r"\breplaced? ([\w.+#-]+) with ([\w.+#-]+)")
-_JA_FROM_TO = re.compile(r"([a-z0-9][\w.+#-]*)から([a-z0-9][\w.+#-]*)(?:に|へ)")
+# Compiled on first use, and used only when the literal text each needs is there: most memories
+# state no replacement, and a save (a hook) would otherwise compile all of them.
+_FROM_TO = LazyPattern(r"\bfrom ([\w.+#-]+) to ([\w.+#-]+)")
+_REPLACED_WITH = LazyPattern(r"\breplaced? ([\w.+#-]+) with ([\w.+#-]+)")
+_JA_FROM_TO = LazyPattern(r"([a-z0-9][\w.+#-]*)から([a-z0-9][\w.+#-]*)(?:に|へ)")
 _JA_SWITCH = ("移行", "変更", "切り替え", "切替", "変え", "乗り換え", "移っ")
-_REJECT_BEFORE = re.compile(r"\b(?:instead of|rather than|no longer use|no longer uses|stop using|"
-                            r"stopped using|never use|never|don't use|do not use|not|away from|avoid)"
-                            r" ([\w.+#-]+(?: [\w.+#-]+)?)")
-_JA_REJECT = re.compile(r"([a-z0-9][\w.+#-]*|[ァ-ヶー]+)(?:ではなく|じゃなく|の代わりに|をやめ|はやめ|を使わない|は使わない|"
-                        r"を使用しない|は使用しない)")
-_NUMBER = re.compile(r"^\d[\d.,:]*$")
+_REJECT_WORDS = ("instead of", "rather than", "no longer use", "no longer uses", "stop using", "stopped using",
+                 "never use", "never", "don't use", "do not use", "not", "away from", "avoid")
+_REJECT_BEFORE = LazyPattern(r"\b(?:" + "|".join(_REJECT_WORDS) + r") ([\w.+#-]+(?: [\w.+#-]+)?)")
+_JA_REJECT_MARKERS = ("ではなく", "じゃなく", "の代わりに", "をやめ", "はやめ", "を使わない", "は使わない", "を使用しない",
+                      "は使用しない")
+_JA_REJECT = LazyPattern(r"([a-z0-9][\w.+#-]*|[ァ-ヶー]+)(?:" + "|".join(_JA_REJECT_MARKERS) + ")")
 
 
 def _first_clause(low: str) -> str:
@@ -287,16 +290,21 @@ def _replaced_values(text: str) -> frozenset[str]:
     "jestをやめて", "MySQLの代わりに")."""
     low = _lower(text)
     out: set[str] = set()
-    for pattern in (_FROM_TO, _REPLACED_WITH):
-        out.update(m.group(1) for m in pattern.finditer(low))
+    # each pattern runs only when the words it starts with are in the text
+    if "from " in low:
+        out.update(m.group(1) for m in _FROM_TO.finditer(low))
+    if "replace" in low:
+        out.update(m.group(1) for m in _REPLACED_WITH.finditer(low))
     if any(word in low for word in _JA_SWITCH):
         out.update(m.group(1) for m in _JA_FROM_TO.finditer(low))
-    for m in _REJECT_BEFORE.finditer(low):
-        first = m.group(1).split()
-        out.add(first[0])
-        if len(first) > 1:
-            out.add(" ".join(first))
-    out.update(m.group(1) for m in _JA_REJECT.finditer(low))
+    if any(word + " " in low for word in _REJECT_WORDS):
+        for m in _REJECT_BEFORE.finditer(low):
+            first = m.group(1).split()
+            out.add(first[0])
+            if len(first) > 1:
+                out.add(" ".join(first))
+    if any(marker in low for marker in _JA_REJECT_MARKERS):
+        out.update(m.group(1) for m in _JA_REJECT.finditer(low))
     return frozenset(v for v in out if v not in _SUBJECT_SKIP and v not in {"use", "using", "the", "a"})
 
 
@@ -307,7 +315,7 @@ def _says_now(text: str) -> bool:
 
 
 def _is_value(token: str) -> bool:
-    return bool(_NUMBER.match(token)) or token in _OPTION_NAMES or any(c.isdigit() for c in token)
+    return token in _OPTION_NAMES or any(c.isdigit() for c in token)  # a number starts with a digit
 
 
 def _predicate(text: str) -> tuple[set[str], set[str], bool]:

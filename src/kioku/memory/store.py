@@ -18,7 +18,6 @@ or the topic file is rewritten with fresh frontmatter and its old text kept in t
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 
 from kioku.core import fsutil
@@ -31,7 +30,7 @@ from kioku.memory.topics import Entry, TopicFile, TopicFileError, check_topic_si
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the hook ~3 ms of start-up
-    from typing import Callable, Iterator
+    from typing import Callable
 
 ARCHIVE_DIR = "archive"
 LOCK_NAME = ".lock"
@@ -69,17 +68,9 @@ class MemoryDir:
         for path in (self.path, self.index_path, self.archive_path, *files):
             fsutil.refuse_symlink(self.base, path)
 
-    @contextlib.contextmanager
-    def lock(self) -> Iterator[None]:
-        self.check_links(self.path / LOCK_NAME)
-        fsutil.ensure_private_dir(self.path)
-        try:
-            with fsutil.exclusive_lock(self.path / LOCK_NAME, timeout=LOCK_TIMEOUT):
-                self.check_links()  # again under the lock: nothing can swap a link in before it
-                fsutil.remove_orphan_temp_files(self.path)  # left by a writer killed mid-write
-                yield
-        except fsutil.LockTimeout as exc:
-            raise KiokuError(f"memory folder is busy ({exc}); try again") from None
+    def lock(self) -> FolderLock:
+        """``with md.lock():`` holds the folder's lock (KiokuError when it stays busy)."""
+        return FolderLock(self)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -198,3 +189,42 @@ class MemoryDir:
         present = {(e.topic, e.summary) for e in doc.entries}
         return [(name, e) for name, e in self.active_entries(topics)
                 if (name, index_entry_for(e, name).summary) not in present]
+
+
+class FolderLock:
+    """The memory folder's lock: links checked before and under it, leftover temp files removed.
+
+    A class rather than a ``contextlib`` generator: ``contextlib`` is an import a save (a hook)
+    would pay for nothing else.
+    """
+
+    __slots__ = ("md", "held")
+
+    def __init__(self, md: MemoryDir) -> None:
+        self.md = md
+        self.held: fsutil.exclusive_lock | None = None
+
+    def __enter__(self) -> None:
+        md = self.md
+        md.check_links(md.path / LOCK_NAME)
+        fsutil.ensure_private_dir(md.path)
+        held = fsutil.exclusive_lock(md.path / LOCK_NAME, timeout=LOCK_TIMEOUT)
+        try:
+            held.__enter__()
+        except fsutil.LockTimeout as exc:
+            raise KiokuError(f"memory folder is busy ({exc}); try again") from None
+        self.held = held
+        try:
+            md.check_links()  # again under the lock: nothing can swap a link in before it
+            fsutil.remove_orphan_temp_files(md.path)  # left by a writer killed mid-write
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        held, self.held = self.held, None
+        if held is not None:
+            held.__exit__(exc_type, exc, tb)
+        if exc_type is not None and issubclass(exc_type, fsutil.LockTimeout):
+            raise KiokuError(f"memory folder is busy ({exc}); try again") from None
+        return False
