@@ -315,7 +315,8 @@ def _says_now(text: str) -> bool:
 
 
 def _is_value(token: str) -> bool:
-    return token in _OPTION_NAMES or any(c.isdigit() for c in token)  # a number starts with a digit
+    # a number (``^\d[\d.,:]*$``) starts with a digit, so the digit test covers it
+    return token in _OPTION_NAMES or any(c.isdigit() for c in token)
 
 
 def _predicate(text: str) -> tuple[set[str], set[str], bool]:

@@ -88,12 +88,12 @@ def _folded_file(data: bytes) -> str | None:
                      for line in text.split("\n")).lower().replace("’", "'")
 
 
-def _unrelated_file(tokens: set[str], could_flag):  # -> Callable[[bytes], bool] | None
+def _unrelated_file(tokens: set[str], flaggable):  # -> Callable[[bytes], bool] | None
     """A test for a whole topic file's bytes: True when no entry in it can be a duplicate of a
     memory with these tokens (the ``is_duplicate`` bound: every entry's tokens are substrings
     of its folded text, so too few of them in the whole file rules out every entry) and
-    ``could_flag`` (``kioku.memory.contradict.could_flag``) rules out a contradiction, so the
-    file need not be parsed."""
+    ``flaggable`` (what ``kioku.memory.contradict.could_flag`` returns for the new memory) rules
+    out a contradiction, so the file need not be parsed."""
     if not tokens:
         return None
 
@@ -103,7 +103,7 @@ def _unrelated_file(tokens: set[str], could_flag):  # -> Callable[[bytes], bool]
             return False
         if sum(1 for token in tokens if token in low) / len(tokens) >= DUPLICATE_JACCARD:
             return False
-        return not could_flag(low)
+        return not flaggable(low)
 
     return skip
 
