@@ -17,8 +17,10 @@ Questions are split in two halves by a CRC32 of their text (deterministic): ``tu
 the first / among the first three results; a question that gets nothing counts as a miss),
 ``answered`` (share of answerable questions that get any result) and ``unrelated_empty``
 (share of unrelated questions that get nothing). Rows: ``lexical`` (``--lexical``: BM25
-only), ``hybrid_uncut`` (the hybrid ranking without the relevance cut-off: the baseline) and
-``kioku`` (what ``kioku search`` returns).
+only), ``hybrid_uncut`` (the hybrid ranking without the relevance cut-off: the baseline),
+``kioku`` (what ``kioku search`` returns) and ``kioku_shown`` (what the command prints: the
+hits or, with none, the marked "no close match" section of the nearest three; hit@k counts
+that section, ``answered`` and ``unrelated_empty`` count only hits).
 
 ``--fit`` fits the cut-off (``min_coverage``, ``min_cosine``) and the dense weight on the
 tune half only (grid search, objective: hit@1 + hit@3 + unrelated_empty, all with the
@@ -93,20 +95,35 @@ def run_search(data: dict, project: Path, ids: dict[str, str], dense: bool | str
     return out
 
 
-def score(rows: Sequence[tuple[dict, list[str]]]) -> dict:
-    """Metrics per half and language from (item, returned memory ids) rows."""
+def run_search_nearest(data: dict, project: Path, ids: dict[str, str]) -> list[tuple[dict, list[str], bool]]:
+    """What the CLI shows: the hits, or with none the "no close match" section of the nearest 3
+    (rows carry whether they were hits: an unrelated question with only that section got nothing)."""
+    from kioku.memory.search import search_or_nearest
+
+    out = []
+    for item in data["questions"] + data["unrelated"]:
+        hits, nearest = search_or_nearest(item["q"], project_root=project, limit=10, nearest=3)
+        shown = [ids.get(m.group(1), "?") if (m := _ID.search(h.text)) else "?" for h in hits or nearest]
+        out.append((item, shown, bool(hits)))
+    return out
+
+
+def score(rows: Sequence[tuple]) -> dict:
+    """Metrics per half and language from (item, returned memory ids[, were they hits]) rows."""
     out: dict = {}
+    rows = [(row[0], row[1], row[2] if len(row) > 2 else bool(row[1])) for row in rows]
     for part in ("tune", "held_out"):
         for language in ("all", "en", "ja"):
-            sel = [(i, r) for i, r in rows if half(i["q"]) == part and language in ("all", lang(i["q"]))]
-            answerable = [(i, r) for i, r in sel if i.get("gold")]
-            unrelated = [r for i, r in sel if not i.get("gold")]
+            sel = [(i, r, h) for i, r, h in rows if half(i["q"]) == part and language in ("all", lang(i["q"]))]
+            answerable = [(i, r) for i, r, _h in sel if i.get("gold")]
+            answered = [h for i, _r, h in sel if i.get("gold")]
+            unrelated = [h for i, _r, h in sel if not i.get("gold")]
             n = len(answerable)
             out.setdefault(part, {})[language] = {
                 "hit@1": round(sum(bool(r) and r[0] in i["gold"] for i, r in answerable) / n, 3) if n else None,
                 "hit@3": round(sum(any(x in i["gold"] for x in r[:3]) for i, r in answerable) / n, 3) if n else None,
-                "answered": round(sum(bool(r) for _, r in answerable) / n, 3) if n else None,
-                "unrelated_empty": round(sum(not r for r in unrelated) / len(unrelated), 3) if unrelated else None,
+                "answered": round(sum(answered) / n, 3) if n else None,
+                "unrelated_empty": round(sum(not h for h in unrelated) / len(unrelated), 3) if unrelated else None,
                 "questions": n, "unrelated": len(unrelated),
             }
     return out
@@ -180,6 +197,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         results["hybrid_uncut"] = score(hybrid.rows(HybridConfig(), cut=False))
         for name, dense in (("lexical", False), ("kioku", "auto")):
             results[name] = score(run_search(data, project, ids, dense))
+        results["kioku_shown"] = score(run_search_nearest(data, project, ids))
         if args.fit:
             best = fit(hybrid, Signals(data, project, ids, dense=False))
             results["fitted"] = {"config": {k: getattr(best, k) for k in FITTED}, **score(hybrid.rows(best))}

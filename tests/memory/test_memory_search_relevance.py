@@ -23,8 +23,22 @@ def test_unrelated_questions_get_nothing(project, kioku):
     for question in ("what is the capital of Peru", "recommend a good sci-fi novel", "富士山の高さは？"):
         assert api.search(question) == [], question
     out = kioku("search", "how", "tall", "is", "Mount", "Everest")
-    assert out.returncode == 0 and "No memories match" in out.stdout
+    # the nearest memories are shown apart, under a line that says none is a match
+    first, *rest = out.stdout.splitlines()
+    assert out.returncode == 0 and first.startswith("No close match for 'how tall is Mount Everest'")
+    assert 1 <= len(rest) <= 3 and all(line.startswith(".agents/memory/") for line in rest)
     assert json.loads(kioku("search", "capital of Peru", "--json").stdout) == []
+
+
+def test_search_or_nearest_shows_the_nearest_only_without_a_hit(project):
+    _remember_everyday()
+    hits, nearest = api.search_or_nearest("what checks should happen before a commit")
+    assert hits and "linter" in hits[0].text and nearest == []
+    hits, nearest = api.search_or_nearest("how tall is Mount Everest", nearest=2)
+    assert hits == [] and len(nearest) == 2
+    everything = [h.text for h in api.search_or_nearest("how tall is Mount Everest", nearest=10)[1]]
+    assert len(everything) == 4 and [h.text for h in nearest] == everything[:2]  # best-ranked first
+    assert api.search_or_nearest("how tall is Mount Everest", nearest=0) == ([], [])
 
 
 def test_paraphrases_find_their_memory_once(project, pmem, kioku):

@@ -131,25 +131,29 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 @_oserrors_as_kioku_errors
 def cmd_search(args: argparse.Namespace) -> int:
-    from kioku.memory.search import search
+    from kioku.memory.search import search_or_nearest
 
     query = " ".join(args.query)
-    hits = search(query, limit=args.limit, archive=args.archive, dense=False if args.lexical else "auto")
+    hits, nearest = search_or_nearest(query, limit=args.limit, archive=args.archive,
+                                      dense=False if args.lexical else "auto", nearest=0 if args.json else 3)
     if args.json:
         from kioku.core.defang import defang_json
 
         print(defang_json(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=2)))
         return 0
-    if not hits:
-        print(f"No memories match {query!r}.")
-        return 0
-    if all(h.semantic for h in hits):
-        print("No memory shares the query's words; close in meaning:")
     from kioku.core.defang import defang
 
-    for hit in hits:
+    if not hits and not nearest:
+        print(f"No memories match {query!r}.")
+        return 0
+    if not hits:
+        print(f"No close match for {query!r}. Nearest memories, below the relevance cut-off "
+              "(probably not what was asked):")
+    elif all(h.semantic for h in hits):
+        print("No memory shares the query's words; close in meaning:")
+    for hit in hits or nearest:
         print(f"{_show(hit.file)}:{hit.line}: {defang(hit.text)}")
-        if hit.context:
+        if hit.context and hits:
             print(f"    index {_show(hit.context_file)}:{hit.context_line}: {defang(hit.context)}")
     return 0
 

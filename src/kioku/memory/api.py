@@ -3,6 +3,7 @@
     remember(text, type=None, topic=None, project_root=None) -> SaveResult
     build_recall(project_root=None, budget=10000, query=None) -> str
     search(query, project_root=None, limit=10, archive=False, dense="auto") -> list[SearchHit]
+    search_or_nearest(query, ..., nearest=3) -> (hits, nearest below the cut-off when no hit)
     forget(query=None, id=None, project_root=None) -> ForgetResult
     organize(project_root=None, apply=False, repair=False, older_than_days=None) -> OrganizeReport
 
@@ -79,6 +80,15 @@ def search(query: str, project_root: Path | None = None, limit: int = 10, archiv
     from kioku.memory.search import search as _search
 
     return _search(query, project_root=project_root, limit=limit, archive=archive, dense=dense)
+
+
+def search_or_nearest(query: str, project_root: Path | None = None, limit: int = 10, archive: bool = False,
+                      dense: bool | str = "auto", nearest: int = 3) -> tuple[list[SearchHit], list[SearchHit]]:
+    """(hits, nearest): with no hit, the best-ranked memories below the relevance cut-off."""
+    from kioku.memory.search import search_or_nearest as _search_or_nearest
+
+    return _search_or_nearest(query, project_root=project_root, limit=limit, archive=archive, dense=dense,
+                              nearest=nearest)
 
 
 def forget(query: str | None = None, id: str | None = None, project_root: Path | None = None) -> ForgetResult:

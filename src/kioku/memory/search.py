@@ -1,6 +1,7 @@
 """``kioku search``: find memories across every memory file, one result per memory.
 
 ``search(query, project_root=None, limit=10, archive=False, dense="auto") -> list[SearchHit]``
+``search_or_nearest(...) -> (hits, nearest)``: with no hit, the nearest memories below the cut-off
 ``memory_index(project_root=None, archive=False, dense="auto") -> (list[Memory], HybridIndex)``
 
 What is searched: the entries of every topic file (a ``## heading`` with its text is one
@@ -264,23 +265,36 @@ def _hit(m: Memory, score: float, semantic: bool = False) -> SearchHit:
 
 def search(query: str, project_root: Path | None = None, limit: int = 10, archive: bool = False,
            dense: bool | str = "auto") -> list[SearchHit]:
+    """The memories that pass the relevance cut-off, best first (at most ``limit``)."""
+    return search_or_nearest(query, project_root, limit, archive, dense, nearest=0)[0]
+
+
+def search_or_nearest(query: str, project_root: Path | None = None, limit: int = 10, archive: bool = False,
+                      dense: bool | str = "auto", nearest: int = 3) -> tuple[list[SearchHit], list[SearchHit]]:
+    """(hits, nearest): the hits of :func:`search` and, only when there are none, the ``nearest``
+    best-ranked memories below the cut-off, so a caller can show them apart as "no close match"
+    (a question the cut-off got wrong still shows its memory; an unrelated one shows only
+    memories marked as not matching)."""
     from kioku.retrieval.text import tokenize
 
     query = query.strip()
     if not query or limit <= 0:
-        return []
+        return [], []
     memories, signature = collect(project_root, archive)
     if not memories:
-        return []
+        return [], []
     if not tokenize(query):
         needle = query.lower()
-        return [_hit(m, 1.0) for m in memories if needle in m.text.lower()][:limit]
+        return [_hit(m, 1.0) for m in memories if needle in m.text.lower()][:limit], []
     index = _index(memories, signature, dense)
     hits: list[SearchHit] = []
+    below: list[SearchHit] = []
     for scored in index.ranked(query, max(limit * 5, 50)):
+        semantic = scored.coverage < index.config.min_coverage
         if scored.relevant:
-            semantic = scored.coverage < index.config.min_coverage
             hits.append(_hit(memories[scored.id], scored.score, semantic))
             if len(hits) >= limit:
                 break
-    return hits
+        elif len(below) < nearest:
+            below.append(_hit(memories[scored.id], scored.score, semantic))
+    return hits, ([] if hits else below)
