@@ -368,10 +368,10 @@ def could_flag(new: str):  # -> Callable[[str], bool]
     none of the first three, an older text missing one of its (ASCII) subject words cannot be
     flagged. The save path uses this to leave topic files unparsed.
     """
-    if not can_contradict(new):
-        return _never
     if choices(new) or _polarity(new) or _replaced_values(new):
-        return _always
+        return _always  # these can match an older text worded differently
+    if not can_contradict(new):
+        return _never  # no value and no "now": the subject branch cannot fire either
     subject = _subject(new)
     if not subject:
         return _never  # no subject to share: only the branches above could answer
