@@ -63,3 +63,27 @@ def test_a_link_swapped_in_is_refused_under_the_lock_and_the_lock_is_released(pr
     with fsutil.try_lock(pmem / LOCK_NAME) as got:
         assert got
     assert Path(elsewhere).read_text() == "x"
+
+
+def test_a_new_folder_gets_a_gitignore_for_its_lock_and_temp_files(project, pmem):
+    api.remember("the staging cluster restarts nightly at 02:00", type="reference", project_root=project)
+    ignore = (pmem / store.GITIGNORE_NAME).read_text()
+    assert f"/{LOCK_NAME}\n" in ignore and "/.*.tmp\n" in ignore
+    assert (pmem / LOCK_NAME).exists()
+
+
+def test_a_deleted_gitignore_stays_deleted(project, pmem):
+    api.remember("the staging cluster restarts nightly at 02:00", type="reference", project_root=project)
+    (pmem / store.GITIGNORE_NAME).unlink()
+    api.remember("release notes are drafted by the docs team", project_root=project)
+    assert not (pmem / store.GITIGNORE_NAME).exists()
+
+
+def test_a_gitignore_link_is_refused_and_nothing_is_written(project, pmem, tmp_path):
+    pmem.mkdir(parents=True)
+    target = tmp_path / "elsewhere"
+    os.symlink(target, pmem / store.GITIGNORE_NAME)
+    with pytest.raises(SymlinkRefused):
+        api.remember("the staging cluster restarts nightly at 02:00", type="reference", project_root=project)
+    assert not target.exists()
+    assert not list(pmem.glob("*.md"))

@@ -18,6 +18,7 @@ or the topic file is rewritten with fresh frontmatter and its old text kept in t
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from kioku.core import fsutil
@@ -35,6 +36,15 @@ if TYPE_CHECKING:  # typing costs the hook ~3 ms of start-up
 ARCHIVE_DIR = "archive"
 LOCK_NAME = ".lock"
 LOCK_TIMEOUT = 30.0
+GITIGNORE_NAME = ".gitignore"
+# The folder is meant to be committed; its lock file and a killed writer's temp files are not.
+GITIGNORE_TEXT = (
+    "# Written by Kioku: the memory files here are meant to be committed, its lock file and\n"
+    "# unfinished temporary files are not.\n"
+    f"/{LOCK_NAME}\n"
+    "/.*.tmp\n"
+    f"/{ARCHIVE_DIR}/.*.tmp\n"
+)
 
 
 def index_entry_for(entry: Entry, topic_name: str) -> IndexEntry:
@@ -67,6 +77,14 @@ class MemoryDir:
         is a symbolic link."""
         for path in (self.path, self.index_path, self.archive_path, *files):
             fsutil.refuse_symlink(self.base, path)
+
+    def write_gitignore(self) -> None:
+        """Add ``.gitignore`` (lock and temp files) to a folder that has none. Only a folder's
+        first locked write calls it, so a user who deletes the file keeps it deleted."""
+        path = self.path / GITIGNORE_NAME
+        fsutil.refuse_symlink(self.base, path)
+        if not os.path.lexists(path):
+            fsutil.atomic_write_text(path, GITIGNORE_TEXT)
 
     def lock(self) -> FolderLock:
         """``with md.lock():`` holds the folder's lock (KiokuError when it stays busy)."""
@@ -206,9 +224,11 @@ class FolderLock:
 
     def __enter__(self) -> None:
         md = self.md
-        md.check_links(md.path / LOCK_NAME)
+        lock_path = md.path / LOCK_NAME
+        md.check_links(lock_path)
         fsutil.ensure_private_dir(md.path)
-        held = fsutil.exclusive_lock(md.path / LOCK_NAME, timeout=LOCK_TIMEOUT)
+        first_use = not lock_path.exists()
+        held = fsutil.exclusive_lock(lock_path, timeout=LOCK_TIMEOUT)
         try:
             held.__enter__()
         except fsutil.LockTimeout as exc:
@@ -217,6 +237,8 @@ class FolderLock:
         try:
             md.check_links()  # again under the lock: nothing can swap a link in before it
             fsutil.remove_orphan_temp_files(md.path)  # left by a writer killed mid-write
+            if first_use:
+                md.write_gitignore()
         except BaseException:
             self.__exit__(None, None, None)
             raise
