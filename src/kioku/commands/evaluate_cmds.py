@@ -1,12 +1,11 @@
 """``kioku evaluate`` (self-evaluate a transcript) and ``kioku worker`` (drain hook jobs).
 
-``kioku evaluate --agent NAME --transcript PATH [--json] [--no-store]`` evaluates the whole
-transcript as one task with the agent's criteria (``.claude/agents/<NAME>.md``) and, unless
-``--no-store``, records it (evaluations collection, learned insights, usage outcome).
-``kioku evaluate --agent NAME --transcript PATH --per-turn [--json] [--no-store]`` judges every
-turn (one per real prompt) and prints ``{"turns": [...], "kind", "session_id", "warning",
-"stored"}``; unless ``--no-store`` each turn is stored as its own evaluation record (the same
-code the worker runs for the Stop and SubagentStop hooks). ``--no-store`` writes nothing.
+``kioku evaluate --agent NAME --transcript PATH [--per-turn] [--json] [--no-store]`` judges
+every turn (one per real prompt) with the code the worker runs for the Stop and SubagentStop
+hooks, and prints ``{"turns": [...], "kind", "session_id", "warning", "stored"}`` with
+``--json``. Unless ``--no-store`` each turn is stored as its own evaluation record; nothing is
+learned from it (lessons and their credit come from the hooks' own turns). ``--no-store``
+writes nothing. ``--per-turn`` is the only mode and is accepted for scripts that name it.
 ``kioku worker`` drains the job queue if no other worker runs (hooks start it detached);
 ``--wait``/``--drain`` block for the worker lock and process everything synchronously;
 ``--retry-failed`` re-queues jobs from ``jobs/failed/`` first.
@@ -28,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--session-id", default="", help="override the session id read from the transcript")
     ev.add_argument("--json", action="store_true", help="print the evaluation as JSON")
     ev.add_argument("--no-store", action="store_true", help="evaluate only; store nothing")
-    ev.add_argument("--per-turn", action="store_true", help="one verdict per real prompt (turn)")
+    ev.add_argument("--per-turn", action="store_true",
+                    help="one verdict per real prompt (turn); the only mode, accepted for scripts that name it")
     ev.set_defaults(func=cmd_evaluate)
 
     wk = sub.add_parser("worker", help="process queued hook jobs (run detached by hooks)")
@@ -40,45 +40,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from kioku.core import paths
-    from kioku.core import transcript as tr
-    from kioku.evaluation import api
-
     path = Path(args.transcript).expanduser()
     if not path.exists():
         raise UsageError(f"transcript not found: {args.transcript}")
-    if args.per_turn:
-        return _evaluate_per_turn(args, path)
-    if not path.is_file():
-        raise UsageError(f"transcript is not a regular file: {args.transcript}")
-    root = paths.find_project_root()
-    criteria = api.load_criteria(args.agent, root)
-    try:
-        read = tr.read_all(path)
-    except tr.TranscriptRefused as exc:
-        raise UsageError(str(exc)) from exc
-    evaluation = api.evaluate_entries(read.entries, args.agent, criteria, session_id=args.session_id)
-    stored = None
-    if not args.no_store:
-        stored = api.record_evaluation(evaluation, root)
-    if args.json:
-        data = evaluation.to_dict()
-        data["stored"] = bool(stored)
-        data["warning"] = read.warning
-        from kioku.core.defang import defang_json
-
-        print(defang_json(json.dumps(data, ensure_ascii=False, indent=2)))
-    else:
-        from kioku.core.defang import defang
-
-        if read.warning:
-            print(f"warning: {read.warning}")
-        print(defang(evaluation.summary()))  # reasons quote the transcript
-        print(f"success={evaluation.success} quality={evaluation.quality:.1f} duration_s={evaluation.duration_s} "
-              f"tokens={evaluation.tokens} tool_errors={evaluation.tool_errors} retries={evaluation.retries} "
-              f"feedback={evaluation.feedback}")
-        print(f"stored as {stored}" if stored else "not stored (--no-store)")
-    return 0
+    return _evaluate_per_turn(args, path)
 
 
 TURN_KEYS = ("prompt_uuid", "prompt_index", "prompt_id", "outcome", "reason", "feedback_on_previous", "task",
@@ -128,14 +93,29 @@ def _evaluate_per_turn(args: argparse.Namespace, path: Path) -> int:
             print(f"warning: {result.warning}")
         if result.kind == "compaction":
             print("compaction side-run: no turns to evaluate")
+        elif not turns:
+            print("no real prompt in this transcript: nothing to evaluate")
+        else:
+            print(_turn_counts(turns))
         for item in turns:
             print(f"#{item['prompt_index']} {item['outcome']:<11} {defang(item['task'])}")
             print(f"    {defang(item['reason'])}; errors agent={item['agent_errors']} rejected={item['user_rejections']} "
                   f"hook={item['hook_blocks']} cascade={item['cascade_errors']}; feedback on previous: "
                   f"{item['feedback_on_previous']}; active {item['active_s']:.0f}s")
-        print(f"stored {len(stored)} turn record(s)" if stored else "not stored (--no-store)"
-              if args.no_store else "nothing to store")
+        if stored:
+            print(f"stored {len(stored)} turn record(s)")
+        elif args.no_store and turns:
+            print("not stored (--no-store)")
     return 0
+
+
+def _turn_counts(turns: list[dict]) -> str:
+    """``3 turn(s): 2 done, 1 not done, 0 interrupted`` (done: success or no_task)."""
+    outcomes = [t["outcome"] for t in turns]
+    done = sum(o in ("success", "no_task") for o in outcomes)
+    interrupted = outcomes.count("interrupted")
+    return (f"{len(turns)} turn(s): {done} done, {len(turns) - done - interrupted} not done, "
+            f"{interrupted} interrupted")
 
 
 def cmd_worker(args: argparse.Namespace) -> int:

@@ -1,26 +1,18 @@
 """Self-evaluation entry points beside the pure per-turn evaluator.
 
-Per turn (what the worker and ``kioku evaluate --per-turn`` run): ``per_turn.evaluate_path`` /
+Per turn (what the worker and ``kioku evaluate`` run): ``per_turn.evaluate_path`` /
 ``evaluate_entries`` judge each turn (pure), ``records.store_turns`` stores one record per turn,
 then :func:`learn_from_turns` is the learning step: cause→fix lessons through the candidate
 ledger (``lessons``), the per-turn credit of the lessons each turn was given or held back
 from (``kioku.learning.credit.apply_turn_verdicts``), and due maintenance.
+``load_criteria(agent, project_root)`` gives the agent's criteria from the Memory Configuration
+section of ``.claude/agents/<agent>.md`` (project first, then the user's Claude dir; a file
+whose frontmatter ``name`` matches is also found), ``None`` when there is none.
 
-Whole transcript as one task (``kioku evaluate`` without ``--per-turn``):
-- ``evaluate_transcript(path, agent, criteria=None) -> Evaluation`` reads the whole transcript
-  (``transcript.read_all``) and evaluates it as one task: the first
-  real prompt is the task, later prompts are feedback. ``evaluate_entries`` does the same for
-  entries already read.
-- ``load_criteria(agent, project_root)`` → the agent's criteria from the Memory Configuration
-  section of ``.claude/agents/<agent>.md`` (project first, then the user's Claude dir; a file
-  whose frontmatter ``name`` matches is also found), ``None`` when there is none.
-- ``record_evaluation(evaluation, project_root=None) -> str`` stores it in the agent's
-  ``evaluations`` collection of the **global** store (``project_id`` in the metadata keeps the
-  origin filterable); the record id is deterministic (session + task), so a retried job
-  overwrites instead of duplicating. Insights of an evaluation with quality ≥
-  :data:`LEARN_MIN_QUALITY` become improvements, then due maintenance runs. (Lessons are
-  credited per turn by :func:`learn_from_turns`, through ``kioku.learning.credit``.)
-The document is a short summary - never transcript text - and passes ``secrets.redact``.
+The whole transcript as one task (``evaluate_transcript`` / ``evaluate_entries`` ->
+``Evaluation``: the first real prompt is the task, later prompts are feedback) is kept only as
+the baseline the evaluation benchmark compares with: no command or hook stores it or learns
+from it. Its summary is never transcript text and passes ``secrets.redact``.
 """
 
 from __future__ import annotations
@@ -43,7 +35,6 @@ from kioku.evaluation.signals import Signals, measure
 from kioku.evaluation.turns import Turn
 from kioku.evaluation.verdict import TurnVerdict
 
-KIND = "evaluations"
 LEARN_MIN_QUALITY = 70.0
 LESSON_CONFIDENCE = 0.75   # a confirmed or recurring cause→fix lesson (active: >= 0.7)
 TASK_CHARS = 100
@@ -193,37 +184,7 @@ def load_criteria(agent: str, project_root: Path | None = None) -> dict[str, int
     return dict(config.criteria) if config and config.criteria else None
 
 
-# ---- storing -------------------------------------------------------------------------------
-
-def record_evaluation(evaluation: Evaluation, project_root: Path | None = None) -> str:
-    from kioku.agent.chroma_store import Record, open_store
-
-    root = Path(project_root) if project_root else paths.find_project_root()
-    learned = _learn_insights(evaluation, root)
-    store = open_store("global", root)
-    meta = evaluation.metadata(paths.project_identity(root))
-    meta["improvements_stored"] = len(learned)
-    store.upsert(evaluation.agent, KIND, [Record(evaluation.record_id, evaluation.summary(), meta)])
-    _run_maintenance(evaluation.agent, root)
-    return evaluation.record_id
-
-
-def _learn_insights(evaluation: Evaluation, root: Path) -> list[str]:
-    if evaluation.quality < LEARN_MIN_QUALITY or not evaluation.insights:
-        return []
-    from kioku.agent import improvements
-    from kioku.core.errors import KiokuError
-
-    ids: list[str] = []
-    for insight in evaluation.insights:
-        try:
-            ids += improvements.learn(evaluation.agent, insight.lesson, insight.category, insight.confidence,
-                                      tags=insight.tags, scope="auto", learned_from="self_evaluation",
-                                      project_root=root)
-        except KiokuError as exc:  # a lesson refused (secret, store rule) must not lose the evaluation
-            log.warning("insight not stored: %s", exc)
-    return ids
-
+# ---- maintenance after learning --------------------------------------------------------------
 
 def _run_maintenance(agent: str, root: Path) -> None:
     try:
