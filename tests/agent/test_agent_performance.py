@@ -97,3 +97,16 @@ def test_dashboard_says_no_data_and_lists_recent_evaluations(project, store_of, 
     [listed] = d["recent_evaluations"]
     assert listed["outcome"] == "failed" and listed["id"] == "e1"
     assert "Recent evaluations" in dashboard.format_dashboard(d)
+
+
+def test_dashboard_shows_metrics_computed_now_when_the_snapshot_is_stale(project, store_of, evaluation_writer):
+    store = store_of("global")
+    now = time.time()
+    evaluation_writer(store, "coder", "e1", success=False, quality=40, age_days=1, now=now)
+    performance.snapshot("coder", project)
+    d = dashboard.build_dashboard("coder", project)
+    assert d["latest_metrics"]["evaluations"] == 1 and "timestamp" in d["latest_metrics"]  # the snapshot
+    evaluation_writer(store, "coder", "e2", success=True, quality=90, age_days=-0.01, now=now)  # stored after it
+    d = dashboard.build_dashboard("coder", project)
+    assert d["latest_metrics"]["evaluations"] == 2 and "timestamp" not in d["latest_metrics"]
+    assert "Latest metrics (computed now):" in dashboard.format_dashboard(d)

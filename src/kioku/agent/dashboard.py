@@ -3,7 +3,8 @@
 JSON keys (the spec's names first): ``total_improvements``, ``active_improvements`` (retrievable:
 confidence >= 0.7, not deprecated), ``deprecated_improvements``,
 ``total_evaluations``, ``recent_success_rate`` (last 100 evaluations within 30 days),
-``latest_metrics`` (the newest stored performance snapshot, else the metrics computed now),
+``latest_metrics`` (the newest stored performance snapshot, or the metrics computed now when
+there is none or an evaluation was stored after it),
 ``top_improvements`` (best 5 by digest score, each with uses, successes, success_rate,
 wilson_lower), ``improvements_last_7_days``; plus ``agent``, ``promoted_improvements``,
 ``candidate_improvements`` (stored below 0.7 from user feedback), ``cross_validated_improvements``,
@@ -47,6 +48,15 @@ def _recent_listing(evaluations: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _fresh_snapshot(snapshot: dict[str, Any] | None, recent: list[Any]) -> dict[str, Any] | None:
+    """The stored snapshot, unless an evaluation was stored after it (then it is stale and the
+    metrics computed now are shown instead)."""
+    if not snapshot:
+        return None
+    newest = max((float((r.metadata or {}).get("timestamp_epoch", 0) or 0) for r in recent), default=0.0)
+    return snapshot if float(snapshot.get("timestamp_epoch", 0) or 0) >= newest else None
+
+
 def build_dashboard(agent: str, project_root: Path | None = None, top: int = 5) -> dict[str, Any]:
     from kioku.agent import maintenance, performance
     from kioku.agent.improvements import all_improvements
@@ -60,7 +70,7 @@ def build_dashboard(agent: str, project_root: Path | None = None, top: int = 5) 
         total_evals += sc.open_scope(scope, project_root).count(agent, "evaluations")
     current = performance.current_metrics(agent, project_root)
     recent = performance.recent_evaluations(agent, project_root)
-    latest = performance.latest_snapshot(agent, project_root) or current
+    latest = _fresh_snapshot(performance.latest_snapshot(agent, project_root), recent) or current
     ranked = sorted(((stats.digest_score(m), s, r, m) for s, r, m in metas if stats.is_active(m)),
                     key=lambda t: (-t[0], t[2].id))
     by_scope: dict[str, int] = {}
