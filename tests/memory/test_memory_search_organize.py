@@ -166,3 +166,21 @@ def test_search_shows_ids_usable_by_forget(project, pmem, kioku):
     assert memory_id == kept.id
     assert kioku("forget", "--id", memory_id).returncode == 0
     assert "prettier" not in (pmem / "MEMORY.md").read_text()
+
+
+def test_text_saved_again_after_it_was_superseded_gets_its_own_id_and_forget_keeps_the_old(project, pmem,
+                                                                                          monkeypatch):
+    from kioku.memory import save
+
+    monkeypatch.setattr(save, "now_iso", lambda: "2026-12-01T10:00:00Z")  # all three in one second
+    first = api.remember("Use npm for installs", type="project", project_root=project)
+    api.remember("Use bun for installs", type="project", project_root=project)
+    again = api.remember("Use npm for installs", type="project", project_root=project)
+    assert again.status == "superseded" and again.id != first.id
+    topic = Path(again.topic_file).read_text(encoding="utf-8")
+    assert topic.count("Use npm for installs") >= 2
+    api.forget(id=again.id, project_root=project)
+    kept = Path(again.topic_file).read_text(encoding="utf-8")
+    assert f"id={first.id}" in kept  # the superseded original is still in its topic file
+    archived = (pmem / "archive" / Path(again.topic_file).name).read_text(encoding="utf-8")
+    assert f"id={again.id}" in archived

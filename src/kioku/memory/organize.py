@@ -31,7 +31,7 @@ from kioku.memory.contradict import contradicts
 from kioku.memory.index import MAX_LINES, WARN_LINES, IndexDoc, format_entry
 from kioku.memory.store import MemoryDir, index_entry_for
 from kioku.memory.textutil import current_date, jaccard, normalize, now_iso, parse_date, token_set, today
-from kioku.memory.topics import Entry, TopicFile, make_id, new_topic, read_topic, topic_path
+from kioku.memory.topics import Entry, TopicFile, new_topic, read_topic, topic_path, unique_id
 
 MERGE_JACCARD = 0.5
 TARGET_LINES = 120
@@ -155,12 +155,14 @@ def _archive_entries(md: MemoryDir, name: str, entries: list[Entry], status: str
     return path
 
 
-def _remove_from(topic: TopicFile, doc: IndexDoc, ids: set[str]) -> None:
-    for entry in [e for e in topic.entries if e.id in ids]:
+def _remove_from(topic: TopicFile, doc: IndexDoc, entries: list[Entry]) -> None:
+    """Drop exactly these entries (by identity: an older entry that shares an id stays)."""
+    for entry in entries:
         position = doc.find(topic.name, index_entry_for(entry, topic.name).summary)
         if position >= 0:
             del doc.entries[position]
-    topic.entries = [e for e in topic.entries if e.id not in ids]
+    gone = {id(e) for e in entries}
+    topic.entries = [e for e in topic.entries if id(e) not in gone]
 
 
 def _apply(md: MemoryDir, topics: dict[str, TopicFile], doc: IndexDoc, proposals: list[Proposal]) -> list[str]:
@@ -175,20 +177,20 @@ def _apply(md: MemoryDir, topics: dict[str, TopicFile], doc: IndexDoc, proposals
             entries.sort(key=lambda e: e.created)
             text = "\n".join(dict.fromkeys(e.text for e in entries))
             created = now_iso()
-            new_id = make_id(created, text)
+            new_id = unique_id(created, text, {e.id for t in topics.values() for e in t.entries})
             summary = format_entry(entries[-1].type, entries[-1].summary, topic.name).summary
             new = Entry(new_id, entries[-1].type, created, summary, text, meta={"merged_from": ",".join(sorted(ids))})
             new.notes.append("Merged from: " + ", ".join(f'{e.id} "{e.summary}" ({e.date})' for e in entries))
             for entry in entries:
                 entry.meta["merged_by"] = new_id
             _archive_entries(md, topic.name, entries, "merged", f"merged into {new_id}")
-            _remove_from(topic, doc, ids)
+            _remove_from(topic, doc, entries)
             topic.entries.append(new)
             doc.entries.append(index_entry_for(new, topic.name))
             done.append(f"merged {len(entries)} entries of {topic.name} into {new_id}: {summary}")
         else:
             _archive_entries(md, topic.name, entries, "archived", proposal.reason)
-            _remove_from(topic, doc, ids)
+            _remove_from(topic, doc, entries)
             done.append(f"archived {proposal.topic}: {proposal.summaries[0]}")
         md.write_topic(topic)
     return done
@@ -282,7 +284,7 @@ def forget(query: str | None = None, id: str | None = None, project_root: Path |
         if not topic or not current:
             raise KiokuError("that memory changed while forgetting it; nothing was changed, try again")
         archive = _archive_entries(md, name, current, "archived", "forgotten on request")
-        _remove_from(topic, doc, {entry.id})
+        _remove_from(topic, doc, current)
         md.write_topic(topic)
         md.write_index(doc)
     return ForgetResult(entry.id, entry.summary, md.scope, str(md.path / name), str(archive))

@@ -15,7 +15,7 @@ from kioku.memory.guard import ensure_rememberable
 from kioku.memory.index import MAX_LINES, TYPES, WARN_LINES, format_entry
 from kioku.memory.store import index_entry_for
 from kioku.memory.textutil import jaccard, normalize, now_iso, token_set, today
-from kioku.memory.topics import Entry, make_id, new_topic, read_topic, slugify_topic, topic_path
+from kioku.memory.topics import Entry, new_topic, read_topic, slugify_topic, topic_path, unique_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -139,7 +139,7 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
                                   scope=md.scope, id=entry.id, warnings=list(md.notices))
 
         created = now_iso()
-        entry_id = make_id(created, cleaned)
+        entry_id = unique_id(created, cleaned, {e.id for t in topics.values() for e in t.entries})
         index_entry = format_entry(type_, cleaned, topic_name)
         new = Entry(entry_id, type_, created, index_entry.summary, cleaned)
         if old:

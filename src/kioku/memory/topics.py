@@ -139,6 +139,16 @@ def make_id(created: str, text: str) -> str:
     return f"{zlib.crc32(f'{created}|{text}'.encode('utf-8')):08x}"
 
 
+def unique_id(created: str, text: str, taken: set[str]) -> str:
+    """``make_id``, salted until it is not in ``taken`` (the folder's ids): the same text saved
+    again within a second (after it was superseded) must not share its old entry's id."""
+    entry_id, salt = make_id(created, text), 0
+    while entry_id in taken:
+        salt += 1
+        entry_id = make_id(f"{created}#{salt}", text)
+    return entry_id
+
+
 class TopicFile:
     def __init__(self, path: Path, frontmatter: list[str] | None = None, preamble: list[str] | None = None,
                  entries: list[Entry] | None = None, broken: str = "", original: bytes | None = None) -> None:
