@@ -184,3 +184,22 @@ def test_text_saved_again_after_it_was_superseded_gets_its_own_id_and_forget_kee
     assert f"id={first.id}" in kept  # the superseded original is still in its topic file
     archived = (pmem / "archive" / Path(again.topic_file).name).read_text(encoding="utf-8")
     assert f"id={again.id}" in archived
+
+
+def test_organize_apply_never_hides_a_fact_from_the_index(project, pmem):
+    for n in range(1, 31):  # look-alike facts: no chain of similar pairs becomes one entry
+        api.remember(f"Service alpha-amber-{n} stores its logs in bucket amber-alpha-logs-{n}", type="project",
+                     topic="services", project_root=project)
+    api.remember("API docs live in docs/api", type="project", topic="docs", project_root=project)
+    api.remember("User docs live in docs/user", type="project", topic="docs", project_root=project)
+    api.organize(project_root=project, apply=True)
+    index = (pmem / "MEMORY.md").read_text(encoding="utf-8")
+    for n in range(1, 31):
+        assert f"alpha-amber-{n} stores" in index
+    assert "API docs live in docs/api" in index and "User docs live in docs/user" in index
+    from kioku.memory.guard import MAX_CHARS
+    from kioku.memory.topics import read_topic
+
+    for path in pmem.glob("*.md"):
+        if path.name != "MEMORY.md":
+            assert all(len(e.text) <= MAX_CHARS for e in read_topic(path).entries)

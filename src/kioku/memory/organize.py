@@ -5,9 +5,11 @@ reports, per folder (user-wide and project), the index size against its limits (
 from ``WARN_LINES`` = 150, full at ``MAX_LINES`` = 200), the topic files, entries missing
 from the index, and proposes:
 
-- **merge**: active entries of one topic file whose texts are similar (token Jaccard ≥ 0.5
-  but below the duplicate threshold, and not contradicting each other) → one entry that
-  keeps every original text, the originals go to the archive marked ``merged``;
+- **merge**: active entries of one topic file of which every two are similar (same type,
+  token Jaccard ≥ 0.5, not contradicting each other) → one entry that keeps every original
+  text, with an index line that joins their summaries; a group is merged only when that line
+  shows every summary whole and the text stays within a memory's size, so merging shortens
+  the index without hiding a fact. The originals go to the archive marked ``merged``;
 - **archive**: superseded entries; the oldest active entries while the index is past the
   warning size (down to ``TARGET_LINES``); with ``older_than_days`` every older entry.
 
@@ -28,6 +30,7 @@ from pathlib import Path
 
 from kioku.core.errors import KiokuError
 from kioku.memory.contradict import contradicts
+from kioku.memory.guard import MAX_CHARS
 from kioku.memory.index import MAX_LINES, WARN_LINES, IndexDoc, format_entry
 from kioku.memory.store import MemoryDir, index_entry_for
 from kioku.memory.textutil import current_date, jaccard, normalize, now_iso, parse_date, token_set, today
@@ -81,29 +84,38 @@ def _dirs(project_root: Path | None) -> list[MemoryDir]:
     return memory_dirs(project_root)
 
 
+def _similar(a: Entry, b: Entry, tokens_a: set[str], tokens_b: set[str]) -> bool:
+    return a.type == b.type and jaccard(tokens_a, tokens_b) >= MERGE_JACCARD and not (
+        contradicts(a.text, b.text) or contradicts(b.text, a.text))
+
+
+def merged_summary(entries: list[Entry]) -> str:
+    return "; ".join(dict.fromkeys(e.summary for e in entries))
+
+
+def _fits(entries: list[Entry], topic_name: str) -> bool:
+    """A merge may only shorten the index, never hide a fact: the merged index line must show
+    every original summary whole, and the merged text must stay a memory's size."""
+    joined = merged_summary(entries)
+    return (format_entry(entries[-1].type, joined, topic_name).summary == joined
+            and len("\n".join(dict.fromkeys(e.text for e in entries))) <= MAX_CHARS)
+
+
 def _merge_groups(topic: TopicFile) -> list[list[Entry]]:
-    active = topic.active()
-    tokens = [token_set(e.text) for e in active]
-    parent = list(range(len(active)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i in range(len(active)):
-        for j in range(i + 1, len(active)):
-            if active[i].type != active[j].type:
-                continue
-            if jaccard(tokens[i], tokens[j]) >= MERGE_JACCARD and not (
-                contradicts(active[i].text, active[j].text) or contradicts(active[j].text, active[i].text)
-            ):
-                parent[find(j)] = find(i)
-    groups: dict[int, list[Entry]] = {}
-    for i, entry in enumerate(active):
-        groups.setdefault(find(i), []).append(entry)
-    return [g for g in groups.values() if len(g) > 1]
+    """Groups of active entries, oldest first, in which every two entries are similar (no
+    chains of look-alikes) and whose merge fits one index line and one memory."""
+    active = sorted(topic.active(), key=lambda e: e.created)
+    tokens = {id(e): token_set(e.text) for e in active}
+    groups: list[list[Entry]] = []
+    for entry in active:
+        for group in groups:
+            if all(_similar(entry, other, tokens[id(entry)], tokens[id(other)]) for other in group) and _fits(
+                    group + [entry], topic.name):
+                group.append(entry)
+                break
+        else:
+            groups.append([entry])
+    return [g for g in groups if len(g) > 1]
 
 
 def _plan(md: MemoryDir, topics: dict[str, TopicFile], doc: IndexDoc, older_than_days: int | None) -> list[Proposal]:
@@ -178,7 +190,7 @@ def _apply(md: MemoryDir, topics: dict[str, TopicFile], doc: IndexDoc, proposals
             text = "\n".join(dict.fromkeys(e.text for e in entries))
             created = now_iso()
             new_id = unique_id(created, text, {e.id for t in topics.values() for e in t.entries})
-            summary = format_entry(entries[-1].type, entries[-1].summary, topic.name).summary
+            summary = format_entry(entries[-1].type, merged_summary(entries), topic.name).summary
             new = Entry(new_id, entries[-1].type, created, summary, text, meta={"merged_from": ",".join(sorted(ids))})
             new.notes.append("Merged from: " + ", ".join(f'{e.id} "{e.summary}" ({e.date})' for e in entries))
             for entry in entries:
