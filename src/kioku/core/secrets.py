@@ -205,6 +205,30 @@ def _plain_word_value(word: str, text: str, end: int) -> bool:
     return len(low) >= 4
 
 
+# Words that follow パスワードは as a description, not as the password itself.
+_JA_DESCRIBING = frozenset(
+    "なし ない ありません いらない 不要 必要 必須 秘密 ひみつ 非公開 不明 未設定 同じ 共通 別 空 これ それ あれ どれ "
+    "なに なん 何 変更 同様 任意 自由 ランダム 別々 バラバラ".split())
+
+
+def _ja_value_ok(value: str) -> bool:
+    return _value_ok(value) and value not in _JA_DESCRIBING and not set(value) <= set("*＊・.…xX?？")
+
+
+def _check_ja_plain_password(m: re.Match[str]) -> bool:
+    """An unquoted Japanese value without kanji: a kana word followed by digits ("さくら123"),
+    or a kana word of three or more before a copula ("さくらです"). Kanji or a leading number
+    reads as a description ("不要です", "12文字以上です", "8けたです" stay prose)."""
+    value = m.group("val")
+    if not _ja_value_ok(value) or value.isascii() or value[0].isdigit():
+        return False  # ASCII values have their own rule
+    if not all(c.isascii() or "ぁ" <= c <= "ん" or "ァ" <= c <= "ヶ" or c == "ー" for c in value):
+        return False
+    if any(c.isdigit() for c in value):
+        return True
+    return len(value) >= 3 and m.group("end") in ("です", "でした", "だ")
+
+
 _IDENT_VALUE = _Lazy(r"^[a-z]+[0-9]*(?:[_\-.:/][a-z]+[0-9]*)*$|^[A-Z][a-z]+(?:[A-Z][a-z]+)+$")
 
 
@@ -225,6 +249,9 @@ def _check_token(m: re.Match[str]) -> bool:
     if len(value) >= 16 and _HEX_RE.match(value) and any(c.isdigit() for c in value) \
             and any(c not in "-" for c in value):
         return True  # a hex key in a key context, whatever its letter runs look like
+    if "op" in m.re.groupindex and m.group("op") in ("=", ":") and len(value) >= 16 and value.isalnum() \
+            and len(_DIGIT_RUNS.findall(value)) >= 2 and any(c.isalpha() for c in value):
+        return True  # API_TOKEN=abcd1234efgh5678ijkl: a run-on mix of letters and digits
     if not _value_ok(value) or len(value) < 8 or _IDENT_VALUE.match(value) \
             or _avg_run(value) >= 3.0:
         return False  # oauth2_provider, created_at, hookSpecificOutput.context are names
@@ -345,6 +372,18 @@ _RULES: list[_Rule] = [
         r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?:は|:|：|=|＝|を)\s*[「『\"']?"
         r"(?P<q>)(?P<val>[\x21-\x7e]{4,}?)(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"),
           ("val",), _check_password, in_chunks=False),
+    _Rule("password", ("パスワード", "暗証番号", "パスフレーズ", "合言葉"), _Lazy(  # a quoted value, any script
+        r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?:は|:|：|=|＝|を)\s*[「『\"]"
+        r"(?P<val>[^」』\"\s]{2,64})[」』\"]"), ("val",), lambda m: _ja_value_ok(m.group("val")), in_chunks=False),
+    _Rule("password", ("パスワード", "暗証番号", "パスフレーズ", "合言葉"), _Lazy(  # an unquoted kana value
+        r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?:は|:|：|=|＝)\s*"
+        r"(?P<val>[ぁ-んァ-ヶー一-龥々0-9A-Za-z]{2,32}?)(?P<end>です|でした|だ(?=[よね。、\s]|$)|(?=[。、\s]|$))"),
+          ("val",), _check_ja_plain_password, in_chunks=False),
+    _Rule("password", ("pw", "pass"), _Lazy(  # short key words ("pw:", "pass =") before a random-looking value
+        r"(?<![A-Za-z0-9_\-])(?i:pw|pass)\s*(?P<op>=|:|：|\bis\b|\bwas\b)\s*(?P<q>[\"'`]?)"
+        r"(?P<val>[^\s\"'`,;]{4,512})(?P=q)"), ("val",),
+          lambda m: _value_ok(m.group("val")) and _looks_random(m.group("val").strip("\"'`").rstrip(".!")),
+          in_chunks=False),
     _Rule("password", ("pin",), _Lazy(  # a door or card PIN of 4-8 digits
         r"(?<![A-Za-z])(?i:pin)(?:\s+(?i:code|number))?\s*(?:\bis\b|\bwas\b|=|:|：)\s*[\"'`]?"
         r"(?P<val>\d{4,8})(?![\d\w])(?!\s+(?i:digits?|characters?|chars|numbers|long))"), ("val",),
@@ -373,6 +412,7 @@ _DATA_URI_TAILS = ("base64,", "base64,/")
 _SRI_RE = _Lazy(r"sha\d+-")
 _PROSE_NEXT = _Lazy(r" [a-z]")
 _HEX_RE = _Lazy(r"^[0-9a-fA-F\-]+$")
+_DIGIT_RUNS = _Lazy(r"\d+")
 _WORD_RUNS_RE = _Lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _PIECE_SPLIT_RE = _Lazy(r"[\-_./+]")
 
