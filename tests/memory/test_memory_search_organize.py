@@ -203,3 +203,12 @@ def test_organize_apply_never_hides_a_fact_from_the_index(project, pmem):
     for path in pmem.glob("*.md"):
         if path.name != "MEMORY.md":
             assert all(len(e.text) <= MAX_CHARS for e in read_topic(path).entries)
+
+
+def test_search_leaves_out_superseded_memories_unless_history_is_asked_for(project, pmem):
+    api.remember("The API listens on port 3000", type="project", project_root=project)
+    api.remember("The API now listens on port 8080", type="project", project_root=project)
+    hits = api.search("port 3000", project_root=project)
+    assert hits and all("3000" not in h.text for h in hits)
+    history = api.search("port 3000", project_root=project, archive=True)
+    assert any(h.text.startswith("[superseded] The API listens on port 3000") for h in history)

@@ -57,7 +57,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("search", help="search all memory files")
     p.add_argument("query", nargs="+")
     p.add_argument("--limit", type=int, default=10)
-    p.add_argument("--archive", action="store_true", help="also search memory/archive/")
+    p.add_argument("--archive", action="store_true",
+                   help="also search history: memory/archive/ and superseded entries (marked)")
     p.add_argument("--lexical", action="store_true", help="keyword ranking only (no embedding model)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_search)

@@ -4,8 +4,9 @@
 ``search_or_nearest(...) -> (hits, nearest)``: with no hit, the nearest memories below the cut-off
 ``memory_index(project_root=None, archive=False, dense="auto") -> (list[Memory], HybridIndex)``
 
-What is searched: the entries of every topic file (a ``## heading`` with its text is one
-memory; its date and type come from the entry), loose hand-written lines before a topic
+What is searched: the current entries of every topic file (a ``## heading`` with its text is
+one memory; its date and type come from the entry; superseded entries only with
+``archive=True``, marked ``[superseded]``), loose hand-written lines before a topic
 file's first heading (one memory each) and MEMORY.md lines, in the user-wide and the project
 folder (and with ``archive=True`` their ``archive/`` folders). A MEMORY.md line that points
 at a topic entry (same topic file, same summary) is the same memory as that entry: the hit
@@ -66,6 +67,7 @@ class Memory:
     date: str = ""
     summary: str = ""  # a topic entry's summary (to match its index line)
     context: tuple[str, int, str] | None = None  # (index file, line, index line)
+    current: bool = True  # False for history: a superseded, merged or archived entry
 
 
 def _signature(path: Path) -> tuple[int, int] | None:
@@ -100,8 +102,11 @@ def _topic_memories(path: Path, scope: str) -> list[Memory]:
         body = [b for b in entry.text.splitlines() if b.strip()]
         display = entry.summary + (" — " + body[0].strip() if body and body[0].strip() != entry.summary else "")
         display = display[:220] + f" [id {entry.id}]"  # so that `kioku forget --id` can name it
+        current = entry.status == "active"
+        if not current:
+            display = f"[{entry.status}] {display}"
         out.append(Memory((str(path), entry.line), f"{entry.summary}\n{entry.text}", display[:DISPLAY_CHARS],
-                          scope, entry.type, name, entry.created[:10], entry.summary))
+                          scope, entry.type, name, entry.created[:10], entry.summary, current=current))
     return out
 
 
@@ -205,7 +210,8 @@ def _merge_folder(paths: list[Path], scope: str) -> list[Memory]:
                 break
         if target is not None:
             merged[target.key] = Memory(target.key, target.text, target.display, scope, target.type, target.topic,
-                                        target.date, target.summary, (str(index_path), number, line))
+                                        target.date, target.summary, (str(index_path), number, line),
+                                        target.current)
         else:
             memories.append(Memory((str(index_path), number), summary, line[:DISPLAY_CHARS], scope, type_,
                                    (topic_file or "")[:-3]))
@@ -213,7 +219,9 @@ def _merge_folder(paths: list[Path], scope: str) -> list[Memory]:
 
 
 def collect(project_root: Path | None = None, archive: bool = False) -> tuple[list[Memory], tuple]:
-    """Every searchable memory, and a signature of the files read (changes when any file does)."""
+    """Every searchable memory, and a signature of the files read (changes when any file does).
+    History (superseded entries in topic files) is searched only with ``archive``, like the
+    archive folders, and is shown marked with its status."""
     from kioku.memory.folders import memory_dirs
 
     memories: list[Memory] = []
@@ -221,8 +229,9 @@ def collect(project_root: Path | None = None, archive: bool = False) -> tuple[li
     for md in memory_dirs(project_root):
         for folder in [md.path] + ([md.archive_path] if archive else []):
             if folder.is_dir():
-                memories.extend(_folder_memories(folder, md.scope, signature))
-    return memories, tuple(signature)
+                found = _folder_memories(folder, md.scope, signature)
+                memories.extend(found if archive else [m for m in found if m.current])
+    return memories, (archive, *signature)
 
 
 _index_cache: dict[tuple, object] = {}
