@@ -90,3 +90,4 @@ def test_json_output_is_identical_data_without_visible_tags():
     encoded = defang_json(json.dumps(data, ensure_ascii=False))
     assert json.loads(encoded) == data
     assert not any(ch in encoded for ch in LT_LOOKALIKES)
+    assert "<" not in unicodedata.normalize("NFKC", encoded)  # full-width and small forms too

@@ -64,10 +64,15 @@ def attr(value: str) -> str:
             .replace("<", "&lt;").replace(">", "&gt;"))
 
 
+# JSON output is not NFKC-folded (it must keep the data), so the characters NFKC folds into
+# "<" (full-width and small forms) are escaped there as well.
+_JSON_LT = LT_LOOKALIKES + "\uff1c\ufe64"
+
+
 def defang_json(encoded: str) -> str:
     """A JSON document (already encoded) with every ``<`` and lookalike written as a ``\\uXXXX``
     escape. Outside strings JSON has no such characters, so parsers read exactly the same
     data, while a model reading the raw output sees no tag."""
-    if not any(ch in encoded for ch in LT_LOOKALIKES):
+    if not any(ch in encoded for ch in _JSON_LT):
         return encoded
-    return encoded.translate({ord(ch): f"\\u{ord(ch):04x}" for ch in LT_LOOKALIKES})
+    return encoded.translate({ord(ch): f"\\u{ord(ch):04x}" for ch in _JSON_LT})
