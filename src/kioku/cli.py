@@ -76,6 +76,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (``kioku search x | head -1``): stop quietly, as a command killed
+        # by SIGPIPE would; stdout goes to /dev/null so the exit flush cannot fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except Exception as exc:  # noqa: BLE001 - one line for the user, the traceback in the log
         if os.environ.get("KIOKU_DEBUG"):
             raise

@@ -32,6 +32,8 @@ def _oserrors_as_kioku_errors(func):
 
         try:
             return func(args)
+        except BrokenPipeError:
+            raise  # the reader went away: the CLI stops quietly
         except OSError as exc:
             where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
             raise KiokuError(f"{exc.strerror or exc}{where}") from None
