@@ -70,8 +70,9 @@ __all__ = [
 # class plus look-behind branches because CPython's regex engine can then skip positions by
 # the class alone; a plain alternation of words is ~3x slower on ordinary prompts.
 REMEMBER_HINT: re.Pattern[str] = re.compile(
-    r"(?i)[rmsfnkw覚記保メ忘](?:(?<=r)emem|(?<=m)emor|(?<=m)ind\b|(?<=s)(?:ave|tore)\b|(?<=dow)n\b"
-    r"|(?<=f)(?:orget|uture|rom now)|(?<=n)ote\b|(?<=覚)え|(?<=記)[憶録]|(?<=保)存|(?<=メ)モ|(?<=忘)れ)"
+    r"(?i)[rmsfnkw覚記保メ忘今こ次以](?:(?<=r)emem|(?<=m)emor|(?<=m)ind\b|(?<=s)(?:ave|tore)\b|(?<=dow)n\b"
+    r"|(?<=f)(?:orget|uture|rom now)|(?<=n)ote\b|(?<=覚)え|(?<=記)[憶録]|(?<=保)存|(?<=メ)モ|(?<=忘)れ"
+    r"|(?<=今)(?:後|度から)|(?<=こ)れからは|(?<=次)(?:回)?から|(?<=以)[後降])"
 )
 
 
@@ -415,6 +416,34 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
     return None
 
 
+# Standing instructions: "今後は敬語で返答して", "以後、mainへの直接pushは禁止". The sentence must
+# end as an instruction or a rule (imperative, prohibition, plain verb), not as a statement
+# about oneself ("今後は気をつけます") or a question.
+_JA_STANDING = _Lazy(r"(?:^|(?<=[。！？!?\n]))\s*(?P<trig>(?:今後|以後|以降)(?:は|(?=[、,]))"
+                     r"|(?:今度|次回|次)から(?:は)?(?!の)|これからは(?![ぁ-ん]))\s*[、,]?\s*")
+_JA_GENERIC = ("気をつけ", "気を付け", "注意して", "よろしく")
+_JA_RULE_END = _Lazy(r"(?:(?:て|で)(?:ね|よ|ください|下さい|ほしい|欲しい)?|こと|ように|禁止|厳禁|ダメ|だめ|ないで|するな"
+                     r"|[うくすつぬむぶぐる])$")
+_JA_STATEMENT_END = _Lazy(r"(?:ます|です|ました|でした|ません)$")
+_JA_ASKING = _Lazy(r"どう|何|なに|いつ|どこ|だれ|誰|どれ|なぜ")
+
+
+def _detect_ja_standing(text: str, masked: str) -> RememberRequest | None:
+    for n, m in enumerate(_JA_STANDING.finditer(masked)):
+        if n >= _MAX_CANDIDATES:
+            return None
+        end = _sentence_end(masked, m.end(), block=False)
+        sentence = masked[m.end():end]
+        if _JA_QUESTION_END.search(sentence.rstrip()) or sentence.rstrip().endswith(("?", "？")):
+            continue
+        content = _clean_ja(text[m.end():end])
+        if len(content) < 3 or _JA_STATEMENT_END.search(content) or not _JA_RULE_END.search(content) \
+                or content.startswith(_JA_GENERIC) or _JA_ASKING.search(content):
+            continue  # "次からは気をつけてね" holds no rule to keep
+        return RememberRequest(content, m.group("trig").rstrip("は"), "ja")
+    return None
+
+
 def _has_ja(text: str) -> bool:
     """Kana or CJK ideographs ([\u3040-\u30ff\u3400-\u9fff]); no regex: that class alone
     took ~2 ms to compile on every save."""
@@ -431,7 +460,7 @@ def detect_remember(prompt: str) -> RememberRequest | None:
     if not REMEMBER_HINT.search(masked):
         return None
     if _has_ja(masked):
-        req = _detect_ja(prompt, masked)
+        req = _detect_ja(prompt, masked) or _detect_ja_standing(prompt, masked)
         if req:
             return req
     return _detect_en(prompt, masked)
