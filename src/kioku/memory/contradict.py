@@ -171,7 +171,8 @@ def _qualifiers(text: str) -> set[str]:
         j = i + 1
         while j < len(words) and words[j] in _QUALIFIER_SKIP:
             j += 1
-        if j < len(words) and words[j] not in _GENERIC_QUALIFIERS and words[j] not in _OPTION_NAMES:
+        if j < len(words) and words[j] not in _GENERIC_QUALIFIERS and words[j] not in _OPTION_NAMES \
+                and words[j] not in _CALENDAR:  # "on Fridays" is when, a value, not a scope
             out.add(words[j].rstrip("."))
     return out
 
@@ -209,6 +210,19 @@ _NOW_WORDS = {"now", "anymore", "nowadays"}
 _NOW_PHRASES = ("no longer", "these days", "from now on", "any more")
 _JA_NOW = ("今は", "現在は", "これからは", "今後は", "もう")
 _ADDITIVE = {"also", "too", "both", "additionally", "another"}
+_FUNCTION_WORDS = {"in", "on", "at", "for", "to", "with", "by", "of", "into", "from", "be", "been", "being",
+                   "the", "a", "an", "it", "this", "that", "all", "any"}
+# Days and months name values as numbers do ("we deploy on Thursdays now" after "... Fridays").
+_CALENDAR = {d + s for d in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+             for s in ("", "s")} | {"january", "february", "march", "april", "june", "july", "august",
+                                    "september", "october", "november", "december"}
+# A statement that something has stopped: it negates the same statement made without it.
+_CEASE_PHRASES = ("no longer", "stopped ", "stop ", "anymore", "any more")
+_CEASE_DROP = _POLARITY_WORDS | _NOW_WORDS | {"no", "longer", "any", "more", "stopped", "stop", "we", "i",
+                                              "our", "us", "do", "does", "doesn't", "doesnt"}
+_JA_CEASE = ("もう", "やめ", "しなくな", "しないことに")
+_JA_CEASE_DROP = ("もう", "しない", "しなくなった", "しなくなりました", "しないことにした", "をやめた", "はやめた",
+                  "やめた", "やめました", "ない", "する", "します", "には", "では")
 _JA_PARTICLES = ("には", "では", "に", "で", "の", "が")
 _JA_PROJECT = ("プロジェクトで", "プロジェクトに", "プロジェクト", "リポジトリで", "リポジトリ", "ここで")
 # Compiled on first use, and used only when the literal text each needs is there: most memories
@@ -300,6 +314,8 @@ def _replaced_values(text: str) -> frozenset[str]:
     if any(word + " " in low for word in _REJECT_WORDS):
         for m in _REJECT_BEFORE.finditer(low):
             first = m.group(1).split()
+            if first[0] in _FUNCTION_WORDS:
+                continue  # "never in env files" names a place, not a value given up
             out.add(first[0])
             if len(first) > 1:
                 out.add(" ".join(first))
@@ -316,7 +332,36 @@ def _says_now(text: str) -> bool:
 
 def _is_value(token: str) -> bool:
     # a number (``^\d[\d.,:]*$``) starts with a digit, so the digit test covers it
-    return token in _OPTION_NAMES or any(c.isdigit() for c in token)
+    return token in _OPTION_NAMES or token in _CALENDAR or any(c.isdigit() for c in token)
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def _ceases(text: str) -> bool:
+    """"We no longer deploy on Fridays", "We stopped deploying ...", "... anymore" (with a
+    negation), "金曜日にはもうデプロイしない"."""
+    low = _lower(text)
+    if _has_ja(low):
+        return any(marker in low for marker in _JA_CEASE) and ("ない" in low or "やめ" in low)
+    if "no longer" in low or re.search(r"\bstop(?:ped)? \w+ing\b", low):
+        return True
+    return ("anymore" in low or "any more" in low) and _polarity(text) < 0
+
+
+def _statement_core(text: str) -> set[str]:
+    """The statement's words without its polarity, "now" and cessation words, stemmed, so
+    "we stopped deploying on fridays" and "we deploy on fridays" share their core."""
+    low = _lower(text)
+    if _has_ja(low):
+        for marker in _JA_CEASE_DROP:
+            low = low.replace(marker, " ")
+        return token_set(low)
+    return {_stem(w) for w in token_set(low) if w not in _CEASE_DROP}
 
 
 def _predicate(text: str) -> tuple[set[str], set[str], bool]:
@@ -344,7 +389,7 @@ def can_contradict(new: str) -> bool:
     """False when ``new`` can replace nothing whatever the old text (no choice, no polarity,
     no replacement wording, no value): ``assess`` then returns None without looking at the
     old memory."""
-    if choices(new) or _polarity(new) or _replaced_values(new) or _says_now(new):
+    if choices(new) or _polarity(new) or _replaced_values(new) or _says_now(new) or _ceases(new):
         return True
     # the values ``_predicate`` compares: in Japanese text every ASCII word of the predicate
     return bool(_predicate(new)[1]) or any(_is_value(w) for w in _WORD.findall(_lower(new)))
@@ -368,11 +413,13 @@ def could_flag(new: str):  # -> Callable[[str], bool]
     none of the first three, an older text missing one of its (ASCII) subject words cannot be
     flagged. The save path uses this to leave topic files unparsed.
     """
-    if choices(new) or _polarity(new) or _replaced_values(new):
+    if choices(new) or _polarity(new) or _replaced_values(new) or _ceases(new):
         return _always  # these can match an older text worded differently
     if not can_contradict(new):
         return _never  # no value and no "now": the subject branch cannot fire either
     subject = _subject(new)
+    if subject == () and _says_now(new):
+        return _always  # "We deploy on Thursdays now": the project's own statement, any file
     if not subject:
         return _never  # no subject to share: only the branches above could answer
     if not all(word.isascii() for word in subject):
@@ -416,7 +463,9 @@ def assess(new: str, old: str) -> tuple[str, str] | None:
         return ("replaces" if relation() == "same" else "unsure"), conflict
     s_new = _subject(new)
     # "same" needs the old memory's subject to equal this one, so its words must occur in it
-    if s_new and all(word in _lower(old) for word in s_new) and relation() == "same":
+    # an empty subject (the project: "We deploy on Fridays") counts only with an explicit "now"
+    if (s_new or (s_new == () and _says_now(new))) and all(word in _lower(old) for word in s_new) \
+            and relation() == "same":
         a_new, v_new, cop_new = _predicate(new)
         a_old, v_old, cop_old = _predicate(old)
         additive = bool(set(_WORD.findall(_lower(new))) & _ADDITIVE)
@@ -425,6 +474,9 @@ def assess(new: str, old: str) -> tuple[str, str] | None:
             return "replaces", "now " + (" ".join(sorted(v_new)) or "different")
         if similar and a_new == a_old and v_new and v_old and v_new != v_old and not additive:
             return "replaces", f"{' '.join(sorted(v_new))} instead of {' '.join(sorted(v_old))}"
+    if _ceases(new) and not _ceases(old) and _polarity(old) >= 0 and _qualifiers(new) == _qualifiers(old) \
+            and jaccard(_statement_core(new), _statement_core(old)) >= 0.6 and relation() != "different":
+        return "replaces", "no longer"
     pol_new = _polarity(new)
     pol_old = _polarity(old) if pol_new else 0
     # A flip with a different scope ("never ... in tests" after "always ...") is an exception
