@@ -55,3 +55,13 @@ def test_memory_limits_match_the_store() -> None:
     assert guard.MAX_CODE_LINES == 8 and "more than about 8 lines" in skill
     assert guard.MAX_CHARS == 1500 and "about 1,500 characters" in skill
     assert "| code in a memory | 8 lines |" in fmt and "| index maximum | 200 lines |" in fmt
+
+
+def test_type_examples_in_the_classification_guide_are_classified_as_shown() -> None:
+    from kioku.memory.classify import classify_type
+
+    text = _read("memory-system/references/classification.md")
+    rows = re.findall(r"^\| [^|]+ \| `(user|feedback|project|reference)` \| (.+) \|$", text, re.M)
+    examples = [(type_, ex) for type_, cell in rows for ex in re.findall(r'"([^"]+)"', cell)]
+    assert len(examples) >= 12
+    assert [(t, ex) for t, ex in examples if classify_type(ex) != t] == []

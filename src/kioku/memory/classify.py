@@ -81,6 +81,11 @@ _DECISION_PHRASES = ("switch to", "switched to", "migrate to", "migrated to", "m
 _DECISION_JA = ("決定", "採用", "移行", "に変更", "代わりに")
 
 
+# A relative path inside the repository ("src/api", "tests/fixtures/x.json"), not "/etc" or "~/x".
+_REPO_PATH = re.compile(r"(?<![\w/~.:])[a-z0-9_.-]+/[a-z0-9_./-]*")
+_PRAISE = re.compile(r"(?:good|great|nice|perfect|excellent|bad|wrong|not good)\s*[:!—-]")
+
+
 def _prepare(text: str) -> tuple[str, list[str], str]:
     low = unicodedata.normalize("NFKC", text).lower().replace("’", "'")
     words = _WORD.findall(low)
@@ -96,8 +101,13 @@ def classify_type(text: str) -> str:
             if (any(f" {p} " in padded for p in phrases) or any(head.startswith(s + " ") for s in starts)
                     or any(j in low for j in japanese)):
                 scores[type_] += weight
-    if "http://" in low or "https://" in low or "www." in low:
+    url = "http://" in low or "https://" in low or "www." in low
+    if url:
         scores["reference"] += 5
+    elif _REPO_PATH.search(low):
+        scores["project"] += 3  # "Handlers live in src/api": a place in this codebase, not a reference
+    if _PRAISE.match(low):
+        scores["feedback"] += 5  # "Good: small commits are what I want" judges the assistant's work
     best = max(TYPE_ORDER, key=lambda t: (scores[t], -TYPE_ORDER.index(t)))
     return best if scores[best] > 0 else "project"
 
