@@ -109,7 +109,8 @@ def test_bad_frontmatter_topic_file_is_repaired_without_losing_text(project, pme
     text = (pmem / "project-conventions.md").read_text()
     assert text.startswith("---\ntype: project\n")
     assert "Keep functions short." in text and "Use pathlib, not os.path" in text
-    assert "type: [project" in text  # the broken frontmatter's text is kept in the body
+    # the broken frontmatter is settings, not a memory: kept only in the backup, not in the body
+    assert "type: [project" not in text and "{{oops" not in text
     import frontmatter
 
     assert frontmatter.loads(text)["type"] == "project"
@@ -155,10 +156,24 @@ def test_organize_repair_rebuilds_index_from_topic_files(project, pmem, kioku):
     (pmem / "MEMORY.md").write_text("## Project\nnonsense\n")
     out = kioku("organize", "--repair")
     assert out.returncode == 0, out.stderr
-    assert "rebuilt MEMORY.md" in out.stdout
+    assert "added 2 entries missing from MEMORY.md" in out.stdout
     entries = _entries(pmem / "MEMORY.md")
-    assert len(entries) == 2 and "nonsense" not in (pmem / "MEMORY.md").read_text()
-    assert any(b.read_text() == "## Project\nnonsense\n" for b in pmem.glob("MEMORY.md.corrupt-*"))
+    assert len(entries) == 2 and "nonsense" in (pmem / "MEMORY.md").read_text()  # written by hand: kept
+    assert not list(pmem.glob("MEMORY.md.corrupt-*"))  # nothing was damaged or lost
+
+
+def test_organize_repair_removes_lines_pointing_to_nothing_and_keeps_a_copy(project, pmem, kioku):
+    api.remember("We use bun for installs")
+    index = pmem / "MEMORY.md"
+    original = index.read_text().replace("We use bun for installs", "We use yarn for installs")
+    index.write_text(original)  # the summary no longer matches the topic file's entry
+    out = kioku("organize", "--repair")
+    assert out.returncode == 0, out.stderr
+    assert "removed 1 line from MEMORY.md that points to no memory in its topic file" in out.stdout
+    text = index.read_text()
+    assert "We use bun for installs" in text and "yarn" not in text
+    backups = list(pmem.glob("MEMORY.md.corrupt-*"))
+    assert len(backups) == 1 and backups[0].read_text() == original
 
 
 def test_organize_without_repair_reports_unreadable_index(project, pmem, kioku):
@@ -169,16 +184,20 @@ def test_organize_without_repair_reports_unreadable_index(project, pmem, kioku):
     assert (pmem / "MEMORY.md").read_bytes() == b"\xff\xfe\x00"  # report mode changes nothing
 
 
-def test_hand_edited_index_over_the_limit_is_backed_up_and_trimmed(project, pmem, kioku):
+def test_hand_edited_index_over_the_limit_moves_hand_lines_out(project, pmem, kioku):
     api.remember("We use bun for installs")
     index = pmem / "MEMORY.md"
     index.write_text(index.read_text() + "".join(f"hand note {i}\n" for i in range(300)))
     out = kioku("remember", "Tests run with pytest -q")
-    assert out.returncode == 0 and "more than 200 lines" in out.stderr
+    assert out.returncode == 0 and "300 hand-written lines (not Kioku entries) moved to" in out.stderr
     text = index.read_text()
     assert text.count("\n") <= 200 and "We use bun for installs" in text and "Tests run with pytest -q" in text
-    backups = list(pmem.glob("MEMORY.md.corrupt-*"))
-    assert backups and "hand note 299" in backups[0].read_text()
+    assert "hand note" not in text
+    moved = list(pmem.glob("MEMORY.md.hand-written-*"))
+    assert len(moved) == 1 and moved[0].name in out.stderr
+    assert all(f"hand note {i}\n" in moved[0].read_text() for i in range(300))
+    assert moved[0].stat().st_mode & 0o777 == 0o600
+    assert not list(pmem.glob("MEMORY.md.corrupt-*"))  # over-long is not damaged
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root ignores file permissions")

@@ -58,3 +58,49 @@ def test_orphan_temp_file_is_removed_at_the_next_write(project):
     unrelated.write_text("the user's own file", encoding="utf-8")
     api.remember("Run the linter before committing")
     assert not orphan.exists() and unrelated.exists()
+
+
+@pytest.mark.parametrize("where", ["topic", "archive"])
+def test_symlinked_topic_file_error_says_it_is_a_link(project, tmp_path, kioku, where):
+    api.remember("We use bun for installs", type="project", topic="tooling")
+    memory = project / ".agents" / "memory"
+    outside = tmp_path / "outside.md"
+    outside.write_text("---\ntype: project\n---\n", encoding="utf-8")
+    if where == "topic":
+        link = memory / "release.md"
+        link.symlink_to(outside)
+        out = kioku("remember", "Releases are cut on Fridays", "--topic", "release")
+    else:
+        (memory / "archive").mkdir()
+        link = memory / "archive" / "tooling.md"
+        link.symlink_to(outside)
+        out = kioku("forget", "bun")
+    assert out.returncode == 1 and out.stderr.count("\n") == 1
+    assert "symbolic link" in out.stderr and str(link) in out.stderr and "invalid topic file" not in out.stderr
+    assert outside.read_text(encoding="utf-8") == "---\ntype: project\n---\n"
+    assert "We use bun for installs" in (memory / "tooling.md").read_text(encoding="utf-8")
+
+
+def test_organize_mentions_a_missing_index_and_skipped_topic_files(project, tmp_path, kioku):
+    api.remember("We use bun for installs", type="project")
+    memory = project / ".agents" / "memory"
+    (memory / "MEMORY.md").unlink()
+    outside = tmp_path / "outside.md"
+    outside.write_text("---\ntype: project\n---\n\n## 2026-01-01 outside fact\noutside fact\n", encoding="utf-8")
+    (memory / "linked.md").symlink_to(outside)
+    (memory / "archive").mkdir()
+    (memory / "archive" / "old.md").symlink_to(outside)
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(memory / "pipe.md")
+    out = kioku("organize", timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "MEMORY.md is missing" in out.stdout and "kioku organize --repair" in out.stdout
+    assert "Nothing to organize" not in out.stdout
+    assert "linked.md: it is a symbolic link" in out.stdout and "archive/old.md: it is a symbolic link" in out.stdout
+    if hasattr(os, "mkfifo"):
+        assert "pipe.md: it is not a regular file" in out.stdout
+    assert not (memory / "MEMORY.md").exists()  # the report changes nothing
+    repaired = kioku("organize", "--repair", timeout=60)
+    assert "rebuilt MEMORY.md from the topic files (it was missing)" in repaired.stdout
+    assert "We use bun for installs" in (memory / "MEMORY.md").read_text(encoding="utf-8")
+    assert "outside fact" not in (memory / "MEMORY.md").read_text(encoding="utf-8")

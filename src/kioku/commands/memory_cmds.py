@@ -179,8 +179,18 @@ def cmd_organize(args: argparse.Namespace) -> int:
         if folder.status == "unreadable":
             print(f"{folder.scope} memory ({_show(folder.path)}): MEMORY.md is unreadable (see note below)")
             continue
+        if folder.status == "missing":
+            print(f"{folder.scope} memory ({_show(folder.path)}): MEMORY.md is missing; "
+                  "`kioku organize --repair` (or the next save) rebuilds it from the topic files")
+            for name, count in folder.topics.items():
+                print(f"  {name}: {count} active")
+            continue
         print(f"{folder.scope} memory ({_show(folder.path)}): MEMORY.md {folder.index_lines}/{MAX_LINES} lines, "
-              f"{folder.indexed} indexed entries" + (f", {folder.unindexed} not in the index" if folder.unindexed else ""))
+              f"{folder.indexed} indexed entries" + (f", {folder.unindexed} not in the index" if folder.unindexed else "")
+              + (f", {folder.hand_written} written by hand" if folder.hand_written else ""))
+        if folder.hand_written and folder.index_lines >= WARN_LINES:
+            print(f"  hand-written lines fill much of the index: when it would pass {MAX_LINES} lines, Kioku moves "
+                  "them to MEMORY.md.hand-written-<time> beside it")
         if folder.status == "full":
             print(f"  index is full: new memories are saved in topic files but not indexed")
         elif folder.status == "unindexed":
@@ -201,6 +211,8 @@ def cmd_organize(args: argparse.Namespace) -> int:
         for prop in report.proposals:
             names = " + ".join(f"{i} ({s[:60]})" for i, s in zip(prop.ids, prop.summaries))
             print(f"  {prop.kind} [{prop.scope}/{prop.topic}] {names}: {prop.reason}")
+    elif any(f.status in ("missing", "unreadable", "unindexed") or f.skipped for f in report.folders):
+        print("No merges or archiving to propose; see above.")
     else:
         print("Nothing to organize.")
     return 0

@@ -7,24 +7,37 @@ non-alphanumeric character replaced by ``-`` (names over 200 characters are trun
 get a hash suffix, so a prefix match is used then); ``autoMemoryDirectory`` in settings.json
 overrides the folder.
 
-Each topic file becomes one ``kioku.memory.api.remember`` call with the file's type, so the
-secrets check, duplicate detection and superseding all apply: a note with a secret is
-skipped with the reason, a note Kioku already has is reported as a duplicate. The auto-memory
-files themselves are never modified. Standard library only (the frontmatter here is flat
-``key: value`` lines, so no YAML parser is needed).
+Each topic file becomes one ``kioku.memory.api.remember`` call with the file's type and its
+body as written (line breaks kept), so exactly the checks of ``kioku remember``
+(``kioku.memory.guard.ensure_rememberable``: secrets, transcripts, long code, over-long text)
+and its duplicate detection and superseding apply: a refused note is skipped with the
+reason, never shortened; a note Kioku already has is reported as a duplicate. ``--dry-run``
+runs the same checks (and the same choice of folder) and writes nothing. A note file that is
+a symbolic link, or not a regular file (a FIFO is never opened, so nothing can block), is
+skipped with a one-line reason. The auto-memory files themselves are never modified.
+Standard library only (the frontmatter here is flat ``key: value`` lines, so no YAML parser
+is needed).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from kioku.core import paths
 
 TYPES = {"user", "feedback", "project", "reference"}
-MAX_NOTE_CHARS = 1500
+# Read at most this much of a note: far more than a memory may hold (guard.MAX_CHARS), so a
+# longer file is refused by its size without reading it whole.
+MAX_NOTE_BYTES = 64 * 1024
+
+
+class NoteRefused(Exception):
+    """A note file that is not read: a symbolic link, not a regular file, unreadable, huge."""
 
 
 @dataclass
@@ -74,8 +87,41 @@ def _settings_override(base: Path) -> Path | None:
     return None
 
 
+def read_note_text(path: Path) -> str:
+    """The text of a note file; NoteRefused (one-line reason) for a symbolic link (never
+    followed), anything but a regular file (opened non-blocking, so a FIFO cannot hang the
+    import), an unreadable file, or one too large to be a memory. Invalid UTF-8 becomes
+    U+FFFD, which the remember checks then refuse with their usual message."""
+    try:
+        info = os.lstat(path)
+    except OSError as exc:
+        raise NoteRefused(f"cannot read it ({exc.strerror or exc})") from None
+    if stat.S_ISLNK(info.st_mode):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        raise NoteRefused(f"it is a symbolic link (to {target}); Kioku never follows links, so it was not read")
+    if not stat.S_ISREG(info.st_mode):
+        raise NoteRefused("it is not a regular file (a FIFO, device or folder), so it was not read")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise NoteRefused(f"cannot read it ({exc.strerror or exc})") from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):  # swapped after the lstat
+            raise NoteRefused("it is not a regular file (a FIFO, device or folder), so it was not read")
+        data = handle.read(MAX_NOTE_BYTES + 1)
+    if len(data) > MAX_NOTE_BYTES:
+        raise NoteRefused(f"not saved: the file is over {MAX_NOTE_BYTES // 1024} KB, far too long for a memory; "
+                          "summarise it, or keep long material in the repository and remember where it is")
+    return data.decode("utf-8", errors="replace")
+
+
 def parse_note(path: Path) -> Note:
-    text = path.read_text(encoding="utf-8", errors="replace")
+    """A note's type and text: the body as written (only the ends stripped), or when it is
+    empty the frontmatter's description or name. NoteRefused as ``read_note_text``."""
+    text = read_note_text(path)
     meta: dict[str, str] = {}
     body = text
     match = re.match(r"\A---\s*\n(.*?)\n---\s*(?:\n|\Z)", text, re.DOTALL)
@@ -86,40 +132,55 @@ def parse_note(path: Path) -> Note:
             if sep and key.strip() and not key.startswith((" ", "\t")):
                 meta[key.strip()] = value.strip().strip("'\"")
     kind = meta.get("type", "").lower()
-    content = " ".join(body.split())
+    content = body.replace("\r\n", "\n").strip()
     if not content:
-        content = meta.get("description", "") or meta.get("name", "")
-    return Note(path, kind if kind in TYPES else None, content[:MAX_NOTE_CHARS])
+        content = (meta.get("description", "") or meta.get("name", "")).strip()
+    return Note(path, kind if kind in TYPES else None, content)
 
 
 def find_notes(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.glob("*.md") if p.name != "MEMORY.md" and p.is_file())
+    """Every ``*.md`` entry but the index, links and non-regular files included (they are
+    reported as skipped, with the reason, rather than left out silently)."""
+    return sorted(p for p in folder.glob("*.md") if p.name != "MEMORY.md")
+
+
+def _check(note: Note, root: Path) -> str:
+    """What ``remember`` refuses before writing, as the dry run's verdict: the remember
+    checks on the note's own text, then the folder its type goes to. Returns the type."""
+    from kioku.memory.classify import classify_type
+    from kioku.memory.folders import target_dir
+    from kioku.memory.guard import ensure_rememberable
+
+    cleaned = ensure_rememberable(note.text)
+    type_ = note.type or classify_type(cleaned)
+    target_dir(type_, root)
+    return type_
 
 
 def import_notes(root: Path, folder: Path, dry_run: bool = False) -> list[ImportOutcome]:
-    from kioku.core.errors import KiokuError, SecretRejected
-    from kioku.core.secrets import contains_secret
+    from kioku.core.errors import KiokuError
+    from kioku.memory.textutil import one_line
 
     outcomes: list[ImportOutcome] = []
     for path in find_notes(folder):
-        note = parse_note(path)
+        try:
+            note = parse_note(path)
+        except NoteRefused as exc:
+            outcomes.append(ImportOutcome(path, "skipped", str(exc)))
+            continue
         if not note.text:
             outcomes.append(ImportOutcome(path, "skipped", "empty note"))
             continue
-        if dry_run:
-            if contains_secret(note.text):
-                outcomes.append(ImportOutcome(path, "skipped", "looks like it contains a secret"))
-            else:
-                outcomes.append(ImportOutcome(path, "would-import", f"[{note.type or 'auto'}] {note.text[:80]}"))
-            continue
-        from kioku.memory.api import remember
-
         try:
+            if dry_run:
+                type_ = _check(note, root)
+                outcomes.append(ImportOutcome(path, "would-import", f"[{type_}] {one_line(note.text)[:80]}"))
+                continue
+            from kioku.memory.api import remember
+
             result = remember(note.text, type=note.type, project_root=root)
-        except SecretRejected as exc:
-            outcomes.append(ImportOutcome(path, "skipped", str(exc)))
-        except KiokuError as exc:
-            outcomes.append(ImportOutcome(path, "skipped", str(exc)))
+        except KiokuError as exc:  # secrets, long code, over-long text, the home folder ...
+            outcomes.append(ImportOutcome(path, "skipped", one_line(str(exc))))
         else:
             outcomes.append(ImportOutcome(path, result.status, result.summary))
     return outcomes

@@ -85,7 +85,7 @@ def _add_index_line(doc: IndexDoc, entry: Entry, topic_name: str, position: int 
     if position >= 0:
         doc.entries.insert(position, line)
         return True
-    if doc.line_count() + 1 > MAX_LINES:
+    if doc.entry_line_count() + 1 > MAX_LINES:  # hand-written lines give way (MemoryDir.write_index)
         return False
     doc.entries.append(line)
     return True

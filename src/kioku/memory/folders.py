@@ -4,6 +4,11 @@ Type ``user`` memories live in the user-wide folder (``paths.user_memory_dir()``
 across projects; every other type lives in the project's ``.agents/memory``. Both are
 recalled and searched. save, search and organize resolve folders here, so none of them has
 to import the facade that imports them.
+
+When the project root is the home folder (Kioku run from ``~``, which is not a project), the
+project's ``.agents/memory`` *is* the user-wide folder: a project-scoped memory saved there
+would be recalled in every project as if it were about the user. ``target_dir`` therefore
+refuses every type but ``user`` there (``HomeIsNotAProject``, one line, nothing written).
 """
 
 from __future__ import annotations
@@ -11,7 +16,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from kioku.core import paths
+from kioku.core.errors import UsageError
 from kioku.memory.store import MemoryDir
+
+
+class HomeIsNotAProject(UsageError):
+    """A project-scoped memory was to be saved while the project root is the home folder."""
 
 
 def memory_dirs(project_root: Path | None = None) -> list[MemoryDir]:
@@ -24,7 +34,15 @@ def memory_dirs(project_root: Path | None = None) -> list[MemoryDir]:
 
 
 def target_dir(type_: str, project_root: Path | None = None) -> MemoryDir:
-    """The folder a memory of ``type_`` is saved in."""
+    """The folder a memory of ``type_`` is saved in; HomeIsNotAProject for a project-scoped
+    type when the project root is the home folder."""
+    user = MemoryDir(paths.user_memory_dir(), "user")
     if type_ == "user":
-        return MemoryDir(paths.user_memory_dir(), "user")
-    return MemoryDir(paths.project_memory_dir(project_root), "project")
+        return user
+    project = MemoryDir(paths.project_memory_dir(project_root), "project")
+    if project.base.resolve() == user.base.resolve():
+        raise HomeIsNotAProject(
+            f"not saved: a {type_} memory belongs to a project, but the project folder here is your home "
+            "folder, whose .agents/memory is the user-wide memory recalled in every project; run kioku "
+            "from inside a project folder, or use --type user if the note is about you")
+    return project

@@ -19,9 +19,18 @@ index lines at the limit (the memory is still saved in its topic file) and asks 
 Parsing is tolerant because people edit this file by hand: lines that are not entries are
 kept verbatim (``extras``) in the section where they were found and rendered back, so a
 rewrite never drops what someone typed; unknown ``## Sections`` are kept too. Missing
-sections are simply re-created. ``read_index_text`` refuses files that are not text
-(invalid UTF-8, NUL bytes, absurd size) so the caller can back them up and rebuild the
-index from the topic files, which are the source of truth.
+sections are simply re-created. Entry-shaped lines with no memory behind them (the store
+marks them ``hand``) count as written by hand too.
+
+Only when the index would pass ``MAX_LINES`` do hand-written lines give way: the store moves
+them, verbatim and under their section headings (``render_moved``), to
+``MEMORY.md.hand-written-<time>`` beside the index, so Kioku's own entries keep their place;
+should those alone not fit, they are kept in ``TYPE_PRIORITY`` order (feedback first, as
+recall ranks them), newest first within a type.
+
+``read_index_text`` refuses files that are not text (invalid UTF-8, NUL bytes, absurd size)
+so the caller can back them up and rebuild the index from the topic files, which are the
+source of truth.
 """
 
 from __future__ import annotations
@@ -39,6 +48,10 @@ MAX_LINES = 200
 WARN_LINES = 150
 MAX_LINE_CHARS = 150
 MAX_INDEX_BYTES = 512 * 1024  # 200 lines x 150 chars is ~30 KB; far beyond that is not an index
+# Which entries keep their index line when not all fit: the order recall ranks types in
+# (kioku.memory.recall.TYPE_WEIGHT), corrections of behaviour first.
+TYPE_PRIORITY = ("feedback", "user", "project", "reference")
+MOVED_PREFIX = f"{INDEX_NAME}.hand-written-"
 
 TITLE = "# Memory index"
 HELP_COMMENT = (
@@ -100,10 +113,11 @@ class IndexUnreadable(Exception):
 class IndexEntry:
     # plain classes, not dataclasses, on the hook paths: importing dataclasses pulls in
     # inspect (~10 ms), a good part of a hook's budget
-    __slots__ = ("type", "summary", "topic")
+    __slots__ = ("type", "summary", "topic", "hand")
 
     def __init__(self, type: str, summary: str, topic: str) -> None:
         self.type, self.summary, self.topic = type, summary, topic
+        self.hand = False  # entry-shaped, but no memory in the topic files is behind it
 
     def __repr__(self) -> str:
         return f"IndexEntry({self.line!r})"
@@ -140,10 +154,35 @@ class IndexDoc:
         return self.render().count("\n")
 
     def entry_line_count(self) -> int:
-        """Lines without hand-written extras (those give way when the index is full)."""
+        """Lines of Kioku's own entries, without hand-written lines (those give way when the
+        index is full)."""
         bare = IndexDoc()
-        bare.entries = self.entries
+        bare.entries = [e for e in self.entries if not e.hand]
         return bare.line_count()
+
+    def hand_written(self) -> int:
+        """Lines written by hand: extras, other sections (with their headings), entry-shaped
+        lines with no memory behind them."""
+        return (sum(len(lines) for lines in self.extras.values())
+                + sum(len(body) + 1 for _, body in self.other_sections)
+                + sum(1 for e in self.entries if e.hand))
+
+    def render_moved(self, when: str) -> str:
+        """The hand-written lines of this index under their section headings: the file they
+        are moved to when the index would pass ``MAX_LINES``."""
+        lines = ["# Lines moved out of MEMORY.md",
+                 f"<!-- Kioku moved these hand-written lines here on {when}: with them MEMORY.md would have "
+                 f"passed {MAX_LINES} lines. Nothing else was changed; keep what matters in a memory "
+                 "(`kioku remember`) or a topic file. -->", ""]
+        if self.extras.get(""):
+            lines.extend([*self.extras[""], ""])
+        for type_ in TYPES:
+            mine = [e.line for e in self.entries if e.hand and e.type == type_] + self.extras.get(type_, [])
+            if mine:
+                lines.extend([f"## {SECTIONS[type_]}", *mine, ""])
+        for title, body in self.other_sections:
+            lines.extend([f"## {title}", *body, ""])
+        return "\n".join(lines).rstrip("\n") + "\n"
 
     def find(self, topic: str, summary: str) -> int:
         for i, entry in enumerate(self.entries):

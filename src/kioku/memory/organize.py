@@ -10,13 +10,24 @@ from the index, and proposes:
   text, with an index line that joins their summaries; a group is merged only when that line
   shows every summary whole and the text stays within a memory's size, so merging shortens
   the index without hiding a fact. The originals go to the archive marked ``merged``;
-- **archive**: superseded entries; the oldest active entries while the index is past the
-  warning size (down to ``TARGET_LINES``); with ``older_than_days`` every older entry.
+- **archive**: superseded entries; the oldest active entries (by creation time, compared as
+  times) while Kioku's own index lines are past the warning size (down to ``TARGET_LINES``;
+  lines written by hand are not counted: archiving memories cannot shorten them, and Kioku
+  moves them out of the index itself when it would pass ``MAX_LINES``); with
+  ``older_than_days`` every older entry.
 
 Nothing moves unless ``apply=True``. Archiving moves an entry to ``archive/<topic>.md``
 (written *before* it is removed from the topic file, so a crash leaves a copy, never a
 loss), removes its index line, and notes the date. ``repair=True`` rewrites damaged topic
-files and rebuilds MEMORY.md from the topic files (backups of both are kept).
+files and brings MEMORY.md in line with the topic files: entries missing from it are added,
+lines with a wrong type are corrected, and index lines that point into a topic file with no
+such memory are removed. Lines written by hand (not entries, or entries pointing to no topic
+file here) are kept. A ``.corrupt-<time>`` copy is written only of a file that was damaged:
+a topic file repaired, an unreadable MEMORY.md, or one that lost lines pointing to nothing.
+
+The report mentions what the other commands do silently: a missing MEMORY.md (rebuilt by
+``--repair`` or the next save) and ``*.md`` files that are not read as topic files (symbolic
+links, FIFOs and other non-regular files).
 
 ``forget(query=None, id=None, project_root=None) -> ForgetResult`` archives exactly one
 memory on explicit request: by id, or by a query that matches exactly one active memory
@@ -25,15 +36,18 @@ memory on explicit request: by id, or by a query that matches exactly one active
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kioku.core.errors import KiokuError
 from kioku.memory.contradict import contradicts
 from kioku.memory.guard import MAX_CHARS
-from kioku.memory.index import MAX_LINES, WARN_LINES, IndexDoc, format_entry
+from kioku.memory.index import MAX_LINES, WARN_LINES, IndexDoc, IndexEntry, format_entry
 from kioku.memory.store import MemoryDir, index_entry_for
-from kioku.memory.textutil import current_date, jaccard, normalize, now_iso, parse_date, token_set, today
+from kioku.memory.textutil import (
+    current_date, jaccard, normalize, now_iso, parse_date, time_key, token_set, today,
+)
 from kioku.memory.topics import Entry, TopicFile, new_topic, read_topic, topic_path, unique_id
 
 MERGE_JACCARD = 0.5
@@ -58,7 +72,9 @@ class FolderReport:
     indexed: int = 0
     unindexed: int = 0
     topics: dict[str, int] = field(default_factory=dict)  # file -> active entries
-    status: str = "ok"  # ok | warn | full | unindexed | unreadable | empty
+    status: str = "ok"  # ok | warn | full | unindexed | missing | unreadable | empty
+    hand_written: int = 0  # index lines that are not Kioku's entries
+    skipped: list[str] = field(default_factory=list)  # "*.md files not read: why", one per file
 
 
 @dataclass
@@ -104,7 +120,7 @@ def _fits(entries: list[Entry], topic_name: str) -> bool:
 def _merge_groups(topic: TopicFile) -> list[list[Entry]]:
     """Groups of active entries, oldest first, in which every two entries are similar (no
     chains of look-alikes) and whose merge fits one index line and one memory."""
-    active = sorted(topic.active(), key=lambda e: e.created)
+    active = sorted(topic.active(), key=lambda e: time_key(e.created))
     tokens = {id(e): token_set(e.text) for e in active}
     groups: list[list[Entry]] = []
     for entry in active:
@@ -138,10 +154,12 @@ def _plan(md: MemoryDir, topics: dict[str, TopicFile], doc: IndexDoc, older_than
                 chosen.add(entry.id)
                 proposals.append(Proposal("archive", md.scope, name, [entry.id], [entry.summary],
                                           f"older than {older_than_days} days ({entry.date})"))
-    lines = doc.line_count() + len(md.unindexed(doc, topics))
+    # Kioku's own lines only: hand-written lines are not shortened by archiving memories.
+    md.mark_hand(doc, topics)
+    lines = doc.entry_line_count() + len(md.unindexed(doc, topics))
     if lines > WARN_LINES:
         excess = lines - TARGET_LINES
-        for name, entry in sorted(md.active_entries(topics), key=lambda item: item[1].created):
+        for name, entry in sorted(md.active_entries(topics), key=lambda item: time_key(item[1].created)):
             if excess <= 0:
                 break
             if entry.id in merged or entry.id in chosen:
@@ -208,6 +226,47 @@ def _apply(md: MemoryDir, topics: dict[str, TopicFile], doc: IndexDoc, proposals
     return done
 
 
+def _repair_index(md: MemoryDir, doc: IndexDoc, topics: dict[str, TopicFile]) -> list[str]:
+    """Make the index's entries match the topic files, keeping every line written by hand.
+
+    Index lines pointing into a topic file that holds no such memory (edited or deleted by
+    hand, or a cut file) are removed, after the file is copied to ``MEMORY.md.corrupt-<time>``;
+    a repeated line is dropped and a wrong type corrected (nothing is lost by either). Entries
+    missing from the index are added by the caller.
+    """
+    done: list[str] = []
+    md.mark_hand(doc, topics)
+    stale = [e for e in doc.entries if e.hand and e.topic in topics]
+    if stale:
+        backup = md.backup(md.index_path)
+        doc.entries = [e for e in doc.entries if not (e.hand and e.topic in topics)]
+        done.append(f"removed {len(stale)} line{'s' if len(stale) != 1 else ''} from {md.index_path.name} that "
+                    f"point{'' if len(stale) != 1 else 's'} to no memory in {'their' if len(stale) != 1 else 'its'} "
+                    f"topic file (previous copy: {backup.name})")
+    expected = {(name, line.summary): line
+                for name, line in ((n, index_entry_for(e, n)) for n, e in md.active_entries(topics))}
+    seen: set[tuple[str, str]] = set()
+    kept: list[IndexEntry] = []
+    fixed = 0
+    for entry in doc.entries:
+        key = (entry.topic, entry.summary)
+        if not entry.hand:
+            if key in seen:
+                continue
+            seen.add(key)
+            right = expected.get(key)
+            if right is not None and right.type != entry.type:
+                entry.type = right.type
+                fixed += 1
+        kept.append(entry)
+    if len(kept) != len(doc.entries):
+        done.append(f"removed {len(doc.entries) - len(kept)} repeated line(s) from {md.index_path.name}")
+    if fixed:
+        done.append(f"corrected the type of {fixed} line(s) in {md.index_path.name}")
+    doc.entries = kept
+    return done
+
+
 def organize(project_root: Path | None = None, apply: bool = False, repair: bool = False,
              older_than_days: int | None = None) -> OrganizeReport:
     report = OrganizeReport()
@@ -217,6 +276,11 @@ def organize(project_root: Path | None = None, apply: bool = False, repair: bool
         if not md.path.is_dir():
             folder.status = "empty"
             continue
+        folder.skipped = [f"{'archive/' if archive else ''}{path.name}: {why}" for archive in (False, True)
+                          for path, why in md.ignored_files(archive)]
+        for line in folder.skipped:
+            report.notices.append(f"{md.scope} memory: not read as a topic file: {line}")
+        had_index = os.path.lexists(md.index_path)
         if not (apply or repair):
             topics = md.load_topics()
             try:
@@ -230,33 +294,42 @@ def organize(project_root: Path | None = None, apply: bool = False, repair: bool
             with md.lock():
                 topics = md.load_topics()
                 doc = md.load_index(topics, repair=True)
+                md.mark_hand(doc, topics)
+                if not had_index and topics:
+                    report.applied.append(f"rebuilt {md.index_path.name} from the topic files (it was missing)")
                 if repair:
                     for topic in topics.values():
                         if topic.broken:
                             md.write_topic(topic)
-                    if md.index_path.exists():
-                        backup = md.backup(md.index_path)
-                        report.applied.append(f"rebuilt {md.index_path.name} from topic files "
-                                              f"(previous copy: {backup.name})")
-                    doc = md.rebuild_index(topics)
+                    report.applied.extend(_repair_index(md, doc, topics))
                 proposals = _plan(md, topics, doc, older_than_days) if apply else []
                 report.proposals.extend(proposals)
                 report.applied.extend(_apply(md, topics, doc, proposals))
+                added = 0
                 for name, entry in md.unindexed(doc, topics):
-                    if doc.line_count() + 1 > MAX_LINES:
+                    # Kioku's entries come before hand-written lines (write_index moves those out)
+                    if doc.entry_line_count() + 1 > MAX_LINES:
                         break
                     doc.entries.append(index_entry_for(entry, name))
+                    added += 1
+                if added and had_index:
+                    report.applied.append(f"added {added} entr{'y' if added == 1 else 'ies'} missing from "
+                                          f"{md.index_path.name}")
                 md.write_index(doc)
+        md.mark_hand(doc, topics)
         folder.index_lines = doc.line_count()
-        folder.indexed = len(doc.entries)
+        folder.hand_written = doc.hand_written()
+        folder.indexed = sum(1 for e in doc.entries if not e.hand)
         folder.unindexed = len(md.unindexed(doc, topics))
         folder.topics = {name: len(t.active()) for name, t in sorted(topics.items())}
-        # "full" only when the line limit is reached: entries missing from an index that still
-        # has room (a hand edit or a cut file dropped their lines) are "unindexed", which
-        # --repair fixes.
-        folder.status = ("full" if folder.index_lines >= MAX_LINES
+        own_lines = doc.entry_line_count()
+        # "full" only when Kioku's own lines reach the limit: entries missing from an index that
+        # still has room (a hand edit or a cut file dropped their lines) are "unindexed", which
+        # --repair fixes; hand-written lines give way to Kioku's entries, so they never make it full.
+        folder.status = ("missing" if not had_index and topics and not (apply or repair)
+                         else "full" if own_lines >= MAX_LINES
                          else "unindexed" if folder.unindexed
-                         else "warn" if folder.index_lines >= WARN_LINES else "ok")
+                         else "warn" if own_lines >= WARN_LINES else "ok")
         report.notices.extend(md.notices)
     return report
 

@@ -13,20 +13,31 @@ behind are deleted at the next write, under the lock.
 
 Damaged files are never silently replaced: the original bytes are first copied next to the
 file as ``<name>.corrupt-<UTC time>`` (0600), then the index is rebuilt from the topic files
-or the topic file is rewritten with fresh frontmatter and its old text kept in the body.
+or the topic file is rewritten with fresh frontmatter and its body kept (a broken
+frontmatter block survives only in the copy). Only damaged files get such a copy.
+
+The index limit: Kioku's own entries (index lines with a memory behind them) come before
+lines written by hand. A write that would take MEMORY.md past ``MAX_LINES`` first moves
+the hand-written lines, verbatim, to ``MEMORY.md.hand-written-<UTC time>`` (0600, beside the
+index; written before the index, so a crash leaves them in both places, never in none) and
+says so in a notice; should Kioku's entries alone still not fit, the lowest in
+``TYPE_PRIORITY`` order (the oldest first within a type) lose their index line and stay in
+their topic files. Dates are compared as times (``textutil.time_key``), not as strings.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from kioku.core import fsutil
 from kioku.core.errors import KiokuError
 from kioku.memory.index import (
-    INDEX_NAME, MAX_LINES, IndexDoc, IndexEntry, IndexUnreadable, format_entry, parse_index, read_index_text,
+    INDEX_NAME, MAX_LINES, MOVED_PREFIX, TYPE_PRIORITY, IndexDoc, IndexEntry, IndexUnreadable, format_entry,
+    parse_index, read_index_text,
 )
-from kioku.memory.textutil import now_iso
+from kioku.memory.textutil import now_iso, time_key
 from kioku.memory.topics import Entry, TopicFile, TopicFileError, check_topic_size, parse_topic, read_topic
 
 TYPE_CHECKING = False
@@ -99,6 +110,31 @@ class MemoryDir:
             return []
         return sorted(p for p in folder.glob("*.md") if p.name != INDEX_NAME and p.is_file() and not p.is_symlink())
 
+    def ignored_files(self, archive: bool = False) -> list[tuple[Path, str]]:
+        """``*.md`` files ``topic_paths`` leaves out, with why: symbolic links (never followed)
+        and anything that is not a regular file (a FIFO is never opened)."""
+        folder = self.archive_path if archive else self.path
+        self.check_links()
+        if not folder.is_dir():
+            return []
+        out: list[tuple[Path, str]] = []
+        for path in sorted(folder.glob("*.md")):
+            if path.name == INDEX_NAME:
+                continue
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                continue
+            if stat.S_ISLNK(mode):
+                try:
+                    target = os.readlink(path)
+                except OSError:
+                    target = "?"
+                out.append((path, f"it is a symbolic link (to {target}); Kioku never follows links"))
+            elif not stat.S_ISREG(mode):
+                out.append((path, "it is not a regular file"))
+        return out
+
     def load_topics(self, archive: bool = False, skip: Callable[[bytes], bool] | None = None,
                     keep: str = "") -> dict[str, TopicFile]:
         """Parsed topic files by name. ``skip(data)`` True leaves a file unparsed (listed in
@@ -147,7 +183,21 @@ class MemoryDir:
         if text is None:
             topics = self._complete(topics) if topics is not None else self.load_topics()
             return self.rebuild_index(topics) if topics else IndexDoc()
-        return parse_index(text)
+        doc = parse_index(text)
+        if doc.line_count() >= MAX_LINES:
+            # At the limit, only Kioku's own entries count against it (``entry_line_count``),
+            # so which lines have a memory behind them is worth parsing every topic file for.
+            self.mark_hand(doc, self._complete(topics) if topics is not None else self.load_topics())
+        return doc
+
+    def mark_hand(self, doc: IndexDoc, topics: dict[str, TopicFile]) -> None:
+        """Mark the entry-shaped index lines no active memory is behind as written by hand
+        (``IndexEntry.hand``). Lines pointing to a topic file that exists but could not be
+        read are left as Kioku's: what is behind them is unknown."""
+        backed = {(name, index_entry_for(e, name).summary) for name, e in self.active_entries(topics)}
+        for entry in doc.entries:
+            entry.hand = (entry.topic, entry.summary) not in backed and (
+                entry.topic in topics or not os.path.lexists(self.path / entry.topic))
 
     def active_entries(self, topics: dict[str, TopicFile]) -> list[tuple[str, Entry]]:
         return [(name, e) for name, topic in topics.items() for e in topic.active()]
@@ -172,41 +222,76 @@ class MemoryDir:
     def write_index(self, doc: IndexDoc) -> None:
         """Write MEMORY.md, never past MAX_LINES lines.
 
-        Hand-written extra lines are kept while they fit; if they push the index past the
-        limit, the current file is backed up and the index is written without them (and,
-        should entries alone still not fit, without the newest lines: those memories stay
-        in their topic files and ``kioku organize`` reports them as not indexed).
+        Hand-written lines are kept while they fit. If the index would pass the limit, they
+        are moved out to ``MEMORY.md.hand-written-<time>`` first (never deleted) and the
+        index keeps Kioku's entries; should those alone still not fit, the ones lowest in
+        ``TYPE_PRIORITY`` order lose their line (they stay in their topic files, and
+        ``kioku organize`` reports them as not indexed). ``doc`` is changed to what was written.
         """
         if doc.line_count() > MAX_LINES:
-            if self.index_path.exists():
-                backup = self.backup(self.index_path)
-                self.notices.append(f"{INDEX_NAME} had more than {MAX_LINES} lines; hand-written lines moved "
-                                    f"out, original kept as {backup.name}")
-            doc.extras, doc.other_sections = {}, []
-            overflow = doc.line_count() - MAX_LINES
-            if overflow > 0:
-                del doc.entries[-overflow:]
+            before = doc.line_count()
+            self.mark_hand(doc, self._topics_quietly())
+            moved = doc.hand_written()
+            if moved:
+                stamp = now_iso(millis=True)
+                target = self.path / (MOVED_PREFIX + stamp.replace(":", "").replace("-", "").replace(".", ""))
+                self.check_links(target)
+                fsutil.atomic_write_text(target, doc.render_moved(stamp))
+                doc.entries = [e for e in doc.entries if not e.hand]
+                doc.extras, doc.other_sections = {}, []
+            dropped = _fit(doc)
+            said = f"{INDEX_NAME} would have had {before} lines (limit {MAX_LINES})"
+            if moved:
+                said += (f"; {moved} hand-written line{'s' if moved != 1 else ''} (not Kioku entries) moved to "
+                         f"{target.name} beside it, Kioku's entries kept")
+            if dropped:
+                said += (f"; {dropped} of Kioku's entries left out of the index by priority (feedback first), "
+                         "still saved in their topic files; run `kioku organize`")
+            self.notices.append(said)
         self.check_links()
         fsutil.atomic_write_text(self.index_path, doc.render())
 
+    def _topics_quietly(self) -> dict[str, TopicFile]:
+        """Every topic file as it is on disk now, without repeating notices about skipped files."""
+        notices, skipped = list(self.notices), list(self.skipped)
+        try:
+            return self.load_topics()
+        finally:
+            self.notices, self.skipped = notices, skipped
+
     def rebuild_index(self, topics: dict[str, TopicFile], keep: IndexDoc | None = None) -> IndexDoc:
-        """Index of all active entries (oldest first) up to MAX_LINES; ``keep`` supplies extras."""
+        """Index of all active entries (oldest first) up to MAX_LINES; ``keep`` supplies the
+        hand-written lines (extras and other sections; ``write_index`` moves them out should
+        they no longer fit). Entries that do not fit are left out by ``TYPE_PRIORITY``."""
         doc = IndexDoc()
+        entries = sorted(self.active_entries(topics), key=lambda item: time_key(item[1].created))
+        doc.entries = [index_entry_for(entry, name) for name, entry in entries]
+        _fit(doc)
         if keep is not None:
             doc.extras, doc.other_sections = keep.extras, keep.other_sections
-        entries = sorted(self.active_entries(topics), key=lambda item: item[1].created)
-        free = MAX_LINES - doc.line_count()
-        for name, entry in entries:
-            if free <= 0:
-                break
-            doc.entries.append(index_entry_for(entry, name))
-            free -= 1
         return doc
 
     def unindexed(self, doc: IndexDoc, topics: dict[str, TopicFile]) -> list[tuple[str, Entry]]:
         present = {(e.topic, e.summary) for e in doc.entries}
         return [(name, e) for name, e in self.active_entries(topics)
                 if (name, index_entry_for(e, name).summary) not in present]
+
+
+def _fit(doc: IndexDoc) -> int:
+    """Drop the entries that do not fit MAX_LINES (with ``doc``'s other lines): the lowest in
+    ``TYPE_PRIORITY`` first, within a type the earliest in the index (older). Returns how many."""
+    empty = IndexDoc()
+    empty.extras, empty.other_sections = doc.extras, doc.other_sections
+    room = MAX_LINES - empty.line_count()
+    if len(doc.entries) <= room:
+        return 0
+    rank = {type_: n for n, type_ in enumerate(TYPE_PRIORITY)}
+    order = sorted(range(len(doc.entries)),
+                   key=lambda i: (rank.get(doc.entries[i].type, len(rank)), -i))
+    kept = set(order[:max(room, 0)])
+    dropped = len(doc.entries) - len(kept)
+    doc.entries = [e for i, e in enumerate(doc.entries) if i in kept]
+    return dropped
 
 
 class FolderLock:

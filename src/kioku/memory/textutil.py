@@ -11,6 +11,9 @@
   character for Japanese) with an ellipsis; used for the MEMORY.md index.
 - ``now_iso`` / ``today``: UTC timestamps; ``KIOKU_NOW`` (ISO-8601) pins the clock for
   reproducible demos and for tests of date-dependent behaviour (archiving old entries).
+- ``time_key``: a creation time as a number, for sorting entries oldest first; the texts
+  cannot be compared as strings (``2026-12-01T09:00:00+09:00`` is before
+  ``2026-12-01T01:00:00Z``, a date alone is midnight UTC).
 """
 
 from __future__ import annotations
@@ -148,3 +151,17 @@ def parse_date(value: str):  # -> datetime.date | None
 
 def current_date():  # -> datetime.date
     return _now().date()
+
+
+def time_key(value: str) -> float:
+    """Seconds since 1970 of an ISO-8601 time (no zone = UTC, a date alone = its midnight);
+    ``inf`` for what cannot be read, so an entry of unknown age never sorts as the oldest."""
+    import datetime as _dt
+
+    try:
+        parsed = _dt.datetime.fromisoformat(value.strip())
+    except (ValueError, TypeError, AttributeError):
+        return float("inf")
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=_dt.timezone.utc)
+    return parsed.timestamp()

@@ -25,8 +25,11 @@ Speed: the save path runs inside a hook, so frontmatter is parsed by a tiny line
 verbatim on rewrite except for the ``updated:`` line. Only frontmatter the tiny parser
 cannot vouch for (nested values, lists) is checked with PyYAML, imported lazily. A file
 whose frontmatter is broken, or which is not UTF-8, is repaired on the next write: the
-original bytes are copied to ``<name>.corrupt-<time>`` first and its text is kept in the
-body, so no data is lost. Headings written by hand (``## anything``) count as memories.
+original bytes are copied to ``<name>.corrupt-<time>`` first, so no data is lost. The body
+is kept; the broken frontmatter lines are not (they are settings, not memories: turned into
+body text, search would return them as notes). The repaired file gets fresh frontmatter
+that keeps the broken block's ``type`` and ``created`` when they are still readable.
+Headings written by hand (``## anything``) count as memories.
 """
 
 from __future__ import annotations
@@ -158,6 +161,8 @@ class TopicFile:
         self.entries: list[Entry] = entries if entries is not None else []
         self.broken = broken  # why the file needs repair on the next write ("" = fine)
         self.original = original
+        # ``type`` / ``created`` still readable in a broken frontmatter block, for the fresh one
+        self.salvaged: dict[str, str] = {}
 
     @property
     def name(self) -> str:
@@ -171,7 +176,12 @@ class TopicFile:
 
     def render(self, updated: str | None = None) -> str:
         updated = updated or now_iso(millis=True)
-        fm = list(self.frontmatter) if self.frontmatter is not None else new_frontmatter(self.path.name, updated)
+        if self.frontmatter is not None:
+            fm = list(self.frontmatter)
+        else:
+            fm = new_frontmatter(self.path.name, updated, self.salvaged.get("type"))
+            if self.salvaged.get("created"):
+                fm[1] = f"created: {self.salvaged['created']}"
         for i, line in enumerate(fm):
             if line.startswith("updated:"):
                 fm[i] = f"updated: {updated}"
@@ -258,18 +268,20 @@ def parse_topic(path: Path, data: bytes) -> TopicFile:
         end = next((i for i in range(1, min(len(lines), 200)) if lines[i].strip() in ("---", "...")), None)
         if end is None:
             topic.broken = topic.broken or "frontmatter has no closing ---"
-            start = 1
+            start = _settings_run(lines, 1)  # the key: value block after the opening ---
+            topic.salvaged = _salvage(lines[1:start])
         elif not _frontmatter_ok(lines[1:end]):
             topic.broken = topic.broken or "frontmatter is not valid YAML"
-            topic.preamble.extend(lines[1:end])  # keep the text, drop only the delimiters
+            topic.salvaged = _salvage(lines[1:end])
             start = end + 1
         else:
             topic.frontmatter = lines[1:end]
             start = end + 1
     elif text.strip():
         topic.broken = topic.broken or "no frontmatter"
-    file_type = simple_frontmatter(topic.frontmatter or []).get("type") or default_type(path.name)
-    file_created = simple_frontmatter(topic.frontmatter or []).get("created", "")
+    settings = simple_frontmatter(topic.frontmatter) if topic.frontmatter is not None else topic.salvaged
+    file_type = settings.get("type") or default_type(path.name)
+    file_created = settings.get("created", "")
     current: list[str] | None = None
     current_line = 0
     for number, line in enumerate(lines[start:], start=start + 1):
@@ -284,6 +296,30 @@ def parse_topic(path: Path, data: bytes) -> TopicFile:
     if current is not None:
         topic.entries.append(_parse_entry(current, current_line, file_type, file_created))
     return topic
+
+
+def _settings_run(lines: list[str], start: int) -> int:
+    """End of the frontmatter-like block from ``start`` when the closing ``---`` is missing:
+    ``key: value`` lines and their indented or ``- item`` continuations, up to the first
+    blank line, heading or other text."""
+    end = start
+    while end < len(lines):
+        line = lines[end]
+        if not line.strip() or line.startswith("#") or not (_SIMPLE_KEY.match(line) or line[0] in " \t-"):
+            break
+        end += 1
+    return end
+
+
+def _salvage(lines: list[str]) -> dict[str, str]:
+    """``type`` and ``created`` of a broken frontmatter block, when they are still plain and valid."""
+    found = simple_frontmatter([line for line in lines if line[:1] not in " \t-"])
+    out: dict[str, str] = {}
+    if found.get("type", "").lower() in ("user", "project", "feedback", "reference"):
+        out["type"] = found["type"].lower()
+    if re.match(r"^\d{4}-\d{2}-\d{2}(?:T[\d:.]+Z?)?$", found.get("created", "")):
+        out["created"] = found["created"]
+    return out
 
 
 def _parse_entry(lines: list[str], line_no: int, file_type: str, file_created: str) -> Entry:
@@ -370,8 +406,16 @@ def slugify_topic(name: str) -> str:
 
 
 def topic_path(memory_dir: Path, file_name: str) -> Path:
-    """Path of a topic file inside ``memory_dir``; refuses anything that would leave it."""
+    """Path of a topic file inside ``memory_dir``; refuses anything that would leave it, and a
+    topic file that is a symbolic link (``SymlinkRefused``, naming the link: links are never
+    followed, wherever they point)."""
     path = memory_dir / file_name
-    if path.parent != memory_dir or path.resolve().parent != memory_dir.resolve() or path.name != file_name:
+    if path.parent != memory_dir or path.name != file_name:
+        raise UsageError(f"invalid topic file {file_name!r}")
+    if path.is_symlink():
+        from kioku.core.fsutil import refuse_symlink
+
+        refuse_symlink(memory_dir, path)
+    if path.resolve().parent != memory_dir.resolve():
         raise UsageError(f"invalid topic file {file_name!r}")
     return path
