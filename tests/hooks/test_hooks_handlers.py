@@ -64,6 +64,7 @@ def test_secret_is_not_saved_and_user_is_told(hook_input, project, isolated_home
     result = user_prompt_submit.handle(hook_input("user_prompt_submit", prompt=f"remember my key {KEY}"))
     assert result is not None and result.system_message
     assert "did NOT save" in result.additional_context and "Tell the user" in result.additional_context
+    assert "saved. Nothing was stored." in result.additional_context  # the reason ends as a sentence
     assert KEY not in result.additional_context and KEY not in result.system_message
     rendered = hookio.render_output("UserPromptSubmit", result)
     assert KEY not in rendered and set(json.loads(rendered)) == {"hookSpecificOutput", "systemMessage"}

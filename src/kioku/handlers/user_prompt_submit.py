@@ -142,6 +142,12 @@ def _lessons(payload: dict) -> str:
     return block
 
 
+def _sentence(text: str) -> str:
+    """``text`` ending as a sentence, so the instruction that follows it reads apart."""
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?", "。")) else text + "."
+
+
 def _save(content: str, payload: dict, prompt: str) -> HookResult:
     from kioku.core.errors import KiokuError, SecretRejected
     from kioku.core.secrets import ensure_storable
@@ -156,7 +162,7 @@ def _save(content: str, payload: dict, prompt: str) -> HookResult:
             ensure_storable(_joined_lines(prompt), what="memory")
         result = remember(content, project_root=project_root(payload))
     except SecretRejected as exc:
-        reason = str(exc)
+        reason = _sentence(str(exc))
         return HookResult(
             additional_context=(
                 f"Kioku did NOT save this to memory: {reason} Nothing was stored. Tell the user "
@@ -166,7 +172,8 @@ def _save(content: str, payload: dict, prompt: str) -> HookResult:
         )
     except KiokuError as exc:
         return HookResult(
-            additional_context=f"Kioku could not save this to memory: {exc} Tell the user it was not saved.",
+            additional_context=f"Kioku could not save this to memory: {_sentence(str(exc))} Tell the user it was "
+                               "not saved.",
             system_message=f"Kioku: not saved to memory - {exc}",
         )
     from pathlib import Path
