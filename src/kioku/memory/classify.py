@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from kioku.core.lazyre import LazyPattern
+
 TYPE_ORDER = ("feedback", "user", "reference", "project")
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_'+#-]*")
@@ -82,8 +84,9 @@ _DECISION_JA = ("決定", "採用", "移行", "に変更", "代わりに")
 
 
 # A relative path inside the repository ("src/api", "tests/fixtures/x.json"), not "/etc" or "~/x".
-_REPO_PATH = re.compile(r"(?<![\w/~.:])[a-z0-9_.-]+/[a-z0-9_./-]*")
-_PRAISE = re.compile(r"(?:good|great|nice|perfect|excellent|bad|wrong|not good)\s*[:!—-]")
+_REPO_PATH = LazyPattern(r"(?<![\w/~.:])[a-z0-9_.-]+/[a-z0-9_./-]*")
+_PRAISE_WORDS = ("good", "great", "nice", "perfect", "excellent", "bad", "wrong", "not good")
+_PRAISE = LazyPattern(r"(?:" + "|".join(_PRAISE_WORDS) + r")\s*[:!—-]")
 
 
 def _prepare(text: str) -> tuple[str, list[str], str]:
@@ -104,9 +107,9 @@ def classify_type(text: str) -> str:
     url = "http://" in low or "https://" in low or "www." in low
     if url:
         scores["reference"] += 5
-    elif _REPO_PATH.search(low):
+    elif "/" in low and _REPO_PATH.search(low):
         scores["project"] += 3  # "Handlers live in src/api": a place in this codebase, not a reference
-    if _PRAISE.match(low):
+    if low.startswith(_PRAISE_WORDS) and _PRAISE.match(low):
         scores["feedback"] += 5  # "Good: small commits are what I want" judges the assistant's work
     best = max(TYPE_ORDER, key=lambda t: (scores[t], -TYPE_ORDER.index(t)))
     return best if scores[best] > 0 else "project"

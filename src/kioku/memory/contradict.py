@@ -220,6 +220,7 @@ _CALENDAR = {d + s for d in ("monday", "tuesday", "wednesday", "thursday", "frid
 _CEASE_PHRASES = ("no longer", "stopped ", "stop ", "anymore", "any more")
 _CEASE_DROP = _POLARITY_WORDS | _NOW_WORDS | {"no", "longer", "any", "more", "stopped", "stop", "we", "i",
                                               "our", "us", "do", "does", "doesn't", "doesnt"}
+_STOP_DOING = LazyPattern(r"\bstop(?:ped)? \w+ing\b")
 _JA_CEASE = ("もう", "やめ", "しなくな", "しないことに")
 _JA_CEASE_DROP = ("もう", "しない", "しなくなった", "しなくなりました", "しないことにした", "をやめた", "はやめた",
                   "やめた", "やめました", "ない", "する", "します", "には", "では")
@@ -348,7 +349,7 @@ def _ceases(text: str) -> bool:
     low = _lower(text)
     if _has_ja(low):
         return any(marker in low for marker in _JA_CEASE) and ("ない" in low or "やめ" in low)
-    if "no longer" in low or re.search(r"\bstop(?:ped)? \w+ing\b", low):
+    if "no longer" in low or ("stop" in low and _STOP_DOING.search(low)):
         return True
     return ("anymore" in low or "any more" in low) and _polarity(text) < 0
 

@@ -68,6 +68,7 @@ class MemoryDir:
         self.scope = scope
         self.notices: list[str] = []  # one-line messages about repairs, for the CLI to show
         self.skipped: list[Path] = []  # topic files load_topics(skip=...) left unparsed
+        self.skipped_data: dict[str, bytes] = {}  # their bytes, by file name (see mark_hand)
 
     @property
     def index_path(self) -> Path:
@@ -154,6 +155,7 @@ class MemoryDir:
             data = path.read_bytes()
             if skip(data):
                 self.skipped.append(path)
+                self.skipped_data[path.name] = data
             else:
                 topics[path.name] = parse_topic(path, data)
         except TopicFileError as exc:
@@ -164,6 +166,7 @@ class MemoryDir:
     def _complete(self, topics: dict[str, TopicFile]) -> dict[str, TopicFile]:
         """Parse the files an earlier ``load_topics(skip=...)`` left out (index rebuilds need all)."""
         skipped, self.skipped = self.skipped, []
+        self.skipped_data = {}
         for path in skipped:
             self._load_one(topics, path, None)
         return topics
@@ -186,8 +189,8 @@ class MemoryDir:
         doc = parse_index(text)
         if doc.line_count() >= MAX_LINES:
             # At the limit, only Kioku's own entries count against it (``entry_line_count``),
-            # so which lines have a memory behind them is worth parsing every topic file for.
-            self.mark_hand(doc, self._complete(topics) if topics is not None else self.load_topics())
+            # so which lines have a memory behind them matters.
+            self.mark_hand(doc, topics if topics is not None else self.load_topics())
         return doc
 
     def mark_hand(self, doc: IndexDoc, topics: dict[str, TopicFile]) -> None:
@@ -196,6 +199,13 @@ class MemoryDir:
         read are left as Kioku's: what is behind them is unknown."""
         backed = {(name, index_entry_for(e, name).summary) for name, e in self.active_entries(topics)}
         for entry in doc.entries:
+            data = self.skipped_data.get(entry.topic)
+            if data is not None:
+                # A file the save path left unparsed: an entry's heading holds its summary, so
+                # a summary found nowhere in the file has no memory behind it. A summary that
+                # is found counts as Kioku's (the safe side: its line is kept).
+                entry.hand = entry.summary.rstrip("…").encode("utf-8") not in data
+                continue
             entry.hand = (entry.topic, entry.summary) not in backed and (
                 entry.topic in topics or not os.path.lexists(self.path / entry.topic))
 
