@@ -104,3 +104,21 @@ def test_oldest_entries_are_found_by_time_not_by_text(project, pmem):
     assert archived and archived[0] == "tokyo001"
     assert "p0000000" in archived and "p0000169" not in archived
     assert all(re.match(r"oldest entry \(2026-01-01\)", p.reason) for p in report.proposals if p.kind == "archive")
+
+
+def test_a_full_index_tells_kiokus_lines_from_hand_lines_in_files_the_save_leaves_unparsed(project, pmem):
+    """A save reads only the topic files that could hold a duplicate or a contradiction; at the
+    limit, the lines pointing into the others are judged from their bytes: Kioku's entries stay,
+    a hand-written line pointing into such a file gives way."""
+    for i in range(189):
+        api.remember(f"service unit{i} writes its logs to bucket logs-unit{i}", type="project", topic="services")
+    index = pmem / "MEMORY.md"
+    text = index.read_text(encoding="utf-8")
+    hand = "- [project] hand-written pointer to the queue notes → services.md"
+    index.write_text(text.replace("## Project\n", "## Project\n" + hand + "\n"), encoding="utf-8")
+    assert len(index.read_text(encoding="utf-8").splitlines()) >= MAX_LINES
+    result = api.remember("The release calendar is owned by Aiko", type="project", topic="people")
+    after = index.read_text(encoding="utf-8")
+    assert result.indexed and "owned by Aiko" in after and hand not in after
+    assert all(f"unit{i} writes" in after for i in range(189))
+    assert any(hand in p.read_text(encoding="utf-8") for p in pmem.glob("MEMORY.md.hand-written-*"))
