@@ -70,9 +70,12 @@ def test_consolidate_marks_transfers_and_flags_conflicts(project, store_of):
     assert m["original_id"] == a and m["validating_agents"] == "alice,bob"
     assert m["tags"] == ""
 
-    # idempotent: the transferred principle is not consolidated again and nothing echoes back
+    # idempotent: the transferred principle is not consolidated again and nothing echoes back;
+    # a re-run writes nothing and so reports no transfer and no new cross-validation
+    seq = store.journal.last_seq()
     again = co.consolidate(["alice", "bob", "carol"], project_root=project)
-    assert len(again["transfers"]) == 1 and again["transfers"][0]["ids"] == [new_id]
+    assert again["transfers"] == [] and again["cross_validated"] == 0 and len(again["equivalent_groups"]) == 1
+    assert store.journal.last_seq() == seq
     assert store.count("carol", "improvements") == 3 and store.count("alice", "improvements") == 1
     assert new_id not in [r.id for r in co.consolidatable("carol")]
 
@@ -102,3 +105,30 @@ def test_cross_validation_activates_a_user_feedback_candidate(project, store_of)
     m = store_of("global").get("bob", "improvements", ids=[cand])[0].metadata
     assert m["cross_validated"] is True and m["confidence"] == 0.7
     assert [h.id for h in im.retrieve("bob", "fix the failing test")] == [cand]
+
+
+def test_a_clone_does_not_confirm_its_original(project, store_of):
+    from kioku.agent import lifecycle
+
+    store = store_of("global")
+    a = im.learn("alice", "Run the failing test in isolation before changing any code", "testing_patterns", 0.9)[0]
+    lifecycle.clone("alice", "bob", project)
+    lifecycle.clone("bob", "dave", project)  # a clone of a clone keeps the first original
+    report = co.consolidate(["alice", "bob", "dave"], project_root=project)
+    assert report["equivalent_groups"] == [] and report["cross_validated"] == 0 and report["transfers"] == []
+    assert not store.get("alice", "improvements", ids=[a])[0].metadata["cross_validated"]
+    # an agent that learned the lesson on its own is an independent confirmation
+    im.learn("carol", "Before editing code, run only the failing test on its own first", "testing_patterns", 0.8)
+    report = co.consolidate(["alice", "bob", "carol", "dave"], project_root=project)
+    [group] = report["equivalent_groups"]
+    assert group["agents"] == ["alice", "bob", "carol", "dave"] and report["cross_validated"] == 4
+
+
+def test_two_clones_of_one_lesson_do_not_confirm_each_other(project):
+    from kioku.agent import lifecycle
+
+    im.learn("alice", "Run the failing test in isolation before changing any code", "testing_patterns", 0.9)
+    lifecycle.clone("alice", "bob", project)
+    lifecycle.clone("alice", "carol", project)
+    report = co.consolidate(["bob", "carol"], project_root=project)  # both point at alice's lesson
+    assert report["equivalent_groups"] == [] and report["cross_validated"] == 0

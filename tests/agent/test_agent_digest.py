@@ -61,3 +61,37 @@ def test_damaged_digest_is_ignored(project):
         assert all(isinstance(e["improvement"], str) for e in got)
     digest.refresh_digest("coder", "global", project)
     assert [e["improvement"] for e in digest.read_digest("coder", project)] == ["Quote every variable in shell scripts"]
+
+
+def test_agent_names_differing_by_dots_or_case_get_their_own_digest(project):
+    groups = [("a", "a."), ("a..b", "a_b", "a.b"), ("Main", "main"), ("x_", "x")]
+    for names in groups:
+        paths = {digest.digest_path(name, "global", project) for name in names}
+        assert len(paths) == len(names), names
+        assert len({p.lower() for p in paths}) == len(names)  # a case-insensitive file system too
+        for name in names:
+            im.learn(name, f"Lesson that only {name} learned about caching", "code_quality", 0.8, scope="global")
+        for name in names:
+            got = [e["improvement"] for e in digest.read_digest(name, project)]
+            assert got == [f"Lesson that only {name} learned about caching"], (name, got)
+    assert Path(digest.digest_path("code-finder", "global", project)).name == "code-finder.json"
+
+
+def test_a_digest_written_for_another_agent_is_ignored(project):
+    im.learn("a.", "Lesson of the dotted agent", "code_quality", 0.8, scope="global")
+    data = json.loads(Path(digest.digest_path("a.", "global", project)).read_text())
+    path = Path(digest.digest_path("a", "global", project))
+    path.write_text(json.dumps(data))  # the file of "a" holds "a."'s lessons
+    assert digest.read_digest("a", project) == []
+    # a digest under the earlier naming is read while it names the same agent, and replaced by
+    # the current file at the next refresh
+    legacy = path.parent / "Old.json"
+    legacy.write_text(json.dumps({**data, "agent": "Old"}))
+    assert Path(digest.digest_path("Old", "global", project)) != legacy
+    assert [e["improvement"] for e in digest.read_digest("Old", project)] == ["Lesson of the dotted agent"]
+    legacy.write_text(json.dumps({**data, "agent": "OLD"}))
+    assert digest.read_digest("Old", project) == []
+    legacy.write_text(json.dumps({**data, "agent": "Old"}))
+    im.learn("Old", "Lesson of the old agent", "code_quality", 0.8, scope="global")
+    assert not legacy.exists()
+    assert [e["improvement"] for e in digest.read_digest("Old", project)] == ["Lesson of the old agent"]

@@ -154,3 +154,106 @@ def test_editing_a_lesson_in_the_markdown_export_replaces_it(project, store_of, 
     assert set(got) == {"Quote every shell variable, always", "Keep functions short"}
     assert got["Quote every shell variable, always"].metadata["usage_count"] == 3
     assert got["Keep functions short"].id == keep and old not in {r.id for r in got.values()}
+
+
+def _snapshot(store, agent: str) -> dict:
+    return {kind: {r.id: (r.document, r.metadata) for r in store.get(agent, kind)}
+            for kind in ("improvements", "evaluations")}
+
+
+@pytest.mark.parametrize("fmt", ["md", "json"])
+@pytest.mark.parametrize("to_stdout", [True, False])
+def test_unedited_export_imports_back_without_any_change(project, store_of, evaluation_writer, tmp_path, kioku,
+                                                         fmt, to_stdout):
+    store = store_of("global")
+    im.learn("coder", "Wrap <b>bold</b> words, never <script> tags", "code_quality", 0.9, scope="global")
+    im.learn("coder", "Ｕｓｅ full-width ＜tags＞ only in Japanese docs", "documentation_style", 0.8)
+    im.learn("coder", "Plain lesson about commits", "code_quality", 0.6, learned_from="user_feedback")
+    evaluation_writer(store, "coder", "e1", success=True, quality=80)
+    before, seq = _snapshot(store, "coder"), store.journal.last_seq()
+    out = tmp_path / f"coder.{fmt}"
+    if to_stdout:
+        res = kioku("export", "--agent", "coder", "--format", fmt, cwd=project)
+        assert res.returncode == 0 and "<b>" not in res.stdout, res.stderr  # the printed copy is defanged
+        out.write_text(res.stdout)
+    else:
+        assert kioku("export", "--agent", "coder", "--format", fmt, "--out", str(out), cwd=project).returncode == 0
+    res = kioku("import", str(out), cwd=project)
+    assert res.returncode == 0, res.stderr
+    assert _snapshot(store, "coder") == before and store.journal.last_seq() == seq  # nothing written
+    assert "nothing new; existing lessons: 0 updated, 3 unchanged" in res.stdout, res.stdout
+
+
+@pytest.mark.parametrize("fmt", ["md", "json"])
+def test_reimporting_an_older_export_keeps_the_lessons_lifecycle(project, store_of, tmp_path, kioku, fmt):
+    store = store_of("global")
+    lesson = im.learn("coder", "Quote shell variables", "code_quality", 0.9, scope="global")[0]
+    out = tmp_path / f"coder.{fmt}"
+    export_agent("coder", fmt, out)
+    later = {"deprecated": True, "deprecated_reason": "hurts", "decision": "deprecated",
+             "decision_reason": "hurts: uplift -0.30", "usage_count": 12, "success_count": 2,
+             "success_rate": 0.1667, "tested": True, "turns_given": 12, "turns_held_back": 10,
+             "looks": 3, "confidence": 0.85}
+    store.update_metadata("coder", "improvements", [lesson], [later])
+    res = kioku("import", str(out), cwd=project)
+    [kept] = store.get("coder", "improvements")
+    assert kept.id == lesson and {k: kept.metadata[k] for k in later} == later
+    assert res.returncode == 0 and "0 updated, 1 unchanged" in res.stdout, res.stdout + res.stderr
+    # an edited text is applied, the lifecycle and evidence still the store's
+    edited = out.read_text().replace("Quote shell variables", "Quote every shell variable")
+    out.write_text(edited)
+    res = kioku("import", str(out), cwd=project)
+    assert res.returncode == 0 and "1 updated, 0 unchanged" in res.stdout, res.stdout + res.stderr
+    [now_] = store.get("coder", "improvements")
+    assert now_.document == "Quote every shell variable" and now_.id != lesson
+    assert {k: now_.metadata[k] for k in later} == later
+
+
+def test_markdown_export_names_a_candidate_lesson_as_the_dashboard_does(project, tmp_path):
+    im.learn("coder", "Prefer small commits", "code_quality", 0.6, learned_from="user_feedback", scope="global")
+    text, _ = export_agent("coder", "md", None, project)
+    heading = next(line for line in text.splitlines() if line.startswith("## 1."))
+    assert heading.endswith("· candidate"), heading
+
+
+def test_clone_of_an_agent_without_memory_is_an_error(project, store_of, kioku):
+    im.learn("alpha", "Quote every shell variable", "code_quality", 0.9)
+    seq = store_of("global").journal.last_seq()
+    res = kioku("clone", "--agent", "nonexist", "--to", "zz", cwd=project)
+    assert res.returncode != 0 and res.stderr.startswith("kioku: error: agent 'nonexist' has no memory"), res.stderr
+    assert res.stdout == "" and store_of("global").journal.last_seq() == seq
+
+
+def test_cli_restore_resets_the_decision_the_ui_shows(project, store_of, kioku):
+    from kioku.agent import stats
+    from kioku.ui import data as ui_data
+    from kioku.ui.lesson_actions import set_deprecated
+
+    lesson = im.learn("coder", "Quote every shell variable", "code_quality", 0.9, scope="global")[0]
+    set_deprecated("coder", lesson, True, project)  # deprecated by hand in the UI
+    assert [row["decision"] for row in ui_data.lessons("coder", project)] == ["deprecated"]
+    res = kioku("restore", "--agent", "coder", lesson, cwd=project)
+    assert res.returncode == 0, res.stderr
+    meta = store_of("global").get("coder", "improvements", ids=[lesson])[0].metadata
+    assert meta["deprecated"] is False and meta["decision"] == "active" == stats.decision_of(meta)
+    assert [row["decision"] for row in ui_data.lessons("coder", project)] == ["active"]
+    board = json.loads(kioku("dashboard", "--agent", "coder", "--json", cwd=project).stdout)
+    assert board["lessons"][0]["decision"] == "active"
+    # errors go through the CLI's error path like every other command's
+    again = kioku("restore", "--agent", "coder", lesson, cwd=project)
+    assert again.returncode == 1 and again.stderr.startswith("kioku: error: ") and "already active" in again.stderr
+    missing = kioku("restore", "--agent", "coder", "imp_nope", cwd=project)
+    assert missing.returncode == 1 and missing.stderr.startswith("kioku: error: ") and "no lesson" in missing.stderr
+
+
+def test_learning_a_deprecated_lesson_again_says_it_stays_deprecated(project, store_of, kioku):
+    lesson = im.learn("coder", "Rewrite modules from scratch", "code_quality", 0.8, scope="global")[0]
+    store_of("global").update_metadata("coder", "improvements", [lesson], [
+        {"deprecated": True, "deprecated_reason": "hurts", "decision_reason": "hurts: uplift -0.40"}])
+    res = kioku("learn", "--agent", "coder", "Rewrite modules from scratch", "--category", "code_quality",
+                "--confidence", "0.9", "--scope", "global", cwd=project)
+    assert res.returncode == 0, res.stderr
+    [line] = res.stdout.splitlines()
+    assert "learned" not in line and f"already known and deprecated: {lesson}" in line
+    assert f"kioku restore --agent coder {lesson}" in line and "hurts: uplift -0.40" in line
+    assert store_of("global").get("coder", "improvements", ids=[lesson])[0].metadata["deprecated"] is True

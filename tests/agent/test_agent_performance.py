@@ -110,3 +110,39 @@ def test_dashboard_shows_metrics_computed_now_when_the_snapshot_is_stale(project
     d = dashboard.build_dashboard("coder", project)
     assert d["latest_metrics"]["evaluations"] == 2 and "timestamp" not in d["latest_metrics"]
     assert "Latest metrics (computed now):" in dashboard.format_dashboard(d)
+
+
+def test_success_rate_is_over_turns_with_a_task_that_were_not_interrupted(project, store_of, evaluation_writer,
+                                                                        kioku):
+    from kioku.agent.chroma_store import Record
+
+    store = store_of("global")
+    now = time.time()
+    for n in range(8):
+        evaluation_writer(store, "coder", f"ok{n}", success=True, quality=90, age_days=1, now=now)
+    for rid, outcome, ok in (("int", "interrupted", False), ("none", "no_task", True), ("bad", "failed", False)):
+        meta = {"agent_name": "coder", "success": ok, "quality": 50.0, "outcome": outcome,
+                "timestamp": "t", "timestamp_epoch": now - 3600}
+        store.upsert("coder", "evaluations", [Record(rid, f"turn {rid}", meta)])
+    m = performance.current_metrics("coder", project, now_epoch=now)
+    # 8 successes and 1 failure judged; the interrupted and the no-task turn are not turns with a task
+    assert m["evaluations"] == 11 and m["success_turns"] == 9 and m["success_rate"] == round(8 / 9, 4)
+    d = dashboard.build_dashboard("coder", project)
+    assert d["recent_success_rate"] == round(8 / 9, 4) and d["recent_success_turns"] == 9
+    text = dashboard.format_dashboard(d)
+    assert "recent success rate 89% of the 9 turns with a task, not interrupted (11 evaluations" in text, text
+    only_neutral = performance.compute_metrics([Record("i", "", {"outcome": "interrupted", "success": False}),
+                                                Record("n", "", {"outcome": "no_task", "success": True})])
+    assert only_neutral["success_turns"] == 0 and only_neutral["success_rate"] == 0.0
+
+
+def test_dashboard_hint_names_the_agent(project):
+    text = dashboard.format_dashboard(dashboard.build_dashboard("coder", project))
+    assert "kioku maintain --agent coder --daily" in text and "--agent NAME" not in text
+
+
+def test_weekly_report_says_no_data_for_a_week_without_snapshots(project, kioku):
+    im.learn("coder", "Keep functions short", "code_quality", 0.8)
+    res = kioku("maintain", "--agent", "coder", "--weekly", cwd=project)
+    assert res.returncode == 0, res.stderr
+    assert "None" not in res.stdout and "last week no data" in res.stdout, res.stdout

@@ -69,3 +69,34 @@ def test_rebuild_command_replays_the_journal(learned, kioku):
     assert out.returncode == 0 and "3 entries replayed" in out.stdout, out.stdout + out.stderr
     total, err = _total(kioku)
     assert total == len(LESSONS) and err == ""
+
+
+def test_deleted_chroma_folder_is_rebuilt_from_the_journal_beside_it(learned, kioku, isolated_home):
+    journal = learned.parent / "chroma_data.kioku-journal"
+    assert journal.is_dir() and not (learned / ".kioku-journal").exists()
+    shutil.rmtree(learned)  # the whole folder, as a user cleaning up would
+    doctor = kioku("doctor")
+    assert "agent store (global)" in doctor.stdout and "the folder is missing" in doctor.stdout, doctor.stdout
+    out = kioku("improvements", "--agent", "main", "run the linter before committing", "--json")
+    assert out.returncode == 0, out.stderr
+    assert sorted(h["improvement"] for h in json.loads(out.stdout)) == sorted(LESSONS)
+    assert out.stderr.count("warning") == 1 and "rebuilt it from its journal" in out.stderr
+    digest = json.loads((learned / "digests" / "main.json").read_text())  # the hooks' file is back too
+    assert sorted(e["improvement"] for e in digest["entries"]) == sorted(LESSONS)
+    total, err = _total(kioku)
+    assert total == len(LESSONS) and err == ""
+
+
+def test_rebuild_command_works_after_the_chroma_folder_was_deleted(learned, kioku):
+    shutil.rmtree(learned)
+    out = kioku("rebuild", "--scope", "global")
+    assert out.returncode == 0 and "3 entries replayed" in out.stdout, out.stdout + out.stderr
+    total, err = _total(kioku)
+    assert total == len(LESSONS) and err == ""
+
+
+def test_doctor_reports_a_store_without_its_journal(learned, kioku):
+    shutil.rmtree(learned.parent / "chroma_data.kioku-journal")
+    out = kioku("doctor")
+    line = next(ln for ln in out.stdout.splitlines() if "agent store (global)" in ln)
+    assert "no journal" in line and "cannot be rebuilt" in line, line

@@ -178,6 +178,23 @@ def test_purge_deletes_memories_plain_uninstall_keeps_them(claude, project, isol
     assert not user_mem.exists() and not (claude / "kioku").exists()
 
 
+def test_purge_deletes_the_agent_store_and_its_journal_beside_it(claude, project):
+    assert install().returncode == 0
+    kioku = claude / "kioku" / "bin" / "kioku"
+    learned = subprocess.run([str(kioku), "learn", "--agent", "main", "Run the linter before committing",
+                              "--category", "code_quality", "--confidence", "0.9", "--scope", "global"],
+                             capture_output=True, text=True, cwd=project)
+    assert learned.returncode == 0, learned.stderr
+    store, journal = claude / "chroma_data", claude / "chroma_data.kioku-journal"
+    assert store.is_dir() and journal.is_dir()
+    res = install("--uninstall")
+    assert res.returncode == 0 and str(journal) in res.stdout and journal.is_dir()  # listed as kept
+    assert install().returncode == 0
+    res = install("--uninstall", "--purge")
+    assert res.returncode == 0 and f"purge   {journal}" in res.stdout, res.stdout
+    assert not store.exists() and not journal.exists()
+
+
 def test_purge_needs_uninstall(claude):
     assert install("--purge").returncode == 2
 

@@ -18,7 +18,8 @@ untested ``success_rate = -1.0`` with ``tested = False``; never used ``last_used
 absent from the new dict keep their old value.
 
 Durability and concurrency (``kioku.agent.journal``): each write is appended to a
-write-ahead journal (fsync) under ``<chroma_dir>/.kioku-write.lock``, then applied to
+write-ahead journal (fsync; kept beside the Chroma folder in ``<chroma_dir>.kioku-journal``, so
+deleting the Chroma folder loses nothing) under ``<chroma_dir>/.kioku-write.lock``, then applied to
 Chroma and to the lexical index (``kioku.retrieval.fts.LexicalIndex`` at
 ``<chroma_dir>/kioku_lexical.sqlite3``) under the same lock, then the applied sequence number
 is recorded. So only one process ever writes the embedded store at a time, and a write
@@ -40,7 +41,7 @@ than 8 archives are folded into one snapshot of the live records (``journal.comp
 
 Server mode: with a host/port (``open_store`` reads ``kioku.core.config``: ``[chroma]``
 host/port or ``KIOKU_CHROMA_HOST``/``KIOKU_CHROMA_PORT``) the store uses
-``chromadb.HttpClient``; the journal still lives in the local chroma_dir.
+``chromadb.HttpClient``; the journal still lives beside the local chroma_dir.
 """
 
 from __future__ import annotations
@@ -476,8 +477,9 @@ class AgentStore:
     # --- recovery: a missing or unreadable store is rebuilt from the journal ---------------
     def _ensure_store(self) -> None:
         """On first use in a process: if the journal says this store held data but Chroma's
-        files are missing, cannot be opened, or hold no Kioku collection at all, rebuild the
-        store from the journal (``recover``), with one warning on stderr."""
+        files (or the whole Chroma folder) are missing, cannot be opened, or hold no Kioku
+        collection at all, rebuild the store from the journal (``recover``), with one warning
+        on stderr."""
         key = str(self.chroma_dir)
         if self.server or key in _CHECKED:
             return
@@ -527,6 +529,7 @@ class AgentStore:
             replayed = store_apply.replay_all(self, self._conn())
         _CHECKED.add(str(self.chroma_dir))
         self._synced = True
+        self._rebuild_digests()
         if problem != "rebuilt on request":
             kept = f"; the damaged files were moved to {aside}" if aside else ""
             message = (f"the agent-memory store in {self.chroma_dir} was {problem}; rebuilt it from its "
@@ -534,6 +537,16 @@ class AgentStore:
             self.last_warning = message  # one warning: printed here, not logged a second time
             print(f"kioku: warning: {message}", file=sys.stderr)
         return replayed, aside
+
+    def _rebuild_digests(self) -> None:
+        """Rewrite the hooks' digest files from the rebuilt store (a deleted Chroma folder took
+        them with it); a failure leaves them to the next refresh."""
+        from kioku.agent.digest import rebuild_store_digests
+
+        try:
+            rebuild_store_digests(self)
+        except Exception as exc:  # noqa: BLE001 - the store itself is rebuilt; digests are derived
+            log.info("kioku: digests not rebuilt after recovery: %s", exc)
 
     def collection_counts(self) -> dict[str, int]:
         """Records per Kioku collection as Chroma holds them (doctor compares with the journal)."""

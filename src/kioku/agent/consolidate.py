@@ -4,7 +4,8 @@ Hooks (public API):
 - :func:`consolidatable` — improvements with ``consolidation_eligible``, ``source == "self"``, not
   deprecated;
 - :func:`mark_cross_validated` — ``cross_validated=True`` and ``validating_agents`` (comma-joined);
-  a candidate below 0.7 (stored from user feedback) is raised to 0.7: another agent learned it too;
+  a candidate below 0.7 (stored from user feedback) is raised to 0.7: another agent learned it too.
+  A lesson already marked with the same agents is not written again;
 - :func:`receive_principle` — store a principle validated elsewhere with confidence × 0.9,
   ``source="system_principles"``, ``consolidation_eligible=False`` (never consolidated again, so it
   cannot echo back), ``cross_validated=True``; retrieval ranks cross-validated items × 1.2.
@@ -19,6 +20,14 @@ Hooks (public API):
    check they would look equivalent). Conflicts are reported; their groups are not transferred;
 4. groups spanning >= 2 agents are marked cross-validated, and their best lesson (highest
    confidence) is transferred to every other selected agent that lacks it.
+
+A copy is not a confirmation: lessons that share a lineage (one's ``original_id`` is the other's
+id, or both carry the same ``original_id``, as ``kioku clone`` and imports leave them) count as
+one. A group needs lessons of at least two lineages from at least two agents; otherwise it is
+neither reported as shared nor marked nor transferred.
+
+The report lists only real writes: a transfer to an agent that already holds the lesson, and a
+cross-validation already recorded, are left out (``cross_validated`` counts lessons marked now).
 
 Calibration of :data:`EQUIVALENCE_THRESHOLD` (tests/agent/data/equivalence_pairs.json, 32 pairs:
 15 paraphrases, 17 same-topic different lessons): paraphrase cosines 0.705-0.947, different
@@ -77,18 +86,24 @@ def mark_cross_validated(agent: str, ids: Sequence[str], validating_agents: Iter
     if not recs:
         return 0
     iso, epoch = now()
-    changes, changed = [], []
+    ids, changes, changed = [], [], []
     for rec in recs:
         meta = rec.metadata or {}
         agents = join_tags(sorted(set(split_tags(meta.get("validating_agents")) + list(validating_agents))))
-        change = {"cross_validated": True, "validating_agents": agents,
-                  "confidence": round(max(float(meta.get("confidence", 0.0)), 0.7), 4),
+        confidence = round(max(float(meta.get("confidence", 0.0)), 0.7), 4)
+        if (meta.get("cross_validated") is True and meta.get("validating_agents") == agents
+                and float(meta.get("confidence", 0.0)) == confidence):
+            continue  # already recorded: nothing new to write
+        change = {"cross_validated": True, "validating_agents": agents, "confidence": confidence,
                   "cross_validated_at": iso, "cross_validated_at_epoch": epoch}
+        ids.append(rec.id)
         changes.append(change)
         changed.append((rec.id, rec.document, {**meta, **change}))
-    store.update_metadata(agent, KIND, [r.id for r in recs], changes)
+    if not ids:
+        return 0
+    store.update_metadata(agent, KIND, ids, changes)
     refresh_digest(agent, scope, project_root, changed=changed)
-    return len(recs)
+    return len(ids)
 
 
 def receive_principle(agent: str, lesson: str, category: str, confidence: float,
@@ -108,6 +123,39 @@ def _find(parent: list[int], i: int) -> int:
         parent[i] = parent[parent[i]]
         i = parent[i]
     return i
+
+
+def _lineage(rec: Any) -> set[str]:
+    """The ids a lesson descends from or is: its own and its ``original_id`` (a clone's or an
+    import's source; a clone of a clone keeps the first original)."""
+    original = str((rec.metadata or {}).get("original_id") or "")
+    return {rec.id, original} if original else {rec.id}
+
+
+def _lineages(items: list[tuple[str, Any]], members: list[int]) -> int:
+    """How many independent lineages a group holds (members sharing an id in their lineage are one)."""
+    parent = {i: i for i in members}
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    owner: dict[str, int] = {}
+    for i in members:
+        for rid in _lineage(items[i][1]):
+            if rid in owner:
+                parent[find(i)] = find(owner[rid])
+            else:
+                owner[rid] = i
+    return len({find(i) for i in members})
+
+
+def _holds(agent: str, lesson: str, scope: str, project_root: Path | None) -> bool:
+    """Whether ``agent`` already stores ``lesson`` in ``scope`` (the id its text gives)."""
+    store = sc.open_scope(scope, project_root)
+    return bool(store.get(agent, KIND, ids=[sc.improvement_id(agent, scope, lesson)]))
 
 
 def consolidate(agents: Sequence[str] | None = None, *, dry_run: bool = False, scope: str = "global",
@@ -149,8 +197,8 @@ def consolidate(agents: Sequence[str] | None = None, *, dry_run: bool = False, s
         groups.setdefault(_find(parent, i), []).append(i)
     for members in groups.values():
         group_agents = sorted({items[i][0] for i in members})
-        if len(group_agents) < MIN_AGENTS:
-            continue
+        if len(group_agents) < MIN_AGENTS or _lineages(items, members) < MIN_AGENTS:
+            continue  # one agent, or copies of one lesson: no independent confirmation
         conflicted = any(i in in_conflict for i in members)
         report["equivalent_groups"].append({
             "agents": group_agents, "conflicted": conflicted,
@@ -166,8 +214,8 @@ def consolidate(agents: Sequence[str] | None = None, *, dry_run: bool = False, s
                                            -float(items[i][1].metadata.get("created_at_epoch", 0))))
         rec = items[best][1]
         for target in names:
-            if target in group_agents:
-                continue
+            if target in group_agents or _holds(target, rec.document, scope, project_root):
+                continue  # a member, or given the principle before: nothing new to write
             conf = float(rec.metadata.get("confidence", 0.7))
             entry = {"to": target, "from_agents": group_agents, "original_id": rec.id,
                      "improvement": rec.document, "confidence": round(conf * TRANSFER_FACTOR, 4)}

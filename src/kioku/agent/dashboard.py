@@ -10,8 +10,9 @@ wilson_lower), ``improvements_last_7_days``; plus ``agent``, ``promoted_improvem
 ``candidate_improvements`` (stored below 0.7 from user feedback), ``cross_validated_improvements``,
 ``by_scope``, ``by_category``, ``current_metrics``, ``maintenance_due``, and
 ``recent_evaluations`` (the newest :data:`RECENT_LISTED` of the last 30 days, newest first: when,
-task, outcome, reason, quality). ``recent_success_rate`` is ``null`` when no evaluation falls in
-the window - "no data" is not 0 %. ``lessons``: every lesson (deprecated ones too, so a reader
+task, outcome, reason, quality). ``recent_success_rate`` is over ``recent_success_turns``, the
+recent turns that had a task and were not interrupted (``kioku.agent.performance``); it is ``null``
+when there is none - "no data" is not 0 %. ``lessons``: every lesson (deprecated ones too, so a reader
 sees why) with the evidence fields of ``kioku.agent.stats.lesson_evidence`` (``turns_given``,
 ``turns_held_back``, ``success_given``, ``success_held_back``, ``uplift``, ``uplift_low``,
 ``uplift_high``, ``decision``, ``decision_reason``, ``seed_rule``), promoted first, deprecated
@@ -88,7 +89,8 @@ def build_dashboard(agent: str, project_root: Path | None = None, top: int = 5) 
         "candidate_improvements": sum(1 for _s, _r, m in metas if stats.decision_of(m) == "candidate"),
         "cross_validated_improvements": sum(1 for _s, _r, m in metas if m.get("cross_validated")),
         "total_evaluations": total_evals,
-        "recent_success_rate": current["success_rate"] if current.get("evaluations") else None,
+        "recent_success_rate": current["success_rate"] if current.get("success_turns") else None,
+        "recent_success_turns": int(current.get("success_turns", 0) or 0),
         "recent_evaluations": _recent_listing(recent),
         "latest_metrics": latest,
         "current_metrics": current,
@@ -134,14 +136,21 @@ def _pct(value: Any) -> str:
 def format_dashboard(d: dict[str, Any]) -> str:
     m = d.get("latest_metrics") or {}
     recent_n = d["current_metrics"].get("evaluations", 0)
-    if d["recent_success_rate"] is None or not recent_n:
+    judged = d.get("recent_success_turns", 0)
+    if not recent_n:
         recent_line = f"Evaluations: {d['total_evaluations']} total; no data in the last 30 days"
+    elif d["recent_success_rate"] is None:
+        recent_line = (f"Evaluations: {d['total_evaluations']} total, {recent_n} in the last 30 days; "
+                       "success rate: no data (none of them had a task and ran to the end)")
     else:
         recent_line = (f"Evaluations: {d['total_evaluations']} total; recent success rate "
-                       f"{_pct(d['recent_success_rate'])} over {recent_n} in the last 30 days")
+                       f"{_pct(d['recent_success_rate'])} of the {judged} turns with a task, "
+                       "not interrupted "
+                       f"({recent_n} evaluations in the last 30 days)")
     if m.get("evaluations"):
+        over = f" of {m['success_turns']} turns with a task" if "success_turns" in m else ""
         metric_lines = [
-            f"  success {_pct(m.get('success_rate'))}, quality {float(m.get('avg_quality', 0)):.1f} "
+            f"  success {_pct(m.get('success_rate'))}{over}, quality {float(m.get('avg_quality', 0)):.1f} "
             f"(trend {float(m.get('quality_trend', 0)):+.1f}, {'improving' if m.get('improving') else 'not improving'}),",
             f"  avg time {float(m.get('avg_duration_s', 0)):.1f} s, avg tokens {float(m.get('avg_tokens', 0)):.0f}, "
             f"insights {m.get('insights_count', 0)}, improvements stored {m.get('improvements_stored', 0)}",
@@ -190,5 +199,5 @@ def format_dashboard(d: dict[str, Any]) -> str:
         if e.get("decision_reason"):
             lines.append(f"     why: {defang(e['decision_reason'])}")
     if d.get("maintenance_due"):
-        lines += ["", "Daily maintenance is due (kioku maintain --agent NAME --daily)."]
+        lines += ["", f"Daily maintenance is due (kioku maintain --agent {d['agent']} --daily)."]
     return "\n".join(lines)

@@ -1,7 +1,8 @@
 """A small JSON digest of an agent's best active improvements, for hooks (read side stdlib only).
 
 Hooks must not import chromadb (0.6 s), so the store keeps a derived file per agent and scope:
-``<chroma_dir>/digests/<agent>.json`` (global chroma dir and the project's ``.claude/chroma_data``)::
+``<chroma_dir>/digests/<file_stem(agent)>.json`` (global chroma dir and the project's
+``.claude/chroma_data``)::
 
     {"agent": "...", "scope": "global", "updated_at": "...", "complete": true,
      "entries": [{"id", "improvement", "confidence", "success_rate", "tested", "category", "scope",
@@ -20,6 +21,13 @@ it rebuilds from the store. An incremental update can only drop entries, never m
 except that removing an entry from a full digest leaves a gap that the next daily maintenance
 (full rebuild) fills. :func:`read_digest` merges project and global digests, the project copy of a
 lesson winning, and never raises.
+
+File names: :func:`file_stem` gives every valid agent name its own file (``a`` and ``a.``, or
+``a..b`` and ``a_b``, never share one), and :func:`read_digest` ignores a file whose ``agent``
+field is not the agent asked for. A digest written under the earlier naming
+(``kioku.core.names.safe_name``) is still read when it names the same agent, until the next
+refresh writes the current file and removes it. :func:`rebuild_store_digests` rewrites every
+digest of a store after it was rebuilt from its journal.
 """
 
 from __future__ import annotations
@@ -35,12 +43,53 @@ from kioku.core import fastjson, fsutil, pathstr
 from kioku.core.names import normalise_lesson, safe_name
 
 MAX_ENTRIES = 200
+# Characters a digest file may be named with as they are: lowercase only, so the name is also
+# unique on a case-insensitive file system, and no '.', which marks the hashed form below.
+_PLAIN_STEM_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
+_MAX_PLAIN_STEM = 100
+
+
+def file_stem(agent: str) -> str:
+    """The digest file name of ``agent`` (without ``.json``), different for every agent name.
+
+    A name of lowercase letters, digits, ``_`` and ``-`` that starts with a letter or digit is
+    used as it is. Any other name becomes its file-safe form, a ``.`` and 16 hex digits of the
+    SHA-256 of the name: the dot keeps the two forms apart (a plain stem never holds one), the
+    hash keeps apart names whose safe forms are equal (``a.`` and ``a``, ``Main`` and ``main``).
+    """
+    if (agent and len(agent) <= _MAX_PLAIN_STEM and agent[0] not in "_-"
+            and all(c in _PLAIN_STEM_CHARS for c in agent)):
+        return agent
+    from kioku.core.sha import sha256
+
+    return f"{safe_name(agent)[:80]}.{sha256(agent.encode('utf-8')).hexdigest()[:16]}"
+
+
+def _chroma_base(scope: str, project_root: Path | str | None) -> str:
+    return pathstr.global_chroma_dir() if scope == "global" else pathstr.project_chroma_dir(project_root)
 
 
 def digest_path(agent: str, scope: str, project_root: Path | str | None = None) -> str:
     """Where the digest of ``agent`` in ``scope`` lives (a plain string: the hooks read it)."""
-    base = pathstr.global_chroma_dir() if scope == "global" else pathstr.project_chroma_dir(project_root)
-    return os.path.join(base, "digests", f"{safe_name(agent)}.json")
+    return os.path.join(_chroma_base(scope, project_root), "digests", f"{file_stem(agent)}.json")
+
+
+def _legacy_path(agent: str, scope: str, project_root: Path | str | None) -> str:
+    """Where the earlier naming kept the digest of ``agent`` (shared by names like ``a`` and ``a.``)."""
+    return os.path.join(_chroma_base(scope, project_root), "digests", f"{safe_name(agent)}.json")
+
+
+def _load_for(agent: str, scope: str, project_root: Path | str | None) -> dict[str, Any] | None:
+    """The digest of ``agent`` in ``scope``: the current file, else one under the earlier naming;
+    a file written for another agent is ignored."""
+    path = digest_path(agent, scope, project_root)
+    data = _load(path)
+    if data is None:
+        legacy = _legacy_path(agent, scope, project_root)
+        data = _load(legacy) if legacy != path else None
+    if data is None or data.get("agent") != agent:
+        return None
+    return data
 
 
 def _load(path: str) -> dict[str, Any] | None:
@@ -57,7 +106,7 @@ def read_digest(agent: str, project_root: Path | str | None = None, limit: int =
     merged: dict[str, dict] = {}
     for scope in ("project", "global"):
         try:
-            data = _load(digest_path(agent, scope, project_root)) or {}
+            data = _load_for(agent, scope, project_root) or {}
             entries = data.get("entries")
             for entry in entries if isinstance(entries, list) else []:
                 if not isinstance(entry, dict) or not isinstance(entry.get("improvement"), str):
@@ -94,8 +143,6 @@ def _entry(rec_id: str, document: str, meta: dict[str, Any], scope: str) -> dict
 def refresh_digest(agent: str, scope: str | None = None, project_root: Path | None = None, *,
                    changed: Iterable[tuple[str, str, dict]] | None = None) -> None:
     """Rewrite the digest(s) of ``agent``; ``changed`` = (id, document, full metadata) updates."""
-    import json
-
     from kioku.agent import scopes as sc
     from kioku.agent import stats
 
@@ -103,6 +150,8 @@ def refresh_digest(agent: str, scope: str | None = None, project_root: Path | No
         path = digest_path(agent, scope_name, project_root)
         with fsutil.exclusive_lock(os.path.splitext(path)[0] + ".lock", timeout=60):
             current = _load(path) if changed is not None else None
+            if current is not None and current.get("agent") != agent:
+                current = None  # written for another agent: rebuilt from the store instead
             if current is None:
                 if not sc.scope_exists(scope_name, project_root):
                     continue
@@ -118,13 +167,53 @@ def refresh_digest(agent: str, scope: str | None = None, project_root: Path | No
                     if stats.is_active(meta):
                         by_id[rec_id] = _entry(rec_id, document, meta, scope_name)
                 entries = list(by_id.values())
-            entries.sort(key=lambda e: (0 if e.get("decision") == "promoted" else 1, -e["score"], e["id"]))
-            if len(entries) > MAX_ENTRIES:
-                complete = False  # something below the cut exists; removals leave gaps until rebuild
-            data = {"agent": agent, "scope": scope_name, "complete": complete,
-                    "updated_at": _now_iso(),
-                    "entries": entries[:MAX_ENTRIES]}
-            fsutil.atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=1))
+            _write(path, agent, scope_name, entries, complete)
+        _drop_legacy(agent, path, _legacy_path(agent, scope_name, project_root))
+
+
+def _write(path: str, agent: str, scope: str, entries: list[dict], complete: bool) -> None:
+    """Write one digest file atomically (best entries first, at most MAX_ENTRIES). Lock held."""
+    import json
+
+    entries.sort(key=lambda e: (0 if e.get("decision") == "promoted" else 1, -e["score"], e["id"]))
+    if len(entries) > MAX_ENTRIES:
+        complete = False  # something below the cut exists; removals leave gaps until rebuild
+    data = {"agent": agent, "scope": scope, "complete": complete, "updated_at": _now_iso(),
+            "entries": entries[:MAX_ENTRIES]}
+    fsutil.atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=1))
+
+
+def _drop_legacy(agent: str, path: str, legacy: str) -> None:
+    """Remove ``agent``'s digest under the earlier naming once the current file exists."""
+    if legacy == path or not os.path.exists(legacy) or not os.path.exists(path):
+        return
+    with fsutil.exclusive_lock(os.path.splitext(legacy)[0] + ".lock", timeout=60):
+        data = _load(legacy)
+        if data is not None and data.get("agent") == agent:
+            try:
+                os.unlink(legacy)
+            except FileNotFoundError:
+                pass
+
+
+def rebuild_store_digests(store: Any) -> int:
+    """Rewrite the digest of every agent of ``store`` from its records (after the store was
+    rebuilt from its journal); returns how many were written."""
+    from kioku.agent import stats
+
+    scope = "project" if store.project_id else "global"
+    folder = os.path.join(str(store.chroma_dir), "digests")
+    written = 0
+    for agent in store.agents():
+        path = os.path.join(folder, f"{file_stem(agent)}.json")
+        entries = [_entry(r.id, r.document, r.metadata or {}, scope)
+                   for r in store.get(agent, "improvements") if stats.is_active(r.metadata or {})]
+        # never wait: a writer holding the lock (possibly this process, one call up) writes it anyway
+        with fsutil.try_lock(os.path.splitext(path)[0] + ".lock") as got:
+            if got:
+                _write(path, agent, scope, entries, True)
+                written += 1
+    return written
 
 
 def _now_iso() -> str:

@@ -351,6 +351,7 @@ def lesson_candidates(agent: str, task: str, limit: int, project_root: Path | No
     # (A journal entry still pending - applied by query_vector's sync - can be missed by this
     # call's lexical list only; the dense list still sees it.)
     for store in stores.values():
+        store._ensure_store()  # a lost store is rebuilt (lexical index too) before the search thread starts
         store._lexical()  # opened here: AgentStore's lazy opener is not thread-safe
     lex_jobs = [_pool().submit(store.lexical_search, agent, KIND, task, n) for store in stores.values()]
     task_vec = embed_cached([task])[0]  # embedded once for both scopes and the cosine fill-in

@@ -9,7 +9,8 @@ applying fails (Chroma locked or broken, process killed) the entry stays pending
 ``AgentStore.sync()`` applies it later. Applying is idempotent (upserts with the caller's
 deterministic ids, merging updates, deletes), so re-applying an entry is harmless.
 
-Layout, inside ``<chroma_dir>/.kioku-journal/`` (folder 0700, files 0600):
+Layout, in ``<chroma_dir>.kioku-journal/`` beside the Chroma folder (``journal_dir``; folder 0700,
+files 0600), so deleting or replacing the Chroma folder never takes the journal with it:
 
 - ``journal.jsonl``: active entries, ``{"seq", "ts", "op", ...}`` one per line; ``seq`` is
   strictly increasing across processes (assigned under the lock).
@@ -26,14 +27,24 @@ Layout, inside ``<chroma_dir>/.kioku-journal/`` (folder 0700, files 0600):
 The lock file is ``<chroma_dir>/.kioku-write.lock``; callers hold it around ``append``,
 ``set_applied`` and ``rotate``. A torn last line (a writer killed inside ``write``) was
 never acknowledged; ``repair_tail`` cuts it off before the next append.
+
+Earlier versions kept the journal inside the Chroma folder (``<chroma_dir>/.kioku-journal/``).
+Opening a ``Journal`` moves such a folder out under the same lock (``migrate_legacy``): one
+rename when the new folder does not exist yet; when both exist (a process of an earlier
+version wrote after the move, or a backup of the Chroma folder was put back), every entry of
+the old journal that the new one does not already hold (same entry apart from its ``seq``)
+is appended to the new journal in its old order, then the old folder is removed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip
+import hashlib
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 from typing import Iterator
@@ -43,18 +54,71 @@ from kioku.core import fsutil
 ROTATE_BYTES = 4 * 1024 * 1024
 MAX_ARCHIVES = 8
 LOCK_NAME = ".kioku-write.lock"
-DIR_NAME = ".kioku-journal"
+DIR_SUFFIX = ".kioku-journal"
+LEGACY_DIR_NAME = ".kioku-journal"  # the folder inside the Chroma folder that earlier versions used
+
+
+def journal_dir(chroma_dir: Path | str) -> Path:
+    """Where the journal of the store in ``chroma_dir`` lives: ``<chroma_dir>.kioku-journal``,
+    a sibling of the Chroma folder."""
+    chroma = Path(chroma_dir).expanduser().resolve()
+    return chroma.with_name(chroma.name + DIR_SUFFIX)
+
+
+def legacy_journal_dir(chroma_dir: Path | str) -> Path:
+    return Path(chroma_dir).expanduser().resolve() / LEGACY_DIR_NAME
 
 
 class Journal:
-    def __init__(self, chroma_dir: Path) -> None:
+    def __init__(self, chroma_dir: Path, *, folder: Path | None = None) -> None:
+        """The journal of the store in ``chroma_dir``; ``folder`` reads a journal kept elsewhere
+        (the migration reads the old in-folder journal this way) and never migrates."""
         self.chroma_dir = Path(chroma_dir)
-        self.dir = self.chroma_dir / DIR_NAME
+        self.dir = Path(folder) if folder is not None else journal_dir(self.chroma_dir)
         self.path = self.dir / "journal.jsonl"
         self.state_path = self.dir / "state.json"
         self.archive_dir = self.dir / "archive"
         self.lock_path = self.chroma_dir / LOCK_NAME
         self._tail_cache: tuple[tuple[int, int, int], int] | None = None
+        if folder is None and legacy_journal_dir(self.chroma_dir).is_dir():
+            self.migrate_legacy()
+
+    # -- migration from the in-folder layout -----------------------------------------------
+    def migrate_legacy(self) -> int:
+        """Move ``<chroma_dir>/.kioku-journal`` out to :attr:`dir` under the store's lock.
+
+        Returns how many entries were appended from the old journal (0 after a plain move).
+        Nothing is deleted before its lines are fsynced in the new place.
+        """
+        legacy = legacy_journal_dir(self.chroma_dir)
+        with self.lock(timeout=120):
+            if not legacy.is_dir():
+                return 0  # another process moved it while this one waited for the lock
+            if self.dir.is_dir() and not any(self.dir.iterdir()):
+                self.dir.rmdir()  # an empty folder holds nothing to reconcile
+            if not self.dir.exists():
+                _move_folder(legacy, self.dir)
+                self._tail_cache = None
+                return 0
+            added = self._merge_from(Journal(self.chroma_dir, folder=legacy))
+            shutil.rmtree(legacy)
+            _fsync_dir(self.chroma_dir)
+            return added
+
+    def _merge_from(self, old: "Journal") -> int:
+        """Append every entry of ``old`` that this journal lacks, keeping its order. Lock held."""
+        known = {_identity(entry) for entry in self.all_entries()}
+        self.repair_tail()
+        added = 0
+        for entry in old.all_entries():
+            key = _identity(entry)
+            if key in known:
+                continue
+            known.add(key)
+            record = {**entry, "seq": self.last_seq() + 1}
+            fsutil.append_line_durable(self.path, json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+            added += 1
+        return added
 
     # -- locking -------------------------------------------------------------------------
     def lock(self, timeout: float = 60.0):
@@ -320,6 +384,53 @@ def _fold(state: dict[str, dict], entry: dict) -> None:
             for rid, (doc, meta) in src["records"].items():
                 old = dst["records"].get(rid, (None, {}))[1]
                 dst["records"][rid] = (doc, {**old, **meta})
+
+
+def _identity(entry: dict) -> str:
+    """What makes two journal entries the same write: everything but the sequence number
+    (each entry carries the time it was written, so two real writes never share it)."""
+    body = {k: v for k, v in entry.items() if k != "seq"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def _fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _fsync_tree(root: Path) -> None:
+    for folder, _dirs, files in os.walk(root):
+        for name in files:
+            fd = os.open(os.path.join(folder, name), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        _fsync_dir(Path(folder))
+
+
+def _move_folder(src: Path, dst: Path) -> None:
+    """Move ``src`` to ``dst`` atomically: one rename, or, across file systems, a complete fsynced
+    copy renamed into place before ``src`` is removed (a crash leaves both, which the next
+    open reconciles)."""
+    try:
+        os.rename(src, dst)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        staging = dst.with_name(f".{dst.name}.migrating")  # the caller holds the lock: one mover at a time
+        shutil.rmtree(staging, ignore_errors=True)  # a copy left by a killed move is incomplete
+        shutil.copytree(src, staging)
+        _fsync_tree(staging)
+        os.rename(staging, dst)
+        _fsync_dir(dst.parent)
+        shutil.rmtree(src)
+    _fsync_dir(src.parent)
+    _fsync_dir(dst.parent)
 
 
 def _rfind_newline(fd: int, before: int) -> int:

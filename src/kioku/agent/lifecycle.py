@@ -16,7 +16,8 @@ TIMESTAMP is ISO-8601 (date or date-time; no zone = UTC) or epoch seconds.
 Clone (``kioku clone --agent A --to B``): copies A's improvements, evaluations and performance
 snapshots in every scope into B's collections. Improvement ids are re-derived for B (so B learning
 the same lesson later updates the copy), ``agent_name`` becomes B, ``cloned_from`` = A and
-``original_id`` keeps A's id. B must have no memory yet.
+``original_id`` keeps A's id. A must have memory (a name without any is refused, since it is
+most likely a typo) and B must have none yet; nothing is written when either check fails.
 """
 
 from __future__ import annotations
@@ -115,6 +116,8 @@ def clone(src: str, dst: str, project_root: Path | None = None) -> dict[str, Any
     if src == dst:
         raise UsageError("clone needs two different agent names")
     scopes = sc.existing_scopes(project_root)
+    if not any(sc.open_scope(scope, project_root).count(src, kind) for scope in scopes for kind in KINDS):
+        raise UsageError(f"agent {src!r} has no memory to clone; nothing was written")
     for scope in scopes:
         store = sc.open_scope(scope, project_root)
         if any(store.count(dst, kind) for kind in KINDS):

@@ -12,15 +12,30 @@ block quote, then an HTML comment ``<!-- kioku:improvement {json} -->`` holding 
 metadata), so a person can read and edit the lessons and the file still imports. Markdown carries
 improvements only; evaluations are summarised (count) and round-trip through JSON.
 
+The metadata comment is written with ASCII-only JSON and ``<`` escaped, so the copy printed to
+standard output (defanged like every output Claude reads: NFKC, tag-like ``<`` as ``&lt;``)
+keeps it byte for byte; only the lesson text shows the defanged form.
+
 ``kioku import PATH [--agent NAME]`` reads either format (and the JSON Lines archives written by
 maintenance and rollback). Every document passes the secrets check before anything is written; a
 file with a secret is refused as a whole. Improvement ids are re-derived for the target agent
-(``kioku.agent.scopes.improvement_id``), so importing twice updates, never duplicates. Importing
-into a different agent marks own lessons ``source="transferred"`` (not consolidated again) with
-``original_id``. Re-importing into the same agent a lesson whose wording was edited in the export
-replaces the old record (its id is in the export), keeping the usage statistics. Import only adds or
-updates: a section deleted from the file does not delete anything. Items below the 0.5 confidence
-floor are skipped.
+(``kioku.agent.scopes.improvement_id``), so importing twice updates, never duplicates.
+
+- A lesson the target agent does not have yet is added with the exported metadata. Importing
+  into a different agent marks own lessons ``source="transferred"`` (not consolidated again)
+  with ``original_id``.
+- A lesson the target agent already has (the exported id, or the id its text gives) keeps its
+  current metadata: lifecycle and evidence (deprecated, decision, promoted, confidence, usage
+  and evidence counters) are the store's, however old the export is. The lesson text is the one
+  field the export invites editing: an edited text replaces the record (a new id when the
+  wording differs beyond case and spacing), keeping that metadata. A text equal to the stored
+  one, or to its defanged form (an export printed to standard output), is left unchanged and
+  nothing is written.
+- Evaluations and performance snapshots are history: only ids not stored yet are added.
+
+Import only adds or updates: a section deleted from the file does not delete anything. New
+items below the 0.5 confidence floor are skipped. The report counts new records per
+``scope.kind`` (``imported``) and existing lessons ``updated`` and ``unchanged``.
 """
 
 from __future__ import annotations
@@ -68,7 +83,7 @@ def to_markdown(data: dict[str, Any]) -> str:
     for n, item in enumerate(imps, 1):
         m = item["metadata"]
         s, uses = stats.usage_of(m)
-        state = "deprecated" if m.get("deprecated") else ("promoted" if m.get("promoted") else "active")
+        state = stats.decision_of(m)  # the dashboard's word: deprecated, promoted, candidate or active
         rate = "untested" if not stats.is_tested(m) else f"{s}/{uses} successes, Wilson ≥ {stats.wilson_of(m):.2f}"
         lines.append(f"## {n}. [{m.get('category', '')}] {item['scope']} · confidence "
                      f"{float(m.get('confidence', 0)):.2f} · {rate} · {state}")
@@ -76,8 +91,11 @@ def to_markdown(data: dict[str, Any]) -> str:
         lines += ["> " + ln if ln else ">" for ln in item["improvement"].splitlines() or [""]]
         if m.get("deprecated_reason"):
             lines += ["", f"Deprecated: {m['deprecated_reason']}"]
-        payload = json.dumps({"id": item["id"], "scope": item["scope"], "metadata": m},
-                             ensure_ascii=False, sort_keys=True).replace("--", "\\u002d\\u002d")
+        # ASCII JSON without "<" or "--": defanging the printed export (NFKC, "<" before a
+        # letter) cannot change it, and nothing in it can close the HTML comment
+        payload = (json.dumps({"id": item["id"], "scope": item["scope"], "metadata": m},
+                              ensure_ascii=True, sort_keys=True)
+                   .replace("--", "\\u002d\\u002d").replace("<", "\\u003c"))
         lines += ["", f"<!-- kioku:improvement {payload} -->", ""]
     return "\n".join(lines)
 
@@ -142,7 +160,6 @@ def load_file(path: Path) -> dict[str, Any]:
 
 def import_data(data: dict[str, Any], agent: str | None = None,
                 project_root: Path | None = None) -> dict[str, Any]:
-    from kioku.agent.chroma_store import Record
     from kioku.agent.digest import refresh_digest
     from kioku.core.secrets import ensure_storable
 
@@ -154,47 +171,132 @@ def import_data(data: dict[str, Any], agent: str | None = None,
         for item in data.get(kind, []):
             text = item.get("improvement") if kind == KIND else item.get("document")
             ensure_storable(str(text or ""), what=f"imported {kind[:-1]}")
-    iso, epoch = now()
-    batches: dict[tuple[str, str], list[Any]] = {}
-    skipped = 0
-    renamed: dict[str, list[str]] = {}
+    plan = _Plan()
     for item in data.get(KIND, []):
-        lesson = str(item.get("improvement") or "").strip()
-        scope = item.get("scope") if item.get("scope") in sc.SCOPES else "global"
-        old = dict(item.get("metadata") or {})
-        if not lesson or float(old.get("confidence", 0.0) or 0.0) < MIN_CONFIDENCE_STORE:
-            skipped += 1
-            continue
-        meta = new_metadata(target, scope, str(old.get("category") or "general"),
-                            float(old.get("confidence")), learned_from="import", when=(iso, epoch))
-        meta.update(old)
-        meta.update(agent_name=target, scope=scope, imported_at=iso, imported_at_epoch=epoch)
-        if source_agent and source_agent != target:
-            meta["original_id"] = old.get("original_id") or item.get("id", "")
-            if meta.get("source", "self") == "self":
-                meta.update(source="transferred", consolidation_eligible=False)
-        rec_id = sc.improvement_id(target, scope, lesson)
-        batches.setdefault((scope, KIND), []).append(Record(id=rec_id, document=lesson, metadata=meta))
-        old_id = str(item.get("id") or "")
-        if old_id and old_id != rec_id and source_agent in (None, target):
-            renamed.setdefault(scope, []).append(old_id)  # the lesson was edited in the export
+        _plan_improvement(plan, item, source_agent, target, project_root)
     for kind in ("evaluations", "performance"):
-        for item in data.get(kind, []):
-            scope = item.get("scope") if item.get("scope") in sc.SCOPES else "global"
-            meta = {**(item.get("metadata") or {}), "agent_name": target}
-            batches.setdefault((scope, kind), []).append(
-                Record(id=str(item["id"]), document=str(item.get("document") or ""), metadata=meta))
-    counts: dict[str, int] = {}
-    for (scope, kind), recs in batches.items():
+        _plan_history(plan, kind, data.get(kind, []), target, project_root)
+    for (scope, kind), recs in plan.writes.items():
         store = sc.open_scope(scope, project_root)
         for i in range(0, len(recs), BATCH):
             store.upsert(target, kind, recs[i:i + BATCH])
-        counts[f"{scope}.{kind}"] = len(recs)
-    for scope, ids in renamed.items():  # after the edited copies are safely written
+    for scope, ids in plan.replaced.items():  # after the edited copies are safely written
         sc.open_scope(scope, project_root).delete(target, KIND, ids)
-    if batches:
+    if any(kind == KIND for _scope, kind in plan.writes):
         refresh_digest(target, None, project_root)
-    return {"agent": target, "imported": counts, "skipped": skipped}
+    return {"agent": target, "imported": dict(plan.new), "updated": plan.updated, "unchanged": plan.unchanged,
+            "skipped": plan.skipped}
+
+
+class _Plan:
+    """What an import writes: records per (scope, kind), ids replaced by edited copies, counts."""
+
+    def __init__(self) -> None:
+        self.writes: dict[tuple[str, str], list[Any]] = {}
+        self.new: dict[str, int] = {}
+        self.replaced: dict[str, list[str]] = {}
+        self.updated = 0
+        self.unchanged = 0
+        self.skipped = 0
+        self.claimed: set[tuple[str, str]] = set()  # (scope, id) already written by this import
+        self.when = now()
+        self._lessons: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def lessons(self, agent: str, scope: str, project_root: Path | None) -> dict[str, Any]:
+        """Every stored lesson of ``agent`` in ``scope`` by id, read once per import."""
+        key = (agent, scope)
+        if key not in self._lessons:
+            found: dict[str, Any] = {}
+            if sc.scope_exists(scope, project_root):
+                found = {r.id: r for r in sc.open_scope(scope, project_root).get(agent, KIND)}
+            self._lessons[key] = found
+        return self._lessons[key]
+
+    def write(self, scope: str, kind: str, record: Any, *, new: bool) -> None:
+        self.writes.setdefault((scope, kind), []).append(record)
+        self.claimed.add((scope, record.id))
+        if new:
+            self.new[f"{scope}.{kind}"] = self.new.get(f"{scope}.{kind}", 0) + 1
+
+
+def _same_text(imported: str, stored: str) -> bool:
+    """Whether an imported lesson is the stored one unedited: equal, or equal to the defanged
+    form that an export printed to standard output shows."""
+    from kioku.core.defang import defang
+
+    return imported == stored or imported == defang(stored).strip()
+
+
+def _plan_improvement(plan: _Plan, item: dict[str, Any], source_agent: str | None, target: str,
+                      project_root: Path | None) -> None:
+    from kioku.agent.chroma_store import Record
+
+    iso, epoch = plan.when
+    lesson = str(item.get("improvement") or "").strip()
+    scope = item.get("scope") if item.get("scope") in sc.SCOPES else "global"
+    old_id = str(item.get("id") or "")
+    if not lesson:
+        plan.skipped += 1
+        return
+    same_agent = source_agent in (None, target)
+    # the exported record as it is stored now (in the agent it was exported from)
+    origin = plan.lessons(source_agent or target, scope, project_root).get(old_id)
+    if origin is not None and _same_text(lesson, origin.document):
+        lesson = origin.document  # unedited: the stored wording, not its printed (defanged) form
+    rec_id = sc.improvement_id(target, scope, lesson)
+    found = plan.lessons(target, scope, project_root)
+    existing = found.get(old_id) if same_agent and old_id in found else found.get(rec_id)
+    if existing is not None:
+        # another agent's copy of a lesson this agent has differs at most in case and spacing
+        if lesson == existing.document or not same_agent or (scope, rec_id) in plan.claimed:
+            plan.unchanged += 1
+            return
+        if rec_id != existing.id and rec_id in found:
+            plan.unchanged += 1  # the edit gives another lesson's text: both stay as they are
+            return
+        meta = {**(existing.metadata or {}), "updated_at": iso, "updated_at_epoch": epoch}
+        plan.write(scope, KIND, Record(id=rec_id, document=lesson, metadata=meta), new=False)
+        if rec_id != existing.id:
+            plan.replaced.setdefault(scope, []).append(existing.id)
+        plan.updated += 1
+        return
+    old = dict(item.get("metadata") or {})
+    if float(old.get("confidence", 0.0) or 0.0) < MIN_CONFIDENCE_STORE or (scope, rec_id) in plan.claimed:
+        plan.skipped += 1
+        return
+    meta = new_metadata(target, scope, str(old.get("category") or "general"),
+                        float(old.get("confidence")), learned_from="import", when=(iso, epoch))
+    meta.update(old)
+    meta.update(agent_name=target, scope=scope, imported_at=iso, imported_at_epoch=epoch)
+    if not same_agent:
+        meta["original_id"] = old.get("original_id") or old_id
+        if meta.get("source", "self") == "self":
+            meta.update(source="transferred", consolidation_eligible=False)
+    plan.write(scope, KIND, Record(id=rec_id, document=lesson, metadata=meta), new=True)
+
+
+def _plan_history(plan: _Plan, kind: str, items: list[dict[str, Any]], target: str,
+                  project_root: Path | None) -> None:
+    """Evaluations and performance snapshots not stored yet (history is never overwritten)."""
+    from kioku.agent.chroma_store import Record
+
+    by_scope: dict[str, list[dict[str, Any]]] = {}
+    for item in items:
+        scope = item.get("scope") if item.get("scope") in sc.SCOPES else "global"
+        by_scope.setdefault(scope, []).append(item)
+    for scope, rows in by_scope.items():
+        ids = [str(item["id"]) for item in rows]
+        have: set[str] = set()
+        if sc.scope_exists(scope, project_root):
+            store = sc.open_scope(scope, project_root)
+            for i in range(0, len(ids), BATCH):
+                have.update(r.id for r in store.get(target, kind, ids=ids[i:i + BATCH]))
+        for item, rec_id in zip(rows, ids):
+            if rec_id in have or (scope, rec_id) in plan.claimed:
+                continue
+            meta = {**(item.get("metadata") or {}), "agent_name": target}
+            plan.write(scope, kind, Record(id=rec_id, document=str(item.get("document") or ""), metadata=meta),
+                       new=True)
 
 
 def export_agent(agent: str, fmt: str = "md", out: Path | None = None,

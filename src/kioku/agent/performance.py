@@ -4,9 +4,11 @@ Window: the last :data:`WINDOW_MAX` (100) evaluations of the last :data:`WINDOW_
 read from every existing scope (evaluations are written by ``kioku.evaluation`` with the metadata
 keys success, quality, duration_s, tokens, insights_count, timestamp_epoch...).
 
-Metrics (:func:`compute_metrics`): ``evaluations`` (n), ``success_rate`` (share of success=True),
-``avg_quality``, ``quality_trend`` (mean quality of the newer half minus the older half; 0.0 with
-fewer than 2), ``avg_duration_s``, ``avg_tokens``, ``insights_count`` (sum), ``improvements_stored``
+Metrics (:func:`compute_metrics`): ``evaluations`` (n), ``success_rate`` (share of success=True
+among ``success_turns``: the turns that had a task and were not interrupted, so per-turn records
+with ``outcome`` ``no_task`` or ``interrupted`` are left out; records without ``outcome`` all
+count), ``success_turns``, ``avg_quality``, ``quality_trend`` (mean quality of the newer half
+minus the older half; 0.0 with fewer than 2), ``avg_duration_s``, ``avg_tokens``, ``insights_count`` (sum), ``improvements_stored``
 (improvements created in the window, all scopes), ``improving`` (trend > 0). With no evaluations
 the rates are 0.0 and ``evaluations`` is 0.
 
@@ -25,6 +27,8 @@ from kioku.agent import scopes as sc
 
 WINDOW_DAYS = 30
 WINDOW_MAX = 100
+# Per-turn outcomes that say nothing about success: no task was asked, or the user stopped the turn.
+NOT_JUDGED = frozenset({"no_task", "interrupted"})
 
 
 def _f(meta: dict, key: str, default: float = 0.0) -> float:
@@ -69,9 +73,11 @@ def compute_metrics(evaluations: Sequence[Any], improvements_stored: int = 0) ->
     def mean(key: str) -> float:
         return round(sum(_f(m, key) for m in metas) / n, 3) if n else 0.0
 
+    judged = [m for m in metas if m.get("outcome") not in NOT_JUDGED]
     return {
         "evaluations": n,
-        "success_rate": round(sum(1 for m in metas if m.get("success") is True) / n, 4) if n else 0.0,
+        "success_turns": len(judged),
+        "success_rate": round(sum(1 for m in judged if m.get("success") is True) / len(judged), 4) if judged else 0.0,
         "avg_quality": round(sum(qualities) / n, 2) if n else 0.0,
         "quality_trend": round(trend, 2),
         "avg_duration_s": mean("duration_s"),
@@ -105,7 +111,8 @@ def snapshot(agent: str, project_root: Path | None = None) -> dict[str, Any]:
     metrics = current_metrics(agent, project_root, now_epoch=epoch)
     meta = {**metrics, "agent_name": agent, "timestamp": iso, "timestamp_epoch": epoch}
     summary = (f"{agent} performance at {iso}: {metrics['evaluations']} evaluations, success "
-               f"{metrics['success_rate']:.0%}, quality {metrics['avg_quality']:.1f} "
+               f"{metrics['success_rate']:.0%} of {metrics['success_turns']} turns with a task, "
+               f"quality {metrics['avg_quality']:.1f} "
                f"(trend {metrics['quality_trend']:+.1f}), {metrics['improvements_stored']} improvements stored")
     store = sc.open_scope("global", project_root)
     store.upsert(agent, "performance", [Record(id=f"perf_{int(epoch * 1000)}", document=summary, metadata=meta)])

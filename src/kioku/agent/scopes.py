@@ -99,7 +99,11 @@ def scope_exists(scope: str, project_root: Path | None = None) -> bool:
         cfg = None
     if cfg is not None and cfg.chroma_host:
         return True
-    return chroma_dir(scope, project_root).is_dir()
+    from kioku.agent.journal import journal_dir
+
+    # the journal alone is enough: a deleted Chroma folder is rebuilt from it on first use
+    folder = chroma_dir(scope, project_root)
+    return folder.is_dir() or journal_dir(folder).is_dir()
 
 
 _STORES: dict[tuple[str, str, str], "AgentStore"] = {}

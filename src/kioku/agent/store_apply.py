@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from kioku.agent.journal import LEGACY_DIR_NAME
 from kioku.core import fsutil
 
 PURPOSES = {
@@ -123,10 +124,11 @@ def rebuild_lexical_if_stale(store: Any) -> None:
 
 def move_chroma_files_aside(store: Any) -> Path | None:
     """Move a corrupt store's Chroma files next to the folder (returned; None when there
-    was nothing to move); keep journal, lock, lexical index and digests."""
+    was nothing to move); keep the lock, lexical index and digests (and an in-folder journal
+    of an earlier version, which the next open moves out)."""
     aside = store.chroma_dir.with_name(f"{store.chroma_dir.name}.broken-{int(time.time())}")
     moved = False
-    keep = {store.journal.dir.name, store.journal.lock_path.name, "kioku_lexical.sqlite3", "digests"}
+    keep = {LEGACY_DIR_NAME, store.journal.lock_path.name, "kioku_lexical.sqlite3", "digests"}
     for child in list(store.chroma_dir.iterdir()):
         if child.name not in keep and not child.name.startswith("kioku_lexical"):
             fsutil.ensure_private_dir(aside)

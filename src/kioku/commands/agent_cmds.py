@@ -42,14 +42,32 @@ def _root() -> Path:
 
 
 def cmd_learn(args: argparse.Namespace) -> int:
+    from kioku.agent import scopes as sc
     from kioku.agent.improvements import learn
+    from kioku.agent.usage import read_lessons
 
+    root = _root()
     ids = learn(args.agent, args.lesson, args.category, args.confidence, tags=args.tags or "",
-                scope=args.scope, learned_from=args.learned_from, project_root=_root())
+                scope=args.scope, learned_from=args.learned_from, project_root=root)
+    # learning a lesson again never lifts a deprecation: say so instead of "learned"
+    by_scope: dict[str, list[str]] = {}
+    for scope, rec_id in zip(sc.scopes_for(args.category, args.scope), ids):
+        by_scope.setdefault(scope, []).append(rec_id)
+    stored = read_lessons(sc.validate_agent(args.agent), by_scope, root)
+    deprecated = {i: str(m.get("decision_reason") or m.get("deprecated_reason") or "")
+                  for i, (_scope, _doc, m) in stored.items() if m.get("deprecated")}
     if args.json:
-        _print_json({"ids": ids})
-    else:
-        print(f"learned ({len(ids)} record{'s' if len(ids) != 1 else ''}): {', '.join(ids)}")
+        _print_json({"ids": ids, "deprecated": sorted(deprecated)})
+        return 0
+    from kioku.core.defang import defang
+
+    fresh = [i for i in ids if i not in deprecated]
+    if fresh:
+        print(f"learned ({len(fresh)} record{'s' if len(fresh) != 1 else ''}): {', '.join(fresh)}")
+    for rec_id, why in deprecated.items():
+        print(defang(f"already known and deprecated: {rec_id}" + (f" ({why})" if why else "") +
+                     f"; it stays deprecated and is not injected; bring it back with "
+                     f"`kioku restore --agent {args.agent} {rec_id}`"))
     return 0
 
 
@@ -139,7 +157,8 @@ def cmd_maintain(args: argparse.Namespace) -> int:
     if kind == "daily":
         m = report["metrics"]
         print(f"daily maintenance for {args.agent}: {m['evaluations']} recent evaluations, success "
-              f"{m['success_rate']:.0%}, quality {m['avg_quality']:.1f} (trend {m['quality_trend']:+.1f}); "
+              f"{m['success_rate']:.0%} of {m['success_turns']} turns with a task, quality {m['avg_quality']:.1f} "
+              f"(trend {m['quality_trend']:+.1f}); "
               f"{report['sessions_pruned']} old session ledgers pruned")
     elif kind == "weekly":
         print(f"weekly review for {args.agent}: {report['improvements_last_7_days']} new improvements")
@@ -148,13 +167,18 @@ def cmd_maintain(args: argparse.Namespace) -> int:
             for r in report[label]:
                 print(f"  {r['successes']}/{r['uses']} (Wilson {r['wilson_lower']:.2f}) {r['improvement']}")
         for key, t in report["trends"].items():
-            print(f"  {key}: this week {t['this_week']}, last week {t['last_week']}")
+            print(f"  {key}: this week {_or_no_data(t['this_week'])}, last week {_or_no_data(t['last_week'])}")
     else:
         print(f"monthly maintenance for {args.agent}: archived {report['evaluations_archived']} "
               f"evaluations, pruned {report['improvements_pruned']} deprecated improvements")
         for path in report["archives"]:
             print(f"  archive: {path}")
     return 0
+
+
+def _or_no_data(value: Any) -> str:
+    """A figure for the text reports: a missing one is "no data", never "None" or 0."""
+    return "no data" if value is None else str(value)
 
 
 def cmd_consolidate(args: argparse.Namespace) -> int:
@@ -222,9 +246,11 @@ def cmd_import(args: argparse.Namespace) -> int:
     from kioku.agent.lifecycle_io import import_file
 
     report = import_file(Path(args.path), args.agent, _root())
-    print(f"imported into {report['agent']}: " +
-          (", ".join(f"{k} {v}" for k, v in sorted(report["imported"].items())) or "nothing") +
-          (f" ({report['skipped']} skipped below the confidence floor)" if report["skipped"] else ""))
+    added = ", ".join(f"{k} {v}" for k, v in sorted(report["imported"].items()))
+    print(f"imported into {report['agent']}: " + (f"new {added}" if added else "nothing new") +
+          f"; existing lessons: {report['updated']} updated, {report['unchanged']} unchanged" +
+          (f" ({report['skipped']} skipped: empty, below the confidence floor or repeated)"
+           if report["skipped"] else ""))
     return 0
 
 
@@ -261,12 +287,14 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
-    from kioku.agent.scopes import validate_agent
-    from kioku.learning.lifecycle import restore
+    from kioku.agent.lesson_state import set_deprecated
 
-    if not restore(validate_agent(args.agent), args.id, _root()):
-        print(f"kioku: no deprecated lesson {args.id} for {args.agent}", file=sys.stderr)
-        return 1
+    def reason(meta: dict) -> str:
+        return f"restored by hand; was: {meta.get('decision_reason') or meta.get('deprecated_reason') or ''}"[:500]
+
+    # the same change as the UI's Restore button; a missing or active lesson is a KiokuError,
+    # printed by the CLI as "kioku: error: ..." with exit code 1
+    set_deprecated(args.agent, args.id, False, _root(), reason=reason, strict=True)
     print(f"restored {args.id}: active again; its evidence is kept and new turns decide anew")
     return 0
 

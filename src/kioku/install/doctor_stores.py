@@ -5,9 +5,10 @@ Each function takes the doctor's ``add(name, ok, detail, warn=False)`` callback:
 - :func:`check_memory_folder`: a memory folder (or ``.agents``, or MEMORY.md) that is a
   symbolic link, a MEMORY.md or topic file that is not valid UTF-8 (recall skips such lines,
   so those memories are silently missing), and temporary files a killed writer left behind.
-- :func:`check_agent_store`: the Chroma store against its journal: a store the journal says
-  held data but whose files are missing, and any collection whose record count differs from
-  what replaying the journal gives.
+- :func:`check_agent_store`: the Chroma store against its journal (kept beside the Chroma
+  folder): a journal whose store is missing (the folder or its files were deleted), a store
+  holding records without a journal (it could not be rebuilt if damaged), and any collection
+  whose record count differs from what replaying the journal gives.
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ def check_agent_store(scope: str, project_root: Path, add: Add) -> None:
         return
     expected = store.journal.live_counts()
     if store.journal.has_history() and not (store.chroma_dir / "chroma.sqlite3").exists():
-        add(name, False, f"{store.chroma_dir}: Chroma's files are missing but the journal holds "
+        what = "Chroma's files are" if store.chroma_dir.is_dir() else "the folder is"
+        add(name, False, f"{store.chroma_dir}: {what} missing but its journal ({store.journal.dir}) holds "
             f"{sum(expected.values())} record(s); run `kioku rebuild` (any agent-memory command also does)")
         return
     try:
@@ -72,6 +74,11 @@ def check_agent_store(scope: str, project_root: Path, add: Add) -> None:
     if store.last_warning:
         add(name, True, store.last_warning, warn=True)
     pending = store.pending()
+    if sum(actual.values()) and not store.journal.has_history() and not pending:
+        add(name, True, f"{sum(actual.values())} record(s) in {len(actual)} collection(s) but no journal "
+            f"({store.journal.dir} is missing or empty): they cannot be rebuilt if {store.chroma_dir} is "
+            "damaged or deleted; keep a copy of that folder", warn=True)
+        return
     differ = sorted(n for n in set(expected) | set(actual) if expected.get(n, 0) != actual.get(n, 0))
     detail = (f"{sum(actual.values())} record(s) in {len(actual)} collection(s), journal "
               f"{sum(expected.values())}" + (f", {pending} write(s) pending" if pending else ""))

@@ -301,10 +301,16 @@ def _had_hooks_key(info: dict[str, Any]) -> bool:
 
 
 def _purge_targets(target: Target) -> list[Path]:
+    from kioku.agent.journal import journal_dir
+
     if target.project:
-        found = [target.project / ".agents" / "memory", target.project / ".claude" / "chroma_data"]
+        chroma = target.project / ".claude" / "chroma_data"
+        found = [target.project / ".agents" / "memory", chroma]
     else:
-        found = [paths.user_memory_dir(), target.claude_dir / "chroma_data"]
+        chroma = target.claude_dir / "chroma_data"
+        found = [paths.user_memory_dir(), chroma]
+    # the agent-memory journal sits beside the Chroma folder (it must outlive a deleted store)
+    found.append(chroma.parent / journal_dir(chroma).name)
     found += [target.kioku_dir / name for name in ("state", "logs", "config.toml")]
     return [p for p in found if p.exists()]
 

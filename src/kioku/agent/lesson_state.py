@@ -1,0 +1,69 @@
+"""Deprecate a lesson by hand, or bring it back: one function for ``kioku restore`` and the UI.
+
+:func:`set_deprecated` writes the same fields whoever asks, so the CLI, the Agents view and the
+HTML report agree on a lesson's state afterwards:
+
+- deprecate: ``deprecated=True``, ``deprecated_reason``, ``deprecated_at`` (+ epoch),
+  ``decision="deprecated"`` and ``decision_reason``;
+- restore: ``deprecated=False``, ``deprecated_reason=""``, ``deprecated_at=""`` (epoch 0.0),
+  ``restored_at`` (+ epoch), ``decision`` set to the state the lesson has without the
+  deprecation (``kioku.agent.stats.decision_of``: active, promoted or candidate) and
+  ``decision_reason``. Its evidence is kept; new turns decide anew.
+
+The change is a journaled metadata update in every scope that holds the lesson, made under the
+agent's usage lock (so it never interleaves with a lifecycle refresh of the same lesson), then
+the hooks' digest is refreshed, so injection stops or starts at once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from kioku.core.errors import KiokuError
+
+
+def set_deprecated(agent: str, lesson_id: str, deprecated: bool, project_root: Path | None = None, *,
+                   reason: str | Callable[[dict[str, Any]], str], strict: bool = False) -> str:
+    """Mark ``lesson_id`` of ``agent`` deprecated (or active again); returns the lesson's text.
+
+    ``reason`` is recorded as ``decision_reason`` (and ``deprecated_reason`` when deprecating); a
+    callable gets the lesson's metadata first, to mention what it replaces. Raises KiokuError when
+    no scope holds the lesson, and with ``strict`` also when none holds it in the other state
+    (restoring a lesson that is not deprecated).
+    """
+    from kioku.agent import scopes as sc
+    from kioku.agent import stats, usage
+    from kioku.agent.digest import refresh_digest
+    from kioku.agent.improvements import KIND, now
+    from kioku.core import fsutil
+
+    agent = sc.validate_agent(agent)
+    iso, epoch = now()
+    found: list[tuple[str, Any]] = []
+    with fsutil.exclusive_lock(usage.usage_lock(agent), timeout=120):
+        for scope in sc.existing_scopes(project_root):
+            records = sc.open_scope(scope, project_root).get(agent, KIND, ids=[lesson_id])
+            if records:
+                found.append((scope, records[0]))
+        if not found:
+            raise KiokuError(f"agent {agent!r} has no lesson {lesson_id!r}; nothing was changed")
+        todo = [(s, r) for s, r in found if bool((r.metadata or {}).get("deprecated", False)) != deprecated]
+        if strict and not todo:
+            state = "deprecated" if deprecated else "active"
+            raise KiokuError(f"lesson {lesson_id!r} of {agent!r} is already {state}; nothing was changed")
+        for scope, record in todo or found:
+            meta = dict(record.metadata or {})
+            why = reason(meta) if callable(reason) else reason
+            if deprecated:
+                change: dict[str, Any] = {
+                    "deprecated": True, "deprecated_reason": why, "deprecated_at": iso,
+                    "deprecated_at_epoch": epoch, "decision": "deprecated", "decision_reason": why}
+            else:
+                change = {"deprecated": False, "deprecated_reason": "", "deprecated_at": "",
+                          "deprecated_at_epoch": 0.0, "restored_at": iso, "restored_at_epoch": epoch,
+                          "decision_reason": why}
+                change["decision"] = stats.decision_of({**meta, **change})
+            sc.open_scope(scope, project_root).update_metadata(agent, KIND, [lesson_id], [change])
+            refresh_digest(agent, scope, project_root, changed=[(lesson_id, record.document, {**meta, **change})])
+    return found[0][1].document
