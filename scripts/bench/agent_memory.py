@@ -236,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     project.mkdir(parents=True, exist_ok=True)
 
     from kioku.agent.chroma_store import AgentStore, Record
+    from kioku.agent.journal import journal_dir
     from kioku.core import paths
 
     texts = lessons(args.n)
@@ -268,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     result["count"] = store.count("bench", "improvements")
     result["disk_mb"] = {
         "chroma_dir_total": round(sum(p.stat().st_size for p in chroma_dir.rglob("*") if p.is_file()) / 2**20, 1),
-        "journal_and_archives": round(sum(p.stat().st_size for p in (chroma_dir / ".kioku-journal").rglob("*")
+        "journal_and_archives": round(sum(p.stat().st_size for p in journal_dir(chroma_dir).rglob("*")
                                           if p.is_file()) / 2**20, 1),
         "lexical_index": round(sum(p.stat().st_size for p in chroma_dir.glob("kioku_lexical*")) / 2**20, 1),
     }

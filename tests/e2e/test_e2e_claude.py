@@ -248,7 +248,8 @@ def test_4_secret_is_not_stored_anywhere(world: World):
     world.wait_worker_idle()  # the Stop job for this session has been evaluated too
     assert (world.project / ".agents" / "memory" / "MEMORY.md").read_text() == index_before
     # Claude Code's own transcripts/history hold the prompt; Kioku's files must not.
-    kioku_roots = [world.claude_dir / "kioku", world.claude_dir / "chroma_data", world.claude_dir / "skills",
+    kioku_roots = [world.claude_dir / "kioku", world.claude_dir / "chroma_data",
+                   world.claude_dir / "chroma_data.kioku-journal", world.claude_dir / "skills",
                    world.project / ".agents", world.project / ".claude", world.home / ".agents"]
     leaks = []
     for root in kioku_roots:

@@ -59,3 +59,14 @@ def test_error_kinds_kept_as_names_are_shown_escaped() -> None:
                      "hook_blocks": data._error_value(0), "cascade_errors": data._error_value(None)})
     assert shown == "agent errors 1, user rejections [&quot;&lt;b&gt;no&lt;/b&gt;&quot;]"
     assert _errors({"agent_errors": None}) == "no data" and _errors({"agent_errors": 0.0}) == "none"
+
+
+def test_a_lessons_state_comes_from_its_flags_not_a_stale_decision_field() -> None:
+    from kioku.ui.data import decision_of
+
+    # restored by hand ("decision": "active"), then deprecated by the automatic lifecycle,
+    # which sets the flags only
+    assert decision_of({"decision": "active", "deprecated": True, "confidence": 0.8}) == "deprecated"
+    assert decision_of({"decision": "deprecated", "deprecated": False, "promoted": True, "confidence": 0.85}) \
+        == "promoted"
+    assert decision_of({"confidence": 0.6}) == "candidate"

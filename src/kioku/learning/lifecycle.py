@@ -1,4 +1,4 @@
-"""Lifecycle of a lesson on counterfactual evidence: active → promoted | deprecated (and restore).
+"""Lifecycle of a lesson on counterfactual evidence: active → promoted | deprecated.
 
 Rule, taken at each *look* of ``kioku.learning.uplift`` (boundaries corrected for repeated looks),
 on the uplift weighted by each turn's recorded chance of giving the lesson
@@ -14,7 +14,8 @@ on the uplift weighted by each turn's recorded chance of giving the lesson
   the user taught (``learned_from == "user_feedback"``) are never deprecated for this: the user's
   word is the strongest signal, only evidence of harm overrides it.
 A promoted lesson that later shows harm is deprecated. A deprecated lesson stays in the store
-(not injected), keeps its ``decision_reason`` and can be brought back by :func:`restore`.
+(not injected), keeps its ``decision_reason`` and can be brought back by hand
+(``kioku.agent.lesson_state.set_deprecated``: ``kioku restore`` and the web UI).
 The fields written are the evidence fields of ``kioku.agent.stats.lesson_evidence`` plus the
 seed counters (``usage_count`` = turns given, ``success_count``, ``success_rate``).
 """
@@ -109,22 +110,3 @@ def refresh(agent: str, lessons: dict[str, str], project_root: Path) -> dict[str
             changes[rec_id] = (scope, doc, meta, decide(meta, counts[rec_id]))
         usage.write_lesson_fields(agent, changes, project_root)
     return {rec_id: stats.decision_of({**meta, **change}) for rec_id, (_s, _d, meta, change) in changes.items()}
-
-
-def restore(agent: str, lesson_id: str, project_root: Path) -> bool:
-    """Bring a deprecated lesson back to active; its evidence is kept and the next looks decide anew."""
-    with fsutil.exclusive_lock(usage.usage_lock(agent), timeout=120):
-        found = None
-        for scope in ("project", "global"):
-            found = usage.read_lessons(agent, {scope: [lesson_id]}, project_root).get(lesson_id) or found
-        if found is None:
-            return False
-        scope, doc, meta = found
-        if not meta.get("deprecated", False):
-            return False
-        now = time.time()
-        change = {"deprecated": False, "deprecated_reason": "", "deprecated_at": "", "deprecated_at_epoch": 0.0,
-                  "restored_at": _iso(now), "restored_at_epoch": now,
-                  "decision_reason": f"restored by hand; was: {meta.get('decision_reason', '')}"[:500]}
-        usage.write_lesson_fields(agent, {lesson_id: (scope, doc, meta, change)}, project_root)
-    return True

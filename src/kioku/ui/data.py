@@ -85,15 +85,11 @@ def agent_names(project_root: Path | None = None) -> list[str]:
 
 
 def decision_of(meta: dict[str, Any]) -> str:
-    decision = meta.get("decision")
-    if isinstance(decision, str) and decision:
-        return decision
-    if meta.get("deprecated"):
-        return "deprecated"
-    if meta.get("promoted"):
-        return "promoted"
-    confidence = number(meta.get("confidence"))
-    return "candidate" if confidence is not None and confidence < 0.7 else "active"
+    """The lesson's state from its flags, as the dashboard shows it (a stored ``decision`` field
+    is written only by changes made by hand, not by the automatic lifecycle, so it can be stale)."""
+    from kioku.agent.stats import decision_of as state
+
+    return state(meta)
 
 
 def lessons(agent: str, project_root: Path | None = None) -> list[dict[str, Any]]:
