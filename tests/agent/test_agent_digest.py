@@ -95,3 +95,14 @@ def test_a_digest_written_for_another_agent_is_ignored(project):
     im.learn("Old", "Lesson of the old agent", "code_quality", 0.8, scope="global")
     assert not legacy.exists()
     assert [e["improvement"] for e in digest.read_digest("Old", project)] == ["Lesson of the old agent"]
+
+
+def test_agents_whose_names_differ_only_in_dots_keep_their_own_files() -> None:
+    from kioku.agent import maintenance, usage
+    from kioku.core.names import agent_file_stem
+
+    names = ["a", "a.", "a..b", "a_b", "Main", "main", "code-finder"]
+    assert len({agent_file_stem(n) for n in names}) == len(names)
+    assert len({str(maintenance.stamp_path(n)) for n in names}) == len(names)
+    assert len({usage.usage_lock(n) for n in names}) == len(names)
+    assert agent_file_stem("code-finder") == "code-finder"  # plain names keep their files

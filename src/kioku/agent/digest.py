@@ -40,29 +40,14 @@ if TYPE_CHECKING:  # hooks read digests; typing, pathlib and datetime would cost
     from typing import Any, Iterable
 
 from kioku.core import fastjson, fsutil, pathstr
-from kioku.core.names import normalise_lesson, safe_name
+from kioku.core.names import agent_file_stem, normalise_lesson, safe_name
 
 MAX_ENTRIES = 200
-# Characters a digest file may be named with as they are: lowercase only, so the name is also
-# unique on a case-insensitive file system, and no '.', which marks the hashed form below.
-_PLAIN_STEM_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
-_MAX_PLAIN_STEM = 100
 
 
 def file_stem(agent: str) -> str:
-    """The digest file name of ``agent`` (without ``.json``), different for every agent name.
-
-    A name of lowercase letters, digits, ``_`` and ``-`` that starts with a letter or digit is
-    used as it is. Any other name becomes its file-safe form, a ``.`` and 16 hex digits of the
-    SHA-256 of the name: the dot keeps the two forms apart (a plain stem never holds one), the
-    hash keeps apart names whose safe forms are equal (``a.`` and ``a``, ``Main`` and ``main``).
-    """
-    if (agent and len(agent) <= _MAX_PLAIN_STEM and agent[0] not in "_-"
-            and all(c in _PLAIN_STEM_CHARS for c in agent)):
-        return agent
-    from kioku.core.sha import sha256
-
-    return f"{safe_name(agent)[:80]}.{sha256(agent.encode('utf-8')).hexdigest()[:16]}"
+    """The digest file name of ``agent`` (without ``.json``): ``kioku.core.names.agent_file_stem``."""
+    return agent_file_stem(agent)
 
 
 def _chroma_base(scope: str, project_root: Path | str | None) -> str:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from kioku.core import fsutil, paths
-from kioku.core.names import safe_name
+from kioku.core.names import agent_file_stem
 
 DAY = 86400.0
 SPAWN_GRACE = 600.0
@@ -38,7 +38,7 @@ DEFAULT_ARCHIVE_DAYS = 90
 
 
 def stamp_path(agent: str) -> Path:
-    return paths.state_dir() / "maintenance" / f"{safe_name(agent)}.daily"
+    return paths.state_dir() / "maintenance" / f"{agent_file_stem(agent)}.daily"
 
 
 def is_due(agent: str, now: float | None = None) -> bool:
@@ -141,7 +141,8 @@ def run_weekly(agent: str, project_root: Path | None = None, top: int = 5) -> di
 
 
 def _archive(agent: str, name: str, rows: list[dict]) -> Path:
-    path = paths.kioku_home() / "archive" / safe_name(agent) / f"{name}-{datetime.now(timezone.utc):%Y-%m-%d}.jsonl"
+    folder = paths.kioku_home() / "archive" / agent_file_stem(agent)
+    path = folder / f"{name}-{datetime.now(timezone.utc):%Y-%m-%d}.jsonl"
     with fsutil.exclusive_lock(path.with_suffix(".lock")):
         fsutil.ensure_private_dir(path.parent)
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, fsutil.FILE_MODE)

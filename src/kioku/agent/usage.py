@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # hooks reach this module; typing would cost them millisecond
     from typing import Any
 
 from kioku.core import fsutil, pathstr
-from kioku.core.names import safe_name
+from kioku.core.names import agent_file_stem, safe_name
 
 SESSION_MAX_AGE_DAYS = 14
 
@@ -34,7 +34,7 @@ def session_path(session_id: str) -> str:
 
 
 def usage_lock(agent: str) -> str:
-    return os.path.join(pathstr.state_dir(), "locks", f"usage-{safe_name(agent)}.lock")
+    return os.path.join(pathstr.state_dir(), "locks", f"usage-{agent_file_stem(agent)}.lock")
 
 
 def read_lessons(agent: str, by_scope: dict[str, list[str]], project_root: Path) -> dict[str, tuple[str, str, dict]]:

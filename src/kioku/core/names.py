@@ -44,3 +44,26 @@ def safe_name(name: str, *, unique: bool = False) -> str:
 def normalise_lesson(text: str) -> str:
     norm = unicodedata.normalize("NFKC", text or "").casefold()
     return " ".join(norm.split()).rstrip(" .!。！")
+
+
+# Characters a per-agent file may be named with as they are: lowercase only, so the name is also
+# unique on a case-insensitive file system, and no '.', which marks the hashed form below.
+_PLAIN_STEM_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
+_MAX_PLAIN_STEM = 100
+
+
+def agent_file_stem(agent: str) -> str:
+    """The name of an agent's own files (digest, maintenance stamp, archive folder, lock),
+    different for every agent name.
+
+    A name of lowercase letters, digits, ``_`` and ``-`` that starts with a letter or digit is
+    used as it is. Any other name becomes its file-safe form, a ``.`` and 16 hex digits of the
+    SHA-256 of the name: the dot keeps the two forms apart (a plain stem never holds one), the
+    hash keeps apart names whose safe forms are equal (``a.`` and ``a``, ``Main`` and ``main``).
+    """
+    if (agent and len(agent) <= _MAX_PLAIN_STEM and agent[0] not in "_-"
+            and all(c in _PLAIN_STEM_CHARS for c in agent)):
+        return agent
+    from kioku.core.sha import sha256
+
+    return f"{safe_name(agent)[:80]}.{sha256(agent.encode('utf-8')).hexdigest()[:16]}"
