@@ -155,6 +155,11 @@ NEGATIVES: list[str] = [
     "これからはじめる",
     "次回からの打ち合わせは延期",
     "今後、バグが出たらどうする",
+    "以後、保存ボタンの処理を直して",
+    "今後はこのファイルを修正してから保存して",
+    "今後は、このPRをマージしてメモリリークを直して",
+    "今後は十分注意してください。メモリ不足になるので",
+    "今後はこの関数を使って実装して",
 ]
 
 
@@ -299,3 +304,14 @@ def test_import_stays_light_for_the_hook_fast_path() -> None:
             "print(sum(1 for v in vars(d).values() if type(v).__name__ == '_Lazy' and v._p is not None))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split("\n")[:2] == ["[]", "0"]
+
+
+@pytest.mark.parametrize("prompt,content,trigger,lang", POSITIVES)
+def test_every_save_request_passes_the_hooks_prefilters(prompt, content, trigger, lang):
+    import json
+
+    from kioku.handlers.user_prompt_submit import no_remember_hint_raw, no_remember_request
+
+    raw = json.dumps({"prompt": prompt, "session_id": "s"}, ensure_ascii=False).encode()
+    assert not no_remember_hint_raw(raw)
+    assert not no_remember_request({"prompt": prompt})

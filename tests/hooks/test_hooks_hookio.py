@@ -19,7 +19,8 @@ WORDS = ["please", "Remember", "REMEMBER", "that", "we", "use", "bun", "save", "
          "Note", "for", "future", "From", "now", "on", "keep", "in", "mind", "write", "it", "down",
          "don't", "forget", "store", "memory", "覚えておいて", "保存して", "忘れないで", "メモして",
          "記憶", "記録", "テスト", "を", "の", "fix", "the", "parser", "refactor", "tests", "port",
-         "5432", "Memorize", "FORGET", "rememb", "er", "sa", "ve", "\n", "\"quoted\"", "é", "→"]
+         "5432", "Memorize", "FORGET", "rememb", "er", "sa", "ve", "\n", "\"quoted\"", "é", "→",
+         "今後は", "これからは", "次回から", "次から", "今度から", "以後は", "以降", "、"]
 
 
 def test_raw_prefilter_never_skips_a_prompt_the_hint_matches():
@@ -80,3 +81,4 @@ def test_no_trigger_prompt_imports_neither_json_nor_re(tmp_path):
                          env=env, cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "[]"
+

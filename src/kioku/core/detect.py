@@ -421,7 +421,10 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
 # about oneself ("今後は気をつけます") or a question.
 _JA_STANDING = _Lazy(r"(?:^|(?<=[。！？!?\n]))\s*(?P<trig>(?:今後|以後|以降)(?:は|(?=[、,]))"
                      r"|(?:今度|次回|次)から(?:は)?(?!の)|これからは(?![ぁ-ん]))\s*[、,]?\s*")
-_JA_GENERIC = ("気をつけ", "気を付け", "注意して", "よろしく")
+# Not a rule to keep: a caution with no content, a task on something in this conversation
+# ("このファイル", "そのPR"), or a one-off fix.
+_JA_GENERIC = _Lazy(r"気をつけ|気を付け|注意し|よろしく")
+_JA_ONE_OFF = _Lazy(r"(?:この|その|あの|これ|それ|あれ|こちら|そちら)|(?:直して|修正して|マージして|なおして)(?:ください|下さい|ね)?$")
 _JA_RULE_END = _Lazy(r"(?:(?:て|で)(?:ね|よ|ください|下さい|ほしい|欲しい)?|こと|ように|禁止|厳禁|ダメ|だめ|ないで|するな"
                      r"|[うくすつぬむぶぐる])$")
 _JA_STATEMENT_END = _Lazy(r"(?:ます|です|ました|でした|ません)$")
@@ -438,8 +441,8 @@ def _detect_ja_standing(text: str, masked: str) -> RememberRequest | None:
             continue
         content = _clean_ja(text[m.end():end])
         if len(content) < 3 or _JA_STATEMENT_END.search(content) or not _JA_RULE_END.search(content) \
-                or content.startswith(_JA_GENERIC) or _JA_ASKING.search(content):
-            continue  # "次からは気をつけてね" holds no rule to keep
+                or _JA_GENERIC.search(content) or _JA_ONE_OFF.search(content) or _JA_ASKING.search(content):
+            continue  # "次からは気をつけてね", "今後はこのファイルを修正して": no rule to keep
         return RememberRequest(content, m.group("trig").rstrip("は"), "ja")
     return None
 
