@@ -206,6 +206,7 @@ _VERB_CUES = _POS_WORDS | {
 _SUBJECT_SKIP = {"the", "a", "an", "our", "we", "i", "you", "my", "this", "project", "team", "us", "its",
                  "their", "they", "all", "here", "currently"}
 _COPULAS = {"is", "are", "was", "were"}
+_PERSONAL = {"i", "my", "me", "i'm"}
 _NOW_WORDS = {"now", "anymore", "nowadays"}
 _NOW_PHRASES = ("no longer", "these days", "from now on", "any more")
 _JA_NOW = ("今は", "現在は", "これからは", "今後は", "もう")
@@ -220,10 +221,13 @@ _CALENDAR = {d + s for d in ("monday", "tuesday", "wednesday", "thursday", "frid
 _CEASE_PHRASES = ("no longer", "stopped ", "stop ", "anymore", "any more")
 _CEASE_DROP = _POLARITY_WORDS | _NOW_WORDS | {"no", "longer", "any", "more", "stopped", "stop", "we", "i",
                                               "our", "us", "do", "does", "doesn't", "doesnt"}
+_DESCRIBING_SUFFIXES = ("ed", "ing", "able", "ible", "ive", "ful", "ous", "less")
+_CASED_WORD = LazyPattern(r"[A-Za-z0-9][\w.+#-]*[\w+#]|[A-Za-z0-9]")
 _STOP_DOING = LazyPattern(r"\bstop(?:ped)? \w+ing\b")
+_STOP_MARKERS = ("no longer", "stop", "anymore", "any more", "もう", "やめ", "しなくな")
 _JA_CEASE = ("もう", "やめ", "しなくな", "しないことに")
 _JA_CEASE_DROP = ("もう", "しない", "しなくなった", "しなくなりました", "しないことにした", "をやめた", "はやめた",
-                  "やめた", "やめました", "ない", "する", "します", "には", "では")
+                  "やめた", "やめました", "ない", "する", "します", "には", "では", "に", "で", "を", "が", "は")
 _JA_PARTICLES = ("には", "では", "に", "で", "の", "が")
 _JA_PROJECT = ("プロジェクトで", "プロジェクトに", "プロジェクト", "リポジトリで", "リポジトリ", "ここで")
 # Compiled on first use, and used only when the literal text each needs is there: most memories
@@ -263,7 +267,10 @@ def _subject(text: str) -> tuple[str, ...] | None:
     words = [m.group(0) for m in _WORD.finditer(_first_clause(low))]
     for i, word in enumerate(words):
         if word in _VERB_CUES:
-            return tuple(sorted({w for w in words[:i] if w not in _SUBJECT_SKIP}))
+            subject = tuple(sorted({w for w in words[:i] if w not in _SUBJECT_SKIP}))
+            if not subject and _PERSONAL & set(words[:i]):
+                return ("i",)  # "I prefer vim" is about the person, "We use VS Code" about the project
+            return subject
     return None
 
 
@@ -343,6 +350,23 @@ def _stem(word: str) -> str:
     return word
 
 
+def _names_something(text: str) -> bool:
+    """Whether what follows the copula is a name or a value ("is Memcached", "is now
+    stage.example.com", "はubuntuです"), not a description ("is protected", "is now versioned"):
+    a word written with a capital (not the first), with a dot or a digit, or a known option."""
+    if _has_ja(_lower(text)):
+        return bool(_predicate(text)[1])
+    words = _CASED_WORD.findall(text.split(".", 1)[0] if ". " in text else text)
+    after = next((i for i, w in enumerate(words) if w.lower() in _COPULAS), None)
+    if after is None:
+        return False
+    rest = [w for w in words[after + 1:] if w.lower() not in _NOW_WORDS]
+    if len(rest) == 1 and not rest[0].lower().endswith(_DESCRIBING_SUFFIXES):
+        return True  # "is master", "is now main" (but not "is protected", "is now versioned")
+    return any(w[:1].isupper() or "." in w or any(c.isdigit() for c in w) or w.lower() in _OPTION_NAMES
+               for w in rest)
+
+
 def _ceases(text: str) -> bool:
     """"We no longer deploy on Fridays", "We stopped deploying ...", "... anymore" (with a
     negation), "金曜日にはもうデプロイしない"."""
@@ -416,20 +440,26 @@ def could_flag(new: str):  # -> Callable[[str], bool]
     """
     if choices(new) or _polarity(new) or _replaced_values(new) or _ceases(new):
         return _always  # these can match an older text worded differently
+    # any plain statement may resume one an older memory said had stopped
     if not can_contradict(new):
-        return _never  # no value and no "now": the subject branch cannot fire either
+        return _says_stopped  # no value and no "now": the subject branch cannot fire either
     subject = _subject(new)
     if subject == () and _says_now(new):
         return _always  # "We deploy on Thursdays now": the project's own statement, any file
     if not subject:
-        return _never  # no subject to share: only the branches above could answer
+        return _says_stopped  # no subject to share: only the branches above could answer
     if not all(word.isascii() for word in subject):
         return _always  # case folding of non-ASCII text can depend on its neighbours
 
     def shares_subject(folded: str) -> bool:
-        return all(word in folded for word in subject)
+        return all(word in folded for word in subject) or _says_stopped(folded)
 
     return shares_subject
+
+
+def _says_stopped(folded: str) -> bool:
+    """Whether a folded text may say that something stopped (what ``_ceases`` looks for)."""
+    return any(marker in folded for marker in _STOP_MARKERS)
 
 
 def assess(new: str, old: str) -> tuple[str, str] | None:
@@ -452,6 +482,12 @@ def assess(new: str, old: str) -> tuple[str, str] | None:
     if given_up and not (_replaced_values(old) & {given_up[0]}):
         if relation() == "different":
             return None
+        action = given_up[0].split()[0]
+        if action.isascii() and not _is_value(action) and _strip_polarity(new) - _strip_polarity(old) \
+                and _polarity(new):
+            # "Never run tests before pushing to a draft branch" after "Always run tests before
+            # pushing": a rule about an action that adds words may be an exception to the old one
+            return "unsure", f"may be an exception to the rule on {given_up[0]}"
         if relation() == "unknown" and _qualifiers(new) != _qualifiers(old):
             # "never use type hints in tests" after "always use type hints": an exception
             # for one scope, or a replacement - the user decides
@@ -462,6 +498,17 @@ def assess(new: str, old: str) -> tuple[str, str] | None:
         if relation() == "different":
             return None
         return ("replaces" if relation() == "same" else "unsure"), conflict
+    stopped, was_stopped = _ceases(new), _ceases(old)
+    if stopped != was_stopped and _qualifiers(new) == _qualifiers(old) \
+            and _polarity(old if stopped else new) >= 0:
+        # "We no longer deploy on Fridays" after "We deploy on Fridays" (or the reverse): the
+        # same statement stopped or resumed; with a narrower or wider old statement
+        # ("We deploy hotfixes on Fridays") the user decides
+        overlap = jaccard(_statement_core(new), _statement_core(old))
+        if overlap >= 0.6 and relation() != "different":
+            if overlap >= 0.8:
+                return "replaces", "no longer" if stopped else "again"
+            return "unsure", "may stop or resume a related statement"
     s_new = _subject(new)
     # "same" needs the old memory's subject to equal this one, so its words must occur in it
     # an empty subject (the project: "We deploy on Fridays") counts only with an explicit "now"
@@ -471,13 +518,11 @@ def assess(new: str, old: str) -> tuple[str, str] | None:
         a_old, v_old, cop_old = _predicate(old)
         additive = bool(set(_WORD.findall(_lower(new))) & _ADDITIVE)
         similar = jaccard(a_new, a_old) >= 0.5 if (a_new or a_old) else True
-        if _says_now(new) and not additive and (similar or (cop_new and cop_old)):
+        if _says_now(new) and not additive and (similar or (cop_new and cop_old and _names_something(new)
+                                                             and _names_something(old))):
             return "replaces", "now " + (" ".join(sorted(v_new)) or "different")
         if similar and a_new == a_old and v_new and v_old and v_new != v_old and not additive:
             return "replaces", f"{' '.join(sorted(v_new))} instead of {' '.join(sorted(v_old))}"
-    if _ceases(new) and not _ceases(old) and _polarity(old) >= 0 and _qualifiers(new) == _qualifiers(old) \
-            and jaccard(_statement_core(new), _statement_core(old)) >= 0.6 and relation() != "different":
-        return "replaces", "no longer"
     pol_new = _polarity(new)
     pol_old = _polarity(old) if pol_new else 0
     # A flip with a different scope ("never ... in tests" after "always ...") is an exception
@@ -486,6 +531,10 @@ def assess(new: str, old: str) -> tuple[str, str] | None:
         if jaccard(_strip_polarity(new), _strip_polarity(old)) >= 0.6:  # same statement, flipped
             if relation() == "different":
                 return None
+            if _strip_polarity(new) - _strip_polarity(old):
+                # "Never run tests before pushing to a draft branch" after "Always run tests before
+                # pushing": the new rule adds words, so it may be an exception to the old one
+                return "unsure", "may be an exception to the opposite instruction"
             return "replaces", "opposite instruction"
     return None
 
