@@ -191,7 +191,8 @@ def test_vectorised_lexical_signals_equal_the_bm25_index() -> None:
     words = "deploy staging api tests flaky 本番 デプロイ release notes monday owner billing queue".split()
     units = [Unit(i, " ".join(rng.choice(words) for _ in range(rng.randint(1, 12)))) for i in range(300)]
     index = HybridIndex(units, dense=False)
-    for query in ("deploy the api on monday", "flaky flaky tests", "本番にデプロイ", "zeppelin billing", "zeppelin"):
+    # queries without a synonym group (those are scored as groups: see the next test)
+    for query in ("deploy the api on monday", "flaky flaky tests", "本番のrelease", "zeppelin billing", "zeppelin"):
         tokens = tokenize(query)
         c = index.components(query)
         expected_lex = np.zeros(len(units), np.float32)
@@ -205,3 +206,22 @@ def test_vectorised_lexical_signals_equal_the_bm25_index() -> None:
         again = index.components(query)  # from the cached posting arrays
         assert np.array_equal(again.lexical, c.lexical) and np.array_equal(again.coverage, c.coverage)
     assert float(index.components("deploy").lexical.max()) > 0
+
+
+def test_a_word_and_its_abbreviation_or_katakana_match_each_other() -> None:
+    units = [Unit(0, "DBはPostgresを採用（JSONBのため）"), Unit(1, "We use bun, never npm"),
+             Unit(2, "The staging database is rebuilt nightly"), Unit(3, "Deploys go out on Fridays")]
+    index = HybridIndex(units, dense=False)
+
+    def found(query: str) -> set[int]:
+        return {s.id for s in index.ranked(query, 4) if s.relevant}
+
+    assert {0, 2} <= found("which database do we use")  # "use" also finds the bun memory
+    assert found("DB choice") == {0, 2}
+    assert found("データベースは何") == {0, 2}
+    assert found("デプロイの曜日") == {3}
+    plain = HybridIndex(units, dense=False)
+    assert {s.id for s in plain.ranked("zeppelin", 4) if s.relevant} == set()
+    # a memory holding both the word and its abbreviation counts the concept once
+    both = HybridIndex([Unit(0, "db database"), Unit(1, "database")], dense=False)
+    assert both.components("database").coverage[0] == both.components("database").coverage[1]

@@ -47,7 +47,7 @@ from typing import Callable, Hashable, Sequence
 
 from kioku.retrieval.bm25 import BM25Index
 from kioku.retrieval.dates import closeness, parse_query_dates, parse_date
-from kioku.retrieval.text import tokenize
+from kioku.retrieval.text import synonym_groups, tokenize
 
 Ranking = list[tuple[Hashable, float]]
 
@@ -259,8 +259,14 @@ class HybridIndex:
             arrays = self._term_cache[term] = (docs, part)
         return arrays
 
-    def _lexical_signals(self, tokens: list[str]):
-        """(BM25 scores, coverage) arrays (n,) for already tokenized query terms."""
+    def _lexical_signals(self, tokens: list[str], query: str = ""):
+        """(BM25 scores, coverage) arrays (n,) for already tokenized query terms.
+
+        Terms another word can stand for (``text.synonym_groups``: "database" / "db", the
+        bigrams of データベース / "database") are scored as a group: a memory gets the better
+        of what the terms give it and what an alternative would give it in their place (the
+        terms' IDF weight, the alternative's term frequency), so naming a thing either way
+        matches and nothing counts twice. The coverage total stays the query's own terms."""
         import numpy as np
 
         n = len(self.units)
@@ -271,20 +277,44 @@ class HybridIndex:
             counts[token] = counts.get(token, 0) + 1
         idf = {term: self.bm25.idf(term) for term in counts}
         total = sum(idf.values())  # every distinct token counts, known or not (BM25Index.coverage)
+        groups = synonym_groups(query, tokens) if query else []
+        grouped = {term for terms, _ in groups for term in terms}
         for term, qtf in counts.items():
+            if term in grouped:
+                continue
             docs, part = self._term_arrays(term)
             if not len(docs):
                 continue
             lexical[docs] += idf[term] * qtf * part  # a term's postings name each document once
             if total > 0:
                 coverage[docs] += idf[term] / total
+        for terms, alternatives in groups:
+            weight = sum(idf[t] * counts[t] for t in terms)
+            share = sum(idf[t] for t in terms) / total if total > 0 else 0.0
+            lex_own = np.zeros(n, dtype=np.float64)
+            cov_own = np.zeros(n, dtype=np.float64)
+            for term in terms:
+                docs, part = self._term_arrays(term)
+                if len(docs):
+                    lex_own[docs] += idf[term] * counts[term] * part
+                    if total > 0:
+                        cov_own[docs] += idf[term] / total
+            lex_alt = np.zeros(n, dtype=np.float64)
+            cov_alt = np.zeros(n, dtype=np.float64)
+            for alt in alternatives:
+                docs, part = self._term_arrays(alt)
+                if len(docs):
+                    lex_alt[docs] = np.maximum(lex_alt[docs], weight * part)
+                    cov_alt[docs] = share
+            lexical += np.maximum(lex_own, lex_alt)
+            coverage += np.maximum(cov_own, cov_alt)
         return lexical.astype(np.float32), coverage.astype(np.float32)
 
     def components(self, query: str) -> Components:
         import numpy as np
 
         tokens = tokenize(query)
-        lexical, coverage = self._lexical_signals(tokens)
+        lexical, coverage = self._lexical_signals(tokens, query)
         dense = None
         if self.matrix is not None:
             qvec = np.asarray(self._embed_query([query]), dtype=np.float32)[0]

@@ -150,3 +150,60 @@ _BASELINE_WORD = LazyPattern(r"\w+")
 def word_tokens(text: str) -> list[str]:
     """Baseline tokens: lower-cased ``\\w+`` words minus English stopwords (no stemming)."""
     return [w for w in _BASELINE_WORD.findall(text.lower()) if w not in ENGLISH_STOPWORDS]
+
+
+# Abbreviations developers write for the same word ("DB" / "database"), and katakana loanwords
+# for English words: a query naming one also matches a memory that wrote the other.
+_ABBREVIATIONS = (
+    ("db", "database"), ("k8s", "kubernetes"), ("repo", "repository"), ("config", "configuration"),
+    ("env", "environment"), ("auth", "authentication"), ("prod", "production"), ("dev", "development"),
+    ("docs", "documentation"), ("dir", "directory"), ("js", "javascript"), ("ts", "typescript"),
+    ("app", "application"), ("lib", "library"), ("pkg", "package"), ("msg", "message"),
+    ("spec", "specification"), ("perf", "performance"), ("admin", "administrator"),
+    ("info", "information"), ("impl", "implementation"),
+)
+_KATAKANA = (
+    ("データベース", "database"), ("リポジトリ", "repository"), ("ドキュメント", "documentation"),
+    ("デプロイ", "deploy"), ("サーバー", "server"), ("サーバ", "server"), ("テスト", "test"),
+    ("ブランチ", "branch"), ("コミット", "commit"), ("ライブラリ", "library"), ("パッケージ", "package"),
+    ("アプリ", "application"), ("ディレクトリ", "directory"), ("メッセージ", "message"),
+    ("パフォーマンス", "performance"), ("エラー", "error"), ("ログ", "log"), ("キャッシュ", "cache"),
+)
+_SYNONYMS: dict[str, tuple[str, ...]] | None = None
+
+
+def _synonym_table() -> dict[str, tuple[str, ...]]:
+    global _SYNONYMS
+    if _SYNONYMS is None:
+        table: dict[str, set[str]] = {}
+        for short, full in _ABBREVIATIONS:
+            a, b = tokenize(short)[0], tokenize(full)[0]
+            table.setdefault(a, set()).add(b)
+            table.setdefault(b, set()).add(a)
+        _SYNONYMS = {term: tuple(sorted(alts)) for term, alts in table.items()}
+    return _SYNONYMS
+
+
+def synonym_groups(query: str, tokens: list[str]) -> list[tuple[list[str], tuple[str, ...]]]:
+    """The query's terms that another word can stand for: ``(terms, alternatives)``, where a
+    memory holding any alternative counts as holding ``terms`` ("database" ↔ "db"; the bigrams of
+    データベース ↔ "database", "db"). Terms in no group are scored alone."""
+    table = _synonym_table()
+    groups: list[tuple[list[str], tuple[str, ...]]] = []
+    present = set(tokens)
+    for term in dict.fromkeys(tokens):
+        alts = tuple(a for a in table.get(term, ()) if a not in present)
+        if alts:
+            groups.append(([term], alts))
+    if not query.isascii():
+        normal = normalize(query)
+        used: set[str] = {term for terms, _ in groups for term in terms}
+        for word, english in sorted(_KATAKANA, key=lambda pair: -len(pair[0])):  # サーバー before サーバ
+            if word in normal:
+                terms = [t for t in dict.fromkeys(cjk_bigrams(word)) if t in present and t not in used]
+                used.update(terms)
+                base = tokenize(english)[0]
+                alts = tuple(a for a in (base, *table.get(base, ())) if a not in present)
+                if terms and alts:
+                    groups.append((terms, alts))
+    return groups
