@@ -212,3 +212,14 @@ def test_search_leaves_out_superseded_memories_unless_history_is_asked_for(proje
     assert hits and all("3000" not in h.text for h in hits)
     history = api.search("port 3000", project_root=project, archive=True)
     assert any(h.text.startswith("[superseded] The API listens on port 3000") for h in history)
+
+
+def test_an_index_line_goes_with_the_current_entry_not_a_superseded_copy(project, pmem):
+    api.remember("We deploy on Fridays", type="project", project_root=project)
+    api.remember("We no longer deploy on Fridays", type="project", project_root=project)
+    again = api.remember("We deploy on Fridays", type="project", project_root=project)
+    hits = [h for h in api.search("deploy Fridays", project_root=project, archive=True)
+            if "We deploy on Fridays" in h.text]
+    current = [h for h in hits if not h.text.startswith("[")]
+    assert len(current) == 1 and f"id {again.id}" in current[0].text and current[0].context
+    assert all(not h.context for h in hits if h.text.startswith("[superseded]"))

@@ -204,7 +204,9 @@ def _merge_folder(paths: list[Path], scope: str) -> list[Memory]:
     merged: dict[tuple[str, int], Memory] = {}
     for number, line, type_, summary, topic_file in index_entries:
         target = None
-        for m in topics.get(topic_file or "", []):
+        # an index line belongs to a current entry; a superseded one with the same summary
+        # (the same text saved again later) never takes it
+        for m in sorted(topics.get(topic_file or "", []), key=lambda m: not m.current):
             if m.summary and m.key not in merged and _same_summary(summary, m.summary):
                 target = m
                 break
