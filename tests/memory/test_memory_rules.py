@@ -101,3 +101,16 @@ def test_choice_stances():
 ])
 def test_near_duplicates(a, b, dup):
     assert is_duplicate(a, token_set(a), b) is dup
+
+
+def test_a_long_sentence_with_one_word_swapped_is_a_new_memory_not_a_duplicate(project):
+    from kioku.memory import api
+
+    first = "Use bun for installs in the web package, because the lockfile is bun.lockb and CI caches it"
+    second = first.replace("web package", "docs package")
+    api.remember(first, type="project", project_root=project)
+    assert api.remember(second, type="project", project_root=project).status == "saved"
+    assert api.remember(second + ".", type="project", project_root=project).status == "duplicate"
+    api.remember("APIのテストはpytestで実行し、カバレッジを計測する", type="project", project_root=project)
+    assert api.remember("UIのテストはpytestで実行し、カバレッジを計測する", type="project",
+                        project_root=project).status == "saved"

@@ -63,7 +63,21 @@ def is_duplicate(new_text: str, new_tokens: set[str], old_text: str) -> bool:
             return False
     if normalize(new_text) == normalize(old_text):
         return True
-    return jaccard(new_tokens, token_set(old_text)) >= DUPLICATE_JACCARD
+    old_tokens = token_set(old_text)
+    if jaccard(new_tokens, old_tokens) < DUPLICATE_JACCARD:
+        return False
+    # Near-identical wording is a duplicate only if no word was swapped for another: "the docs
+    # package" after "the web package" is a new fact, however long the shared sentence.
+    added = {_stem(t) for t in new_tokens - old_tokens}
+    dropped = {_stem(t) for t in old_tokens - new_tokens}
+    return not (added - dropped and dropped - added)
+
+
+def _stem(token: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(token) > len(suffix) + 3 and token.endswith(suffix):
+            return token[: -len(suffix)]
+    return token
 
 
 def _folded_file(data: bytes) -> str | None:
