@@ -170,6 +170,11 @@ def _check_password(m: re.Match[str]) -> bool:
     value = m.group("val")
     if not _value_ok(value):
         return False
+    if not value.isascii():  # a kana value is the password itself, kanji a description ("不要")
+        bare = value.strip("\"'`")
+        return len(bare) >= 2 and _ja_value_ok(bare) and all(_is_kana(c) for c in bare)
+    if _DESCRIBED_COMPOUND.match(value.strip("\"'`")):
+        return False  # "the password is bcrypt-hashed", "env-provided": how it is kept
     if len(value.strip("\"'`")) < 4:
         return False
     bare = value.strip("\"'`")
@@ -211,6 +216,22 @@ _JA_DESCRIBING = frozenset(
     "なに なん 何 変更 同様 任意 自由 ランダム 別々 バラバラ".split())
 
 
+def _is_kana(c: str) -> bool:
+    return "ぁ" <= c <= "ん" or "ァ" <= c <= "ヶ" or c == "ー"
+
+
+# A Japanese description follows an ASCII word: a particle and more text ("Vault にある",
+# "bcrypt でハッシュする", "1Password の保管庫"); "hunter2 で、…" is the copula, the value itself.
+_JA_DESCRIPTION_AFTER = _Lazy(r"\s*(?:の|に|を|が|へ|と|から|より|で(?!す|し|[、,。\s]|$))")
+
+
+def _ja_described(m: re.Match[str]) -> bool:
+    return bool(_JA_DESCRIPTION_AFTER.match(m.string, m.end("val")))
+
+
+_DESCRIBED_COMPOUND = _Lazy(r"^[a-z]+(?:-[a-z]+)*-(?:[a-z]+(?:ed|ing)|based|only|side|wide|free)$")
+
+
 def _ja_value_ok(value: str) -> bool:
     return _value_ok(value) and value not in _JA_DESCRIBING and not set(value) <= set("*＊・.…xX?？")
 
@@ -222,10 +243,12 @@ def _check_ja_plain_password(m: re.Match[str]) -> bool:
     value = m.group("val")
     if not _ja_value_ok(value) or value.isascii() or value[0].isdigit():
         return False  # ASCII values have their own rule
-    if not all(c.isascii() or "ぁ" <= c <= "ん" or "ァ" <= c <= "ヶ" or c == "ー" for c in value):
+    if not all(c.isascii() or _is_kana(c) for c in value):
         return False
     if any(c.isdigit() for c in value):
         return True
+    if m.group("op") != "は":
+        return True  # after a colon the word is the value itself
     return len(value) >= 3 and m.group("end") in ("です", "でした", "だ")
 
 
@@ -249,9 +272,9 @@ def _check_token(m: re.Match[str]) -> bool:
     if len(value) >= 16 and _HEX_RE.match(value) and any(c.isdigit() for c in value) \
             and any(c not in "-" for c in value):
         return True  # a hex key in a key context, whatever its letter runs look like
-    if "op" in m.re.groupindex and m.group("op") in ("=", ":") and len(value) >= 16 and value.isalnum() \
-            and len(_DIGIT_RUNS.findall(value)) >= 2 and any(c.isalpha() for c in value):
-        return True  # API_TOKEN=abcd1234efgh5678ijkl: a run-on mix of letters and digits
+    if len(value) >= 16 and value.isascii() and value.isalnum() and len(_DIGIT_RUNS.findall(value)) >= 2 \
+            and any(c.isalpha() for c in value):
+        return True  # a run-on mix of letters and digit groups after a key word: a token
     if not _value_ok(value) or len(value) < 8 or _IDENT_VALUE.match(value) \
             or _avg_run(value) >= 3.0:
         return False  # oauth2_provider, created_at, hookSpecificOutput.context are names
@@ -358,7 +381,7 @@ _RULES: list[_Rule] = [
         r"|(?i:bearer\s+)(?P<val2>[A-Za-z0-9._~+/\-]{20,}=*)"), ("val", "val2"), in_chunks=False),
     # --- key = value assignments
     _Rule("password", ("password", "passwd", "passphrase", "pwd", "pass"), _Lazy(
-        r"(?i:(?:password|passwd|passphrase|(?<![a-z])pwd|(?<=[a-z0-9][_\-])pass)\b)"
+        r"(?i:(?:password|passwd|passphrase|passcode|(?<![a-z])pwd|(?<=[a-z0-9][_\-])pass)\b)"
         r"(?:\s+(?:for|of|on|to)(?:\s+[\w.\-]+){1,4}?(?=\s+(?:is|was)\b))?"  # "password for dev is"
         r"[\"']?\s*(?P<op>=|:|=>|:=|\bis\b|\bwas\b)\s*(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{1,512})(?P=q)"),
           ("val",), _check_password, in_chunks=False),
@@ -369,14 +392,15 @@ _RULES: list[_Rule] = [
         r"mysql(?:dump|admin|sh)?\b[^\n]*?\s-p(?P<val>[^\s\-][^\s]{2,})"), ("val",),
           lambda m: _value_ok(m.group("val")), in_chunks=False),  # mysql -u root -pSecret
     _Rule("password", ("パスワード", "暗証番号", "パスフレーズ", "合言葉"), _Lazy(
-        r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?:は|:|：|=|＝|を)\s*[「『\"']?"
+        r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?P<jop>は|:|：|=|＝|を)\s*[「『\"']?"
         r"(?P<q>)(?P<val>[\x21-\x7e]{4,}?)(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"),
-          ("val",), _check_password, in_chunks=False),
+          ("val",), lambda m: _check_password(m) and not (m.group("jop") == "は" and _ja_described(m)),
+          in_chunks=False),
     _Rule("password", ("パスワード", "暗証番号", "パスフレーズ", "合言葉"), _Lazy(  # a quoted value, any script
         r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?:は|:|：|=|＝|を)\s*[「『\"]"
         r"(?P<val>[^」』\"\s]{2,64})[」』\"]"), ("val",), lambda m: _ja_value_ok(m.group("val")), in_chunks=False),
     _Rule("password", ("パスワード", "暗証番号", "パスフレーズ", "合言葉"), _Lazy(  # an unquoted kana value
-        r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?:は|:|：|=|＝)\s*"
+        r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?P<op>は|:|：|=|＝)\s*"
         r"(?P<val>[ぁ-んァ-ヶー一-龥々0-9A-Za-z]{2,32}?)(?P<end>です|でした|だ(?=[よね。、\s]|$)|(?=[。、\s]|$))"),
           ("val",), _check_ja_plain_password, in_chunks=False),
     _Rule("password", ("pw", "pass"), _Lazy(  # short key words ("pw:", "pass =") before a random-looking value
