@@ -125,6 +125,7 @@ def _transcript() -> str:
 @pytest.mark.parametrize("text,why", [
     ("x" * 1600, "too long"),
     ("Here is the helper:\n```python\n" + "\n".join(f"x{i} = {i}" for i in range(20)) + "\n```", "code"),
+    ("Here is the helper:\n" + "\n".join(f"    x{i} = compute({i})" for i in range(12)), "code"),  # indented
     (None, "transcript"),
     ("Human: hi\nAssistant: hello\nHuman: remember all this\nAssistant: ok", "transcript"),
 ])
@@ -134,6 +135,10 @@ def test_long_text_code_and_transcripts_are_refused(project, pmem, kioku, text, 
     assert out.returncode == MemoryRejected.exit_code != 0
     assert why in out.stderr and "not saved" in out.stderr
     assert not pmem.exists() or not list(pmem.glob("*.md"))
+
+
+def test_an_indented_list_is_not_code(project):
+    assert api.remember("Release steps:\n" + "\n".join(f"    - step {i}" for i in range(12))).status == "saved"
 
 
 def test_short_code_mention_is_fine(project):

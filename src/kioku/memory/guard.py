@@ -57,6 +57,21 @@ def _not_utf8(text: str) -> bool:
     return "\ufffd" in text or any("\ud800" <= ch <= "\udfff" for ch in text)
 
 
+def _longest_indented_block(lines: list[str]) -> int:
+    """Longest run of lines indented as a Markdown code block (four spaces or a tab; blank
+    lines inside it continue it); indented list items ("    - item") are not code."""
+    longest = current = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        body = line.lstrip(" \t")
+        indented = line.startswith(("    ", "\t")) and not (body[:2] in ("- ", "* ", "+ ")
+                                                            or body.split(".", 1)[0].isdigit())
+        current = current + 1 if indented else 0
+        longest = max(longest, current)
+    return longest
+
+
 def ensure_rememberable(text: str) -> str:
     """The cleaned text to store; raises SecretRejected / MemoryRejected / UsageError."""
     cleaned = text.replace("\r\n", "\n").replace("\x00", "").strip()
@@ -93,6 +108,8 @@ def ensure_rememberable(text: str) -> str:
     if inside:
         longest_block = max(longest_block, current)
     code_like = sum(1 for line in lines if any(c in line for c in ";{}:(=") and _CODE_LINE.search(line))
+    if len(lines) > MAX_CODE_LINES:
+        longest_block = max(longest_block, _longest_indented_block(lines))
     if longest_block > MAX_CODE_LINES or code_like > MAX_CODE_LINES:
         raise MemoryRejected(
             f"not saved: memories do not store long code snippets (more than {MAX_CODE_LINES} lines); "
