@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -77,3 +79,18 @@ def test_neither_json_nor_re_is_imported():
             "print(sorted({'json', 're'} & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_document_cut_off_raises_jsons_error_in_a_process_without_json():
+    """In a fresh process (json not imported, as in a hook) the C scanner cannot raise json's
+    error for a document cut off inside a value; loads must still raise it, not SystemError."""
+    code = ("import sys; from kioku.core import fastjson\n"
+            "for text in ['{', '{\"a\"', '{\"a\": 1,', '{\"a\": \"b', '[1, {\"x\": [']:\n"
+            "    try:\n"
+            "        fastjson.loads(text)\n"
+            "    except ValueError as exc:\n"
+            "        print(type(exc).__name__)\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["JSONDecodeError"] * 5

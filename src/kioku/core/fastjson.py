@@ -59,6 +59,10 @@ def loads(text: str):
         value, end = _scanner()(text, start)
     except StopIteration:
         value, end = None, -1  # no value where one must start: json words the error
+    except (ValueError, SystemError):
+        # A document cut off inside a value: the C scanner raises json's error by importing
+        # ``json.decoder``, which this module avoids, and without it fails with SystemError.
+        end = -1  # json.loads below raises the proper JSONDecodeError
     except (AttributeError, TypeError):  # pragma: no cover - an interpreter with another interface
         end = -1
     if end < 0 or text[end:].strip(_WHITESPACE):
