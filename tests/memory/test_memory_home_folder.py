@@ -67,3 +67,13 @@ def test_a_project_below_home_still_saves(isolated_home, kioku):
     out = kioku("remember", "We deploy from the release branch", "--type", "project", cwd=project)
     assert out.returncode == 0, out.stderr
     assert (project / ".agents" / "memory" / "MEMORY.md").exists() and _written(isolated_home) == []
+
+
+def test_a_project_folder_that_no_longer_exists_is_never_created(tmp_path):
+    from kioku.core.errors import UsageError
+    from kioku.memory import api
+
+    gone = tmp_path / "deleted-worktree"
+    with pytest.raises(UsageError, match="does not exist"):
+        api.remember("we use pnpm", type="project", project_root=gone)
+    assert not gone.exists()

@@ -40,6 +40,10 @@ def target_dir(type_: str, project_root: Path | None = None) -> MemoryDir:
     if type_ == "user":
         return user
     project = MemoryDir(paths.project_memory_dir(project_root), "project")
+    if not project.base.is_dir():
+        # a session whose folder was deleted or moved: never create it again for one note
+        raise UsageError(f"not saved: the project folder {project.base} does not exist (deleted or moved?); "
+                         "nothing was created")
     if project.base.resolve() == user.base.resolve():
         raise HomeIsNotAProject(
             f"not saved: a {type_} memory belongs to a project, but the project folder here is your home "
