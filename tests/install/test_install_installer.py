@@ -217,3 +217,9 @@ def test_uninstall_without_manifest_still_removes_kioku_entries(claude, project)
     assert res.returncode == 0, res.stderr
     data = json.loads((claude / "settings.json").read_text())
     assert data == json.loads(PRE) and not (claude / "kioku" / "venv").exists()
+
+
+def test_a_project_folder_that_does_not_exist_is_an_error_and_nothing_is_installed(tmp_path):
+    out = install("--project", "proj", cwd=tmp_path)  # relative and mistyped: tmp_path/proj is not there
+    assert out.returncode == 2 and "no such folder" in out.stderr
+    assert not (tmp_path / "proj").exists()

@@ -66,6 +66,11 @@ def main(argv: Sequence[str] | None = None, source_root: Path | None = None) -> 
     if args.purge and not args.uninstall:
         print("install.py: error: --purge only goes with --uninstall", file=sys.stderr)
         return 2
+    if args.project and not Path(args.project).expanduser().is_dir():
+        # a mistyped or relative DIR would otherwise become a whole new install somewhere else
+        print(f"install.py: error: --project {args.project}: no such folder (give the project's folder)",
+              file=sys.stderr)
+        return 2
     target = Target(Path(args.project).expanduser().resolve() / ".claude", Path(args.project).expanduser().resolve()) \
         if args.project else Target(paths.claude_dir().expanduser().absolute())
     args.claude_dir_existed = target.claude_dir.exists()
