@@ -111,3 +111,26 @@ def test_doctor_reports_the_plugin_environment_and_both_installs(isolated_home: 
     manifest.write_text(json.dumps({"files": {}}))
     twice = [c for c in doctor.run_checks(project) if c["check"] == "install" and c["warning"]]
     assert twice and "both as a Claude Code plugin and with install.py" in twice[0]["detail"]
+
+
+def test_missing_dependencies_are_a_warning_while_the_plugin_environment_is_not_ready(
+        isolated_home: Path, project: Path, monkeypatch) -> None:
+    import importlib.util
+
+    plugins = isolated_home / ".claude" / "plugins"
+    plugins.mkdir(parents=True)
+    (plugins / "installed_plugins.json").write_text(json.dumps({"version": 2, "plugins": {"kioku@kioku": []}}))
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "chromadb" else real(name, *a))
+    dep = {c["check"]: c for c in doctor.run_checks(project)}["dependency chromadb"]
+    assert dep["ok"] and dep["warning"] and "not ready yet" in dep["detail"]
+
+
+def test_auto_memory_turned_off_for_the_user_is_not_reported_for_a_project_install(
+        isolated_home: Path, project: Path) -> None:
+    from kioku.install.layout import Target
+
+    (isolated_home / ".claude").mkdir(parents=True, exist_ok=True)
+    (isolated_home / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryEnabled": False}))
+    assert doctor._auto_memory_setting(Target(project / ".claude", project), {}) is False
+    assert doctor._auto_memory_setting(Target(project / ".claude", project), {"autoMemoryEnabled": True}) is True

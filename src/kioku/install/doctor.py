@@ -46,7 +46,7 @@ def run_checks(project_root: Path | None = None) -> list[dict[str, Any]]:
     if sum(t.manifest.exists() for t in targets) > 1:
         add("install", True, "Kioku is installed both for the user and in this project: every hook runs "
             "twice here; uninstall one (install.py --uninstall [--project DIR])", warn=True)
-    plugin_found = _check_plugin(add, installer_found=found)
+    plugin_found, plugin_pending = _check_plugin(add, installer_found=found)
     if not found and not plugin_found:
         add("install", False, f"no Kioku installation found in {paths.claude_dir()} or {root / '.claude'}")
     add("python", sys.version_info >= (3, 11), f"{sys.executable} {sys.version.split()[0]}")
@@ -61,6 +61,11 @@ def run_checks(project_root: Path | None = None) -> list[dict[str, Any]]:
             version = importlib.metadata.version(dist)
         except importlib.metadata.PackageNotFoundError:
             version = "installed" if found_spec else "missing"
+        if not found_spec and plugin_pending:
+            # the plugin's launcher runs with the system python3 until its environment is ready
+            add(f"dependency {module}", True, "missing here; the plugin's environment that provides it "
+                "is not ready yet (see the plugin line)", warn=True)
+            continue
         add(f"dependency {module}", found_spec, version)
     from kioku.core.config import ConfigError, kill_switch_set, load_config
 
@@ -109,9 +114,22 @@ def _check_settings(target: Target, add) -> None:
         ok = ours == [group] and script.exists()
         add(f"hook {event}", ok, f"timeout {group['hooks'][0]['timeout']}s" if ok
             else f"entry missing or different from what install.py writes ({target.settings})")
-    if data.get(settings.AUTO_MEMORY_KEY) is not False:
+    if _auto_memory_setting(target, data) is not False:
         add("auto memory", True, "Claude Code's auto memory is on; Kioku's save confirmation tells Claude "
             "not to save twice (install.py --disable-auto-memory turns it off)", warn=True)
+
+
+def _auto_memory_setting(target: Target, data: dict) -> object:
+    """The auto-memory setting Claude Code applies for this install: a project's own value, else
+    the user's (Claude Code reads project settings over user settings)."""
+    value = data.get(settings.AUTO_MEMORY_KEY)
+    if value is None and target.scope == "project":
+        try:
+            user = settings.parse((paths.claude_dir() / "settings.json").read_bytes(), "user settings.json")
+        except (OSError, settings.SettingsError):
+            return None
+        value = user.get(settings.AUTO_MEMORY_KEY)
+    return value
 
 
 def installed_plugins() -> dict[str, Path]:
@@ -126,17 +144,20 @@ def installed_plugins() -> dict[str, Path]:
             for key in entries if isinstance(key, str) and key.startswith("kioku@")}
 
 
-def _check_plugin(add, installer_found: bool) -> bool:
-    """The plugin's environment (ready, being prepared, failed) and a second install.py copy."""
+def _check_plugin(add, installer_found: bool) -> tuple[bool, bool]:
+    """The plugin's environment (ready, being prepared, failed) and a second install.py copy;
+    returns (a plugin is installed, one's environment is still to be prepared)."""
     from kioku.install import plugin_env
 
     plugins = installed_plugins()
+    pending = False
     for key, data_dir in plugins.items():
         log = data_dir / plugin_env.PREPARE_LOG
         failed = data_dir / plugin_env.FAILED_MARKER
         if plugin_env.is_ready(str(data_dir)):
             add(f"plugin {key}", True, f"environment ready (Chroma, the model): {plugin_env.venv_python(str(data_dir))}")
         elif plugin_env.prepare_running(str(data_dir)):
+            pending = True
             add(f"plugin {key}", True, f"environment being prepared in the background (log: {log}); "
                 "memories are saved and recalled meanwhile", warn=True)
         elif failed.exists():
@@ -147,10 +168,11 @@ def _check_plugin(add, installer_found: bool) -> bool:
             add(f"plugin {key}", False, f"preparing the environment failed (log: {log}): {error[-300:]}; "
                 f"it is retried an hour later, or now after deleting {failed}")
         else:
+            pending = True
             add(f"plugin {key}", True, "environment not prepared yet: the next Claude Code session starts it",
                 warn=True)
     if plugins and installer_found:
         add("install", True, "Kioku is installed both as a Claude Code plugin and with install.py: the plugin's "
             "hooks stand aside so nothing runs twice; remove one (`claude plugin uninstall kioku@...` or "
             "`python3 install.py --uninstall`)", warn=True)
-    return bool(plugins)
+    return bool(plugins), pending
