@@ -52,35 +52,48 @@ def test_old_layout_is_moved_out_on_first_open(store_dir):
     legacy = _to_old_layout(store_dir)
     reopened = AgentStore(store_dir)
     assert not legacy.exists() and reopened.journal.dir.is_dir()
-    assert _bodies(reopened.journal) == before and reopened.journal.state() == state
+    moved = reopened.journal.state()
+    assert _bodies(reopened.journal) == before and moved.pop("moved_at") > 0 and moved == state
     assert reopened.pending() == 0
     got = {r.id: r.metadata["n"] for r in reopened.get("lay", "improvements")}
     assert got == {"id0": 0, "id1": 10, "id2": 2}
 
 
-def test_old_and_new_journals_are_merged_without_loss_or_duplicates(store_dir):
+def test_entries_an_earlier_version_wrote_after_the_move_are_merged_once(store_dir):
     store = _seed(store_dir)
+    _to_old_layout(store_dir)
+    Journal(store_dir)  # the move (records when it happened)
+    before = _bodies(Journal(store_dir))
+    # a process of an earlier version then wrote into a new in-folder journal of its own
     legacy = store_dir / ".kioku-journal"
-    shutil.copytree(store.journal.dir, legacy)  # the same history in both places
-    # a process of an earlier version wrote after the move: a new line in the old journal only,
-    # numbered from the old journal's own sequence
-    late = {"seq": 5, "ts": time.time(), "op": "upsert", "collection": store.name("lay", "improvements"),
+    legacy.mkdir()
+    late = {"seq": 1, "ts": time.time() + 1, "op": "upsert", "collection": store.name("lay", "improvements"),
             "agent": "lay", "kind": "improvements", "project_id": None, "ids": ["late"],
             "documents": ["a lesson written by an older Kioku after the move"], "metadatas": [{"n": 99}]}
-    with (legacy / "journal.jsonl").open("a") as handle:
-        handle.write(json.dumps(late) + "\n")
-        handle.write('{"seq": 6, "ts": 1, "op": "upsert", "torn')  # never acknowledged
-    before = _bodies(store.journal)
+    (legacy / "journal.jsonl").write_text(json.dumps(late) + "\n" + '{"seq": 2, "ts": 1, "op": "upsert", "torn')
     reopened = AgentStore(store_dir)
-    assert not legacy.exists()
+    assert not legacy.exists() and list(store_dir.parent.glob("chroma.kioku-journal.legacy-*"))  # kept aside
     bodies = _bodies(reopened.journal)
     assert bodies[: len(before)] == before and len(bodies) == len(before) + 1  # only the new line
     assert [e["seq"] for e in reopened.journal.all_entries()] == list(range(1, len(bodies) + 1))
-    assert reopened.pending() == 1
     got = {r.id: r.metadata["n"] for r in reopened.get("lay", "improvements")}  # applied on read
     assert got == {"id0": 0, "id1": 10, "id2": 2, "late": 99} and reopened.pending() == 0
-    Journal(store_dir)  # nothing left to merge: opening again changes nothing
-    assert _bodies(Journal(store_dir)) == bodies
+
+
+def test_an_old_journal_put_back_with_a_backup_is_not_replayed(store_dir):
+    store = _seed(store_dir)
+    _to_old_layout(store_dir)
+    Journal(store_dir)  # moved out
+    backup = store_dir.parent / "backup-journal"
+    shutil.copytree(journal_dir(store_dir), backup)  # history as it was then
+    store = AgentStore(store_dir)
+    store.delete("lay", "improvements", ["id0"])  # a later write the backup does not hold
+    after = _bodies(store.journal)
+    shutil.copytree(backup, store_dir / ".kioku-journal")  # the old folder comes back
+    reopened = AgentStore(store_dir)
+    assert _bodies(reopened.journal) == after  # nothing of the old history replayed
+    assert "id0" not in {r.id for r in reopened.get("lay", "improvements")}
+    assert list(store_dir.parent.glob("chroma.kioku-journal.legacy-*"))  # kept, never deleted
 
 
 def test_move_across_file_systems_copies_then_removes(store_dir, monkeypatch):

@@ -100,3 +100,17 @@ def test_doctor_reports_a_store_without_its_journal(learned, kioku):
     out = kioku("doctor")
     line = next(ln for ln in out.stdout.splitlines() if "agent store (global)" in ln)
     assert "no journal" in line and "cannot be rebuilt" in line, line
+
+
+def test_an_older_copy_of_the_chroma_folder_put_back_is_brought_up_to_its_journal(learned, kioku, tmp_path):
+    backup = tmp_path / "chroma_backup"
+    shutil.copytree(learned, backup)  # a backup taken with three lessons
+    out = kioku("learn", "--agent", "main", "Pin the Node version in CI", "--category", "code_quality",
+                "--confidence", "0.9", "--scope", "global")
+    assert out.returncode == 0, out.stderr
+    shutil.rmtree(learned)
+    shutil.copytree(backup, learned)  # the older copy comes back; the journal beside it has all four
+    total, err = _total(kioku)
+    assert total == len(LESSONS) + 1 and "behind its journal" in err
+    total, err = _total(kioku)
+    assert total == len(LESSONS) + 1 and err == ""

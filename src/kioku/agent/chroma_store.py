@@ -499,6 +499,10 @@ class AgentStore:
                     return  # another process is opening it: not damage
                 problem = f"unreadable ({type(exc).__name__}: {str(exc).splitlines()[0][:120]})"
         if not problem:
+            marker = self.journal.store_marker()
+            if marker is not None and marker < self.journal.applied_seq():
+                problem = "behind its journal (an older copy of the folder was put back?)"
+        if not problem:
             return
         try:
             self._embed(["probe"])  # replaying needs the model: without it, leave the files alone

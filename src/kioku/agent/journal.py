@@ -30,10 +30,15 @@ never acknowledged; ``repair_tail`` cuts it off before the next append.
 
 Earlier versions kept the journal inside the Chroma folder (``<chroma_dir>/.kioku-journal/``).
 Opening a ``Journal`` moves such a folder out under the same lock (``migrate_legacy``): one
-rename when the new folder does not exist yet; when both exist (a process of an earlier
-version wrote after the move, or a backup of the Chroma folder was put back), every entry of
-the old journal that the new one does not already hold (same entry apart from its ``seq``)
-is appended to the new journal in its old order, then the old folder is removed.
+rename when the new folder does not exist yet (the time is recorded as ``moved_at``). When both
+exist, only the old journal's entries written after that time (by a process of an earlier
+version) that the new one lacks are appended; older entries are history the move already
+brought, and replaying them (a backup of the Chroma folder put back) would undo later writes.
+The old folder is then kept beside the journal as ``<journal>.legacy-<time>``, never deleted.
+
+``set_applied`` also writes the position into the Chroma folder (``.kioku-applied-seq``), so a
+store whose folder was replaced by an older copy is seen to be behind its journal and is
+rebuilt from it (``AgentStore._ensure_store``).
 """
 
 from __future__ import annotations
@@ -56,6 +61,7 @@ MAX_ARCHIVES = 8
 LOCK_NAME = ".kioku-write.lock"
 DIR_SUFFIX = ".kioku-journal"
 LEGACY_DIR_NAME = ".kioku-journal"  # the folder inside the Chroma folder that earlier versions used
+APPLIED_MARKER = ".kioku-applied-seq"  # inside the Chroma folder: the journal position it holds
 
 
 def journal_dir(chroma_dir: Path | str) -> Path:
@@ -99,20 +105,34 @@ class Journal:
             if not self.dir.exists():
                 _move_folder(legacy, self.dir)
                 self._tail_cache = None
+                self.set_state(moved_at=time.time())
                 return 0
-            added = self._merge_from(Journal(self.chroma_dir, folder=legacy))
-            shutil.rmtree(legacy)
+            moved_at = self.state().get("moved_at")
+            added = 0
+            if isinstance(moved_at, (int, float)):
+                # only what an earlier-version process wrote after the move is new; entries
+                # from before it are history the move already brought (even if since compacted)
+                added = self._merge_from(Journal(self.chroma_dir, folder=legacy), after=float(moved_at))
+            aside = self.dir.with_name(f"{self.dir.name}.legacy-{int(time.time())}")
+            os.rename(legacy, aside)  # kept, never deleted: a restored backup's history is not replayed
             _fsync_dir(self.chroma_dir)
+            _fsync_dir(aside.parent)
+            import sys
+
+            print(f"kioku: warning: an old journal folder was found inside {self.chroma_dir}; "
+                  + (f"{added} entries written after the move were added, " if added else "")
+                  + f"the folder was kept as {aside}", file=sys.stderr)
             return added
 
-    def _merge_from(self, old: "Journal") -> int:
-        """Append every entry of ``old`` that this journal lacks, keeping its order. Lock held."""
+    def _merge_from(self, old: "Journal", after: float) -> int:
+        """Append the entries of ``old`` written after ``after`` that this journal lacks, in
+        their order. Lock held."""
         known = {_identity(entry) for entry in self.all_entries()}
         self.repair_tail()
         added = 0
         for entry in old.all_entries():
             key = _identity(entry)
-            if key in known:
+            if key in known or float(entry.get("ts", 0) or 0) <= after:
                 continue
             known.add(key)
             record = {**entry, "seq": self.last_seq() + 1}
@@ -143,7 +163,18 @@ class Journal:
         fsutil.atomic_write_text(self.state_path, json.dumps(state, sort_keys=True))
 
     def set_applied(self, seq: int) -> None:
+        # The Chroma folder records how far it was brought too (written first, so it is never
+        # behind after a crash): an older copy of the folder put back is then seen to be behind.
+        if self.chroma_dir.is_dir():
+            fsutil.atomic_write_text(self.chroma_dir / APPLIED_MARKER, str(int(seq)))
         self.set_state(applied_seq=int(seq), applied_at=time.time())
+
+    def store_marker(self) -> int | None:
+        """The applied sequence number the Chroma folder records, None when it records none."""
+        try:
+            return int((self.chroma_dir / APPLIED_MARKER).read_text(encoding="utf-8").strip())
+        except (OSError, ValueError):
+            return None
 
     # -- reading -------------------------------------------------------------------------
     def _last_line(self) -> bytes | None:
