@@ -170,9 +170,9 @@ def _check_password(m: re.Match[str]) -> bool:
     value = m.group("val")
     if not _value_ok(value):
         return False
-    if not value.isascii():  # a kana value is the password itself, kanji a description ("不要")
+    if not value.isascii():  # a hiragana word is the password itself; kanji and katakana describe
         bare = value.strip("\"'`")
-        return len(bare) >= 2 and _ja_value_ok(bare) and all(_is_kana(c) for c in bare)
+        return len(bare) >= 2 and _ja_value_ok(bare) and all(_is_hiragana(c) for c in bare)
     if _DESCRIBED_COMPOUND.match(value.strip("\"'`")):
         return False  # "the password is bcrypt-hashed", "env-provided": how it is kept
     if len(value.strip("\"'`")) < 4:
@@ -216,6 +216,35 @@ _JA_DESCRIBING = frozenset(
     "なに なん 何 変更 同様 任意 自由 ランダム 別々 バラバラ".split())
 
 
+# Values after "pass:" / "pw:" that name something: a version, a flag, a path or fraction, a
+# percentage, an issue reference, an identifier or a word with a number ("Python3", "node18").
+_NAMED_VALUE = _Lazy(r"^(?:v?\d[\d.]*\w*|[-+].*|[A-Za-z]*#\d+|\d+(?:\.\d+)?%|\d+/\d+"
+                     r"|(?:\.{0,2}/|~/)?[\w.-]+(?:/[\w.-]+)+/?|/[\w./-]*"
+                     r"|[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+|[A-Za-z][a-z]*\d+|1password)$", lazyre.IGNORECASE)
+
+
+def _made_up_letters(value: str) -> bool:
+    """Three or more letter groups of at most four letters ("abcd1234efgh5678ijkl"), not names
+    with versions ("ubuntu2204python311", "gpt4turbo20240409")."""
+    runs = _LETTER_RUNS.findall(value)
+    return len(runs) >= 3 and sum(map(len, runs)) / len(runs) <= 4
+
+
+def _check_short_key_password(m: re.Match[str]) -> bool:
+    """"pw:" and "pass" are also everyday words ("tests pass: 12/14", "pass: --no-verify"),
+    so the value must look made up: three kinds of character, or two with "=" (an assignment)."""
+    value = m.group("val").strip("\"'`").rstrip(".!,")
+    if not _value_ok(value) or len(value) < 6 or _NAMED_VALUE.match(value):
+        return False
+    classes = sum((any(c.islower() for c in value), any(c.isupper() for c in value),
+                   any(c.isdigit() for c in value), any(not c.isalnum() for c in value)))
+    return classes >= 3 or (classes == 2 and m.group("op") == "=" and not value.isalpha())
+
+
+def _is_hiragana(c: str) -> bool:
+    return "ぁ" <= c <= "ん"
+
+
 def _is_kana(c: str) -> bool:
     return "ぁ" <= c <= "ん" or "ァ" <= c <= "ヶ" or c == "ー"
 
@@ -247,6 +276,8 @@ def _check_ja_plain_password(m: re.Match[str]) -> bool:
         return False
     if any(c.isdigit() for c in value):
         return True
+    if not all(_is_hiragana(c) for c in value):
+        return False  # a katakana word is a loanword describing it ("ローテーション", "ハッシュ")
     if m.group("op") != "は":
         return True  # after a colon the word is the value itself
     return len(value) >= 3 and m.group("end") in ("です", "でした", "だ")
@@ -273,7 +304,7 @@ def _check_token(m: re.Match[str]) -> bool:
             and any(c not in "-" for c in value):
         return True  # a hex key in a key context, whatever its letter runs look like
     if len(value) >= 16 and value.isascii() and value.isalnum() and len(_DIGIT_RUNS.findall(value)) >= 2 \
-            and any(c.isalpha() for c in value):
+            and _made_up_letters(value):
         return True  # a run-on mix of letters and digit groups after a key word: a token
     if not _value_ok(value) or len(value) < 8 or _IDENT_VALUE.match(value) \
             or _avg_run(value) >= 3.0:
@@ -406,8 +437,7 @@ _RULES: list[_Rule] = [
     _Rule("password", ("pw", "pass"), _Lazy(  # short key words ("pw:", "pass =") before a random-looking value
         r"(?<![A-Za-z0-9_\-])(?i:pw|pass)\s*(?P<op>=|:|：|\bis\b|\bwas\b)\s*(?P<q>[\"'`]?)"
         r"(?P<val>[^\s\"'`,;]{4,512})(?P=q)"), ("val",),
-          lambda m: _value_ok(m.group("val")) and _looks_random(m.group("val").strip("\"'`").rstrip(".!")),
-          in_chunks=False),
+          _check_short_key_password, in_chunks=False),
     _Rule("password", ("pin",), _Lazy(  # a door or card PIN of 4-8 digits
         r"(?<![A-Za-z])(?i:pin)(?:\s+(?i:code|number))?\s*(?:\bis\b|\bwas\b|=|:|：)\s*[\"'`]?"
         r"(?P<val>\d{4,8})(?![\d\w])(?!\s+(?i:digits?|characters?|chars|numbers|long))"), ("val",),
@@ -437,6 +467,7 @@ _SRI_RE = _Lazy(r"sha\d+-")
 _PROSE_NEXT = _Lazy(r" [a-z]")
 _HEX_RE = _Lazy(r"^[0-9a-fA-F\-]+$")
 _DIGIT_RUNS = _Lazy(r"\d+")
+_LETTER_RUNS = _Lazy(r"[A-Za-z]+")
 _WORD_RUNS_RE = _Lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _PIECE_SPLIT_RE = _Lazy(r"[\-_./+]")
 
