@@ -122,3 +122,21 @@ def test_a_full_index_tells_kiokus_lines_from_hand_lines_in_files_the_save_leave
     assert result.indexed and "owned by Aiko" in after and hand not in after
     assert all(f"unit{i} writes" in after for i in range(189))
     assert any(hand in p.read_text(encoding="utf-8") for p in pmem.glob("MEMORY.md.hand-written-*"))
+
+
+def test_a_heading_whose_summary_the_index_rewrote_stays_kiokus_at_a_full_index(project, pmem):
+    """"→" in a heading is "->" in its index line: the byte test cannot find it, so the file is
+    parsed and the line is kept as Kioku's."""
+    for i in range(189):
+        api.remember(f"service unit{i} writes its logs to bucket logs-unit{i}", type="project", topic="services")
+    api.remember("Requests flow gateway → queue → worker", type="project", topic="flow")
+    flow = pmem / "flow.md"  # the heading edited by hand to the arrow the index line cannot hold
+    flow.write_text(flow.read_text(encoding="utf-8").replace("gateway -> queue -> worker", "gateway → queue → worker"),
+                    encoding="utf-8")
+    index = pmem / "MEMORY.md"
+    assert len(index.read_text(encoding="utf-8").splitlines()) >= MAX_LINES
+    assert "gateway -> queue -> worker" in index.read_text(encoding="utf-8")
+    api.remember("The release calendar is owned by Aiko", type="project", topic="people")
+    after = index.read_text(encoding="utf-8")
+    assert "gateway -> queue -> worker" in after
+    assert not any("gateway" in p.read_text(encoding="utf-8") for p in pmem.glob("MEMORY.md.hand-written-*"))

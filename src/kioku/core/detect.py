@@ -420,13 +420,16 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
 # end as an instruction or a rule (imperative, prohibition, plain verb), not as a statement
 # about oneself ("今後は気をつけます") or a question.
 _JA_STANDING = _Lazy(r"(?:^|(?<=[。！？!?\n]))\s*(?P<trig>(?:今後|以後|以降)(?:は|(?=[、,]))"
-                     r"|(?:今度|次回|次)から(?:は)?(?!の)|これからは(?![ぁ-ん]))\s*[、,]?\s*")
+                     r"|(?:今度|次回|次)から(?:は)?(?![の次])|これからは(?![ぁ-ん]))\s*[、,]?\s*")
 # Not a rule to keep: a caution with no content, a task on something in this conversation
 # ("このファイル", "そのPR"), or a one-off fix.
 _JA_GENERIC = _Lazy(r"気をつけ|気を付け|注意し|よろしく")
 _JA_ONE_OFF = _Lazy(r"(?:この|その|あの|これ|それ|あれ|こちら|そちら)|(?:直して|修正して|マージして|なおして)(?:ください|下さい|ね)?$")
-_JA_RULE_END = _Lazy(r"(?:(?:て|で)(?:ね|よ|ください|下さい|ほしい|欲しい)?|こと|ように|禁止|厳禁|ダメ|だめ|ないで|するな"
-                     r"|[うくすつぬむぶぐる])$")
+_JA_RULE_END = _Lazy(r"(?:(?:て|で)(?:ね|よ|ください|下さい|ほしい|欲しい)?|こと|ように|禁止|厳禁|ダメ|だめ|ないで|するな)$")
+# A plain verb is a rule only when someone does something to something ("bunを使う",
+# "テストはpytestにする"), not an event or a forecast ("雨が降る", "忙しくなる", "ログが出力される").
+_JA_PLAIN_RULE = _Lazy(r"^[^。]*(?:を[^。]*[うくすつぬむぶぐる]|[にと]する)$")
+_JA_NOT_A_RULE = _Lazy(r"(?:なる|れる|られる|だろう|でしょう)$")
 _JA_STATEMENT_END = _Lazy(r"(?:ます|です|ました|でした|ません)$")
 _JA_ASKING = _Lazy(r"どう|何|なに|いつ|どこ|だれ|誰|どれ|なぜ")
 
@@ -440,7 +443,8 @@ def _detect_ja_standing(text: str, masked: str) -> RememberRequest | None:
         if _JA_QUESTION_END.search(sentence.rstrip()) or sentence.rstrip().endswith(("?", "？")):
             continue
         content = _clean_ja(text[m.end():end])
-        if len(content) < 3 or _JA_STATEMENT_END.search(content) or not _JA_RULE_END.search(content) \
+        rule = _JA_RULE_END.search(content) or (_JA_PLAIN_RULE.match(content) and not _JA_NOT_A_RULE.search(content))
+        if len(content) < 3 or _JA_STATEMENT_END.search(content) or not rule \
                 or _JA_GENERIC.search(content) or _JA_ONE_OFF.search(content) or _JA_ASKING.search(content):
             continue  # "次からは気をつけてね", "今後はこのファイルを修正して": no rule to keep
         return RememberRequest(content, m.group("trig").rstrip("は"), "ja")

@@ -224,8 +224,8 @@ _CEASE_DROP = _POLARITY_WORDS | _NOW_WORDS | {"no", "longer", "any", "more", "st
 _DESCRIBING_SUFFIXES = ("ed", "ing", "able", "ible", "ive", "ful", "ous", "less")
 _CASED_WORD = LazyPattern(r"[A-Za-z0-9][\w.+#-]*[\w+#]|[A-Za-z0-9]")
 _STOP_DOING = LazyPattern(r"\bstop(?:ped)? \w+ing\b")
-_STOP_MARKERS = ("no longer", "stop", "anymore", "any more", "もう", "やめ", "しなくな")
 _JA_CEASE = ("もう", "やめ", "しなくな", "しないことに")
+_STOP_MARKERS = ("no longer", "stop", "anymore", "any more", *_JA_CEASE)  # what could_flag must let through
 _JA_CEASE_DROP = ("もう", "しない", "しなくなった", "しなくなりました", "しないことにした", "をやめた", "はやめた",
                   "やめた", "やめました", "ない", "する", "します", "には", "では", "に", "で", "を", "が", "は")
 _JA_PARTICLES = ("には", "では", "に", "で", "の", "が")
@@ -372,7 +372,7 @@ def _ceases(text: str) -> bool:
     negation), "金曜日にはもうデプロイしない"."""
     low = _lower(text)
     if _has_ja(low):
-        return any(marker in low for marker in _JA_CEASE) and ("ない" in low or "やめ" in low)
+        return any(marker in low for marker in _JA_CEASE) and ("ない" in low or "やめ" in low or "しなくな" in low)
     if "no longer" in low or ("stop" in low and _STOP_DOING.search(low)):
         return True
     return ("anymore" in low or "any more" in low) and _polarity(text) < 0

@@ -197,14 +197,20 @@ class MemoryDir:
         """Mark the entry-shaped index lines no active memory is behind as written by hand
         (``IndexEntry.hand``). Lines pointing to a topic file that exists but could not be
         read are left as Kioku's: what is behind them is unknown."""
+        # A file the save path left unparsed: an entry's heading holds its summary, so a line
+        # whose summary is in the file's bytes is Kioku's. One whose summary is not (it may be
+        # a hand-written line, or a heading the summary rewrote, such as "→" as "->") has its
+        # file parsed, so that only the full comparison calls a line hand-written.
+        doubtful = {entry.topic for entry in doc.entries if entry.topic in self.skipped_data
+                    and entry.summary.rstrip("…").encode("utf-8") not in self.skipped_data[entry.topic]}
+        if doubtful:
+            topics = dict(topics)
+            for name in doubtful:
+                self._load_one(topics, self.path / name, None)
         backed = {(name, index_entry_for(e, name).summary) for name, e in self.active_entries(topics)}
         for entry in doc.entries:
-            data = self.skipped_data.get(entry.topic)
-            if data is not None:
-                # A file the save path left unparsed: an entry's heading holds its summary, so
-                # a summary found nowhere in the file has no memory behind it. A summary that
-                # is found counts as Kioku's (the safe side: its line is kept).
-                entry.hand = entry.summary.rstrip("…").encode("utf-8") not in data
+            if entry.topic in self.skipped_data and entry.topic not in doubtful:
+                entry.hand = False  # its summary is in the file (the safe side: the line is kept)
                 continue
             entry.hand = (entry.topic, entry.summary) not in backed and (
                 entry.topic in topics or not os.path.lexists(self.path / entry.topic))
