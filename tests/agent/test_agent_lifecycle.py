@@ -257,3 +257,18 @@ def test_learning_a_deprecated_lesson_again_says_it_stays_deprecated(project, st
     assert "learned" not in line and f"already known and deprecated: {lesson}" in line
     assert f"kioku restore --agent coder {lesson}" in line and "hurts: uplift -0.40" in line
     assert store_of("global").get("coder", "improvements", ids=[lesson])[0].metadata["deprecated"] is True
+
+
+def test_a_ui_action_that_changes_nothing_is_an_error_and_restore_names_the_state(project, kioku):
+    from kioku.core.errors import KiokuError
+    from kioku.ui.lesson_actions import set_deprecated
+
+    lesson = im.learn("coder", "Ask before deleting branches", "code_quality", 0.6,
+                      learned_from="user_feedback", scope="global")[0]  # a candidate (below 0.7)
+    set_deprecated("coder", lesson, True, project)
+    with pytest.raises(KiokuError, match="already deprecated"):
+        set_deprecated("coder", lesson, True, project)  # a stale page, a second click
+    res = kioku("restore", "--agent", "coder", lesson, cwd=project)
+    assert res.returncode == 0 and "candidate again" in res.stdout, res.stdout + res.stderr
+    with pytest.raises(KiokuError, match="already active"):
+        set_deprecated("coder", lesson, False, project)

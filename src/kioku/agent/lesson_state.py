@@ -24,8 +24,9 @@ from kioku.core.errors import KiokuError
 
 
 def set_deprecated(agent: str, lesson_id: str, deprecated: bool, project_root: Path | None = None, *,
-                   reason: str | Callable[[dict[str, Any]], str], strict: bool = False) -> str:
-    """Mark ``lesson_id`` of ``agent`` deprecated (or active again); returns the lesson's text.
+                   reason: str | Callable[[dict[str, Any]], str], strict: bool = False) -> tuple[str, str]:
+    """Mark ``lesson_id`` of ``agent`` deprecated (or active again); returns the lesson's text
+    and the state it is in now (deprecated, or active, promoted or candidate when restored).
 
     ``reason`` is recorded as ``decision_reason`` (and ``deprecated_reason`` when deprecating); a
     callable gets the lesson's metadata first, to mention what it replaces. Raises KiokuError when
@@ -41,6 +42,7 @@ def set_deprecated(agent: str, lesson_id: str, deprecated: bool, project_root: P
     agent = sc.validate_agent(agent)
     iso, epoch = now()
     found: list[tuple[str, Any]] = []
+    state = "deprecated"
     with fsutil.exclusive_lock(usage.usage_lock(agent), timeout=120):
         for scope in sc.existing_scopes(project_root):
             records = sc.open_scope(scope, project_root).get(agent, KIND, ids=[lesson_id])
@@ -63,7 +65,7 @@ def set_deprecated(agent: str, lesson_id: str, deprecated: bool, project_root: P
                 change = {"deprecated": False, "deprecated_reason": "", "deprecated_at": "",
                           "deprecated_at_epoch": 0.0, "restored_at": iso, "restored_at_epoch": epoch,
                           "decision_reason": why}
-                change["decision"] = stats.decision_of({**meta, **change})
+                change["decision"] = state = stats.decision_of({**meta, **change})
             sc.open_scope(scope, project_root).update_metadata(agent, KIND, [lesson_id], [change])
             refresh_digest(agent, scope, project_root, changed=[(lesson_id, record.document, {**meta, **change})])
-    return found[0][1].document
+    return found[0][1].document, state

@@ -294,8 +294,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
     # the same change as the UI's Restore button; a missing or active lesson is a KiokuError,
     # printed by the CLI as "kioku: error: ..." with exit code 1
-    set_deprecated(args.agent, args.id, False, _root(), reason=reason, strict=True)
-    print(f"restored {args.id}: active again; its evidence is kept and new turns decide anew")
+    _text, state = set_deprecated(args.agent, args.id, False, _root(), reason=reason, strict=True)
+    print(f"restored {args.id}: {state} again; its evidence is kept and new turns decide anew")
     return 0
 
 

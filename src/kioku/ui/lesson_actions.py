@@ -19,5 +19,6 @@ def set_deprecated(agent: str, lesson_id: str, deprecated: bool, project_root: P
     lesson. The same change as ``kioku restore`` (``kioku.agent.lesson_state``), with the UI's reason."""
     from kioku.agent.lesson_state import set_deprecated as change_state
 
-    return change_state(agent, lesson_id, deprecated, project_root,
-                        reason=MANUAL_DEPRECATE_REASON if deprecated else MANUAL_RESTORE_REASON)
+    # strict: a stale page or a second click must not report a change that was not made
+    return change_state(agent, lesson_id, deprecated, project_root, strict=True,
+                        reason=MANUAL_DEPRECATE_REASON if deprecated else MANUAL_RESTORE_REASON)[0]
