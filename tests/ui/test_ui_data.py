@@ -70,3 +70,12 @@ def test_a_lessons_state_comes_from_its_flags_not_a_stale_decision_field() -> No
     assert decision_of({"decision": "deprecated", "deprecated": False, "promoted": True, "confidence": 0.85}) \
         == "promoted"
     assert decision_of({"confidence": 0.6}) == "candidate"
+
+
+def test_a_search_hit_in_the_archive_is_shown_with_its_folder() -> None:
+    from kioku.ui.pages import memory_page
+
+    hits = [{"scope": "project", "file": "/p/.agents/memory/archive/infra.md", "line": 10, "text": "old"},
+            {"scope": "project", "file": "/p/.agents/memory/infra.md", "line": 10, "text": "current"}]
+    page = memory_page([], "token", "deploy", hits)
+    assert "archive/infra.md:10" in page and ">infra.md:10<" in page

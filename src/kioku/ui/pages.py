@@ -55,6 +55,12 @@ def _memory_card(memory: dict[str, Any], csrf: str) -> str:
             f'<h3>{e(memory["summary"])}</h3>{head}{text}<div class="actions">{actions}</div></article>')
 
 
+def _where(path: str) -> str:
+    """A hit's file as the memory folder names it: ``archive/<topic>.md`` for an archived one."""
+    folder, _, name = path.rpartition("/")
+    return f"archive/{name}" if folder.endswith("/archive") else name
+
+
 def memory_page(memories: list[dict[str, Any]], csrf: str, query: str = "",
                 hits: list[dict[str, Any]] | None = None) -> str:
     search = (f'<form method="get" action="/memory" class="search"><input type="search" name="q" '
@@ -62,7 +68,7 @@ def memory_page(memories: list[dict[str, Any]], csrf: str, query: str = "",
               f'<button type="submit">Search</button></form>')
     parts = [f"<h1>Memory</h1>{search}"]
     if hits is not None:
-        rows = [f'<tr>{cell(e(h["scope"]))}{cell(e(h["file"].rsplit("/", 1)[-1]) + ":" + e(h["line"]))}'
+        rows = [f'<tr>{cell(e(h["scope"]))}{cell(e(_where(h["file"])) + ":" + e(h["line"]))}'
                 f'{cell(e(h["text"]))}</tr>' for h in hits]
         parts.append(f'<section id="search-results"><h2>Results for “{e(query)}”</h2>'
                      f'{table(("Scope", "Where", "Memory"), rows, "hits")}</section>')
