@@ -206,6 +206,8 @@ def test_deprecate_and_restore_a_lesson_by_hand(page, ui: RunningUI, agent_ids, 
     lesson = agent_ids["plain"]
     page.on("dialog", lambda dialog: dialog.accept())
     page.goto(f"{ui.base}/agents?agent=main")
+    stale = page.context.new_page()
+    stale.goto(f"{ui.base}/agents?agent=main")
     page.locator(f'tr[data-lesson="{lesson}"] form.lesson-deprecate button').click()
     page.wait_for_load_state()
     assert "deprecated" in page.locator(f'tr[data-lesson="{lesson}"] .decision').inner_text()
@@ -213,6 +215,11 @@ def test_deprecate_and_restore_a_lesson_by_hand(page, ui: RunningUI, agent_ids, 
     meta = sc.open_scope("global", seeded).get("main", "improvements", ids=[lesson])[0].metadata
     assert meta["deprecated"] is True and meta["decision"] == "deprecated"
     assert lesson not in {e["id"] for e in read_digest("main", seeded)}
+    stale.on("dialog", lambda dialog: dialog.accept())
+    stale.locator(f'tr[data-lesson="{lesson}"] form.lesson-deprecate button').click()  # a second tab, opened before
+    stale.wait_for_load_state()
+    assert "agent=main" in stale.url and "already deprecated" in stale.locator(".flash.error").inner_text()
+    stale.close()
     page.locator(f'tr[data-lesson="{lesson}"] form.lesson-restore button').click()
     page.wait_for_load_state()
     assert "active" in page.locator(f'tr[data-lesson="{lesson}"] .decision').inner_text()

@@ -262,7 +262,10 @@ class Handler(BaseHTTPRequestHandler):
         if action is None:
             self._plain(HTTPStatus.NOT_FOUND, "not found")
             return
-        back = "/agents" if split.path.startswith("/agents") else "/memory"
+        back = "/memory"
+        if split.path.startswith("/agents"):
+            agent = _one(form, "agent")  # a failed action returns to the agent it was about
+            back = f"/agents?agent={quote(agent)}" if agent else "/agents"
         try:
             with self.app.lock:
                 back, message = action(form)
