@@ -15,6 +15,19 @@ from kioku.memory.index import MAX_LINES
 HAND = [f"- [project] hand-kept link {i} to the wiki → wiki-notes.md" for i in range(200)]
 
 
+def _bulk_entry(date: str, created: str, i: int) -> str:
+    return (f"## {date} bulk fact {i} about component{i}\n"
+            f"<!-- kioku: id=p{i:07d} type=project created={created} -->\n"
+            f"bulk fact {i} about component{i}\n")
+
+
+def _bulk(pmem: Path, body: list[str]) -> None:
+    """A saved ``bulk.md`` topic file with ``body``'s entries written into it by hand."""
+    api.remember("seed fact", type="project", topic="bulk")
+    topic = pmem / "bulk.md"
+    topic.write_text(topic.read_text(encoding="utf-8") + "\n" + "\n".join(body), encoding="utf-8")
+
+
 def _entries(index: Path) -> list[str]:
     return [line for line in index.read_text(encoding="utf-8").splitlines() if line.startswith("- [")]
 
@@ -52,12 +65,7 @@ def test_save_result_says_indexed_when_only_hand_lines_filled_the_index(project,
 
 
 def test_entries_that_do_not_fit_are_kept_by_type_feedback_first(project, pmem):
-    api.remember("seed fact", type="project", topic="bulk")
-    topic = pmem / "bulk.md"
-    body = [f"## 2026-01-02 bulk fact {i} about component{i}\n"
-            f"<!-- kioku: id=p{i:07d} type=project created=2026-01-02T00:{i // 60:02d}:{i % 60:02d}Z -->\n"
-            f"bulk fact {i} about component{i}\n" for i in range(230)]
-    topic.write_text(topic.read_text(encoding="utf-8") + "\n" + "\n".join(body), encoding="utf-8")
+    _bulk(pmem, [_bulk_entry("2026-01-02", f"2026-01-02T00:{i // 60:02d}:{i % 60:02d}Z", i) for i in range(230)])
     # the corrections are the newest entries: filled in oldest first they would not fit
     feedback = pmem / "feedback-history.md"
     feedback.write_text("---\ntype: feedback\n---\n\n" + "\n".join(
@@ -88,16 +96,12 @@ def test_organize_does_not_propose_archiving_for_hand_written_lines(project, pme
 
 
 def test_oldest_entries_are_found_by_time_not_by_text(project, pmem):
-    api.remember("seed fact", type="project", topic="bulk")
-    topic = pmem / "bulk.md"
-    body = [f"## 2026-01-01 bulk fact {i} about component{i}\n"
-            f"<!-- kioku: id=p{i:07d} type=project created=2026-01-01T{i // 60:02d}:{i % 60:02d}:00Z -->\n"
-            f"bulk fact {i} about component{i}\n" for i in range(170)]
+    body = [_bulk_entry("2026-01-01", f"2026-01-01T{i // 60:02d}:{i % 60:02d}:00Z", i) for i in range(170)]
     # written in Tokyo time: 08:59+09:00 is 23:59 UTC the day before, the oldest of all
     body.append("## 2026-01-01 tokyo fact about the release calendar\n"
                 "<!-- kioku: id=tokyo001 type=project created=2026-01-01T08:59:00+09:00 -->\n"
                 "tokyo fact about the release calendar\n")
-    topic.write_text(topic.read_text(encoding="utf-8") + "\n" + "\n".join(body), encoding="utf-8")
+    _bulk(pmem, body)
     api.organize(repair=True)
     report = api.organize()
     archived = [p.ids[0] for p in report.proposals if p.kind == "archive"]

@@ -61,15 +61,23 @@ def test_error_kinds_kept_as_names_are_shown_escaped() -> None:
     assert _errors({"agent_errors": None}) == "no data" and _errors({"agent_errors": 0.0}) == "none"
 
 
-def test_a_lessons_state_comes_from_its_flags_not_a_stale_decision_field() -> None:
-    from kioku.ui.data import decision_of
+def test_a_lessons_state_comes_from_its_flags_not_a_stale_decision_field(monkeypatch) -> None:
+    from types import SimpleNamespace
 
-    # restored by hand ("decision": "active"), then deprecated by the automatic lifecycle,
-    # which sets the flags only
-    assert decision_of({"decision": "active", "deprecated": True, "confidence": 0.8}) == "deprecated"
-    assert decision_of({"decision": "deprecated", "deprecated": False, "promoted": True, "confidence": 0.85}) \
-        == "promoted"
-    assert decision_of({"confidence": 0.6}) == "candidate"
+    from kioku.agent import improvements
+    from kioku.ui import data as ui_data
+
+    metas = {
+        # restored by hand ("decision": "active"), then deprecated by the automatic lifecycle,
+        # which sets the flags only
+        "a": {"decision": "active", "deprecated": True, "confidence": 0.8},
+        "b": {"decision": "deprecated", "deprecated": False, "promoted": True, "confidence": 0.85},
+        "c": {"confidence": 0.6},
+    }
+    records = [("global", SimpleNamespace(id=i, document=f"lesson {i}", metadata=m)) for i, m in metas.items()]
+    monkeypatch.setattr(improvements, "all_improvements", lambda agent, root=None: records)
+    shown = {row["id"]: row["decision"] for row in ui_data.lessons("main")}
+    assert shown == {"a": "deprecated", "b": "promoted", "c": "candidate"}
 
 
 def test_a_search_hit_in_the_archive_is_shown_with_its_folder() -> None:

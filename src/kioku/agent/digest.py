@@ -1,7 +1,7 @@
 """A small JSON digest of an agent's best active improvements, for hooks (read side stdlib only).
 
 Hooks must not import chromadb (0.6 s), so the store keeps a derived file per agent and scope:
-``<chroma_dir>/digests/<file_stem(agent)>.json`` (global chroma dir and the project's
+``<chroma_dir>/digests/<agent_file_stem(agent)>.json`` (global chroma dir and the project's
 ``.claude/chroma_data``)::
 
     {"agent": "...", "scope": "global", "updated_at": "...", "complete": true,
@@ -22,7 +22,7 @@ except that removing an entry from a full digest leaves a gap that the next dail
 (full rebuild) fills. :func:`read_digest` merges project and global digests, the project copy of a
 lesson winning, and never raises.
 
-File names: :func:`file_stem` gives every valid agent name its own file (``a`` and ``a.``, or
+File names: ``kioku.core.names.agent_file_stem`` gives every valid agent name its own file (``a`` and ``a.``, or
 ``a..b`` and ``a_b``, never share one), and :func:`read_digest` ignores a file whose ``agent``
 field is not the agent asked for. A digest written under the earlier naming
 (``kioku.core.names.safe_name``) is still read when it names the same agent, until the next
@@ -45,18 +45,13 @@ from kioku.core.names import agent_file_stem, normalise_lesson, safe_name
 MAX_ENTRIES = 200
 
 
-def file_stem(agent: str) -> str:
-    """The digest file name of ``agent`` (without ``.json``): ``kioku.core.names.agent_file_stem``."""
-    return agent_file_stem(agent)
-
-
 def _chroma_base(scope: str, project_root: Path | str | None) -> str:
     return pathstr.global_chroma_dir() if scope == "global" else pathstr.project_chroma_dir(project_root)
 
 
 def digest_path(agent: str, scope: str, project_root: Path | str | None = None) -> str:
     """Where the digest of ``agent`` in ``scope`` lives (a plain string: the hooks read it)."""
-    return os.path.join(_chroma_base(scope, project_root), "digests", f"{file_stem(agent)}.json")
+    return os.path.join(_chroma_base(scope, project_root), "digests", f"{agent_file_stem(agent)}.json")
 
 
 def _legacy_path(agent: str, scope: str, project_root: Path | str | None) -> str:
@@ -190,7 +185,7 @@ def rebuild_store_digests(store: Any) -> int:
     folder = os.path.join(str(store.chroma_dir), "digests")
     written = 0
     for agent in store.agents():
-        path = os.path.join(folder, f"{file_stem(agent)}.json")
+        path = os.path.join(folder, f"{agent_file_stem(agent)}.json")
         entries = [_entry(r.id, r.document, r.metadata or {}, scope)
                    for r in store.get(agent, "improvements") if stats.is_active(r.metadata or {})]
         # never wait: a writer holding the lock (possibly this process, one call up) writes it anyway

@@ -17,10 +17,9 @@ from it. Its summary is never transcript text and passes ``secrets.redact``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
@@ -65,10 +64,6 @@ class Evaluation:
     timestamp: str = ""
     timestamp_epoch: float = 0.0
 
-    @property
-    def record_id(self) -> str:
-        return "eval_" + hashlib.sha256(f"{self.agent}\0{self.session_id}\0{self.task_id}".encode()).hexdigest()[:24]
-
     def summary(self) -> str:
         outcome = "succeeded" if self.success else "failed"
         parts = [f"Task: {self.task or '(no prompt)'}",
@@ -94,12 +89,6 @@ class Evaluation:
             "criteria_scores": json.dumps(self.criteria_scores, ensure_ascii=False),
             "transcript_kind": self.transcript_kind, "project_id": project_id,
         }
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["id"] = self.record_id
-        data["summary"] = self.summary()
-        return data
 
 
 def _now() -> tuple[str, float]:

@@ -314,11 +314,11 @@ def _purge_targets(target: Target) -> list[Path]:
     else:
         chroma = target.claude_dir / "chroma_data"
         found = [paths.user_memory_dir(), chroma]
-    # the agent-memory journal sits beside the Chroma folder (it must outlive a deleted store)
-    found.append(chroma.parent / journal_dir(chroma).name)
-    found.append(journal_dir(chroma))  # the same, or beside the target when chroma_data is a link
+    # the agent-memory journal sits beside the Chroma folder (beside its target when chroma_data
+    # is a link): it must outlive a deleted store
+    found.append(journal_dir(chroma))
     found += [target.kioku_dir / name for name in ("state", "logs", "config.toml")]
-    return [p for p in dict.fromkeys(found) if p.exists()]
+    return [p for p in found if p.exists()]
 
 
 def _prune_dirs(target: Target, files: list[str], created: list[str]) -> None:

@@ -35,7 +35,7 @@ import unicodedata
 from functools import lru_cache
 
 from kioku.core.lazyre import LazyPattern
-from kioku.memory.textutil import jaccard, token_set
+from kioku.memory.textutil import jaccard, stem, token_set
 
 # category -> option -> aliases (English aliases are lower-case word sequences; Japanese
 # aliases are matched as substrings).
@@ -343,13 +343,6 @@ def _is_value(token: str) -> bool:
     return token in _OPTION_NAMES or token in _CALENDAR or any(c.isdigit() for c in token)
 
 
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
-
-
 def _names_something(text: str) -> bool:
     """Whether what follows the copula is a name or a value ("is Memcached", "is now
     stage.example.com", "はubuntuです"), not a description ("is protected", "is now versioned"):
@@ -386,7 +379,7 @@ def _statement_core(text: str) -> set[str]:
         for marker in _JA_CEASE_DROP:
             low = low.replace(marker, " ")
         return token_set(low)
-    return {_stem(w) for w in token_set(low) if w not in _CEASE_DROP}
+    return {stem(w) for w in token_set(low) if w not in _CEASE_DROP}
 
 
 def _predicate(text: str) -> tuple[set[str], set[str], bool]:

@@ -14,7 +14,7 @@ from kioku.memory.contradict import assess, could_flag
 from kioku.memory.guard import ensure_rememberable
 from kioku.memory.index import MAX_LINES, TYPES, WARN_LINES, format_entry
 from kioku.memory.store import index_entry_for
-from kioku.memory.textutil import jaccard, normalize, now_iso, token_set, today
+from kioku.memory.textutil import jaccard, normalize, now_iso, stem, token_set, today
 from kioku.memory.topics import Entry, new_topic, read_topic, slugify_topic, topic_path, unique_id
 
 TYPE_CHECKING = False
@@ -68,16 +68,9 @@ def is_duplicate(new_text: str, new_tokens: set[str], old_text: str) -> bool:
         return False
     # Near-identical wording is a duplicate only if no word was swapped for another: "the docs
     # package" after "the web package" is a new fact, however long the shared sentence.
-    added = {_stem(t) for t in new_tokens - old_tokens}
-    dropped = {_stem(t) for t in old_tokens - new_tokens}
+    added = {stem(t) for t in new_tokens - old_tokens}
+    dropped = {stem(t) for t in old_tokens - new_tokens}
     return not (added - dropped and dropped - added)
-
-
-def _stem(token: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(token) > len(suffix) + 3 and token.endswith(suffix):
-            return token[: -len(suffix)]
-    return token
 
 
 def _folded_file(data: bytes) -> str | None:

@@ -202,11 +202,12 @@ def _merge_folder(paths: list[Path], scope: str) -> list[Memory]:
     if index_path is None:
         return memories
     merged: dict[tuple[str, int], Memory] = {}
+    # an index line belongs to a current entry; a superseded one with the same summary (the same
+    # text saved again later) never takes it, so current entries are looked at first
+    current_first = {name: sorted(items, key=lambda m: not m.current) for name, items in topics.items()}
     for number, line, type_, summary, topic_file in index_entries:
         target = None
-        # an index line belongs to a current entry; a superseded one with the same summary
-        # (the same text saved again later) never takes it
-        for m in sorted(topics.get(topic_file or "", []), key=lambda m: not m.current):
+        for m in current_first.get(topic_file or "", []):
             if m.summary and m.key not in merged and _same_summary(summary, m.summary):
                 target = m
                 break

@@ -76,6 +76,15 @@ def token_set(text: str) -> set[str]:
     return tokens
 
 
+def stem(token: str) -> str:
+    """A token without a common English ending ("deploying", "deployed", "deploys" → "deploy"):
+    for telling a changed word from an inflected one, not for search."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(token) > len(suffix) + 3 and token.endswith(suffix):
+            return token[: -len(suffix)]
+    return token
+
+
 def jaccard(a: set[str], b: set[str]) -> float:
     if not a and not b:
         return 1.0

@@ -84,17 +84,9 @@ def agent_names(project_root: Path | None = None) -> list[str]:
     return sorted(found)
 
 
-def decision_of(meta: dict[str, Any]) -> str:
-    """The lesson's state from its flags, as the dashboard shows it (a stored ``decision`` field
-    is written only by changes made by hand, not by the automatic lifecycle, so it can be stale)."""
-    from kioku.agent.stats import decision_of as state
-
-    return state(meta)
-
-
 def lessons(agent: str, project_root: Path | None = None) -> list[dict[str, Any]]:
     from kioku.agent.improvements import all_improvements
-    from kioku.agent.stats import wilson_of
+    from kioku.agent.stats import decision_of, wilson_of
 
     out: list[dict[str, Any]] = []
     for scope, rec in all_improvements(agent, project_root):
@@ -106,6 +98,8 @@ def lessons(agent: str, project_root: Path | None = None) -> list[dict[str, Any]
             "usage_count": number(meta.get("usage_count")), "success_count": number(meta.get("success_count")),
             "success_rate": number(meta.get("success_rate")) if meta.get("tested") else None,
             "wilson_lower": wilson_of(meta) if meta.get("tested") else None,
+            # from the flags, as the dashboard shows it: the stored ``decision`` field is written
+            # only by changes made by hand, not by the automatic lifecycle, so it can be stale
             "decision": decision_of(meta),
             "decision_reason": str(meta.get("decision_reason") or meta.get("deprecated_reason") or ""),
             "deprecated": bool(meta.get("deprecated")),
