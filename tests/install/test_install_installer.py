@@ -176,6 +176,13 @@ def test_purge_deletes_memories_plain_uninstall_keeps_them(claude, project, isol
     assert install().returncode == 0
     assert install("--uninstall", "--purge").returncode == 0
     assert not user_mem.exists() and not (claude / "kioku").exists()
+    assert not user_mem.parent.exists()  # the .agents folder it left empty
+    (user_mem.parent / "other-tool").mkdir(parents=True)
+    assert install().returncode == 0
+    assert subprocess.run([str(kioku), "remember", "I prefer short commit messages", "--type", "user"],
+                          capture_output=True, text=True, cwd=project).returncode == 0
+    assert install("--uninstall", "--purge").returncode == 0
+    assert not user_mem.exists() and (user_mem.parent / "other-tool").is_dir()  # a .agents still in use stays
 
 
 def test_purge_deletes_the_agent_store_and_its_journal_beside_it(claude, project):
@@ -190,9 +197,18 @@ def test_purge_deletes_the_agent_store_and_its_journal_beside_it(claude, project
     res = install("--uninstall")
     assert res.returncode == 0 and str(journal) in res.stdout and journal.is_dir()  # listed as kept
     assert install().returncode == 0
+    # copies Kioku set aside itself go with a purge; a folder it did not make stays
+    aside = [claude / "chroma_data.broken-1700000000", claude / "chroma_data.kioku-journal.legacy-1700000000"]
+    for folder in aside:
+        folder.mkdir()
+        (folder / "data").write_text("old copy")
+    foreign = claude / "chroma_data_mine"
+    foreign.mkdir()
     res = install("--uninstall", "--purge")
     assert res.returncode == 0 and f"purge   {journal}" in res.stdout, res.stdout
-    assert not store.exists() and not journal.exists()
+    assert all(f"purge   {folder}" in res.stdout for folder in aside), res.stdout
+    assert not store.exists() and not journal.exists() and not any(folder.exists() for folder in aside)
+    assert foreign.is_dir()
 
 
 def test_purge_needs_uninstall(claude):

@@ -265,6 +265,8 @@ def uninstall(target: Target, args: argparse.Namespace) -> int:
         target.manifest.unlink()
     for p in purge:
         shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
+    if purge:
+        _prune_memory_parents(target)
     _prune_dirs(target, plain_files, manifest.get("created_dirs", []) if manifest else [])
     kept = [] if args.purge else [p for p in _purge_targets(target) if p.exists()]
     print(f"Kioku removed from {target.claude_dir}.")
@@ -316,9 +318,21 @@ def _purge_targets(target: Target) -> list[Path]:
         found = [paths.user_memory_dir(), chroma]
     # the agent-memory journal sits beside the Chroma folder (beside its target when chroma_data
     # is a link): it must outlive a deleted store
-    found.append(journal_dir(chroma))
+    journal = journal_dir(chroma)
+    found.append(journal)
+    # copies Kioku set aside itself: a damaged store moved out before its rebuild, an old
+    # in-folder journal kept after it was merged
+    found += sorted(chroma.parent.glob(f"{chroma.name}.broken-*"))
+    found += sorted(journal.parent.glob(f"{journal.name}.legacy-*"))
     found += [target.kioku_dir / name for name in ("state", "logs", "config.toml")]
     return [p for p in found if p.exists()]
+
+
+def _prune_memory_parents(target: Target) -> None:
+    """Remove the ``.agents`` folder a purge left empty (one holding anything else stays)."""
+    memory = (target.project / ".agents" / "memory") if target.project else paths.user_memory_dir()
+    with contextlib.suppress(OSError):
+        memory.parent.rmdir()
 
 
 def _prune_dirs(target: Target, files: list[str], created: list[str]) -> None:
