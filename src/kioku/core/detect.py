@@ -318,6 +318,25 @@ def _sentence_end(text: str, start: int, block: bool) -> int:
     return m.end() if m else len(text)
 
 
+# A sentence that only qualifies the fact before it ("Never on Mondays.", "Except for hotfixes.")
+# belongs to the same memory; any other next sentence, or one that addresses the agent ("But
+# please fix ..."), may be a new request and is left out.
+_EN_CONTINUATION = _Lazy(
+    r"(?i)[ \t]+(?:never|always|not|except|unless|but|only|otherwise|because|since|including|excluding|"
+    r"especially|even)\b(?![^.!?\n]*\b(?:please|you|let's|let us)\b)[^?\n]*?(?:[.!](?=\s|$)|(?=\n)|$)")
+_MAX_CONTINUED = 3
+
+
+def _continued_end(masked: str, end: int) -> int:
+    """``end`` moved past the qualifying sentences that directly follow on the same line."""
+    for _ in range(_MAX_CONTINUED):
+        m = _EN_CONTINUATION.match(masked, end)
+        if not m or m.end() == end:
+            break
+        end = m.end()
+    return end
+
+
 def _detect_en(text: str, masked: str) -> RememberRequest | None:
     candidates = 0
     start = _en_start_for(masked)
@@ -336,6 +355,8 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
             continue  # "remember when we ...", "remember how to ..." (but "remember: when ...")
         block = masked[m.start():m.end()].rstrip().endswith(":")
         end = _sentence_end(masked, m.end(), block)
+        if not block:
+            end = _continued_end(masked, end)
         sentence = text[m.end():end]
         if _is_en_question(sentence) or _is_en_question(text[pos:end]):
             continue
