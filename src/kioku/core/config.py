@@ -2,7 +2,8 @@
 
 Files, later ones win key by key:
 1. ``<KIOKU_HOME>/config.toml`` (user)
-2. ``<project>/.agents/kioku.toml`` (project; committable)
+2. ``<project>/.agents/kioku.toml`` (project; committable, so its ``[chroma]`` table is ignored:
+   only the user decides where agent memory is stored)
 
 Keys (all optional)::
 
@@ -45,20 +46,65 @@ def config_files(project_root: Path | None = None) -> list[Path]:
     return [paths.kioku_home() / "config.toml", root / ".agents" / "kioku.toml"]
 
 
-def _read(path: Path) -> dict[str, Any]:
+MAX_CONFIG_BYTES = 64 * 1024  # a settings file is a few lines; a bigger one is not ours to parse
+
+
+def _read(path: Path, *, follow_link: bool) -> dict[str, Any]:
+    """The TOML in ``path``; ``{}`` when there is none.
+
+    Only a regular file of at most :data:`MAX_CONFIG_BYTES` is read: a FIFO would block every
+    hook and a link to ``/dev/zero`` would fill memory. The project file is committed with the
+    repository, so a symbolic link there is refused instead of followed.
+    """
+    import stat
+
+    flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow_link else getattr(os, "O_NOFOLLOW", 0))
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        fd = os.open(path, flags)
     except FileNotFoundError:
         return {}
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except OSError as exc:
+        if path.is_symlink():
+            raise ConfigError(f"cannot read {path}: it is a symbolic link; Kioku reads only a regular file "
+                              "there") from exc
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(f"cannot read {path}: not a regular file")
+        if info.st_size > MAX_CONFIG_BYTES:
+            raise ConfigError(f"cannot read {path}: {info.st_size:,} bytes, more than a settings file "
+                              f"holds ({MAX_CONFIG_BYTES:,})")
+        data = os.read(fd, MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    finally:
+        os.close(fd)
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from exc
+
+
+def _flag(value: Any, key: str, path: str) -> bool:
+    """A TOML boolean; ``"false"`` written as a string must not count as true."""
+    if isinstance(value, bool):
+        return value
+    raise ConfigError(f"{path}: {key} must be true or false, not {value!r}")
 
 
 def load_config(project_root: Path | None = None) -> Config:
     merged: dict[str, Any] = {}
-    for path in config_files(project_root):
-        for key, value in _read(path).items():
+    user_file, project_file = config_files(project_root)
+    user = _read(user_file, follow_link=True)
+    project = _read(project_file, follow_link=False)
+    # Where lessons and evaluations are stored is the user's choice: a repository's committed
+    # file must not send them (global-scope lessons included) to a server it names.
+    project.pop("chroma", None)
+    for source, data in ((user_file, user), (project_file, project)):
+        if "disabled" in data:
+            _flag(data["disabled"], "disabled", str(source))
+        for key, value in data.items():
             if isinstance(value, dict) and isinstance(merged.get(key), dict):
                 merged[key] = {**merged[key], **value}
             else:

@@ -115,6 +115,9 @@ def main_agent(root) -> str:
         return "main"  # the default; skips importing tomllib when there is no config file
     from pathlib import Path
 
-    from kioku.core.config import load_config
+    from kioku.core.config import ConfigError, load_config
 
-    return load_config(Path(root)).main_agent
+    try:
+        return load_config(Path(root)).main_agent
+    except ConfigError:
+        return "main"  # a broken config file must not cost the session its memory
