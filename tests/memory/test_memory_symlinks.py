@@ -104,3 +104,29 @@ def test_organize_mentions_a_missing_index_and_skipped_topic_files(project, tmp_
     assert "rebuilt MEMORY.md from the topic files (it was missing)" in repaired.stdout
     assert "We use bun for installs" in (memory / "MEMORY.md").read_text(encoding="utf-8")
     assert "outside fact" not in (memory / "MEMORY.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_fifo_index_never_blocks_recall_or_a_save(project, kioku):
+    memory = project / ".agents" / "memory"
+    assert kioku("remember", "We deploy on Fridays", "--type", "project").returncode == 0
+    (memory / "MEMORY.md").unlink()
+    os.mkfifo(memory / "MEMORY.md")
+    assert "Fridays" not in api.build_recall()  # nothing is read from it, and nothing blocks
+    saved = kioku("remember", "We use bun for installs", "--type", "project", timeout=30)
+    assert saved.returncode == 0, saved.stderr
+    assert "MEMORY.md is not a regular file" in saved.stderr and len(saved.stderr.strip().splitlines()) == 1
+    index = (memory / "MEMORY.md").read_text(encoding="utf-8")
+    assert "Fridays" in index and "bun" in index  # rebuilt from the topic files
+    [aside] = memory.glob("MEMORY.md.corrupt-*")
+    assert stat.S_ISFIFO(os.lstat(aside).st_mode)  # moved aside whole, never read
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_fifo_topic_file_named_by_a_save_is_refused(project, kioku):
+    memory = project / ".agents" / "memory"
+    memory.mkdir(parents=True)
+    os.mkfifo(memory / "deploys.md")
+    out = kioku("remember", "We deploy on Fridays", "--topic", "deploys", timeout=30)
+    assert out.returncode != 0 and "deploys.md" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    assert stat.S_ISFIFO(os.lstat(memory / "deploys.md").st_mode)

@@ -31,6 +31,35 @@ class LockTimeout(TimeoutError):
     """Another process held the lock for longer than we were willing to wait."""
 
 
+class NotRegularFile(OSError):
+    """The path is a FIFO, a device, a socket or a folder: reading it could block or never end."""
+
+
+def read_regular(path: AnyPath, limit: int) -> bytes:
+    """Up to ``limit + 1`` bytes of the regular file ``path`` (one more than allowed, so a caller
+    can tell a file that is too large). A symbolic link is not followed (``OSError``), a folder
+    raises ``IsADirectoryError``, and anything else but a regular file raises
+    :class:`NotRegularFile` without a blocking read."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(21, "Is a directory", os.fspath(path))
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(f"{os.fspath(path)} is not a regular file")
+        chunks: list[bytes] = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def _parent(path: AnyPath) -> str:
     return os.path.dirname(os.fspath(path)) or "."
 

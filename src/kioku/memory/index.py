@@ -230,13 +230,17 @@ def parse_index(text: str) -> IndexDoc:
 
 def read_index_text(path: Path) -> str | None:
     """Text of MEMORY.md, None if absent; raises IndexUnreadable if it is not a sane index."""
+    from kioku.core.fsutil import NotRegularFile, read_regular
+
     try:
-        size = path.stat().st_size
+        data = read_regular(path, MAX_INDEX_BYTES)
     except FileNotFoundError:
         return None
-    if size > MAX_INDEX_BYTES:
+    except NotRegularFile:
+        raise IndexUnreadable(f"{path.name} is not a regular file") from None
+    if len(data) > MAX_INDEX_BYTES:
+        size = path.stat().st_size
         raise IndexUnreadable(f"{path.name} is {size} bytes (limit {MAX_INDEX_BYTES})")
-    data = path.read_bytes()
     if b"\x00" in data:
         raise IndexUnreadable(f"{path.name} contains NUL bytes")
     try:

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from kioku.core import paths
 from kioku.core.defang import defang
+from kioku.core.fsutil import read_regular
 from kioku.core.secrets import redact_lines
 from kioku.memory.index import INDEX_NAME, MAX_INDEX_BYTES, entry_groups
 
@@ -68,12 +69,11 @@ def _index_lines(folder: Path) -> list[str]:
     if _linked(folder):
         return []
     try:
-        with open(index, "rb") as handle:
-            data = handle.read(MAX_INDEX_BYTES)
+        data = read_regular(index, MAX_INDEX_BYTES)[:MAX_INDEX_BYTES]
         return data.decode("utf-8", errors="replace").splitlines()
     except FileNotFoundError:
         pass
-    except OSError:
+    except OSError:  # unreadable, or not a regular file (a FIFO would block the session start)
         return []
     # No index yet, but topic files may exist (index deleted by hand): derive it, read-only.
     try:

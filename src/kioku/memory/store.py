@@ -38,7 +38,7 @@ from kioku.memory.index import (
     parse_index, read_index_text,
 )
 from kioku.memory.textutil import now_iso, time_key
-from kioku.memory.topics import Entry, TopicFile, TopicFileError, check_topic_size, parse_topic, read_topic
+from kioku.memory.topics import Entry, TopicFile, TopicFileError, parse_topic, read_topic, read_topic_bytes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the hook ~3 ms of start-up
@@ -151,8 +151,7 @@ class MemoryDir:
             if skip is None:
                 topics[path.name] = read_topic(path)
                 return
-            check_topic_size(path)
-            data = path.read_bytes()
+            data = read_topic_bytes(path)
             if skip(data):
                 self.skipped.append(path)
                 self.skipped_data[path.name] = data
@@ -224,7 +223,10 @@ class MemoryDir:
         stamp = now_iso(millis=True).replace(":", "").replace("-", "").replace(".", "")
         target = path.with_name(f"{path.name}.corrupt-{stamp}")
         self.check_links(path, target)
-        fsutil.atomic_write_bytes(target, path.read_bytes())
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            os.replace(path, target)  # a FIFO or a device is moved aside whole, never read
+        else:
+            fsutil.atomic_write_bytes(target, path.read_bytes())
         return target
 
     def write_topic(self, topic: TopicFile) -> None:

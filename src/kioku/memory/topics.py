@@ -359,20 +359,27 @@ def _parse_entry(lines: list[str], line_no: int, file_type: str, file_created: s
                  created, summary.strip(), text or summary.strip(), status, meta, notes, raw, line_no)
 
 
-def check_topic_size(path: Path) -> None:
-    """Raise TopicFileError for files too large to be memory notes."""
-    size = path.stat().st_size
-    if size > MAX_TOPIC_BYTES:
+def read_topic_bytes(path: Path) -> bytes:
+    """The bytes of a topic file; TopicFileError for a file too large to be memory notes or one
+    that is not a regular file (a FIFO would block the read)."""
+    from kioku.core.fsutil import NotRegularFile, read_regular
+
+    try:
+        data = read_regular(path, MAX_TOPIC_BYTES)
+    except NotRegularFile:
+        raise TopicFileError(f"topic file {path.name} is not a regular file; Kioku leaves it alone") from None
+    if len(data) > MAX_TOPIC_BYTES:
+        size = path.stat().st_size
         raise TopicFileError(
             f"topic file {path.name} is too large ({size // 1024} KB, limit {MAX_TOPIC_BYTES // 1024} KB); "
             "split it by hand or use --topic NEW-NAME"
         )
+    return data
 
 
 def read_topic(path: Path) -> TopicFile:
     """Read and parse; raises TopicFileError for files too large to be memory notes."""
-    check_topic_size(path)
-    return parse_topic(path, path.read_bytes())
+    return parse_topic(path, read_topic_bytes(path))
 
 
 def slugify_topic(name: str) -> str:
