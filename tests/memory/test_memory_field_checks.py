@@ -42,3 +42,9 @@ def test_credential_as_topic_name_is_refused(project):
         api.remember("we use bun for installs", topic=key)
     assert key not in str(info.value)
     assert not any(p.name.lower().startswith("akia") for p in project.rglob("*"))
+
+
+def test_terminal_escapes_are_not_stored(project):
+    api.remember("note \x1b[31mRED\x1b[0m \x1b]8;;http://evil.example/\x07click\x1b]8;;\x07 done", type="project")
+    stored = "".join(p.read_text(encoding="utf-8") for p in (project / ".agents" / "memory").glob("*.md"))
+    assert "\x1b" not in stored and "\x07" not in stored and "note RED click done" in stored

@@ -139,10 +139,11 @@ def learn(agent: str, lesson: str, category: str, confidence: float, tags: Seque
           context_tags: Sequence[str] | str = (), source: str = "self", original_id: str = "",
           extra_metadata: dict[str, Any] | None = None) -> list[str]:
     """Store one lesson (in one or both scopes) and return the ids written."""
+    from kioku.core.defang import strip_controls
     from kioku.core.secrets import ensure_storable
 
     agent = sc.validate_agent(agent)
-    lesson = (lesson or "").strip()
+    lesson = strip_controls(lesson or "").strip()
     if not lesson:
         raise UsageError("the lesson is empty")
     if len(lesson) > MAX_LESSON_CHARS:

@@ -10,8 +10,10 @@ tag, so:
    become ASCII) and stripped of invisible format characters (zero-width space and joiners,
    soft hyphen, bidi controls, BOM, variation selectors), which otherwise hide a tag from a
    plain comparison;
-2. every tag-like opening - ``<`` or a lookalike of it, optionally followed by spaces and ``/``
-   or ``!`` or ``?``, then a letter in any script or the end of the text - has its bracket replaced by ``&lt;``. Any
+2. terminal escape sequences and control characters other than newline and tab are removed;
+3. every tag-like opening - ``<`` or a lookalike of it, followed after at most eight spaces,
+   slashes, ``!``, ``?``, backslashes or combining marks by a letter in any script or by the
+   end of the text - has its bracket replaced by ``&lt;``. Any
    tag is neutralised, not only Kioku's own, because a model reads ``</system>`` or
    ``<instructions>`` with the same eyes.
 
@@ -27,10 +29,27 @@ import re
 import unicodedata
 
 # Characters a model may read as "<" that NFKC does not fold into it.
-LT_LOOKALIKES = "<‹〈〈⟨˂ᐸ❮❬⧼⟪《≺⋖"
-# A bracket at the very end counts too: the next line or value joined after it may start a name.
-_TAG_OPEN = re.compile("[" + re.escape(LT_LOOKALIKES) + r"](?=\s*[/!?]?\s*(?:[^\W\d_]|\Z))")
-_INVISIBLE_EXTRA = {"\u034f", "\u115f", "\u1160", "\u3164", "\uffa0"}  # joiners and fillers outside Cf
+LT_LOOKALIKES = "<‹〈〈⟨˂ᐸᐊ❮❰❬⧼⟪《≺⋖≪⊲◁◀"
+# A bracket followed, after at most eight spaces, slashes, "!", "?", backslashes or combining
+# marks, by a letter in any script opens a tag; one at the very end counts too, since the next
+# line or value joined after it may start a name. "x < 5", "<3" and "<- arrow" stay as they are.
+_TAG_GAP = r"[\s/!?\\\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]"
+_TAG_OPEN = re.compile("[" + re.escape(LT_LOOKALIKES) + "](?=" + _TAG_GAP + r"{0,8}(?:[^\W\d_]|\Z))")
+_INVISIBLE_EXTRA = {"\u034f", "\u115f", "\u1160", "\u3164", "\uffa0", "\u180b", "\u180c", "\u180d",
+                    "\u180f", "\u2800"}  # joiners, fillers and blanks outside Cf
+# Terminal escape sequences (colour, cursor moves, OSC hyperlinks and titles) and every other
+# C0/C1 control character but newline and tab: they are never part of a note, and printed raw
+# they drive the reader's terminal.
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?"
+                      r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def strip_controls(text: str) -> str:
+    """``text`` without terminal escape sequences and control characters (newline and tab kept;
+    a carriage return before a newline goes with it)."""
+    if text.isprintable() or not _ESCAPES.search(text):
+        return text
+    return _ESCAPES.sub("", text.replace("\r\n", "\n"))
 
 
 def _visible(text: str) -> str:
@@ -43,9 +62,11 @@ def _visible(text: str) -> str:
 
 
 def defang(text: str) -> str:
-    """``text`` with every tag-like opening neutralised (see the module docstring)."""
+    """``text`` with every tag-like opening neutralised and control characters removed (see
+    the module docstring)."""
     if not text:
         return ""
+    text = strip_controls(text)
     if not text.isascii():
         text = _visible(text)
     elif "<" not in text:
@@ -56,7 +77,7 @@ def defang(text: str) -> str:
 def attr(value: str) -> str:
     """``value`` safe inside a double-quoted attribute of a fence: defanged, on one line,
     with ``&``, quotes and angle brackets escaped."""
-    value = str(value)
+    value = strip_controls(str(value))
     flat = " ".join((value if value.isascii() else _visible(value)).split())
     for lookalike in LT_LOOKALIKES[1:]:
         flat = flat.replace(lookalike, "<")

@@ -10,6 +10,7 @@ Refused, with a message that says why and what to do, before anything is written
 - pasted transcripts: two or more JSON-object lines with transcript keys (Claude Code JSONL),
   or two or more ``Human:``/``Assistant:``/``User:`` turn markers.
 
+Terminal escape sequences and control characters (newline and tab excepted) are removed.
 Everything else passes; the rule is to refuse only what is clearly not a note.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from kioku.core.defang import strip_controls
 from kioku.core.errors import KiokuError, UsageError
 from kioku.core.secrets import ensure_storable
 
@@ -74,7 +76,9 @@ def _longest_indented_block(lines: list[str]) -> int:
 
 def ensure_rememberable(text: str) -> str:
     """The cleaned text to store; raises SecretRejected / MemoryRejected / UsageError."""
-    cleaned = text.replace("\r\n", "\n").replace("\x00", "").strip()
+    # terminal escapes and control characters are never part of a note (printed raw, they would
+    # drive the terminal of whoever reads the memory)
+    cleaned = strip_controls(text.replace("\r\n", "\n")).replace("\x00", "").strip()
     if not cleaned:
         raise UsageError("nothing to remember: the text is empty")
     if _not_utf8(cleaned):
