@@ -182,12 +182,21 @@ def _save(content: str, payload: dict, prompt: str) -> HookResult:
     where = f"{result.scope} memory, {Path(result.topic_file).name}"
     if result.status == "duplicate":
         return HookResult(additional_context=(
-            f"Already in memory (Kioku, {where}): {result.summary}. Nothing new was added. {NOT_AGAIN}"))
-    text = f"Saved to memory: {result.summary} (Kioku, {where})."
+            f"Already in memory (Kioku, {where}); nothing new was added:\n{_fenced([result.summary])}\n{NOT_AGAIN}"))
+    text = f"Saved to memory: the note below (Kioku, {where}).\n{_fenced([result.summary])}"
     if result.status == "superseded" and result.superseded:
-        old = "; ".join(result.superseded[:3])
-        text += f" It replaces the older memory: {old}."
+        text += f"\nIt replaces the older memory:\n{_fenced(result.superseded[:3])}"
     # "index nearly full" or "a damaged file was repaired" is for the user, not only for Claude
     notice = "; ".join(result.warnings[:3])
-    return HookResult(additional_context=f"{text} {NOT_AGAIN}",
+    return HookResult(additional_context=f"{text}\n{NOT_AGAIN}",
                       system_message=f"Kioku: {notice}" if notice else None)
+
+
+def _fenced(notes: list[str]) -> str:
+    """Remembered text as it may reach the model: defanged, one note a line, inside the same
+    fence recall uses (a note saved earlier may come from anyone who can write the folder)."""
+    from kioku.core.defang import defang
+    from kioku.memory.recall import CLOSE, OPEN
+
+    body = "\n".join(" ".join(defang(note).split()) for note in notes)
+    return f"{OPEN}\n{body}\n{CLOSE}"
