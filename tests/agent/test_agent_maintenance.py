@@ -9,6 +9,7 @@ import time
 import pytest
 
 from kioku.agent import improvements as im
+from kioku.agent import lesson_state
 from kioku.agent import maintenance
 from kioku.agent.lifecycle_io import import_file
 from kioku.core import paths
@@ -59,10 +60,17 @@ def test_monthly_archives_old_evaluations_and_prunes_deprecated(project, store_o
     evaluation_writer(store, "coder", "old2", success=False, quality=20, age_days=95)
     evaluation_writer(store, "coder", "new1", success=True, quality=90, age_days=3)
     dead = im.learn("coder", "Rewrite modules from scratch", "code_quality", 0.8)[0]
+    recent = im.learn("coder", "Mock the clock in scheduler tests", "code_quality", 0.8)[0]
     im.learn("coder", "Quote every shell variable", "code_quality", 0.8)
-    store.update_metadata("coder", "improvements", [dead], [{"deprecated": True, "deprecated_reason": "x"}])
+    long_ago = time.time() - 100 * 86400
+    store.update_metadata("coder", "improvements", [dead, recent], [
+        {"deprecated": True, "deprecated_reason": "x", "deprecated_at_epoch": long_ago},
+        {"deprecated": True, "deprecated_reason": "y", "deprecated_at_epoch": time.time() - 60}])
     report = maintenance.run_monthly("coder", project, older_than_days=90)
     assert report["evaluations_archived"] == 2 and report["improvements_pruned"] == 1
+    # deprecated a minute ago: still in the store, so `kioku restore` finds it
+    assert recent in [r.id for r in store.get("coder", "improvements")]
+    assert lesson_state.set_deprecated("coder", recent, False, project, reason="user restored")[1] != "deprecated"
     assert [r.id for r in store.get("coder", "evaluations")] == ["new1"]
     assert dead not in [r.id for r in store.get("coder", "improvements")]
     archives = {os.path.basename(p).rsplit("-", 3)[0]: p for p in report["archives"]}

@@ -6,7 +6,7 @@
 - weekly (:func:`run_weekly`): top and bottom improvements by Wilson lower bound (used ones), the
   snapshots of the last 7 days against the 7 before (quality/success trends), new improvements.
 - monthly (:func:`run_monthly`): evaluations older than ``older_than_days`` (default 90) and
-  deprecated improvements are first appended (fsync) to JSON Lines files
+  improvements deprecated longer ago than that are first appended (fsync) to JSON Lines files
   ``<KIOKU_HOME>/archive/<agent>/evaluations-<date>.jsonl`` / ``improvements-deprecated-<date>.jsonl``
   and only then deleted from Chroma: archived, never lost (``kioku import`` reads them back).
 
@@ -168,6 +168,10 @@ def archive_records(agent: str, kind: str, scope: str, recs: list[Any], name: st
     return path
 
 
+def _epoch(value: Any) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
 def run_monthly(agent: str, project_root: Path | None = None,
                 older_than_days: float = DEFAULT_ARCHIVE_DAYS) -> dict[str, Any]:
     from kioku.agent import scopes as sc
@@ -184,7 +188,11 @@ def run_monthly(agent: str, project_root: Path | None = None,
         if path:
             report["evaluations_archived"] += len(old)
             report["archives"].append(str(path))
-        dead = [r for r in store.get(agent, "improvements") if (r.metadata or {}).get("deprecated")]
+        # A deprecated lesson stays in the store (where `kioku restore` finds it and a relearn of
+        # the same text is refused) until it has been deprecated for the archive age; one
+        # without a recorded deprecation time stays.
+        dead = [r for r in store.get(agent, "improvements") if (r.metadata or {}).get("deprecated")
+                and 0 < _epoch((r.metadata or {}).get("deprecated_at_epoch")) < cutoff]
         path = archive_records(agent, "improvements", scope, dead, "improvements-deprecated",
                                project_root)
         if path:
