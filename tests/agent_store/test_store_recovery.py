@@ -114,3 +114,34 @@ def test_an_older_copy_of_the_chroma_folder_put_back_is_brought_up_to_its_journa
     assert total == len(LESSONS) + 1 and "behind its journal" in err
     total, err = _total(kioku)
     assert total == len(LESSONS) + 1 and err == ""
+
+
+@pytest.mark.parametrize("damage", ["deleted", "garbage_line"])
+def test_a_damaged_journal_is_never_the_source_of_a_rebuild(learned, kioku, damage):
+    journal = learned.parent / "chroma_data.kioku-journal" / "journal.jsonl"
+    if damage == "deleted":
+        journal.unlink()
+        assert kioku("learn", "--agent", "main", "Pin the Node version in CI", "--category", "code_quality",
+                     "--confidence", "0.9", "--scope", "global").returncode == 0
+        expected = len(LESSONS) + 1
+    else:
+        lines = journal.read_bytes().splitlines(keepends=True)
+        lines[1] = b"this line was overwritten\n"
+        journal.write_bytes(b"".join(lines))
+        expected = len(LESSONS)
+    doctor = kioku("doctor")
+    assert "the journal is damaged" in doctor.stdout and "--from-store" in doctor.stdout, doctor.stdout
+    refused = kioku("rebuild", "--scope", "global")
+    assert refused.returncode == 1 and "not rebuilt" in refused.stderr and "--from-store" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert _total(kioku)[0] == expected  # nothing was lost by asking
+    fixed = kioku("rebuild", "--scope", "global", "--from-store")
+    assert fixed.returncode == 0 and f"({expected} records)" in fixed.stdout, fixed.stdout + fixed.stderr
+    assert list(journal.parent.glob("journal.jsonl.replaced-*"))  # the damaged file is kept
+    doctor = kioku("doctor")
+    assert "the journal is damaged" not in doctor.stdout and "differs from the journal" not in doctor.stdout
+    # the journal now carries everything: a deleted store comes back whole
+    _delete_chroma_files(learned)
+    assert _total(kioku)[0] == expected
+    assert kioku("rebuild", "--scope", "global").returncode == 0
+    assert _total(kioku)[0] == expected

@@ -756,6 +756,42 @@ class AgentStore:
             return store_apply.replay_all(self, self._conn())
 
 
+    def records_beyond_journal(self) -> dict[str, int]:
+        """Collections holding more records than replaying the journal gives, with how many
+        more: what a rebuild from the journal would lose (its journal was damaged or deleted)."""
+        expected = self.journal.live_counts()
+        return {name: n - expected.get(name, 0) for name, n in self.collection_counts().items()
+                if n > expected.get(name, 0)}
+
+    def journal_from_store(self) -> int:
+        """Write the journal anew from what the store holds (see ``Journal.write_snapshot``);
+        for a journal that was damaged or deleted. Returns the number of records written."""
+        self.sync()
+        with self.journal.lock(timeout=300):
+            conn = self._conn()
+            collections: dict[str, dict] = {}
+            for listed in conn.client.list_collections():
+                name = getattr(listed, "name", str(listed))
+                col = self._collection(conn, name) if name.startswith("agent_") else None
+                if col is None:
+                    continue
+                meta = col.metadata or {}
+                records: dict[str, tuple[str, dict]] = {}
+                offset = 0
+                while True:
+                    got = col.get(include=["documents", "metadatas"], limit=store_apply._PAGE, offset=offset)
+                    if not got["ids"]:
+                        break
+                    for rid, doc, m in zip(got["ids"], got["documents"], got["metadatas"]):
+                        records[rid] = (doc, dict(m or {}))
+                    offset += len(got["ids"])
+                collections[name] = {"agent": meta.get("agent"), "kind": meta.get("kind"),
+                                     "project_id": meta.get("project_id") or None, "records": records}
+            self.journal.write_snapshot(collections)
+            conn.seen_seq = self.journal.applied_seq()
+        return sum(len(c["records"]) for c in collections.values())
+
+
 def open_store(scope: str, project_root: Path | None = None, *, embedder: Any = None) -> AgentStore:
     """The global (``~/.claude/chroma_data``) or project (``<root>/.claude/chroma_data``) store."""
     from kioku.core import paths

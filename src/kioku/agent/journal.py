@@ -238,6 +238,61 @@ class Journal:
                 if seq > after:
                     yield entry
 
+    def unreadable_lines(self) -> list[int]:
+        """Line numbers (from 1) of complete lines of the active journal that are not an entry:
+        damage from outside (a torn last line is not counted; ``repair_tail`` cuts it)."""
+        bad: list[int] = []
+        try:
+            handle = self.path.open("rb")
+        except FileNotFoundError:
+            return bad
+        with handle:
+            for number, raw in enumerate(handle, 1):
+                if not raw.endswith(b"\n"):
+                    break
+                try:
+                    int(json.loads(raw)["seq"])
+                except (ValueError, KeyError, TypeError):
+                    bad.append(number)
+        return bad
+
+    def write_snapshot(self, collections: dict[str, dict]) -> int:
+        """Make ``collections`` the journal's whole history: one snapshot archive of ``upsert``
+        entries at the journal's last seq, replacing every archive and the active entries.
+
+        ``collections`` maps a collection name to ``{"agent", "kind", "project_id", "records":
+        {id: (document, metadata)}}``; it is what the store holds when the journal itself was
+        damaged or deleted. Caller holds the lock and has applied every pending entry.
+        Returns the snapshot's seq.
+        """
+        seq = max(self.last_seq(), self.applied_seq())
+        lines = []
+        for name, col in sorted(collections.items()):
+            ids = list(col["records"])
+            for start in range(0, len(ids), 1000):
+                chunk = ids[start : start + 1000]
+                lines.append(json.dumps({
+                    "seq": seq, "ts": time.time(), "op": "upsert", "collection": name, "agent": col["agent"],
+                    "kind": col["kind"], "project_id": col["project_id"], "ids": chunk,
+                    "documents": [col["records"][i][0] for i in chunk],
+                    "metadatas": [col["records"][i][1] or {"kioku_placeholder": True} for i in chunk],
+                    "snapshot": True}, ensure_ascii=False, separators=(",", ":")))
+        if not lines:
+            lines.append(json.dumps({"seq": seq, "ts": time.time(), "op": "noop", "snapshot": True}))
+        fsutil.ensure_private_dir(self.archive_dir)
+        target = self.archive_dir / f"journal-{0:012d}-{seq:012d}.snapshot.jsonl.gz"
+        old = [a for a in self.archives() if a != target]
+        fsutil.atomic_write_bytes(target, gzip.compress(("\n".join(lines) + "\n").encode("utf-8"), 6))
+        if self.path.exists():
+            # the damaged active file is kept beside the journal, never deleted
+            fsutil.atomic_write_bytes(self.dir / f"journal.jsonl.replaced-{int(time.time())}", self.path.read_bytes())
+            fsutil.atomic_write_bytes(self.path, b"")
+        for archive in old:
+            archive.unlink()
+        self._tail_cache = None
+        self.set_applied(seq)
+        return seq
+
     def archives(self) -> list[Path]:
         return sorted(self.archive_dir.glob("journal-*.jsonl.gz")) if self.archive_dir.is_dir() else []
 

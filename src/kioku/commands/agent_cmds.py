@@ -14,7 +14,7 @@ Usage::
     kioku export --agent NAME [--format md|json] [--out PATH]
     kioku import PATH [--agent NAME]
     kioku sync
-    kioku rebuild [--scope all|global|project]
+    kioku rebuild [--scope all|global|project] [--from-store | --force]
 
 Exit codes: 0 ok (also "nothing found"), 1 error, 2 usage error / refused by the store rules,
 3 refused because the text looks like a secret. Heavy imports happen inside the handlers.
@@ -266,6 +266,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
 def cmd_rebuild(args: argparse.Namespace) -> int:
     from kioku.agent import scopes as sc
+    from kioku.core.errors import KiokuError
 
     root = _root()
     wanted = ["global", "project"] if args.scope == "all" else [args.scope]
@@ -277,13 +278,39 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
         if store.server:
             print(f"{scope}: the store is a Chroma server; rebuild it on the server side")
             continue
+        if args.from_store:
+            written = store.journal_from_store()
+            print(f"{scope}: wrote the journal anew from the store ({written} records); "
+                  f"the replaced journal file is kept in {store.journal.dir}")
+            continue
         if not store.journal.has_history() and not store.journal.pending_count():
             print(f"{scope}: the journal is empty; nothing to rebuild")
             continue
+        damage = _journal_damage(store)
+        if damage and not args.force:
+            raise KiokuError(f"{scope}: not rebuilt: {damage}; a rebuild from the journal would lose them. Run "
+                             f"`kioku rebuild --scope {scope} --from-store` to write the journal anew from the "
+                             "store (or --force to rebuild anyway)")
         replayed, aside = store.recover()
         print(f"{scope}: rebuilt the agent-memory store from its journal ({replayed} entries replayed)"
               + (f"; the old files were moved to {aside}" if aside else ""))
     return 0
+
+
+def _journal_damage(store) -> str:
+    """What a rebuild from ``store``'s journal would lose, "" when nothing."""
+    parts = []
+    bad = store.journal.unreadable_lines()
+    if bad:
+        parts.append(f"{len(bad)} line(s) of {store.journal.path} cannot be read (line {bad[0]}"
+                     + (" …" if len(bad) > 1 else "") + ")")
+    try:
+        beyond = store.records_beyond_journal()
+    except Exception:  # noqa: BLE001 - a store that cannot be read is what rebuild is for
+        beyond = {}
+    if beyond:
+        parts.append(f"the store holds {sum(beyond.values())} record(s) its journal lacks")
+    return "; ".join(parts)
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
@@ -302,6 +329,12 @@ def cmd_restore(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("rebuild", help="rebuild the agent-memory store from its journal")
     p.add_argument("--scope", default="all", choices=["all", "global", "project"])
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--from-store", action="store_true",
+                     help="the other way round: write the journal anew from what the store holds (after the "
+                          "journal was damaged or deleted)")
+    how.add_argument("--force", action="store_true",
+                     help="rebuild even when the store holds records the journal lacks (they are lost)")
     p.set_defaults(func=cmd_rebuild)
 
     p = sub.add_parser("learn", help="record a learned improvement for an agent")

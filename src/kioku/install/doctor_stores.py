@@ -7,8 +7,10 @@ Each function takes the doctor's ``add(name, ok, detail, warn=False)`` callback:
   so those memories are silently missing), and temporary files a killed writer left behind.
 - :func:`check_agent_store`: the Chroma store against its journal (kept beside the Chroma
   folder): a journal whose store is missing (the folder or its files were deleted), a store
-  holding records without a journal (it could not be rebuilt if damaged), and any collection
-  whose record count differs from what replaying the journal gives.
+  holding records without a journal (it could not be rebuilt if damaged), a journal that is
+  damaged itself (unreadable lines, or fewer records than the store: then the advice is to write
+  it anew from the store, never to rebuild from it), and any collection whose record count
+  differs from what replaying the journal gives.
 """
 
 from __future__ import annotations
@@ -77,11 +79,23 @@ def check_agent_store(scope: str, project_root: Path, add: Add) -> None:
     if sum(actual.values()) and not store.journal.has_history() and not pending:
         add(name, True, f"{sum(actual.values())} record(s) in {len(actual)} collection(s) but no journal "
             f"({store.journal.dir} is missing or empty): they cannot be rebuilt if {store.chroma_dir} is "
-            "damaged or deleted; keep a copy of that folder", warn=True)
+            f"damaged or deleted; run `kioku rebuild --scope {scope} --from-store` to write the journal",
+            warn=True)
         return
     differ = sorted(n for n in set(expected) | set(actual) if expected.get(n, 0) != actual.get(n, 0))
     detail = (f"{sum(actual.values())} record(s) in {len(actual)} collection(s), journal "
               f"{sum(expected.values())}" + (f", {pending} write(s) pending" if pending else ""))
+    unreadable = store.journal.unreadable_lines()
+    beyond = {n: actual.get(n, 0) - expected.get(n, 0) for n in differ if actual.get(n, 0) > expected.get(n, 0)}
+    if (unreadable or beyond) and not pending:
+        # the journal is the damaged side: rebuilding from it would drop what only the store holds
+        what = [f"{len(unreadable)} unreadable line(s) in {store.journal.path}"] if unreadable else []
+        if beyond:
+            what.append(f"the store holds {sum(beyond.values())} record(s) the journal lacks")
+        add(name, False, f"{detail}; the journal is damaged ({'; '.join(what)}). Do not run a plain "
+            f"`kioku rebuild` (it would lose them): run `kioku rebuild --scope {scope} --from-store` "
+            "to write the journal anew from the store")
+        return
     if differ and not pending:
         shown = "; ".join(f"{n}: store {actual.get(n, 0)}, journal {expected.get(n, 0)}" for n in differ[:3])
         add(name, False, f"{detail}; differs from the journal ({shown}); run `kioku rebuild`")
