@@ -145,3 +145,14 @@ def test_a_damaged_journal_is_never_the_source_of_a_rebuild(learned, kioku, dama
     assert _total(kioku)[0] == expected
     assert kioku("rebuild", "--scope", "global").returncode == 0
     assert _total(kioku)[0] == expected
+
+
+def test_a_file_in_place_of_the_chroma_folder_is_moved_aside_and_the_store_rebuilt(learned, kioku):
+    shutil.move(learned, learned.parent / "elsewhere")
+    learned.write_text("garbage")
+    out = kioku("learn", "--agent", "main", "Pin the Node version in CI", "--category", "code_quality",
+                "--confidence", "0.9", "--scope", "global")
+    assert out.returncode == 0, out.stderr
+    assert "was not a folder; moved it to" in out.stderr and "Traceback" not in out.stderr
+    assert learned.is_dir() and [p.read_text() for p in learned.parent.glob("chroma_data.broken-*")] == ["garbage"]
+    assert _total(kioku)[0] == len(LESSONS) + 1

@@ -484,6 +484,7 @@ class AgentStore:
         if self.server or key in _CHECKED:
             return
         _CHECKED.add(key)
+        self._move_aside_if_not_a_folder()
         if not self.journal.has_history():
             return
         problem = None
@@ -511,6 +512,33 @@ class AgentStore:
             self.last_warning = (f"the agent-memory store in {self.chroma_dir} is {problem} and could not be "
                                  f"rebuilt now ({type(exc).__name__}); run `kioku rebuild`")
             log.info("kioku: %s", self.last_warning)
+
+    def _move_aside_if_not_a_folder(self) -> None:
+        """A file (or a link to one) where the Chroma folder belongs is moved aside to
+        ``<chroma_dir>.broken-<time>``, with one warning: the store's lock lives in the folder,
+        so no write could be journaled, and the journal rebuilds the store in a new folder."""
+        import stat
+        import sys
+
+        try:
+            mode = os.stat(self.chroma_dir).st_mode
+        except FileNotFoundError:
+            if not os.path.islink(self.chroma_dir):
+                return
+            mode = 0  # a dangling link
+        except OSError:
+            return
+        if stat.S_ISDIR(mode):
+            return
+        aside = self.chroma_dir.with_name(f"{self.chroma_dir.name}.broken-{int(time.time())}")
+        try:
+            os.rename(self.chroma_dir, aside)
+        except FileNotFoundError:
+            return  # another process moved it first
+        message = (f"{self.chroma_dir} was not a folder; moved it to {aside}"
+                   + ("; the store is rebuilt from its journal" if self.journal.has_history() else ""))
+        self.last_warning = message
+        print(f"kioku: warning: {message}", file=sys.stderr)
 
     def recover(self, problem: str = "rebuilt on request") -> tuple[int, Path | None]:
         """Move Chroma's files aside and replay the whole journal into a new store.
