@@ -290,10 +290,23 @@ def organize(project_root: Path | None = None, apply: bool = False, repair: bool
                 report.notices.append(str(exc))
                 continue
             report.proposals.extend(_plan(md, topics, doc, older_than_days))
+            stale = md.stale_lines(doc, topics)
+            if stale:
+                report.notices.append(
+                    f"{md.scope} memory: {len(stale)} line{'s' if len(stale) != 1 else ''} of {md.index_path.name} "
+                    "point to memories already archived or superseded (an interrupted write left them); "
+                    "`kioku organize --apply` or `--repair` removes them")
+                stale_ids = {id(e) for e in stale}
+                doc.entries = [e for e in doc.entries if id(e) not in stale_ids]  # not counted as hand-written
         else:
             with md.lock():
                 topics = md.load_topics()
                 doc = md.load_index(topics, repair=True)
+                stale = md.drop_stale_lines(doc, topics)
+                if stale:
+                    report.applied.append(
+                        f"removed {len(stale)} line{'s' if len(stale) != 1 else ''} of already archived or "
+                        f"superseded memories from {md.index_path.name} (an interrupted write left them)")
                 md.mark_hand(doc, topics)
                 if not had_index and topics:
                     report.applied.append(f"rebuilt {md.index_path.name} from the topic files (it was missing)")
@@ -347,14 +360,34 @@ def forget(query: str | None = None, id: str | None = None, project_root: Path |
     if not (query and query.strip()) and not id:
         raise KiokuError("say what to forget: a query or --id ID")
     candidates: list[tuple[MemoryDir, str, Entry]] = []
+    cleaned: list[tuple[MemoryDir, IndexEntry]] = []
     for md in _dirs(project_root):
         if not md.path.is_dir():
             continue
-        for name, entry in md.active_entries(md.load_topics()):
+        topics = md.load_topics()
+        if os.path.lexists(md.index_path):
+            # a forget or organize killed before its index write left the line of a memory it
+            # had already archived: remove it now, so that retrying the forget finishes the job
+            try:
+                stale = md.stale_lines(md.load_index(topics, repair=False), topics)
+            except KiokuError:
+                stale = []  # an unreadable index is repaired by the forget's own write
+            if stale:
+                with md.lock():
+                    topics = md.load_topics()
+                    doc = md.load_index(topics)
+                    cleaned += [(md, e) for e in md.drop_stale_lines(doc, topics)]
+                    md.write_index(doc)
+        for name, entry in md.active_entries(topics):
             if (id and (entry.id == id or (len(id) >= 4 and entry.id.startswith(id)))) or (
                 not id and _matches(entry, query or "")):
                 candidates.append((md, name, entry))
     if not candidates:
+        finished = [(md, e) for md, e in cleaned if query and normalize(query) in normalize(e.summary)]
+        if finished:
+            md, line = finished[0]
+            return ForgetResult("", line.summary, md.scope, str(md.path / line.topic),
+                                str(md.archive_path / line.topic))
         raise KiokuError(f"no memory matches {id or query!r}; nothing was changed")
     if len(candidates) > 1:
         listed = "; ".join(f"{e.id} ({e.summary[:50]})" for _, _, e in candidates[:8])

@@ -142,8 +142,16 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
                 unsure.append(entry)
             elif is_duplicate(cleaned, tokens, entry.text):
                 line = index_entry_for(entry, name)
+                notes = list(md.notices)
+                if doc.find(name, line.summary) < 0 and doc.entry_line_count() + 1 <= MAX_LINES:
+                    # a save killed between its topic file and the index left it unlisted
+                    doc.entries.append(line)
+                    md.write_index(doc)
+                    notes.append(f"it was missing from {md.index_path.name}; its line was added back")
+                elif not md.index_path.exists():
+                    md.write_index(doc)  # rebuilt from the topic files, this memory included
                 return SaveResult("duplicate", entry.type, entry.summary, str(md.path / name), line.line,
-                                  scope=md.scope, id=entry.id, warnings=list(md.notices))
+                                  scope=md.scope, id=entry.id, warnings=notes)
 
         created = now_iso()
         entry_id = unique_id(created, cleaned, {e.id for t in topics.values() for e in t.entries})

@@ -289,6 +289,32 @@ class MemoryDir:
             doc.extras, doc.other_sections = keep.extras, keep.other_sections
         return doc
 
+    def stale_lines(self, doc: IndexDoc, topics: dict[str, TopicFile]) -> list[IndexEntry]:
+        """Index lines of memories that were superseded, forgotten or archived: a forget,
+        organize or save killed between writing the topic files and the index leaves them
+        (they are Kioku's lines, not hand-written ones, and recall must not show them)."""
+        backed = {(name, index_entry_for(e, name).summary) for name, e in self.active_entries(topics)}
+        loose = [e for e in doc.entries if (e.topic, e.summary) not in backed]
+        if not loose:
+            return []
+        gone = {(name, index_entry_for(e, name).summary)
+                for name, topic in topics.items() for e in topic.entries if e.status != "active"}
+        notices, skipped = list(self.notices), list(self.skipped)
+        try:
+            archived = self.load_topics(archive=True)
+        finally:
+            self.notices, self.skipped = notices, skipped
+        gone |= {(name, index_entry_for(e, name).summary) for name, topic in archived.items() for e in topic.entries}
+        return [e for e in loose if (e.topic, e.summary) in gone]
+
+    def drop_stale_lines(self, doc: IndexDoc, topics: dict[str, TopicFile]) -> list[IndexEntry]:
+        """Remove :meth:`stale_lines` from ``doc`` (the caller writes it); returns them."""
+        stale = self.stale_lines(doc, topics)
+        if stale:
+            dropped = {id(e) for e in stale}
+            doc.entries = [e for e in doc.entries if id(e) not in dropped]
+        return stale
+
     def unindexed(self, doc: IndexDoc, topics: dict[str, TopicFile]) -> list[tuple[str, Entry]]:
         present = {(e.topic, e.summary) for e in doc.entries}
         return [(name, e) for name, e in self.active_entries(topics)

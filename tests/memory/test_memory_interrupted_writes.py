@@ -1,0 +1,91 @@
+"""A forget, organize or save killed between writing the topic files and the index: the next
+forget, organize or save of the same memory finishes the job, and nothing is recalled that was
+already archived."""
+
+from __future__ import annotations
+
+import pytest
+
+from kioku.memory import api, store
+from kioku.memory.organize import forget, organize
+
+
+class Killed(BaseException):
+    """Stands for the process dying: nothing after it runs, no handler sees it."""
+
+
+@pytest.fixture
+def kill_index_write():
+    original = store.MemoryDir.write_index
+
+    def die(self, doc):
+        raise Killed()
+
+    def arm():
+        store.MemoryDir.write_index = die
+
+    def disarm():
+        store.MemoryDir.write_index = original
+    yield arm, disarm
+    disarm()
+
+
+def _index(project) -> str:
+    return (project / ".agents" / "memory" / "MEMORY.md").read_text(encoding="utf-8")
+
+
+def test_a_forget_killed_before_its_index_write_is_finished_by_a_retry(project, kill_index_write):
+    arm, disarm = kill_index_write
+    api.remember("the legacy billing cron runs at midnight UTC", type="project")
+    api.remember("we deploy on Fridays", type="project")
+    arm()
+    with pytest.raises(Killed):
+        forget("legacy billing cron", project_root=project)
+    disarm()
+    assert "legacy billing cron" in _index(project)  # the dead line is still there
+    result = forget("legacy billing cron", project_root=project)
+    assert "legacy billing cron" in result.summary
+    assert "legacy billing cron" not in _index(project) and "Fridays" in _index(project)
+    assert "legacy billing cron" not in api.build_recall()
+
+
+def test_organize_reports_and_removes_lines_of_archived_memories(project, kill_index_write):
+    arm, disarm = kill_index_write
+    api.remember("the legacy billing cron runs at midnight UTC", type="project")
+    api.remember("we deploy on Fridays", type="project")
+    arm()
+    with pytest.raises(Killed):
+        forget("legacy billing cron", project_root=project)
+    disarm()
+    report = organize(project_root=project)
+    assert any("already archived or superseded" in n for n in report.notices), report.notices
+    assert not any(f.hand_written for f in report.folders), "a dead line is not a hand-written one"
+    applied = organize(apply=True, project_root=project)
+    assert any("already archived or superseded" in a for a in applied.applied), applied.applied
+    assert "legacy billing cron" not in _index(project) and "Fridays" in _index(project)
+
+
+def test_a_save_killed_before_its_index_write_is_listed_by_the_retry(project, kill_index_write):
+    arm, disarm = kill_index_write
+    arm()
+    with pytest.raises(Killed):
+        api.remember("the gamma batch job runs nightly at two", type="project")
+    disarm()
+    assert "gamma" not in (_index(project) if (project / ".agents/memory/MEMORY.md").exists() else "")
+    again = api.remember("the gamma batch job runs nightly at two", type="project")
+    assert again.status == "duplicate"
+    assert "gamma batch job" in _index(project)
+    assert "gamma batch job" in api.build_recall()
+
+
+def test_a_killed_save_into_an_existing_index_is_added_back_by_the_retry(project, kill_index_write):
+    arm, disarm = kill_index_write
+    api.remember("we deploy on Fridays", type="project")
+    arm()
+    with pytest.raises(Killed):
+        api.remember("the gamma batch job runs nightly at two", type="project")
+    disarm()
+    assert "gamma" not in _index(project)
+    again = api.remember("the gamma batch job runs nightly at two", type="project")
+    assert again.status == "duplicate" and any("added back" in w for w in again.warnings), again.warnings
+    assert "gamma batch job" in _index(project) and "Fridays" in _index(project)
