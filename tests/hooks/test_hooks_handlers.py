@@ -212,3 +212,32 @@ def test_save_warnings_reach_the_user(hook_input, project):
     result = user_prompt_submit.handle(payload)
     assert result is not None and result.additional_context.startswith("Saved to memory: ")
     assert result.system_message and "kioku organize" in result.system_message
+
+
+def test_a_save_behind_a_stalled_lock_holder_gives_up_quickly(hook_input, project):
+    import subprocess
+    import sys
+    import time
+
+    from kioku.core import fsutil
+
+    memory = project / ".agents" / "memory"
+    memory.mkdir(parents=True)
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import fcntl, os, sys, time\n"
+        "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)\n"
+        "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+        "print('held', flush=True)\n"
+        "time.sleep(60)\n"), str(memory / ".lock")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        started = time.monotonic()
+        out, _err = _run("UserPromptSubmit", hook_input("user_prompt_submit"))
+        waited = time.monotonic() - started
+    finally:
+        holder.kill()
+        holder.wait()
+    assert waited < 8, waited  # the CLI would wait 30 s
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert "could not save this to memory" in context and "busy" in context
+    assert fsutil.MAX_LOCK_WAIT is None  # the cap is the hook's only

@@ -31,6 +31,11 @@ class LockTimeout(TimeoutError):
     """Another process held the lock for longer than we were willing to wait."""
 
 
+# The longest any lock is waited for in this process, None for no cap. Hooks set it (see
+# ``kioku.core.hookio.run``): a session must not stall behind a process that holds a lock.
+MAX_LOCK_WAIT: float | None = None
+
+
 class NotRegularFile(OSError):
     """The path is a FIFO, a device, a socket or a folder: reading it could block or never end."""
 
@@ -223,6 +228,8 @@ class exclusive_lock:  # noqa: N801 - used like the function it replaces: ``with
         ensure_private_dir(_parent(self.path))
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, FILE_MODE)
         kind = fcntl.LOCK_SH if self.shared else fcntl.LOCK_EX
+        if MAX_LOCK_WAIT is not None and self.timeout > MAX_LOCK_WAIT:
+            self.timeout = MAX_LOCK_WAIT
         deadline = time.monotonic() + self.timeout
         delay = 0.002
         try:

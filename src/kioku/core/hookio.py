@@ -35,6 +35,10 @@ MAX_CONTEXT_CHARS = 10_000  # Claude Code turns longer hook output into a file p
 # Prompt text a handler scans (trigger detection, secrets): a memory is at most 1,500
 # characters, so a longer prompt is cut to this before any regex runs on it.
 MAX_PROMPT_CHARS = 20_000
+# Longest wait for any lock inside a hook: a save or a ledger write behind a stalled process
+# gives up (the save says it was not saved; lessons are skipped for the turn) instead of
+# holding the session for the 10-60 s the CLI would wait.
+HOOK_LOCK_WAIT = 2.0
 LOG_ROTATE_BYTES = 1024 * 1024
 
 EVENT_MODULES = {
@@ -194,7 +198,13 @@ def run(event: str, stdin=None, stdout=None, stderr=None) -> int:
             return 0  # nothing to do for this payload, whatever the config says
         if _disabled_for(payload):
             return 0
-        text = render_output(event, dispatch(event, payload, module))
+        from kioku.core import fsutil
+
+        before, fsutil.MAX_LOCK_WAIT = fsutil.MAX_LOCK_WAIT, HOOK_LOCK_WAIT
+        try:
+            text = render_output(event, dispatch(event, payload, module))
+        finally:
+            fsutil.MAX_LOCK_WAIT = before
         if text:
             stdout.write(text + "\n")
             stdout.flush()
