@@ -116,6 +116,42 @@ def test_import_refuses_secrets_as_a_whole(project, store_of, tmp_path):
     assert store_of("global").count("coder", "improvements") == 0
 
 
+@pytest.mark.parametrize("where", ["category", "deprecated_reason", "tags", "validating_agents", "task"])
+def test_import_refuses_a_secret_in_any_field(project, store_of, tmp_path, where):
+    token = "ghp_" + "Zq9XyW8vU7tS6rR5qP4oN3mL2kJ1iH0gF9eD"
+    lesson = {"id": "x", "scope": "global", "improvement": "Fine lesson", "metadata": {"confidence": 0.8}}
+    data = {"format": "kioku-agent-memory", "version": 1, "agent": "coder", "improvements": [lesson]}
+    if where == "task":
+        data["evaluations"] = [{"id": "e1", "scope": "global", "document": "ok", "metadata": {"task": token}}]
+    elif where in ("tags", "validating_agents"):
+        lesson["metadata"][where] = ["ok", f"note {token}"]
+    else:
+        lesson["metadata"][where] = token
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(SecretRejected):
+        import_file(path)
+    assert store_of("global").count("coder", "improvements") == 0
+
+
+@pytest.mark.parametrize("field,value,message", [("category", "</x>bad cat", "invalid category"),
+                                                  ("confidence", 5, "confidence must be"),
+                                                  ("scope", "weird", "scope must be")])
+def test_import_applies_the_rules_of_learn(project, store_of, tmp_path, field, value, message):
+    lesson = {"id": "x", "scope": "global", "improvement": "Fine lesson",
+              "metadata": {"confidence": 0.8, "category": "code_quality"}}
+    if field == "scope":
+        lesson["scope"] = value
+    else:
+        lesson["metadata"][field] = value
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"format": "kioku-agent-memory", "version": 1, "agent": "coder",
+                                "improvements": [lesson]}))
+    with pytest.raises(UsageError, match=message):
+        import_file(path)
+    assert store_of("global").count("coder", "improvements") == 0
+
+
 @pytest.mark.slow
 def test_static_agent_md_is_never_modified(project, store_of, kioku):
     agent_md = project / ".claude" / "agents" / "coder.md"

@@ -166,11 +166,18 @@ def import_data(data: dict[str, Any], agent: str | None = None,
     source_agent = data.get("agent")
     target = sc.validate_agent(agent or source_agent or "")
     kinds = ("improvements", "evaluations", "performance")
-    # all-or-nothing secrets check before the first write
+    # all-or-nothing checks before the first write: secrets in any field (text, metadata, tags,
+    # reasons), and a lesson's fields by the rules `kioku learn` applies
     for kind in kinds:
-        for item in data.get(kind, []):
-            text = item.get("improvement") if kind == KIND else item.get("document")
-            ensure_storable(str(text or ""), what=f"imported {kind[:-1]}")
+        items = data.get(kind, [])
+        if not isinstance(items, list):
+            raise UsageError(f"imported {kind} must be a list")
+        for number, item in enumerate(items, 1):
+            if not isinstance(item, dict):
+                raise UsageError(f"imported {kind[:-1]} {number} is not an object")
+            ensure_storable("\n".join(_strings(item)), what=f"imported {kind[:-1]} {number}")
+            if kind == KIND:
+                _check_lesson_fields(item, number)
     plan = _Plan()
     for item in data.get(KIND, []):
         _plan_improvement(plan, item, source_agent, target, project_root)
@@ -186,6 +193,37 @@ def import_data(data: dict[str, Any], agent: str | None = None,
         refresh_digest(target, None, project_root)
     return {"agent": target, "imported": dict(plan.new), "updated": plan.updated, "unchanged": plan.unchanged,
             "skipped": plan.skipped}
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string in ``value`` (keys of nested objects included), depth first."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for key, item in value.items() for text in (*_strings(key), *_strings(item))]
+    if isinstance(value, (list, tuple)):
+        return [text for item in value for text in _strings(item)]
+    return []
+
+
+def _check_lesson_fields(item: dict[str, Any], number: int) -> None:
+    """UsageError unless an imported lesson's scope, category and confidence are ones
+    `kioku learn` would accept."""
+    where = f"imported improvement {number}"
+    if item.get("scope") is not None and item.get("scope") not in sc.SCOPES:
+        raise UsageError(f"{where}: scope must be one of {', '.join(sc.SCOPES)}, not {item.get('scope')!r}")
+    meta = item.get("metadata") or {}
+    if not isinstance(meta, dict):
+        raise UsageError(f"{where}: metadata must be an object")
+    if meta.get("category") is not None:
+        try:
+            sc.normalise_category(str(meta["category"]))
+        except UsageError as exc:
+            raise UsageError(f"{where}: {exc}") from None
+    if meta.get("confidence") is not None:
+        value = meta["confidence"]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
+            raise UsageError(f"{where}: confidence must be a number from 0 to 1, not {value!r}")
 
 
 class _Plan:
@@ -267,7 +305,8 @@ def _plan_improvement(plan: _Plan, item: dict[str, Any], source_agent: str | Non
     meta = new_metadata(target, scope, str(old.get("category") or "general"),
                         float(old.get("confidence")), learned_from="import", when=(iso, epoch))
     meta.update(old)
-    meta.update(agent_name=target, scope=scope, imported_at=iso, imported_at_epoch=epoch)
+    meta.update(agent_name=target, scope=scope, imported_at=iso, imported_at_epoch=epoch,
+                category=sc.normalise_category(str(old.get("category") or "general")))
     if not same_agent:
         meta["original_id"] = old.get("original_id") or old_id
         if meta.get("source", "self") == "self":
