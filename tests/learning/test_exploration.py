@@ -142,3 +142,21 @@ def test_weak_lexical_matches_are_not_eligible(project, many, monkeypatch):
     strict = select.select("main", project, prompt, session_id="s", turn="t", hold_back=0.0)
     assert {many[e["id"]] for e in strict.given + strict.held_back} == {"docker container deploy"}
     assert set(strict.propensity) == {e["id"] for e in strict.given + strict.held_back}
+
+
+def test_retried_hooks_show_the_same_lessons_and_record_nothing_twice(project, many, monkeypatch):
+    monkeypatch.setenv("KIOKU_HOLD_BACK", "0.5")
+    start = {"session_id": "s-retry", "cwd": str(project), "source": "startup", "hook_event_name": "SessionStart"}
+    first = session_start.handle(start)
+    pending = ledger._load(ledger.session_path("s-retry"))["agents"]["main"]["pending"]
+    again = session_start.handle(start)  # the same SessionStart delivered twice
+    assert (again.additional_context if again else "") == (first.additional_context if first else "")
+    assert ledger._load(ledger.session_path("s-retry"))["agents"]["main"]["pending"] == pending
+    prompt = {"session_id": "s-retry", "prompt_id": "p1", "cwd": str(project),
+              "prompt": "please fix the docker container deploy problem", "hook_event_name": "UserPromptSubmit"}
+    shown = user_prompt_submit.handle(prompt)
+    [turn] = ledger.turns("s-retry", "main")
+    assert turn["propensity"] and all(p <= 0.5 + 1e-9 for i, p in turn["propensity"].items() if i in pending["given"])
+    retried = user_prompt_submit.handle(prompt)  # its first output was lost: the same lessons again
+    assert (retried.additional_context if retried else "") == (shown.additional_context if shown else "")
+    assert ledger.turns("s-retry", "main") == [turn]

@@ -60,6 +60,16 @@ def inject_lessons(agent: str, root, task: str, *, session_id: str, turn: str, b
     return block, given, held, chances
 
 
+def lessons_block_for(agent: str, root, ids: list[str], budget: int) -> str:
+    """The fenced block of the lessons ``ids`` (in that order) as the digest holds them now."""
+    if not ids:
+        return ""
+    from kioku.agent.digest import read_digest
+
+    by_id = {str(e["id"]): e for e in read_digest(agent, project_root=root) if isinstance(e, dict) and e.get("id")}
+    return improvements_block(agent, [by_id[i] for i in ids if i in by_id], budget)[0]
+
+
 def improvements_block(agent: str, items: list[dict], budget: int
                        ) -> tuple[str, list[dict]]:
     """Fenced list of learned lessons within ``budget`` characters, and the items it holds.

@@ -43,7 +43,8 @@ def handle(payload: dict) -> HookResult | None:
         from kioku.learning.ledger import record_pending
 
         _common.soft("SessionStart ledger",
-                     lambda: record_pending(session_id, agent, given, held, str(root), chances), None)
+                     lambda: record_pending(session_id, agent, given, held, str(root), chances, replace=True),
+                     None)
     _common.soft("SessionStart PATH", _export_kioku_on_path, None)
     text = SEPARATOR.join(part for part in (recall, block) if part)
     return HookResult(additional_context=text) if text else None

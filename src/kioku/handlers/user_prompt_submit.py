@@ -133,6 +133,11 @@ def _lessons(payload: dict) -> str:
     root = project_root_of(payload)  # a string: pathlib stays unloaded on the every-prompt path
     agent = _common.main_agent(root)
     prompt_id = payload.get("prompt_id") if isinstance(payload.get("prompt_id"), str) else ""
+    again = ledger.given_at_prompt(session_id, agent, prompt_id)
+    if again is not None:
+        # a retried hook for a prompt whose turn is recorded: show the same lessons again (the
+        # first output may have been lost) and record nothing twice
+        return _common.lessons_block_for(agent, root, again, LESSONS_BUDGET)
     sha = sha256(prompt.encode("utf-8")).hexdigest()
     block, given, held, chances = _common.inject_lessons(
         agent, root, prompt, session_id=session_id, turn=prompt_id or sha, budget=LESSONS_BUDGET,

@@ -16,7 +16,10 @@ yet) wait in ``pending`` and belong to the next turn that opens. ``held_back`` h
 that were eligible for the turn but not given (held back on purpose by exploration, or below the
 cut): the comparison group of ``kioku.learning.uplift``. ``propensity`` is each eligible lesson's
 chance of being given (``kioku.learning.select``); a lesson eligible both before the prompt and
-at it had two independent chances, so its turn records ``1 - (1 - p1)(1 - p2)``. The credit step
+at it had two independent chances, so its turn records ``1 - (1 - p1)(1 - p2)``. A SessionStart
+replaces what an earlier one recorded (a retry makes the same draws; after /clear the context
+holds only the new injection), and a retried prompt hook shows the lessons its turn recorded
+(``given_at_prompt``) and records nothing. The credit step
 (``kioku.learning.credit``) reads the turns and never writes here, so a retried credit sees the
 same ledger.
 """
@@ -80,12 +83,19 @@ def _merge_chances(old: dict, new: dict) -> dict:
 
 
 def record_pending(session_id: str, agent: str, given: dict[str, str], held_back: dict[str, str],
-                   project_root: str, propensity: dict[str, float] | None = None) -> None:
-    """Lessons injected (or held back) before the session's next prompt."""
+                   project_root: str, propensity: dict[str, float] | None = None, *,
+                   replace: bool = False) -> None:
+    """Lessons injected (or held back) before the session's next prompt.
+
+    ``replace``: this selection is what the context holds now (a SessionStart: a retried one, or
+    one after /clear or a compaction, makes the same deterministic draws), so it replaces what
+    an earlier one recorded instead of counting as a second, independent chance."""
     if not session_id or not agent or not (given or held_back):
         return
 
     def change(entry: dict) -> None:
+        if replace:
+            entry["pending"] = {"given": {}, "held_back": {}, "propensity": {}}
         pending = entry["pending"]
         pending["propensity"] = _merge_chances(pending.get("propensity", {}), propensity or {})
         pending.setdefault("given", {}).update(given)
@@ -112,13 +122,25 @@ def open_turn(session_id: str, agent: str, *, prompt_id: str, prompt_sha256: str
         n = (turns[-1]["n"] + 1) if turns else 1
         chances = _merge_chances(pending.get("propensity", {}), propensity or {})
         turns.append({"n": n, "prompt_id": prompt_id, "prompt_sha256": prompt_sha256, "at": _now(),
-                      "given": all_given, "held_back": all_held,
+                      "given": all_given, "held_back": all_held, "given_at_prompt": sorted(given),
                       "propensity": {k: v for k, v in chances.items() if k in all_given or k in all_held}})
         del turns[:-MAX_TURNS]
         entry["pending"] = {"given": {}, "held_back": {}, "propensity": {}}
         return n
 
     return _update(session_id, agent, project_root, change)
+
+
+def given_at_prompt(session_id: str, agent: str, prompt_id: str) -> list[str] | None:
+    """The lessons the prompt ``prompt_id`` was given by its own selection, None when no turn
+    of that prompt is recorded (a retried hook shows these again instead of choosing anew)."""
+    if not prompt_id:
+        return None
+    for turn in turns(session_id, agent):
+        if turn.get("prompt_id") == prompt_id:
+            ids = turn.get("given_at_prompt")
+            return [str(i) for i in ids] if isinstance(ids, list) else []
+    return None
 
 
 def given_in_session(session_id: str, agent: str) -> set[str]:
