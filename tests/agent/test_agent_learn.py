@@ -122,3 +122,16 @@ def test_cli_sync_and_scope_override(project, kioku, store_of):
     assert not (project / ".claude" / "chroma_data").exists()
     sync = kioku("sync", cwd=project)
     assert sync.returncode == 0 and sync.stdout.startswith("applied ")
+
+
+@pytest.mark.parametrize("lesson", [
+    "When deploying, ssh to deploy@prod-db-01.acme.internal and check /home/alice/deploy.log first",
+    "Connect with psql -h db.acme.ai -U alice before running the migration",
+])
+def test_auto_scope_keeps_a_lesson_naming_this_machine_in_the_project(project, store_of, lesson):
+    [rec_id] = im.learn("coder", lesson, "error_handling", 0.8, project_root=project)
+    assert store_of("project").get("coder", "improvements", ids=[rec_id])
+    assert not sc.scope_exists("global", project) or not store_of("global").get("coder", "improvements", ids=[rec_id])
+    # asked for explicitly, it goes where the user says
+    [rec_id] = im.learn("coder", lesson + " again", "error_handling", 0.8, scope="global", project_root=project)
+    assert store_of("global").get("coder", "improvements", ids=[rec_id])

@@ -413,3 +413,21 @@ def test_package_entry_point_takes_a_path_or_entries(tmp_path: Path) -> None:
     assert [v.prompt_uuid for v in evaluate_turns(path)] == [first]
     assert [v.outcome for v in evaluate_turns(tx.lines)] == ["success"]
     assert not list((tmp_path).glob("*.json"))   # nothing written beside it
+
+
+@pytest.mark.parametrize("command,expected", [
+    ("psql -h db.acme.ai -U alice -d orders -c select", "psql -h {host} -U {user} -d orders -c select"),
+    ("mysql -h prod-db-01 -u alice status", "mysql -h {host} -u {user} status"),
+    ("PGUSER=alice PGHOST=db1 psql orders", "PGUSER={user} PGHOST={host} psql orders"),
+    ("ssh -p 2222 buildbox uptime", "ssh -p 2222 {host} uptime"),
+    ("curl -u bob https://api.example.co.uk/x", "curl -u {user} {url}"),
+    ("ping build.corp", "ping {host}"),
+    ("git push -u origin feature/x", "git push -u origin {branch}"),
+    ("python -m kioku.cli doctor", "python -m kioku.cli doctor"),
+    ("cat package.json && ls -h", "cat package.json && ls -h"),
+])
+def test_hosts_and_logins_of_any_form_become_placeholders(command: str, expected: str) -> None:
+    from kioku.evaluation.lessons import placeholders
+
+    assert placeholders(command) == expected
+    assert placeholders(expected) == expected  # a lesson already in placeholders names no machine

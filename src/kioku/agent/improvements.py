@@ -166,7 +166,7 @@ def learn(agent: str, lesson: str, category: str, confidence: float, tags: Seque
     ensure_storable("\n".join((lesson, tag_str, ctx_str)), what="improvement")
     check_store_rule(confidence, learned_from)
     ids: list[str] = []
-    for scope_name in sc.scopes_for(category, scope):
+    for scope_name in sc.scopes_for(category, scope, lesson):
         ids.append(_write_one(agent, scope_name, lesson, category, confidence, learned_from,
                               tag_str, ctx_str, source, original_id, extra_metadata, project_root))
     return ids

@@ -48,8 +48,12 @@ def normalise_category(category: str) -> str:
     return cat
 
 
-def scopes_for(category: str, scope: str = "auto") -> list[str]:
-    """The scopes a lesson of ``category`` is stored in (``scope`` auto|global|project|both)."""
+def scopes_for(category: str, scope: str = "auto", lesson: str = "") -> list[str]:
+    """The scopes a lesson of ``category`` is stored in (``scope`` auto|global|project|both).
+
+    With ``auto``, a ``lesson`` that names a path, host, login, URL or branch of this machine or
+    project stays in the project scope whatever its category: it would mean nothing (or leak
+    details) in another project."""
     scope = (scope or "auto").lower()
     if scope == "both":
         return ["global", "project"]
@@ -58,6 +62,11 @@ def scopes_for(category: str, scope: str = "auto") -> list[str]:
     if scope != "auto":
         raise UsageError(f"invalid scope {scope!r}: use global, project, both or auto")
     cat = normalise_category(category)
+    if lesson:
+        from kioku.core.placeholders import names_machine
+
+        if names_machine(lesson):
+            return ["project"]
     if cat in GLOBAL_CATEGORIES:
         return ["global"]
     if cat in PROJECT_CATEGORIES:

@@ -30,6 +30,7 @@ from pathlib import Path
 from kioku.core import fsutil, paths
 from kioku.core import transcript as tr
 from kioku.core.defang import defang
+from kioku.core.placeholders import placeholders
 from kioku.core.secrets import redact
 from kioku.evaluation import error_kinds as ek
 from kioku.evaluation.turns import Turn
@@ -37,13 +38,6 @@ from kioku.evaluation.turns import Turn
 MAX_CALL_CHARS = 80
 CANDIDATE_MAX_AGE_S = 60 * 86400
 MAX_CANDIDATES = 500
-_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.I)
-_WIN_PATH = re.compile(r"\b[A-Za-z]:\\\\\S+")
-_PATH = re.compile(r"(?<![\w{])(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]+/?|\b(?:[\w.@+-]+/)+[\w.@+-]+")
-_HOST = re.compile(r"\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|local|internal|lan|cloud)\b|\b\d{1,3}(?:\.\d{1,3}){3}\b", re.I)
-_USER_AT = re.compile(r"\b[\w.-]+@(?=\{host\}|[\w.-]+)")
-_BRANCH = re.compile(r"(--set-upstream(?:-to)?[= ](?:[\w-]+[ /])?|-u\s+[\w-]+\s+|\b(?:origin|upstream)\s+|checkout\s+-b\s+|"
-                     r"switch\s+-c\s+|branch\s+(?:-[dDmM]\s+)?)(?!-)([\w./-]+)")
 _FILE_NAME = re.compile(r"\b[\w-]+\.(?:py|js|ts|tsx|jsx|ex|exs|rb|go|rs|java|kt|c|h|cpp|md|json|ya?ml|toml|lock|txt|sh)\b")
 
 
@@ -54,17 +48,6 @@ class Lesson:
     category: str
     tags: list[str]
     path_bound: bool      # still names a file of this project: project scope only
-
-
-def placeholders(text: str) -> str:
-    """Machine- and project-specific parts replaced by ``{path}``, ``{url}``, ``{host}``, ``{user}``, ``{branch}``."""
-    text = _URL.sub("{url}", text)
-    text = _BRANCH.sub(lambda m: m.group(1) + "{branch}", text)
-    text = _WIN_PATH.sub("{path}", text)
-    text = _PATH.sub("{path}", text)
-    text = _HOST.sub("{host}", text)
-    text = _USER_AT.sub("{user}@", text)
-    return text
 
 
 def describe(call: tr.ToolCall) -> str:

@@ -1,0 +1,57 @@
+"""Machine- and project-specific details in a command or a sentence, replaced by placeholders
+(standard library only).
+
+``placeholders(text)`` replaces URLs, absolute and relative paths, ``user@host``, host names
+(any dotted name whose last part is not a file extension, and IPv4 addresses), the server and
+login given to database and network clients (``psql -h db1 -U alice``, ``PGUSER=alice``,
+``ssh buildbox``) and git branch names by ``{url}``, ``{path}``, ``{user}``, ``{host}`` and
+``{branch}``. A lesson learned on one machine must not carry them into another project, and
+:func:`names_machine` tells a lesson that still would.
+"""
+
+from __future__ import annotations
+
+import re
+
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.I)
+_WIN_PATH = re.compile(r"\b[A-Za-z]:\\\\\S+")
+_PATH = re.compile(r"(?<![\w{])(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]+/?|\b(?:[\w.@+-]+/)+[\w.@+-]+")
+_FILE_EXTENSIONS = ("py|pyi|js|mjs|cjs|ts|tsx|jsx|ex|exs|rb|go|rs|java|kt|c|h|cc|cpp|hpp|cs|swift|php|md|rst|json|"
+                    "jsonl|ya?ml|toml|ini|cfg|conf|lock|txt|sh|bash|zsh|sql|html?|css|scss|xml|csv|log|env|"
+                    "gz|tgz|zip|tar|whl|so|o|a|db|sqlite3?|png|jpe?g|gif|svg|pdf|out|tmp|bak|d")
+# A dotted name ending in letters that are not a file extension is a host (db.acme.ai,
+# build.corp, example.co.uk), unless it is a Python module run with -m; so is an IPv4 address.
+_HOST = re.compile(r"(?<!-m )\b(?:[a-z0-9-]+\.)+(?!(?:" + _FILE_EXTENSIONS + r")\b)[a-z]{2,24}\b(?![\w/-])"
+                   r"|\b\d{1,3}(?:\.\d{1,3}){3}\b", re.I)
+_USER_AT = re.compile(r"\b[\w.-]+@(?=\{host\}|[\w.-]+)")
+# Clients that name a server and a login in flags: the values are this machine's, not the lesson's.
+_CLIENT = re.compile(r"\b(?:psql|pg_dump|pg_restore|pg_isready|mysql|mysqldump|mariadb|redis-cli|mongo|mongosh|"
+                     r"clickhouse-client|sqlcmd|nc|telnet|ssh|scp|sftp|rsync|curl|wget|ftp)\b", re.I)
+_HOST_FLAG = re.compile(r"((?:^|\s)(?:-h|-H|--host|--hostname|--server)(?:=|\s+))(?!-)(?!\{)[\w.-]+")
+_USER_FLAG = re.compile(r"((?:^|\s)(?:-U|-u|--user|--username|-l|--login)(?:=|\s+))(?!-)(?!\{)[\w.-]+")
+_ENV_VALUE = re.compile(r"\b((?:PG|MYSQL_|DB_|REDIS_)?(?:HOST|USER|USERNAME)=)(?!\{)[\w.-]+")
+_SSH_TARGET = re.compile(r"\b((?:ssh|sftp)\s+(?:-\w+\s+(?:\S+\s+)?)*)(?!-)(?!\{)[\w.-]+(?=\s|$)")
+_BRANCH = re.compile(r"(--set-upstream(?:-to)?[= ](?:[\w-]+[ /])?|-u\s+[\w-]+\s+|\b(?:origin|upstream)\s+|checkout\s+-b\s+|"
+                     r"switch\s+-c\s+|branch\s+(?:-[dDmM]\s+)?)(?!-)([\w./-]+)(?![\w./-])(?!\s+\{branch\})")
+
+
+def placeholders(text: str) -> str:
+    """Machine- and project-specific parts replaced by ``{path}``, ``{url}``, ``{host}``, ``{user}``, ``{branch}``."""
+    text = _URL.sub("{url}", text)
+    if re.search(r"\bgit\b", text):  # "-u origin main" names a branch only in git
+        text = _BRANCH.sub(lambda m: m.group(1) + "{branch}", text)
+    text = _WIN_PATH.sub("{path}", text)
+    text = _PATH.sub("{path}", text)
+    text = _USER_AT.sub("{user}@", text)
+    text = _HOST.sub("{host}", text)
+    text = _ENV_VALUE.sub(lambda m: m.group(1) + ("{user}" if "USER" in m.group(1).upper() else "{host}"), text)
+    if _CLIENT.search(text):
+        text = _HOST_FLAG.sub(lambda m: m.group(1) + "{host}", text)
+        text = _USER_FLAG.sub(lambda m: m.group(1) + "{user}", text)
+        text = _SSH_TARGET.sub(lambda m: m.group(1) + "{host}", text)
+    return text
+
+
+def names_machine(text: str) -> bool:
+    """Whether ``text`` names a path, URL, host, login or branch of some machine or project."""
+    return placeholders(text) != text
