@@ -48,7 +48,8 @@ def placeholders(text: str) -> str:
     if _CLIENT.search(text):
         text = _HOST_FLAG.sub(lambda m: m.group(1) + "{host}", text)
         text = _USER_FLAG.sub(lambda m: m.group(1) + "{user}", text)
-        text = _SSH_TARGET.sub(lambda m: m.group(1) + "{host}", text)
+        if not re.search(r"\b(?:ssh|sftp)\b[^|;&]*\{host\}", text):  # its target is already a placeholder
+            text = _SSH_TARGET.sub(lambda m: m.group(1) + "{host}", text)
     return text
 
 
