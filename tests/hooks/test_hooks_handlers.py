@@ -241,3 +241,12 @@ def test_a_save_behind_a_stalled_lock_holder_gives_up_quickly(hook_input, projec
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert "could not save this to memory" in context and "busy" in context
     assert fsutil.MAX_LOCK_WAIT is None  # the cap is the hook's only
+
+
+@pytest.mark.parametrize("event", ["UserPromptSubmit", "SessionStart", "Stop", "SubagentStart", "SubagentStop"])
+@pytest.mark.parametrize("raw", [b"not json at all", b'{"prompt": "hi"', b"[1, 2]"])
+def test_malformed_input_gets_one_line_on_stderr_and_nothing_else(event, raw, project):
+    out, err = io.StringIO(), io.StringIO()
+    assert hookio.run(event, stdin=io.BytesIO(raw), stdout=out, stderr=err) == 0
+    assert out.getvalue() == ""
+    assert err.getvalue().startswith(f"kioku: {event} hook skipped") and err.getvalue().count("\n") == 1

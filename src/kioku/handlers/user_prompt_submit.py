@@ -78,7 +78,9 @@ def quick_skip_raw(raw: bytes) -> bool:
     Claude Code always sends ``session_id``, so real prompts are parsed (lessons are selected
     for every task); only session-less input is decided here without importing json.
     """
-    return b'"session_id"' not in raw and no_remember_hint_raw(raw)
+    body = raw.strip()
+    # input that is not even shaped like a JSON object goes on to the parser, which says what is wrong
+    return body[:1] == b"{" and body[-1:] == b"}" and b'"session_id"' not in raw and no_remember_hint_raw(raw)
 
 
 def handle(payload: dict) -> HookResult | None:
