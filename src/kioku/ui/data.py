@@ -86,12 +86,12 @@ def agent_names(project_root: Path | None = None) -> list[str]:
 
 def lessons(agent: str, project_root: Path | None = None) -> list[dict[str, Any]]:
     from kioku.agent.improvements import all_improvements
-    from kioku.agent.stats import decision_of, wilson_of
+    from kioku.agent.stats import decision_of, seed_rule, wilson_of
 
     out: list[dict[str, Any]] = []
     for scope, rec in all_improvements(agent, project_root):
         meta = rec.metadata or {}
-        seed = _json_dict(meta.get("seed_rule"))
+        seed = seed_rule(meta)  # computed from the usage counters, as the CLI shows it (never stored)
         item = {
             "id": rec.id, "scope": scope, "lesson": rec.document, "category": str(meta.get("category", "")),
             "confidence": number(meta.get("confidence")),
@@ -106,9 +106,10 @@ def lessons(agent: str, project_root: Path | None = None) -> list[dict[str, Any]
             "tags": str(meta.get("tags", "")), "created_at": str(meta.get("created_at", "")),
             "created_at_epoch": number(meta.get("created_at_epoch")),
             "deprecated_at_epoch": number(meta.get("deprecated_at_epoch")),
-            "seed_success_rate": number(seed.get("success_rate", meta.get("seed_success_rate"))),
-            "seed_usage_count": number(seed.get("usage_count", meta.get("seed_usage_count"))),
-            "seed_decision": str(seed.get("decision", meta.get("seed_decision", "")) or ""),
+            # a lesson never used has no seed-rule figures ("no data"), as it has no evidence
+            "seed_success_rate": seed["success_rate"] if seed["usage_count"] else None,
+            "seed_usage_count": seed["usage_count"] or None,
+            "seed_decision": str(seed["decision"]) if seed["usage_count"] else "",
         }
         for key in LESSON_EVIDENCE:
             item[key] = number(meta.get(key))
