@@ -92,6 +92,8 @@ def test_dashboard_says_no_data_and_lists_recent_evaluations(project, store_of, 
     assert empty["recent_success_rate"] is None and empty["recent_evaluations"] == []
     text = dashboard.format_dashboard(empty)
     assert "no data in the last 30 days" in text and "0%" not in text
+    for metrics in (empty["latest_metrics"], empty["current_metrics"]):  # the JSON says null, not 0
+        assert metrics["success_rate"] is None and metrics["avg_quality"] is None
     evaluation_writer(store_of("global"), "coder", "e1", success=False, quality=40)
     d = dashboard.build_dashboard("coder", project)
     [listed] = d["recent_evaluations"]

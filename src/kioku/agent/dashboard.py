@@ -92,8 +92,8 @@ def build_dashboard(agent: str, project_root: Path | None = None, top: int = 5) 
         "recent_success_rate": current["success_rate"] if current.get("success_turns") else None,
         "recent_success_turns": int(current.get("success_turns", 0) or 0),
         "recent_evaluations": _recent_listing(recent),
-        "latest_metrics": latest,
-        "current_metrics": current,
+        "latest_metrics": _no_data_as_null(latest),
+        "current_metrics": _no_data_as_null(current),
         "top_improvements": [
             {"id": r.id, "improvement": r.document, "scope": s, "category": m.get("category", ""),
              "confidence": m.get("confidence"), "uses": stats.usage_of(m)[1],
@@ -133,6 +133,19 @@ def _pct(value: Any) -> str:
     return "untested" if v < 0 else f"{v:.0%}"
 
 
+def _no_data_as_null(metrics: dict[str, Any]) -> dict[str, Any]:
+    """``metrics`` with the rates that have nothing behind them as None, not 0: a success rate
+    over no turn with a task, quality and its trend over no evaluation."""
+    out = dict(metrics)
+    if not out.get("evaluations"):
+        for key in ("avg_quality", "quality_trend", "avg_duration_s", "avg_tokens"):
+            if key in out:
+                out[key] = None
+    if not out.get("success_turns") and "success_rate" in out:
+        out["success_rate"] = None
+    return out
+
+
 def format_dashboard(d: dict[str, Any]) -> str:
     m = d.get("latest_metrics") or {}
     recent_n = d["current_metrics"].get("evaluations", 0)
@@ -149,10 +162,12 @@ def format_dashboard(d: dict[str, Any]) -> str:
                        f"({recent_n} evaluations in the last 30 days)")
     if m.get("evaluations"):
         over = f" of {m['success_turns']} turns with a task" if "success_turns" in m else ""
+        success = (f"success {_pct(m.get('success_rate'))}{over}" if m.get("success_rate") is not None
+                   else "success: no data (no turn with a task ran to the end)")
         metric_lines = [
-            f"  success {_pct(m.get('success_rate'))}{over}, quality {float(m.get('avg_quality', 0)):.1f} "
-            f"(trend {float(m.get('quality_trend', 0)):+.1f}, {'improving' if m.get('improving') else 'not improving'}),",
-            f"  avg time {float(m.get('avg_duration_s', 0)):.1f} s, avg tokens {float(m.get('avg_tokens', 0)):.0f}, "
+            f"  {success}, quality {float(m.get('avg_quality') or 0):.1f} "
+            f"(trend {float(m.get('quality_trend') or 0):+.1f}, {'improving' if m.get('improving') else 'not improving'}),",
+            f"  avg time {float(m.get('avg_duration_s') or 0):.1f} s, avg tokens {float(m.get('avg_tokens') or 0):.0f}, "
             f"insights {m.get('insights_count', 0)}, improvements stored {m.get('improvements_stored', 0)}",
         ]
     else:
