@@ -46,11 +46,19 @@ def test_weekly_top_bottom_and_trends(project, store_of):
     ids = [im.learn("coder", f"Lesson {n} about shell quoting rule {n}", "code_quality", 0.8)[0]
            for n in range(4)]
     for n, rid in enumerate(ids):
-        _use(store, rid, 10, 3 + 2 * n)  # 3/10, 5/10, 7/10, 9/10
+        _use(store, rid, 10, 3 + 2 * n)  # 3/10, 5/10, 7/10, 9/10: absolute success ranks nothing
+    # the evidence: lesson 0 lifts success most, lesson 3 (the most "successful") hurts
+    uplifts = {ids[0]: (0.30, 0.10, 0.50), ids[1]: (0.10, -0.05, 0.25), ids[2]: (0.0, -0.20, 0.20),
+               ids[3]: (-0.30, -0.50, -0.10)}
+    store.update_metadata("coder", "improvements", list(uplifts), [
+        {"turns_given": 40, "turns_held_back": 20, "uplift": u, "uplift_low": lo, "uplift_high": hi}
+        for u, lo, hi in uplifts.values()])
+    unmeasured = im.learn("coder", "Lesson without held-back turns yet", "code_quality", 0.8)[0]
     report = maintenance.run_weekly("coder", project, top=2)
-    assert [r["id"] for r in report["top_improvements"]] == [ids[3], ids[2]]
-    assert [r["id"] for r in report["bottom_improvements"]] == [ids[0], ids[1]]
-    assert report["improvements_last_7_days"] == 4
+    assert [r["id"] for r in report["top_improvements"]] == [ids[0], ids[1]]
+    assert [r["id"] for r in report["bottom_improvements"]] == [ids[3], ids[2]]
+    assert unmeasured not in {r["id"] for r in report["top_improvements"] + report["bottom_improvements"]}
+    assert report["improvements_last_7_days"] == 5
     assert set(report["trends"]) >= {"success_rate", "avg_quality"}
 
 

@@ -3,7 +3,8 @@
 - daily (:func:`run_daily`): performance snapshot, full digest rebuild, old session ledgers pruned,
   stamp written. (Lessons are promoted and deprecated as evidence arrives, by
   ``kioku.learning.lifecycle`` when a turn is credited, not on a schedule.)
-- weekly (:func:`run_weekly`): top and bottom improvements by Wilson lower bound (used ones), the
+- weekly (:func:`run_weekly`): top and bottom improvements by their measured uplift (lessons with
+  given and held-back turns; best by the interval's low end, worst by its high end), the
   snapshots of the last 7 days against the 7 before (quality/success trends), new improvements.
 - monthly (:func:`run_monthly`): evaluations older than ``older_than_days`` (default 90) and
   improvements deprecated longer ago than that are first appended (fsync) to JSON Lines files
@@ -108,9 +109,12 @@ def _row(scope: str, rec: Any) -> dict[str, Any]:
 
     m = rec.metadata or {}
     s, n = stats.usage_of(m)
+    ev = stats.lesson_evidence(m)
     return {"id": rec.id, "improvement": rec.document, "scope": scope, "uses": n, "successes": s,
             "success_rate": m.get("success_rate", -1.0), "wilson_lower": stats.wilson_of(m),
-            "confidence": m.get("confidence"), "deprecated": bool(m.get("deprecated", False))}
+            "confidence": m.get("confidence"), "deprecated": bool(m.get("deprecated", False)),
+            **{k: ev[k] for k in ("turns_given", "turns_held_back", "uplift", "uplift_low", "uplift_high",
+                                  "decision", "decision_reason")}}
 
 
 def run_weekly(agent: str, project_root: Path | None = None, top: int = 5) -> dict[str, Any]:
@@ -121,8 +125,13 @@ def run_weekly(agent: str, project_root: Path | None = None, top: int = 5) -> di
     agent = validate_agent(agent)
     now_epoch = time.time()
     recs = all_improvements(agent, project_root)
-    used = [_row(s, r) for s, r in recs if int((r.metadata or {}).get("usage_count", 0) or 0) > 0]
-    used.sort(key=lambda r: (-r["wilson_lower"], -r["uses"]))
+    # ranked by the evidence the lifecycle decides on (uplift against held-back turns), not by
+    # the absolute success rate, which says more about the tasks than about the lesson
+    measured = [_row(s, r) for s, r in recs]
+    measured = [r for r in measured if r["uplift"] is not None]
+    best = sorted(measured, key=lambda r: (-r["uplift_low"], -r["uplift"], r["id"]))
+    worst = sorted(measured, key=lambda r: (r["uplift_high"], r["uplift"], r["id"]))
+    top_ids = {r["id"] for r in best[:top]}
     week = [m for m in performance.snapshots(agent, project_root, now_epoch - 14 * DAY)]
     this_week = [m for m in week if float(m.get("timestamp_epoch", 0)) >= now_epoch - 7 * DAY]
     last_week = [m for m in week if float(m.get("timestamp_epoch", 0)) < now_epoch - 7 * DAY]
@@ -133,9 +142,9 @@ def run_weekly(agent: str, project_root: Path | None = None, top: int = 5) -> di
     trends = {key: {"this_week": avg(this_week, key), "last_week": avg(last_week, key)}
               for key in ("success_rate", "avg_quality", "avg_tokens", "avg_duration_s")}
     new = sum(1 for _, r in recs if float((r.metadata or {}).get("created_at_epoch", 0)) >= now_epoch - 7 * DAY)
-    return {"agent": agent, "kind": "weekly", "top_improvements": used[:top],
+    return {"agent": agent, "kind": "weekly", "top_improvements": best[:top],
             # worst first, never repeating an item already listed as a top one
-            "bottom_improvements": list(reversed(used[max(top, len(used) - top):])),
+            "bottom_improvements": [r for r in worst if r["id"] not in top_ids][:top],
             "trends": trends, "current": performance.current_metrics(agent, project_root),
             "improvements_last_7_days": new}
 

@@ -162,10 +162,17 @@ def cmd_maintain(args: argparse.Namespace) -> int:
               f"{report['sessions_pruned']} old session ledgers pruned")
     elif kind == "weekly":
         print(f"weekly review for {args.agent}: {report['improvements_last_7_days']} new improvements")
+        from kioku.core.defang import defang
+
         for label in ("top_improvements", "bottom_improvements"):
-            print(label.replace("_", " ") + ":")
+            print(label.replace("_", " ") + " (by uplift against held-back turns):")
+            if not report[label]:
+                print("  (no lesson has both given and held-back turns yet)")
             for r in report[label]:
-                print(f"  {r['successes']}/{r['uses']} (Wilson {r['wilson_lower']:.2f}) {r['improvement']}")
+                print(f"  uplift {r['uplift']:+.2f} [{r['uplift_low']:+.2f}, {r['uplift_high']:+.2f}] over "
+                      f"{r['turns_given']} given / {r['turns_held_back']} held back, {r['decision']}: "
+                      f"{defang(r['improvement'])}")
+        print("trends:")
         for key, t in report["trends"].items():
             print(f"  {key}: this week {_or_no_data(t['this_week'])}, last week {_or_no_data(t['last_week'])}")
     else:
