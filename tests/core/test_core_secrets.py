@@ -142,6 +142,18 @@ SECRETS: list[tuple[str, str]] = [
     ("password", "パスワードを Zx8cV7bN に変更した"),
     ("provider_token", f"discord bot MT{rnd(22, B62, 70)}.{rnd(6, URLSAFE, 71)}.{rnd(27, URLSAFE, 72)}"),
     ("high_entropy", f"{rnd(44, B64, 56)}="),
+    # short keys and no-operator forms
+    ("password", "pass=" + "Abc" + "12345"),
+    ("password", "pw: " + "Abc" + "12345"),
+    ("password", 'the passphrase is "purple monkey ' + 'dishwasher"'),
+    ("password", "login with user admin and password " + "letmein" + "99"),
+    ("password", "db password " + "hunter2" + "hunter2"),
+    ("password", "ログインのパスは " + "abc" + "12345 です"),
+    ("password", "sshpass -p " + "Winter" + "2024x ssh buildbox"),
+    ("password", "docker login -p " + "Zx9pQ7" + "wLkkQQ registry.example.com"),
+    ("secret_assignment", "client_secret=" + "8Q~abc.DEF_ghi-JKL" + "0123456789mnoPQRstu"),
+    ("secret_assignment", "heroku api key " + "0f8e7c6d-1a2b-4c3d-9e8f-" + "7a6b5c4d3e2f"),
+    ("provider_token", "https://discord.com/api/webhooks/" + "123456789012345678/" + rnd(68, URLSAFE, 73)),
 ]
 
 # Ordinary text that must pass untouched.
@@ -254,6 +266,17 @@ ORDINARY: list[str] = [
     "パスワードは8文字以上",
     "パスワードは毎月変える",
     "秘密鍵は~/.ssh/id_rsaにある",
+    "tests pass: 12/14",
+    "pass: Python3 is required",
+    "the password manager syncs every hour",
+    "password reset flow sends an email",
+    "password v2.1.0 rollout",
+    'the password: "see the vault"',
+    "ファイルのパスは src/app.py です",
+    "パスは /usr/local/bin にある",
+    "テストのパスは通った",
+    "docker login -p $REGISTRY_TOKEN registry.example.com",
+    "request id 0f8e7c6d-1a2b-4c3d-9e8f-7a6b5c4d3e2f failed",
 ]
 
 
@@ -407,3 +430,14 @@ def test_adversarial_repetition_stays_linear(unit: str) -> None:
     text = unit * (50_000 // len(unit))
     elapsed = min(timeit.repeat(lambda: redact(text), number=1, repeat=2))
     assert elapsed < 2.0, elapsed
+
+
+def test_a_secret_split_over_lines_is_removed_whole() -> None:
+    from kioku.core.secrets import redact_across_lines
+
+    token = "ghp_" + "Zq9XyW8vU7tS6rR5qP4o" + "N3mL2kJ1iH0gF9eD"
+    split = f"use token {token[:24]}\n{token[24:]} to push"
+    out = redact_across_lines(split)
+    assert token[:24] not in out and token[24:] not in out and out.startswith("use token [REDACTED:")
+    assert out.endswith(" to push")
+    assert redact_across_lines("line one\nline two") == "line one\nline two"

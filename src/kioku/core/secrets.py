@@ -220,7 +220,7 @@ _JA_DESCRIBING = frozenset(
 # percentage, an issue reference, an identifier or a word with a number ("Python3", "node18").
 _NAMED_VALUE = _Lazy(r"^(?:v?\d[\d.]*\w*|[-+].*|[A-Za-z]*#\d+|\d+(?:\.\d+)?%|\d+/\d+"
                      r"|(?:\.{0,2}/|~/)?[\w.-]+(?:/[\w.-]+)+/?|/[\w./-]*"
-                     r"|[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+|[A-Za-z][a-z]*\d+|1password)$", lazyre.IGNORECASE)
+                     r"|[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+|[A-Za-z][a-z]*\d{1,3}|1password)$", lazyre.IGNORECASE)
 
 
 def _made_up_letters(value: str) -> bool:
@@ -239,6 +239,34 @@ def _check_short_key_password(m: re.Match[str]) -> bool:
     classes = sum((any(c.islower() for c in value), any(c.isupper() for c in value),
                    any(c.isdigit() for c in value), any(not c.isalnum() for c in value)))
     return classes >= 3 or (classes == 2 and m.group("op") == "=" and not value.isalpha())
+
+
+def _no_operator_password(value: str) -> bool:
+    """"password hunter2hunter2": with no "is" or ":" between, only a made-up value counts
+    (eight or more letters with digits or symbols), never a word, a path, a file or a version
+    ("password manager", "password reset", "password v2.1.0")."""
+    value = value.rstrip(".!,")
+    if not _value_ok(value) or value.isalpha() or value.startswith(("-", ".", "v")) or "/" in value \
+            or "." in value or "\\" in value or len(value) < 8:
+        return False
+    return any(c.isalpha() for c in value) and any(not c.isalpha() for c in value)
+
+
+def _ja_short_password(value: str) -> bool:
+    """After パス (short for パスワード, but also "path"): letters with digits or symbols, never a
+    path or a file name."""
+    value = value.strip("\"'`")
+    if not _value_ok(value) or "/" in value or "\\" in value or "." in value or _NAMED_VALUE.match(value):
+        return False
+    return any(c.isalpha() for c in value) and any(not c.isalpha() for c in value)
+
+
+def _quoted_phrase(value: str) -> bool:
+    """A quoted passphrase of plain words ("purple monkey dishwasher"), not a quoted remark
+    ("see the vault", "ask Alice")."""
+    words = value.split()
+    return (_value_ok(value) and 2 <= len(words) <= 8
+            and not any(w.lower().strip(".,!?") in _PROSE_WORDS for w in words))
 
 
 def _is_hiragana(c: str) -> bool:
@@ -306,6 +334,9 @@ def _check_token(m: re.Match[str]) -> bool:
     if len(value) >= 16 and value.isascii() and value.isalnum() and len(_DIGIT_RUNS.findall(value)) >= 2 \
             and _made_up_letters(value):
         return True  # a run-on mix of letters and digit groups after a key word: a token
+    if len(value) >= 30 and "~" in value and value.isascii() and any(c.isdigit() for c in value) \
+            and not value.startswith(("~", "http")) and "/" not in value:
+        return True  # Azure AD client secrets carry a "~" in a 40-character run
     if not _value_ok(value) or len(value) < 8 or _IDENT_VALUE.match(value) \
             or _avg_run(value) >= 3.0:
         return False  # oauth2_provider, created_at, hookSpecificOutput.context are names
@@ -438,6 +469,27 @@ _RULES: list[_Rule] = [
         r"(?<![A-Za-z0-9_\-])(?i:pw|pass)\s*(?P<op>=|:|：|\bis\b|\bwas\b)\s*(?P<q>[\"'`]?)"
         r"(?P<val>[^\s\"'`,;]{4,512})(?P=q)"), ("val",),
           _check_short_key_password, in_chunks=False),
+    _Rule("password", ("password", "passphrase", "passcode"), _Lazy(  # a quoted phrase: "purple monkey dishwasher"
+        r"(?i:password|passphrase|passcode)\s*(?:=|:|\bis\b|\bwas\b)\s*(?P<q>[\"'`“])"
+        r"(?P<val>[^\"'`”\n]{3,128}\s[^\"'`”\n]{1,128})[\"'`”]"), ("val",),
+          lambda m: _quoted_phrase(m.group("val")), in_chunks=False),
+    _Rule("password", ("password", "passwd"), _Lazy(  # no operator: "password hunter2hunter2"
+        r"(?<![A-Za-z0-9_\-])(?i:password|passwd)\s+(?P<q>)(?P<val>[^\s\"'`,;]{8,128})(?=[\s.,;)]|$)"), ("val",),
+          lambda m: _no_operator_password(m.group("val")), in_chunks=False),
+    _Rule("password", ("sshpass", "docker", "podman", "buildah", "helm", "oras", "nerdctl"), _Lazy(  # sshpass -p X, docker login -p X
+        r"\b(?:sshpass|(?:docker|podman|buildah|helm(?:\s+registry)?|oras|nerdctl)\s+login)\b[^\n|;&]*?"
+        r"\s(?:-p|--password)(?:\s+|=)(?P<q>[\"']?)(?P<val>[^\s\"']{4,128})(?P=q)"), ("val",),
+          lambda m: _value_ok(m.group("val")) and not m.group("val").startswith("-"), in_chunks=False),
+    _Rule("password", ("パス",), _Lazy(  # パス, short for パスワード, before a made-up value
+        r"(?<![ァ-ヶー])パス\s*(?P<op>は|:|：|=|＝)\s*[「『\"']?(?P<q>)(?P<val>[\x21-\x7e]{6,64}?)"
+        r"(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"), ("val",),
+          lambda m: _ja_short_password(m.group("val")) and not _ja_described(m), in_chunks=False),
+    _Rule("provider_token", ("/api/webhooks/",), _Lazy(  # Discord webhook: the URL is the credential
+        r"(?i:https?://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/)\d{15,20}/[A-Za-z0-9_\-]{50,}"),
+          back="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:/.-", in_chunks=False),
+    _Rule("secret_assignment", ("api key", "api_key", "apikey", "api-key"), _Lazy(  # "heroku api key <uuid>"
+        r"(?i:api[ _\-]?key)\s*(?:=|:|\bis\b)?\s*[\"'`]?(?P<val>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}"
+        r"-[0-9a-f]{12})\b"), ("val",), in_chunks=False),
     _Rule("password", ("pin",), _Lazy(  # a door or card PIN of 4-8 digits
         r"(?<![A-Za-z])(?i:pin)(?:\s+(?i:code|number))?\s*(?:\bis\b|\bwas\b|=|:|：)\s*[\"'`]?"
         r"(?P<val>\d{4,8})(?![\d\w])(?!\s+(?i:digits?|characters?|chars|numbers|long))"), ("val",),
@@ -708,6 +760,45 @@ def redact(text: str) -> str:
         pos = f.end
     out.append(text[pos:])
     return "".join(out)
+
+
+def redact_across_lines(text: str) -> str:
+    """:func:`redact`, and a secret split over lines ("ghp_Zq9X…⏎N3mL…", a token pasted into
+    a wrapped prompt) is removed whole: every part of it, not only the part that is a secret on
+    its own line."""
+    if "\n" not in text:
+        return redact(text)
+    glued: list[str] = []
+    origin: list[int] = []  # position in ``text`` of each character of the glued text
+    i = 0
+    while i < len(text):
+        j = i
+        while j < len(text) and text[j] in " \t\r":
+            j += 1
+        if j < len(text) and text[j] == "\n":  # a line break and the blanks around it are dropped
+            j += 1
+            while j < len(text) and text[j] in " \t":
+                j += 1
+            i = j
+            continue
+        glued.append(text[i])
+        origin.append(i)
+        i += 1
+    joined = "".join(glued)
+    spans = [(origin[f.start], origin[f.end - 1] + 1, f.kind) for f in find_secrets(joined)
+             if "\n" in text[origin[f.start]:origin[f.end - 1] + 1]]
+    if not spans:
+        return redact(text)
+    out: list[str] = []
+    pos = 0
+    for start, end, kind in spans:
+        if start < pos:
+            continue
+        out.append(text[pos:start])
+        out.append(f"[REDACTED:{kind}]")
+        pos = end
+    out.append(text[pos:])
+    return redact("".join(out))
 
 
 def ensure_storable(text: str, what: str = "memory") -> None:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from kioku.core import transcript as tr
-from kioku.core.secrets import redact
+from kioku.core.secrets import redact_across_lines
 from kioku.evaluation import error_kinds as ek
 from kioku.evaluation import feedback as fb
 from kioku.evaluation.turns import Turn, is_interrupt
@@ -86,7 +86,7 @@ def _iso(ts: float | None) -> str:
 
 
 def _short(text: str) -> str:
-    text = " ".join(redact(text).split())
+    text = " ".join(redact_across_lines(text).split())
     return text if len(text) <= TASK_CHARS else text[:TASK_CHARS - 1] + "…"
 
 
