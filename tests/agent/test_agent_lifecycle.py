@@ -308,3 +308,41 @@ def test_a_ui_action_that_changes_nothing_is_an_error_and_restore_names_the_stat
     assert res.returncode == 0 and "candidate again" in res.stdout, res.stdout + res.stderr
     with pytest.raises(KiokuError, match="already active"):
         set_deprecated("coder", lesson, False, project)
+
+
+def _given_turns(agent: str, lesson_id: str, project) -> int:
+    from kioku.agent.improvements import all_improvements
+
+    meta = {r.id: r.metadata or {} for _s, r in all_improvements(agent, project)}
+    return int(meta[lesson_id].get("turns_given", 0) or 0)
+
+
+def test_edited_cloned_and_transferred_lessons_keep_only_the_evidence_that_is_theirs(project, store_of, tmp_path,
+                                                                                    kioku):
+    [rid] = im.learn("coder", "Quote shell variables", "code_quality", 0.9)
+    for n in range(3):
+        evidence.write_turn("coder", f"s{n}", "t1", {rid: "global"}, {}, True, 0.0, {rid: 0.9})
+    evidence.write_turn("coder", "s9", "t1", {}, {rid: "global"}, False, 0.0, {rid: 0.9})
+    learning_lifecycle.refresh("coder", {rid: "global"}, project)
+    assert _given_turns("coder", rid, project) == 3
+    # edited in the Markdown export and imported back: a new id, the same evidence
+    out = tmp_path / "coder.md"
+    assert kioku("export", "--agent", "coder", "--out", str(out)).returncode == 0
+    out.write_text(out.read_text().replace("Quote shell variables", "Quote every shell variable"))
+    assert kioku("import", str(out)).returncode == 0
+    [edited] = [r.id for r in store_of("global").get("coder", "improvements")]
+    assert edited != rid
+    evidence.write_turn("coder", "s10", "t1", {edited: "global"}, {}, True, 0.0, {edited: 0.9})
+    learning_lifecycle.refresh("coder", {edited: "global"}, project)
+    assert _given_turns("coder", edited, project) == 4  # 3 earned before the edit + 1
+    # a clone keeps it too
+    assert kioku("clone", "--agent", "coder", "--to", "coder-b").returncode == 0
+    [cloned] = [r.id for r in store_of("global").get("coder-b", "improvements")]
+    evidence.write_turn("coder-b", "s11", "t1", {cloned: "global"}, {}, True, 0.0, {cloned: 0.9})
+    learning_lifecycle.refresh("coder-b", {cloned: "global"}, project)
+    assert _given_turns("coder-b", cloned, project) == 5
+    # imported into another agent, it starts untested there
+    assert kioku("import", str(out), "--agent", "reviewer").returncode == 0
+    [moved] = store_of("global").get("reviewer", "improvements")
+    assert int((moved.metadata or {}).get("turns_given", 0) or 0) == 0
+    assert "untested here" in str((moved.metadata or {}).get("decision_reason"))

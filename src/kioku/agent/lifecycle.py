@@ -125,6 +125,7 @@ def clone(src: str, dst: str, project_root: Path | None = None) -> dict[str, Any
                              "clone into a new name (or roll it back / export it first)")
     iso, _epoch = now()
     counts: dict[str, int] = {}
+    renamed: list[tuple[str, str, str, str]] = []
     for scope in scopes:
         store = sc.open_scope(scope, project_root)
         for kind in KINDS:
@@ -135,9 +136,12 @@ def clone(src: str, dst: str, project_root: Path | None = None) -> dict[str, Any
                 if kind == KIND:
                     rec_id = sc.improvement_id(dst, scope, rec.document)
                     meta["original_id"] = meta.get("original_id") or rec.id
+                    renamed.append((src, rec.id, dst, rec_id))
                 out.append(Record(id=rec_id, document=rec.document, metadata=meta))
             for i in range(0, len(out), BATCH):
                 store.upsert(dst, kind, out[i:i + BATCH])
             counts[f"{scope}.{kind}"] = len(out)
     refresh_digest(dst, None, project_root)
-    return {"from": src, "to": dst, "copied": counts}
+    # "renamed": (agent, lesson id) pairs whose credit evidence the caller copies to the clone
+    # (kioku.learning.evidence.copy_lessons), so its lessons' figures never go backwards
+    return {"from": src, "to": dst, "copied": counts, "renamed": renamed}

@@ -191,8 +191,10 @@ def import_data(data: dict[str, Any], agent: str | None = None,
         sc.open_scope(scope, project_root).delete(target, KIND, ids)
     if any(kind == KIND for _scope, kind in plan.writes):
         refresh_digest(target, None, project_root)
+    # "renamed": (agent, old id, agent, new id) of edited lessons, whose credit evidence the
+    # caller copies to the new id (kioku.learning.evidence.copy_lessons)
     return {"agent": target, "imported": dict(plan.new), "updated": plan.updated, "unchanged": plan.unchanged,
-            "skipped": plan.skipped}
+            "skipped": plan.skipped, "renamed": plan.renamed}
 
 
 def _strings(value: Any) -> list[str]:
@@ -226,6 +228,13 @@ def _check_lesson_fields(item: dict[str, Any], number: int) -> None:
             raise UsageError(f"{where}: confidence must be a number from 0 to 1, not {value!r}")
 
 
+# Figures computed from an agent's own credited turns (kioku.learning.lifecycle writes them).
+_EVIDENCE_FIELDS = ("turns_given", "turns_held_back", "success_given", "success_held_back", "uplift",
+                    "uplift_low", "uplift_high", "effective_given", "effective_held_back", "looks",
+                    "usage_count", "success_count", "success_rate", "tested", "last_used", "last_used_epoch",
+                    "promoted_at", "promoted_at_epoch", "confidence_before_promotion")
+
+
 class _Plan:
     """What an import writes: records per (scope, kind), ids replaced by edited copies, counts."""
 
@@ -237,6 +246,7 @@ class _Plan:
         self.unchanged = 0
         self.skipped = 0
         self.claimed: set[tuple[str, str]] = set()  # (scope, id) already written by this import
+        self.renamed: list[tuple[str, str, str, str]] = []
         self.when = now()
         self._lessons: dict[tuple[str, str], dict[str, Any]] = {}
 
@@ -296,6 +306,7 @@ def _plan_improvement(plan: _Plan, item: dict[str, Any], source_agent: str | Non
         plan.write(scope, KIND, Record(id=rec_id, document=lesson, metadata=meta), new=False)
         if rec_id != existing.id:
             plan.replaced.setdefault(scope, []).append(existing.id)
+            plan.renamed.append((target, existing.id, target, rec_id))
         plan.updated += 1
         return
     old = dict(item.get("metadata") or {})
@@ -311,6 +322,12 @@ def _plan_improvement(plan: _Plan, item: dict[str, Any], source_agent: str | Non
         meta["original_id"] = old.get("original_id") or old_id
         if meta.get("source", "self") == "self":
             meta.update(source="transferred", consolidation_eligible=False)
+        # evidence is about the agent that earned it: for this agent the lesson starts untested
+        if old.get("promoted") and isinstance(old.get("confidence_before_promotion"), (int, float)):
+            meta["confidence"] = old["confidence_before_promotion"]
+        for key in _EVIDENCE_FIELDS:
+            meta.pop(key, None)
+        meta.update(promoted=False, decision="", decision_reason="transferred from another agent; untested here")
     plan.write(scope, KIND, Record(id=rec_id, document=lesson, metadata=meta), new=True)
 
 

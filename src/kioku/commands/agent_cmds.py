@@ -229,7 +229,10 @@ def cmd_rollback(args: argparse.Namespace) -> int:
 def cmd_clone(args: argparse.Namespace) -> int:
     from kioku.agent.lifecycle import clone
 
+    from kioku.learning.evidence import copy_lessons
+
     report = clone(args.agent, args.to, _root())
+    copy_lessons(report["renamed"])  # the clone's lessons keep the evidence behind their figures
     print(f"cloned {args.agent} to {args.to}: " +
           ", ".join(f"{k} {v}" for k, v in sorted(report["copied"].items())))
     return 0
@@ -252,7 +255,10 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     from kioku.agent.lifecycle_io import import_file
 
+    from kioku.learning.evidence import copy_lessons
+
     report = import_file(Path(args.path), args.agent, _root())
+    copy_lessons(report["renamed"])  # an edited lesson keeps the evidence it earned under its old text
     added = ", ".join(f"{k} {v}" for k, v in sorted(report["imported"].items()))
     print(f"imported into {report['agent']}: " + (f"new {added}" if added else "nothing new") +
           f"; existing lessons: {report['updated']} updated, {report['unchanged']} unchanged" +

@@ -84,6 +84,34 @@ def write_turn(agent: str, session: str, turn: str, given: dict[str, str], held_
             raise
 
 
+def copy_lessons(pairs: list[tuple[str, str, str, str]]) -> int:
+    """Copy the credit rows of lessons to new (agent, lesson) keys: ``(from_agent, from_lesson,
+    to_agent, to_lesson)``. For a lesson whose id changed (its text was edited) and for a clone,
+    which keep the evidence the lesson earned; rows the target already has are kept. The
+    corrections of the turns go with them. Returns the rows copied."""
+    copied = 0
+    with closing(_connect()) as conn:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for from_agent, from_lesson, to_agent, to_lesson in pairs:
+                before = conn.total_changes
+                conn.execute("INSERT OR IGNORE INTO credits (agent, lesson, scope, session, turn, arm, success, at,"
+                             " propensity) SELECT ?, ?, scope, session, turn, arm, success, at, propensity"
+                             " FROM credits WHERE agent=? AND lesson=?", (to_agent, to_lesson, from_agent, from_lesson))
+                copied += conn.total_changes - before
+                if to_agent != from_agent:
+                    conn.execute("INSERT OR IGNORE INTO corrections (agent, session, turn, success)"
+                                 " SELECT ?, c.session, c.turn, c.success FROM corrections c WHERE c.agent=? AND"
+                                 " EXISTS (SELECT 1 FROM credits r WHERE r.agent=? AND r.lesson=? AND"
+                                 " r.session=c.session AND r.turn=c.turn)",
+                                 (to_agent, from_agent, from_agent, from_lesson))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return copied
+
+
 def _chance(chance: dict[str, float], lesson: str) -> float | None:
     value = chance.get(lesson)
     return min(1.0, max(0.0, float(value))) if isinstance(value, (int, float)) else None
