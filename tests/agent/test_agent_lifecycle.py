@@ -91,7 +91,8 @@ def test_export_import_round_trip(project, store_of, evaluation_writer, tmp_path
     assert report["imported"]["global.improvements"] == 1 and report["imported"]["project.improvements"] == 1
     got = {r.document: r for r in store.get("reviewer", "improvements")}
     imported = got["Quote every shell variable --- even in loops"]
-    assert imported.metadata["usage_count"] == 5 and imported.metadata["tags"] == "bash"
+    # another agent's uses are not this one's: the lesson starts untested here
+    assert "usage_count" not in imported.metadata and imported.metadata["tags"] == "bash"
     assert imported.metadata["source"] == "transferred" and imported.metadata["original_id"] == a
     [proj] = store_of("project").get("reviewer", "improvements")
     assert proj.document == "Services live in app/services\nand end with Service"
