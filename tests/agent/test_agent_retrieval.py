@@ -131,3 +131,18 @@ def test_lexical_only_candidates_get_their_cosine_from_stored_vectors(project):
     for rec_id in wanted:
         assert abs(cosine[rec_id] - dense[rec_id]) < 1e-4
     assert max(cosine, key=cosine.get) == ids[LESSONS[0][0]]
+
+
+def test_a_new_project_copy_does_not_hide_the_measured_global_lesson(project):
+    from kioku.agent import scopes as sc
+    from kioku.agent.digest import read_digest
+
+    [global_id] = im.learn("coder", "Name migration files with a timestamp prefix", "naming_conventions", 0.9,
+                           scope="global")
+    sc.open_scope("global", project).update_metadata("coder", "improvements", [global_id], [
+        {"turns_given": 12, "turns_held_back": 3, "promoted": True}])
+    im.learn("coder", "Name migration files with a timestamp prefix", "naming_conventions", 0.8, scope="both")
+    [hit] = [h for h in im.retrieve("coder", "write a database migration file") if "migration" in h.improvement]
+    assert hit.id == global_id and hit.scope == "global"
+    [entry] = [e for e in read_digest("coder", project_root=project) if "migration" in e["improvement"]]
+    assert entry["id"] == global_id

@@ -82,7 +82,8 @@ def _load(path: str) -> dict[str, Any] | None:
 
 
 def read_digest(agent: str, project_root: Path | str | None = None, limit: int = MAX_ENTRIES) -> list[dict]:
-    """Top active improvements of ``agent`` from both scopes (project first on equal lessons)."""
+    """Top active improvements of ``agent`` from both scopes (one entry per lesson: the copy with
+    more credited turns, the project one when they have as many)."""
     merged: dict[str, dict] = {}
     for scope in ("project", "global"):
         try:
@@ -94,7 +95,12 @@ def read_digest(agent: str, project_root: Path | str | None = None, limit: int =
                 score = entry.get("score", 0.0)
                 entry = {**entry, "scope": scope,
                          "score": float(score) if isinstance(score, (int, float)) else 0.0}
-                merged.setdefault(normalise_lesson(entry["improvement"]), entry)
+                key = normalise_lesson(entry["improvement"])
+                turns = entry.get("turns", 0) if isinstance(entry.get("turns"), int) else 0
+                known = merged.get(key)
+                # one entry per lesson: the copy with more credited turns, else the project one
+                if known is None or turns > (known.get("turns", 0) if isinstance(known.get("turns"), int) else 0):
+                    merged[key] = entry
         except (OSError, ValueError, TypeError):
             continue  # a damaged digest must never break a hook; the next refresh rewrites it
     ranked = sorted(merged.values(), key=lambda e: (0 if e.get("decision") == "promoted" else 1, -e["score"],
@@ -116,6 +122,7 @@ def _entry(rec_id: str, document: str, meta: dict[str, Any], scope: str) -> dict
         "wilson_lower": stats.wilson_of(meta),
         "score": stats.digest_score(meta),
         "decision": stats.decision_of(meta),
+        "turns": int(meta.get("turns_given", 0) or 0) + int(meta.get("turns_held_back", 0) or 0),
         **{k: v for k, v in stats.lesson_evidence(meta).items() if k in ("uplift", "uplift_low", "uplift_high")},
     }
 

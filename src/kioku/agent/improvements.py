@@ -419,12 +419,17 @@ def _pool() -> Any:
     return _POOL
 
 
+def _credited_turns(meta: dict[str, Any]) -> int:
+    return int(meta.get("turns_given", 0) or 0) + int(meta.get("turns_held_back", 0) or 0)
+
+
 def _rank(hits: list[ImprovementHit], limit: int) -> list[ImprovementHit]:
-    """Order by score (project first at equal score), one hit per lesson (project copy wins)."""
+    """Order by score (project first at equal score), one hit per lesson: the copy with more
+    credited turns (its state is the measured one), the project copy when they have as many."""
     hits.sort(key=lambda h: (-h.score, 0 if h.scope == "project" else 1, -h.relevance))
     out: list[ImprovementHit] = []
     seen: dict[str, ImprovementHit] = {}
-    for hit in sorted(hits, key=lambda h: 0 if h.scope == "project" else 1):
+    for hit in sorted(hits, key=lambda h: (-_credited_turns(h.metadata or {}), 0 if h.scope == "project" else 1)):
         key = sc.normalise_lesson(hit.improvement)
         if key not in seen:
             seen[key] = hit
