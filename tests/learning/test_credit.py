@@ -166,3 +166,20 @@ def test_join_falls_back_from_prompt_id_to_sha_to_order():
                 TurnVerdict("u2", 2, "success", prompt_id="p3")]
     assert [t["n"] for _v, t in credit.join(verdicts, turns)] == [1, 2, 3]
     assert credit.join([TurnVerdict("x", 5, "success", prompt_id="nope")], turns) == [(TurnVerdict("x", 5, "success", prompt_id="nope"), None)]
+
+
+def test_a_credited_turn_records_when_the_lesson_was_last_given(project):
+    import time
+
+    from kioku.agent.improvements import all_improvements, learn
+    from kioku.learning import evidence
+    from kioku.learning import lifecycle as learning_lifecycle
+
+    [given] = learn("main", "Run the focused test file first", "testing_patterns", 0.8, project_root=project)
+    [held] = learn("main", "Read the whole stack trace", "error_handling", 0.8, project_root=project)
+    at = time.time() - 60
+    evidence.write_turn("main", "s1", "t1", {given: "global"}, {held: "global"}, True, at, {given: 0.9, held: 0.9})
+    learning_lifecycle.refresh("main", {given: "global", held: "global"}, project)
+    meta = {r.id: r.metadata or {} for _s, r in all_improvements("main", project)}
+    assert abs(meta[given]["last_used_epoch"] - at) < 1e-6 and meta[given]["last_used"].endswith("Z")
+    assert meta[held]["last_used"] == "" and meta[held]["last_used_epoch"] == 0.0  # held back is not used

@@ -135,6 +135,21 @@ def correct_turn(agent: str, session: str, turn: str, success: bool) -> dict[str
     return touched
 
 
+def last_given(agent: str, lessons: list[str]) -> dict[str, float]:
+    """lesson -> the time of the latest credited turn it was given in (absent when never)."""
+    if not lessons:
+        return {}
+    with closing(_connect()) as conn:
+        out: dict[str, float] = {}
+        for start in range(0, len(lessons), 500):
+            chunk = lessons[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            out.update({lesson: float(at) for lesson, at in conn.execute(
+                f"SELECT lesson, MAX(at) FROM credits WHERE agent=? AND arm='given' AND lesson IN ({marks})"
+                " GROUP BY lesson", (agent, *chunk)) if at})
+    return out
+
+
 COMPARABLE = "(propensity IS NULL OR (propensity > 0 AND propensity < 1))"
 
 

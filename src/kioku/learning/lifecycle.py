@@ -105,8 +105,12 @@ def refresh(agent: str, lessons: dict[str, str], project_root: Path) -> dict[str
     with fsutil.exclusive_lock(usage.usage_lock(agent), timeout=120):
         records = usage.read_lessons(agent, by_scope, project_root)
         counts = evidence.weighted_totals(agent, sorted(records))
+        last = evidence.last_given(agent, sorted(records))
         changes = {}
         for rec_id, (scope, doc, meta) in records.items():
-            changes[rec_id] = (scope, doc, meta, decide(meta, counts[rec_id]))
+            change = decide(meta, counts[rec_id])
+            if last.get(rec_id, 0.0) > float(meta.get("last_used_epoch", 0.0) or 0.0):
+                change.update(last_used=_iso(last[rec_id]), last_used_epoch=last[rec_id])
+            changes[rec_id] = (scope, doc, meta, change)
         usage.write_lesson_fields(agent, changes, project_root)
     return {rec_id: stats.decision_of({**meta, **change}) for rec_id, (_s, _d, meta, change) in changes.items()}
