@@ -221,13 +221,16 @@ def main(argv: list[str] | None = None) -> int:
         index_entries = sum(1 for ln in index_text.splitlines() if ln.startswith("- ["))
         counter = iter(range(10**6))
         cases = {
+            # every run is a new prompt (its own prompt_id): a repeated one is a retried hook,
+            # which shows the lessons its turn recorded without selecting them again
             "UserPromptSubmit (no trigger)": ("UserPromptSubmit", lambda: payload(
-                "user_prompt_submit", project, claude_dir, prompt="refactor the parser into a state machine")),
+                "user_prompt_submit", project, claude_dir, prompt="refactor the parser into a state machine",
+                prompt_id=f"bench-prompt-{next(counter)}")),
             "UserPromptSubmit (no trigger, project lessons)": ("UserPromptSubmit", lambda: payload(
                 "user_prompt_submit", lessons_project, claude_dir, session_id="bench-session-project",
-                prompt="refactor the parser into a state machine")),
+                prompt="refactor the parser into a state machine", prompt_id=f"bench-prompt-{next(counter)}")),
             "UserPromptSubmit (save)": ("UserPromptSubmit", lambda: payload(
-                "user_prompt_submit", project, claude_dir,
+                "user_prompt_submit", project, claude_dir, prompt_id=f"bench-prompt-{next(counter)}",
                 prompt=f"remember that build agent {next(counter)} uses the arm64 runner pool")),
             "SessionStart": ("SessionStart", lambda: payload("session_start_startup", project, claude_dir)),
             "Stop (20 MB transcript)": ("Stop", lambda: payload("stop", project, claude_dir,

@@ -148,3 +148,11 @@ def test_weekly_report_says_no_data_for_a_week_without_snapshots(project, kioku)
     res = kioku("maintain", "--agent", "coder", "--weekly", cwd=project)
     assert res.returncode == 0, res.stderr
     assert "None" not in res.stdout and "last week no data" in res.stdout, res.stdout
+
+
+def test_dashboard_of_an_agent_without_memory_names_the_agents_that_have_some(project, kioku):
+    im.learn("coder", "Keep functions short", "code_quality", 0.8)
+    res = kioku("dashboard", "--agent", "codr", cwd=project)
+    assert res.returncode == 0
+    assert "agent 'codr' has no lessons or evaluations here" in res.stderr and "coder" in res.stderr
+    assert kioku("dashboard", "--agent", "coder", cwd=project).stderr == ""

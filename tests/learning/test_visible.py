@@ -32,7 +32,7 @@ def test_dashboard_improvements_and_restore_show_the_evidence(project, kioku):
     assert lesson["seed_rule"] == {"success_rate": 0.2, "usage_count": 10, "decision": "deprecated"}
     text = kioku("dashboard", "--agent", "main", cwd=project).stdout
     assert "[deprecated]" in text and "given 10 (2 ok), held back 10 (9 ok), uplift -0.70" in text
-    assert "seed rule: deprecated (20% of 10)" in text and "why: hurts" in text
+    assert "seed rule: deprecated (20% of 10)" in text and "last decision: hurts" in text
 
     # deprecated: stays on disk, not retrieved; restored: retrieved again with its evidence
     out = kioku("improvements", "--agent", "main", "HTTP client retry failure", "--json", cwd=project)

@@ -212,7 +212,8 @@ def format_dashboard(d: dict[str, Any]) -> str:
                      f"({e['success_held_back']} ok), {_uplift_text(e)}; seed rule: {seed['decision']} "
                      f"({_pct(seed['success_rate'])} of {seed['usage_count']})")
         if e.get("decision_reason"):
-            lines.append(f"     why: {defang(e['decision_reason'])}")
+            # the figures of the look the decision was taken at, which may be older than the line above
+            lines.append(f"     last decision: {defang(e['decision_reason'])}")
     if d.get("maintenance_due"):
         lines += ["", f"Daily maintenance is due (kioku maintain --agent {d['agent']} --daily)."]
     return "\n".join(lines)

@@ -131,7 +131,23 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         from kioku.core.defang import defang
 
         print(defang(format_dashboard(data)))  # lessons and evaluation reasons, read by Claude
+        if not data["total_improvements"] and not data["total_evaluations"]:
+            _hint_known_agents(args.agent)
     return 0
+
+
+def _hint_known_agents(agent: str) -> None:
+    """On stderr, for a name with no memory at all (a typo?): the agents that have some."""
+    from kioku.agent import scopes as sc
+    from kioku.core.defang import defang
+
+    known: set[str] = set()
+    for scope in sc.existing_scopes(_root()):
+        known.update(sc.open_scope(scope, _root()).agents())
+    known.discard(agent)
+    listed = ", ".join(sorted(known)[:10]) if known else "none yet"
+    print(defang(f"kioku: note: agent {agent!r} has no lessons or evaluations here; agents with memory: {listed}"),
+          file=sys.stderr)
 
 
 def cmd_maintain(args: argparse.Namespace) -> int:

@@ -96,11 +96,11 @@ def open_regular(path: Path | str):
     try:
         fd = os.open(str(path), flags)
     except IsADirectoryError as exc:
-        raise TranscriptRefused(f"transcript is a directory: {Path(path).name}") from exc
+        raise TranscriptRefused(f"transcript is a directory: {path}") from exc
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise TranscriptRefused(f"transcript is {_kind_of(mode)}, not a regular file: {Path(path).name}")
+            raise TranscriptRefused(f"transcript is {_kind_of(mode)}, not a regular file: {path}")
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
