@@ -89,3 +89,14 @@ def test_a_killed_save_into_an_existing_index_is_added_back_by_the_retry(project
     again = api.remember("the gamma batch job runs nightly at two", type="project")
     assert again.status == "duplicate" and any("added back" in w for w in again.warnings), again.warnings
     assert "gamma batch job" in _index(project) and "Fridays" in _index(project)
+
+
+def test_temporary_files_a_killed_writer_left_in_the_archive_are_removed(project, kioku):
+    api.remember("we deploy on Fridays", type="project")
+    archive = project / ".agents" / "memory" / "archive"
+    archive.mkdir(exist_ok=True)
+    leftover = archive / ".project-conventions.md.0123456789ab.tmp"
+    leftover.write_text("half a file")
+    assert "temporary file" in kioku("doctor").stdout
+    api.remember("we use bun for installs", type="project")
+    assert not leftover.exists()

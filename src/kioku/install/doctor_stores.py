@@ -47,6 +47,8 @@ def check_memory_folder(label: str, folder: Path, add: Add) -> None:
         add(f"{label} encoding", False, "not valid UTF-8, so recall skips the damaged lines: "
             + ", ".join(bad[:5]) + "; run `kioku organize --repair`")
     orphans = fsutil.orphan_temp_files(folder)
+    if (folder / "archive").is_dir() and not (folder / "archive").is_symlink():
+        orphans += fsutil.orphan_temp_files(folder / "archive")
     if orphans:
         add(f"{label} temp files", True, f"{len(orphans)} temporary file(s) left by an interrupted save "
             f"({', '.join(p.name for p in orphans[:3])}); the next save removes them", warn=True)

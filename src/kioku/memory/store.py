@@ -366,6 +366,8 @@ class FolderLock:
         try:
             md.check_links()  # again under the lock: nothing can swap a link in before it
             fsutil.remove_orphan_temp_files(md.path)  # left by a writer killed mid-write
+            if md.archive_path.is_dir():
+                fsutil.remove_orphan_temp_files(md.archive_path)  # a killed forget or organize
             if first_use:
                 md.write_gitignore()
         except BaseException:
