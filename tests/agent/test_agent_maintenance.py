@@ -107,6 +107,7 @@ def test_run_due_in_background_spawns_detached_daily_run(project, store_of):
     assert not maintenance.is_due("coder"), log.read_text() if log.exists() else "no log"
     assert len(store_of("global").get("coder", "performance")) == 1
     assert maintenance.run_due_in_background("coder", project) is False  # not due any more
+    assert oct(log.stat().st_mode)[-3:] == "600"  # private, like every log of Kioku's
 
 
 def test_background_maintenance_can_be_switched_off(project, monkeypatch):

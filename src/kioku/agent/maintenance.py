@@ -36,6 +36,7 @@ from kioku.core.names import agent_file_stem
 DAY = 86400.0
 SPAWN_GRACE = 600.0
 DEFAULT_ARCHIVE_DAYS = 90
+MAINTENANCE_LOG_BYTES = 1024 * 1024  # the background runs' stderr; rotated past this size
 
 
 def stamp_path(agent: str) -> Path:
@@ -70,7 +71,10 @@ def run_due_in_background(agent: str, project_root: Path | None = None) -> bool:
     fsutil.atomic_write_text(marker, str(time.time()))
     log = paths.logs_dir()
     fsutil.ensure_private_dir(log)
-    with open(log / "maintenance.log", "ab") as err:
+    target = log / "maintenance.log"
+    if target.exists() and target.stat().st_size > MAINTENANCE_LOG_BYTES:
+        os.replace(target, log / "maintenance.log.1")  # the previous one is kept, older ones go
+    with os.fdopen(os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, fsutil.FILE_MODE), "ab") as err:
         subprocess.Popen(
             [sys.executable, "-m", "kioku", "maintain", "--agent", agent, "--daily", "--if-due"],
             cwd=str(project_root or paths.find_project_root()), stdin=subprocess.DEVNULL,
