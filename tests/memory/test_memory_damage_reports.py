@@ -52,3 +52,18 @@ def test_organize_after_a_mid_line_cut_is_not_full(project):
     assert folder.status == "unindexed"
     folder = next(f for f in organize(repair=True).folders if f.scope == "project")
     assert folder.status == "ok" and folder.unindexed == 0
+
+
+def test_doctor_reports_a_damaged_and_a_too_large_topic_file(project):
+    from kioku.memory.topics import MAX_TOPIC_BYTES
+
+    api.remember("the staging database runs on port 5433", type="project")
+    memory = project / ".agents" / "memory"
+    [topic] = [p for p in memory.glob("*.md") if p.name != "MEMORY.md"]
+    topic.write_text(topic.read_text().replace("description:", "description: [broken", 1))
+    (memory / "huge-notes.md").write_text("---\ntype: project\n---\n\n" + "x" * (MAX_TOPIC_BYTES + 10))
+    checks = _checks(project)
+    damaged = checks["project memory topic files"]
+    assert not damaged["ok"] and topic.name in damaged["detail"] and "organize --repair" in damaged["detail"]
+    large = checks["project memory topic size"]
+    assert large["ok"] and large["warning"] and "huge-notes.md" in large["detail"]

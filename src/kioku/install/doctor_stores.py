@@ -33,19 +33,36 @@ def check_memory_folder(label: str, folder: Path, add: Add) -> None:
         return
     if not folder.is_dir():
         return
-    bad = []
+    from kioku.memory.topics import MAX_TOPIC_BYTES, parse_topic
+
+    bad, damaged, too_large = [], [], []
     for path in sorted(folder.glob("*.md")):
         if path.is_symlink() or not path.is_file():
             continue
         try:
-            path.read_bytes().decode("utf-8")
+            if path.name != INDEX_NAME and path.stat().st_size > MAX_TOPIC_BYTES:
+                too_large.append(f"{path.name} ({path.stat().st_size:,} bytes)")
+                continue
+            data = path.read_bytes()
+            data.decode("utf-8")
         except UnicodeDecodeError as exc:
             bad.append(f"{path.name} (byte {exc.start})")
+            continue
         except OSError:
             continue
+        if path.name != INDEX_NAME:
+            topic = parse_topic(path, data)
+            if topic.broken:
+                damaged.append(f"{path.name} ({topic.broken})")
     if bad:
         add(f"{label} encoding", False, "not valid UTF-8, so recall skips the damaged lines: "
             + ", ".join(bad[:5]) + "; run `kioku organize --repair`")
+    if damaged:
+        add(f"{label} topic files", False, "damaged: " + ", ".join(damaged[:5])
+            + "; run `kioku organize --repair` (the originals are kept)")
+    if too_large:
+        add(f"{label} topic size", True, "too large to be memory notes, so saves to them are refused: "
+            + ", ".join(too_large[:5]) + f" (limit {MAX_TOPIC_BYTES:,}); split them by hand", warn=True)
     orphans = fsutil.orphan_temp_files(folder)
     if (folder / "archive").is_dir() and not (folder / "archive").is_symlink():
         orphans += fsutil.orphan_temp_files(folder / "archive")
