@@ -60,6 +60,19 @@ def inject_lessons(agent: str, root, task: str, *, session_id: str, turn: str, b
     return block, given, held, chances
 
 
+def second_chances(agent: str, root, task: str, *, session_id: str, turn: str, exclude: set[str],
+                   already_given: set[str]) -> dict[str, float]:
+    """For lessons given before this prompt (SessionStart): the chance this prompt's selection
+    would have given each had it not been given yet, the other lessons' draws being as they are.
+    Recorded beside the first chance, it makes the turn's chance the same whichever stage gave
+    the lesson (otherwise a lesson given early would record a lower chance than one given late)."""
+    from kioku.learning.select import hold_back_share, select
+
+    chosen = select(agent, root, task, session_id=session_id, turn=turn, k=MAX_IMPROVEMENTS,
+                    hold_back=hold_back_share(), exclude=exclude - already_given)
+    return {rec_id: chosen.propensity.get(rec_id, 0.0) for rec_id in already_given}
+
+
 def lessons_block_for(agent: str, root, ids: list[str], budget: int) -> str:
     """The fenced block of the lessons ``ids`` (in that order) as the digest holds them now."""
     if not ids:

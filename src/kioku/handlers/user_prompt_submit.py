@@ -141,9 +141,15 @@ def _lessons(payload: dict) -> str:
         # first output may have been lost) and record nothing twice
         return _common.lessons_block_for(agent, root, again, LESSONS_BUDGET)
     sha = sha256(prompt.encode("utf-8")).hexdigest()
+    in_session = ledger.given_in_session(session_id, agent)
     block, given, held, chances = _common.inject_lessons(
         agent, root, prompt, session_id=session_id, turn=prompt_id or sha, budget=LESSONS_BUDGET,
-        exclude=ledger.given_in_session(session_id, agent))
+        exclude=in_session)
+    early = ledger.pending_given(session_id, agent) if in_session else set()
+    if early:
+        chances = {**chances, **_common.second_chances(agent, root, prompt, session_id=session_id,
+                                                       turn=prompt_id or sha, exclude=in_session,
+                                                       already_given=early)}
     if given or held or ledger.has_session(session_id):  # an agent without lessons writes nothing
         ledger.open_turn(session_id, agent, prompt_id=prompt_id, prompt_sha256=sha, given=given, held_back=held,
                          project_root=str(root), propensity=chances)

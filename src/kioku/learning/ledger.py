@@ -16,7 +16,10 @@ yet) wait in ``pending`` and belong to the next turn that opens. ``held_back`` h
 that were eligible for the turn but not given (held back on purpose by exploration, or below the
 cut): the comparison group of ``kioku.learning.uplift``. ``propensity`` is each eligible lesson's
 chance of being given (``kioku.learning.select``); a lesson eligible both before the prompt and
-at it had two independent chances, so its turn records ``1 - (1 - p1)(1 - p2)``. A SessionStart
+at it had two independent chances, so its turn records ``1 - (1 - p1)(1 - p2)``, whichever
+stage gave it: for a lesson already given before the prompt, ``p2`` is the chance the prompt's
+selection would have given it had it not been (``kioku.handlers._common.second_chances``), so the
+recorded chance never depends on how the first draw came out. A SessionStart
 replaces what an earlier one recorded (a retry makes the same draws; after /clear the context
 holds only the new injection), and a retried prompt hook shows the lessons its turn recorded
 (``given_at_prompt``) and records nothing. The credit step
@@ -141,6 +144,12 @@ def given_at_prompt(session_id: str, agent: str, prompt_id: str) -> list[str] | 
             ids = turn.get("given_at_prompt")
             return [str(i) for i in ids] if isinstance(ids, list) else []
     return None
+
+
+def pending_given(session_id: str, agent: str) -> set[str]:
+    """The lessons given before the session's next prompt (by SessionStart), not yet in a turn."""
+    entry = _load(session_path(session_id)).get("agents", {}).get(agent, {})
+    return set(entry.get("pending", {}).get("given", {}))
 
 
 def given_in_session(session_id: str, agent: str) -> set[str]:
