@@ -116,6 +116,18 @@ def test_an_older_copy_of_the_chroma_folder_put_back_is_brought_up_to_its_journa
     assert total == len(LESSONS) + 1 and err == ""
 
 
+def test_a_whole_journal_folder_deleted_is_written_anew_from_the_store(learned, kioku):
+    folder = learned.parent / "chroma_data.kioku-journal"
+    shutil.rmtree(folder)
+    doctor = kioku("doctor")
+    assert "--from-store" in doctor.stdout, doctor.stdout
+    fixed = kioku("rebuild", "--scope", "global", "--from-store")
+    assert fixed.returncode == 0 and f"({len(LESSONS)} records)" in fixed.stdout, fixed.stdout + fixed.stderr
+    assert "--from-store" not in kioku("doctor").stdout
+    _delete_chroma_files(learned)  # the new journal alone brings every lesson back
+    assert _total(kioku)[0] == len(LESSONS)
+
+
 @pytest.mark.parametrize("damage", ["deleted", "garbage_line"])
 def test_a_damaged_journal_is_never_the_source_of_a_rebuild(learned, kioku, damage):
     journal = learned.parent / "chroma_data.kioku-journal" / "journal.jsonl"
@@ -137,7 +149,7 @@ def test_a_damaged_journal_is_never_the_source_of_a_rebuild(learned, kioku, dama
     assert _total(kioku)[0] == expected  # nothing was lost by asking
     fixed = kioku("rebuild", "--scope", "global", "--from-store")
     assert fixed.returncode == 0 and f"({expected} records)" in fixed.stdout, fixed.stdout + fixed.stderr
-    assert list(journal.parent.glob("journal.jsonl.replaced-*"))  # the damaged file is kept
+    assert list(journal.parent.glob("replaced-*/journal.jsonl"))  # the damaged file is kept
     doctor = kioku("doctor")
     assert "the journal is damaged" not in doctor.stdout and "differs from the journal" not in doctor.stdout
     # the journal now carries everything: a deleted store comes back whole

@@ -258,14 +258,16 @@ class Journal:
 
     def write_snapshot(self, collections: dict[str, dict]) -> int:
         """Make ``collections`` the journal's whole history: one snapshot archive of ``upsert``
-        entries at the journal's last seq, replacing every archive and the active entries.
+        entries, replacing every archive and the active entries.
 
         ``collections`` maps a collection name to ``{"agent", "kind", "project_id", "records":
         {id: (document, metadata)}}``; it is what the store holds when the journal itself was
-        damaged or deleted. Caller holds the lock and has applied every pending entry.
-        Returns the snapshot's seq.
+        damaged or deleted. Nothing is deleted: the archives and the active file it replaces are
+        moved to ``replaced-<time>/`` in the journal folder. The snapshot's seq is above every
+        seq the journal, its state or the store's marker ever recorded (at least 1, so a replay
+        reads it). Caller holds the lock and has applied every pending entry. Returns the seq.
         """
-        seq = max(self.last_seq(), self.applied_seq())
+        seq = max(self.last_seq(), self.applied_seq(), self.store_marker() or 0, 1)
         lines = []
         for name, col in sorted(collections.items()):
             ids = list(col["records"])
@@ -279,16 +281,17 @@ class Journal:
                     "snapshot": True}, ensure_ascii=False, separators=(",", ":")))
         if not lines:
             lines.append(json.dumps({"seq": seq, "ts": time.time(), "op": "noop", "snapshot": True}))
-        fsutil.ensure_private_dir(self.archive_dir)
-        target = self.archive_dir / f"journal-{0:012d}-{seq:012d}.snapshot.jsonl.gz"
-        old = [a for a in self.archives() if a != target]
-        fsutil.atomic_write_bytes(target, gzip.compress(("\n".join(lines) + "\n").encode("utf-8"), 6))
+        kept = self.dir / f"replaced-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{os.getpid()}"
+        fsutil.ensure_private_dir(kept)
+        staged = kept / "snapshot.new.jsonl.gz"  # outside the archive folder until it is complete
+        fsutil.atomic_write_bytes(staged, gzip.compress(("\n".join(lines) + "\n").encode("utf-8"), 6))
+        for archive in self.archives():
+            os.replace(archive, kept / archive.name)
         if self.path.exists():
-            # the damaged active file is kept beside the journal, never deleted
-            fsutil.atomic_write_bytes(self.dir / f"journal.jsonl.replaced-{int(time.time())}", self.path.read_bytes())
+            fsutil.atomic_write_bytes(kept / self.path.name, self.path.read_bytes())
             fsutil.atomic_write_bytes(self.path, b"")
-        for archive in old:
-            archive.unlink()
+        fsutil.ensure_private_dir(self.archive_dir)
+        os.replace(staged, self.archive_dir / f"journal-{0:012d}-{seq:012d}.snapshot.jsonl.gz")
         self._tail_cache = None
         self.set_applied(seq)
         return seq
