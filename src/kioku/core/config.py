@@ -52,9 +52,8 @@ MAX_CONFIG_BYTES = 64 * 1024  # a settings file is a few lines; a bigger one is 
 def _read(path: Path, *, follow_link: bool) -> dict[str, Any]:
     """The TOML in ``path``; ``{}`` when there is none.
 
-    Only a regular file of at most :data:`MAX_CONFIG_BYTES` is read: a FIFO would block every
-    hook and a link to ``/dev/zero`` would fill memory. The project file is committed with the
-    repository, so a symbolic link there is refused instead of followed.
+    Only a regular file of at most :data:`MAX_CONFIG_BYTES` is read (a link is followed to one):
+    a FIFO would block every hook and a link to ``/dev/zero`` would fill memory.
     """
     import stat
 
@@ -86,10 +85,20 @@ def _read(path: Path, *, follow_link: bool) -> dict[str, Any]:
         raise ConfigError(f"cannot read {path}: {exc}") from exc
 
 
+_TRUE_WORDS = {"true", "yes", "on", "1"}
+_FALSE_WORDS = {"false", "no", "off", "0"}
+
+
 def _flag(value: Any, key: str, path: str) -> bool:
-    """A TOML boolean; ``"false"`` written as a string must not count as true."""
+    """A TOML boolean, or the usual spellings of one (``"true"``, ``"off"``, ``1``): ``"false"``
+    written as a string must not count as true. Anything else is an error."""
     if isinstance(value, bool):
         return value
+    word = str(value).strip().lower() if isinstance(value, (str, int)) else ""
+    if word in _TRUE_WORDS:
+        return True
+    if word in _FALSE_WORDS:
+        return False
     raise ConfigError(f"{path}: {key} must be true or false, not {value!r}")
 
 
@@ -97,13 +106,13 @@ def load_config(project_root: Path | None = None) -> Config:
     merged: dict[str, Any] = {}
     user_file, project_file = config_files(project_root)
     user = _read(user_file, follow_link=True)
-    project = _read(project_file, follow_link=False)
+    project = _read(project_file, follow_link=True)
     # Where lessons and evaluations are stored is the user's choice: a repository's committed
     # file must not send them (global-scope lessons included) to a server it names.
     project.pop("chroma", None)
     for source, data in ((user_file, user), (project_file, project)):
         if "disabled" in data:
-            _flag(data["disabled"], "disabled", str(source))
+            data["disabled"] = _flag(data["disabled"], "disabled", str(source))
         for key, value in data.items():
             if isinstance(value, dict) and isinstance(merged.get(key), dict):
                 merged[key] = {**merged[key], **value}

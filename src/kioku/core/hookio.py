@@ -144,7 +144,7 @@ def config_present(root: str) -> bool:
             or os.path.exists(os.path.join(root, ".agents", "kioku.toml")))
 
 
-def _disabled_for(payload: dict) -> bool:
+def _disabled_for(payload: dict, stderr=None) -> bool:
     root = project_root_of(payload)
     if not config_present(root):
         return False
@@ -154,7 +154,9 @@ def _disabled_for(payload: dict) -> bool:
         from kioku.core import config
 
         return config.load_config(Path(root)).disabled
-    except Exception:  # noqa: BLE001 - a bad config must not block the session
+    except Exception as exc:  # noqa: BLE001 - a bad config must not block the session
+        if stderr is not None:  # the one line a broken setting gets: the hooks go on with the defaults
+            stderr.write(f"kioku: settings ignored: {str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__}\n")
         return False
 
 
@@ -196,7 +198,7 @@ def run(event: str, stdin=None, stdout=None, stderr=None) -> int:
         quick_skip = getattr(module, "quick_skip", None)
         if quick_skip is not None and quick_skip(payload):
             return 0  # nothing to do for this payload, whatever the config says
-        if _disabled_for(payload):
+        if _disabled_for(payload, stderr):
             return 0
         from kioku.core import fsutil
 
