@@ -11,7 +11,7 @@ tag, so:
    soft hyphen, bidi controls, BOM, variation selectors), which otherwise hide a tag from a
    plain comparison;
 2. terminal escape sequences and control characters other than newline and tab are removed;
-3. every tag-like opening - ``<`` or a lookalike of it, followed after at most eight spaces,
+3. every tag-like opening - ``<`` or a lookalike of it, followed after any run of spaces,
    slashes, ``!``, ``?``, backslashes or combining marks by a letter in any script or by the
    end of the text - has its bracket replaced by ``&lt;``. Any
    tag is neutralised, not only Kioku's own, because a model reads ``</system>`` or
@@ -30,17 +30,18 @@ import unicodedata
 
 # Characters a model may read as "<" that NFKC does not fold into it.
 LT_LOOKALIKES = "<‹〈〈⟨˂ᐸᐊ❮❰❬⧼⟪《≺⋖≪⊲◁◀"
-# A bracket followed, after at most eight spaces, slashes, "!", "?", backslashes or combining
-# marks, by a letter in any script opens a tag; one at the very end counts too, since the next
+# A bracket followed, after any run of spaces, slashes, "!", "?", backslashes or combining marks
+# (none of them a letter or "<", so each bracket scans only its own run), by a letter in any script
+# opens a tag; one at the very end counts too, since the next
 # line or value joined after it may start a name. "x < 5", "<3" and "<- arrow" stay as they are.
 _TAG_GAP = r"[\s/!?\\\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]"
-_TAG_OPEN = re.compile("[" + re.escape(LT_LOOKALIKES) + "](?=" + _TAG_GAP + r"{0,8}(?:[^\W\d_]|\Z))")
+_TAG_OPEN = re.compile("[" + re.escape(LT_LOOKALIKES) + "](?=" + _TAG_GAP + r"*(?:[^\W\d_]|\Z))")
 _INVISIBLE_EXTRA = {"\u034f", "\u115f", "\u1160", "\u3164", "\uffa0", "\u180b", "\u180c", "\u180d",
                     "\u180f", "\u2800"}  # joiners, fillers and blanks outside Cf
 # Terminal escape sequences (colour, cursor moves, OSC hyperlinks and titles) and every other
 # C0/C1 control character but newline and tab: they are never part of a note, and printed raw
 # they drive the reader's terminal.
-_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?"
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|\x1b[@-_]?"
                       r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
