@@ -431,3 +431,27 @@ def test_hosts_and_logins_of_any_form_become_placeholders(command: str, expected
 
     assert placeholders(command) == expected
     assert placeholders(expected) == expected  # a lesson already in placeholders names no machine
+
+
+@pytest.mark.parametrize("lesson,bound", [
+    ("Prefer pathlib.Path over os.path.join", False), ("use json.loads and dict.get", False),
+    ("try/except and/or async/await", False), ("npm install lodash@4.17.21 pins the version", False),
+    ("curl -u for basic auth", False), ("Run pytest -q before pushing", False),
+    ("ssh to deploy@prod-db-01.acme.internal first", True), ("check /home/alice/deploy.log", True),
+    ("Connect with psql -h db.acme.ai", True), ("PGHOST=db1 psql orders", True), ("ping 10.0.0.5", True),
+])
+def test_only_a_sentence_naming_one_machine_is_machine_bound(lesson: str, bound: bool) -> None:
+    from kioku.core.placeholders import names_machine
+
+    assert names_machine(lesson) is bound
+
+
+def test_placeholder_rules_stay_fast_on_hostile_commands() -> None:
+    import time
+
+    from kioku.core.placeholders import placeholders
+
+    started = time.perf_counter()
+    placeholders("ssh " + "-a " * 300 + "-")
+    placeholders("a." * 50_000)
+    assert time.perf_counter() - started < 2.0

@@ -6,7 +6,7 @@
 login given to database and network clients (``psql -h db1 -U alice``, ``PGUSER=alice``,
 ``ssh buildbox``) and git branch names by ``{url}``, ``{path}``, ``{user}``, ``{host}`` and
 ``{branch}``. A lesson learned on one machine must not carry them into another project, and
-:func:`names_machine` tells a lesson that still would.
+:func:`names_machine` tells a sentence that names something of one machine for sure.
 """
 
 from __future__ import annotations
@@ -30,13 +30,17 @@ _CLIENT = re.compile(r"\b(?:psql|pg_dump|pg_restore|pg_isready|mysql|mysqldump|m
 _HOST_FLAG = re.compile(r"((?:^|\s)(?:-h|-H|--host|--hostname|--server)(?:=|\s+))(?!-)(?!\{)[\w.-]+")
 _USER_FLAG = re.compile(r"((?:^|\s)(?:-U|-u|--user|--username|-l|--login)(?:=|\s+))(?!-)(?!\{)[\w.-]+")
 _ENV_VALUE = re.compile(r"\b((?:PG|MYSQL_|DB_|REDIS_)?(?:HOST|USER|USERNAME)=)(?!\{)[\w.-]+")
-_SSH_TARGET = re.compile(r"\b((?:ssh|sftp)\s+(?:-\w+\s+(?:\S+\s+)?)*)(?!-)(?!\{)[\w.-]+(?=\s|$)")
+# options, each with at most one value that is not itself an option; possessive, so a long run of
+# options is read once (no backtracking through every way of pairing them)
+_SSH_TARGET = re.compile(r"\b((?:ssh|sftp)\s+(?:-\w+(?:\s+(?!-)\S+)?\s+)*+)(?!-)(?!\{)[\w.-]+(?=\s|$)")
 _BRANCH = re.compile(r"(--set-upstream(?:-to)?[= ](?:[\w-]+[ /])?|-u\s+[\w-]+\s+|\b(?:origin|upstream)\s+|checkout\s+-b\s+|"
                      r"switch\s+-c\s+|branch\s+(?:-[dDmM]\s+)?)(?!-)([\w./-]+)(?![\w./-])(?!\s+\{branch\})")
 
 
 def placeholders(text: str) -> str:
-    """Machine- and project-specific parts replaced by ``{path}``, ``{url}``, ``{host}``, ``{user}``, ``{branch}``."""
+    """Machine- and project-specific parts replaced by ``{path}``, ``{url}``, ``{host}``, ``{user}``, ``{branch}``
+    (``text`` is cut to :data:`MAX_SCAN_CHARS` first: the rules are meant for one command)."""
+    text = text[:MAX_SCAN_CHARS]
     text = _URL.sub("{url}", text)
     if re.search(r"\bgit\b", text):  # "-u origin main" names a branch only in git
         text = _BRANCH.sub(lambda m: m.group(1) + "{branch}", text)
@@ -53,6 +57,21 @@ def placeholders(text: str) -> str:
     return text
 
 
+# What makes a sentence machine-bound for sure (names_machine); the broader rules above are for
+# commands, where a dotted word is a host far more often than in a sentence ("pathlib.Path").
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.{])(?:~|/(?:home|Users|root|var|etc|opt|srv|mnt|tmp|usr|private|Volumes))/[\w.@+-]")
+_IPV4 = re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b")
+_LOGIN_AT_HOST = re.compile(r"\b[\w.-]+@(?:[\w-]+\.)+[A-Za-z][\w-]*\b")  # not "lodash@4.17.21"
+_KNOWN_TLD_HOST = re.compile(r"\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|ai|co|app|cloud|internal|local|lan|corp|"
+                             r"home|intra|uk|de|jp|fr|nl|eu|us|ca|au|in)\b(?![\w/.-])", re.I)
+_ENV_LOGIN = re.compile(r"\b(?:PG|MYSQL_|DB_|REDIS_)?(?:HOST|USER|USERNAME)=[\w.-]+")
+MAX_SCAN_CHARS = 2000  # a command or a lesson longer than this is cut before the rules scan it
+
+
 def names_machine(text: str) -> bool:
-    """Whether ``text`` names a path, URL, host, login or branch of some machine or project."""
-    return placeholders(text) != text
+    """Whether a sentence names something of one machine: a URL, an absolute or home path, a
+    login at a host, an IP address, a host under a common top-level domain, or a HOST=/USER=
+    setting. Dotted API names ("pathlib.Path"), "and/or" and "npm install x@1.2" do not count."""
+    text = text[:MAX_SCAN_CHARS]
+    return any(rule.search(text) for rule in (_URL, _WIN_PATH, _ABSOLUTE_PATH, _IPV4, _LOGIN_AT_HOST,
+                                              _KNOWN_TLD_HOST, _ENV_LOGIN))
