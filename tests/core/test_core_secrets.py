@@ -277,6 +277,16 @@ ORDINARY: list[str] = [
     "テストのパスは通った",
     "docker login -p $REGISTRY_TOKEN registry.example.com",
     "request id 0f8e7c6d-1a2b-4c3d-9e8f-7a6b5c4d3e2f failed",
+    "the password reset_token table",
+    "validate password min_length first",
+    "send the password reset-link email",
+    "store the password sha256-hashed",
+    "sshpass -e ssh -p 2222 buildbox",
+    "the error says password is 'too weak'",
+    "it says password is 'Invalid credentials'",
+    "password: 'Must contain digits'",
+    "パス：C2H5OH",
+    "Never log the password\npre_commit",
 ]
 
 

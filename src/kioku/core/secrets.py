@@ -247,26 +247,32 @@ def _no_operator_password(value: str) -> bool:
     ("password manager", "password reset", "password v2.1.0")."""
     value = value.rstrip(".!,")
     if not _value_ok(value) or value.isalpha() or value.startswith(("-", ".", "v")) or "/" in value \
-            or "." in value or "\\" in value or len(value) < 8:
-        return False
+            or "." in value or "\\" in value or len(value) < 8 \
+            or (("_" in value or "-" in value) and _IDENT_VALUE.match(value)) \
+            or _DESCRIBED_COMPOUND.match(value) or _NAMED_SUFFIX.search(value):
+        return False  # reset_token, min_length, reset-link, sha256-hashed: names, not values
     return any(c.isalpha() for c in value) and any(not c.isalpha() for c in value)
+
+
+_NAMED_SUFFIX = _Lazy(r"-(?:hashed|salted|encrypted|protected|based|only|link|field|reset|policy|length)$", lazyre.IGNORECASE)
 
 
 def _ja_short_password(value: str) -> bool:
     """After パス (short for パスワード, but also "path"): letters with digits or symbols, never a
     path or a file name."""
     value = value.strip("\"'`")
-    if not _value_ok(value) or "/" in value or "\\" in value or "." in value or _NAMED_VALUE.match(value):
+    if not _value_ok(value) or "/" in value or "\\" in value or "." in value or _NAMED_VALUE.match(value) \
+            or len(value) < 8:
         return False
     return any(c.isalpha() for c in value) and any(not c.isalpha() for c in value)
 
 
 def _quoted_phrase(value: str) -> bool:
-    """A quoted passphrase of plain words ("purple monkey dishwasher"), not a quoted remark
-    ("see the vault", "ask Alice")."""
+    """A quoted passphrase of three to eight plain lowercase words ("purple monkey dishwasher"),
+    not a quoted remark or message ("see the vault", "too weak", "Invalid credentials")."""
     words = value.split()
-    return (_value_ok(value) and 2 <= len(words) <= 8
-            and not any(w.lower().strip(".,!?") in _PROSE_WORDS for w in words))
+    return (_value_ok(value) and 3 <= len(words) <= 8 and all(w.isalpha() and w.islower() for w in words)
+            and not any(w in _PROSE_WORDS or w in _DESCRIBING_WORDS for w in words))
 
 
 def _is_hiragana(c: str) -> bool:
@@ -474,10 +480,11 @@ _RULES: list[_Rule] = [
         r"(?P<val>[^\"'`”\n]{3,128}\s[^\"'`”\n]{1,128})[\"'`”]"), ("val",),
           lambda m: _quoted_phrase(m.group("val")), in_chunks=False),
     _Rule("password", ("password", "passwd"), _Lazy(  # no operator: "password hunter2hunter2"
-        r"(?<![A-Za-z0-9_\-])(?i:password|passwd)\s+(?P<q>)(?P<val>[^\s\"'`,;]{8,128})(?=[\s.,;)]|$)"), ("val",),
+        r"(?<![A-Za-z0-9_\-])(?i:password|passwd)[ \t]+(?P<q>)(?P<val>[^\s\"'`,;]{8,128})(?=[\s.,;)]|$)"), ("val",),
           lambda m: _no_operator_password(m.group("val")), in_chunks=False),
     _Rule("password", ("sshpass", "docker", "podman", "buildah", "helm", "oras", "nerdctl"), _Lazy(  # sshpass -p X, docker login -p X
-        r"\b(?:sshpass|(?:docker|podman|buildah|helm(?:\s+registry)?|oras|nerdctl)\s+login)\b[^\n|;&]*?"
+        r"\b(?:sshpass|(?:docker|podman|buildah|helm(?:\s+registry)?|oras|nerdctl)\s+login)\b"
+        r"(?:(?!\s(?:ssh|scp|rsync|sftp)\b)[^\n|;&]){0,200}?"  # its own options, not the next command's
         r"\s(?:-p|--password)(?:\s+|=)(?P<q>[\"']?)(?P<val>[^\s\"']{4,128})(?P=q)"), ("val",),
           lambda m: _value_ok(m.group("val")) and not m.group("val").startswith("-"), in_chunks=False),
     _Rule("password", ("パス",), _Lazy(  # パス, short for パスワード, before a made-up value
