@@ -323,7 +323,12 @@ def _sentence_end(text: str, start: int, block: bool) -> int:
 # please fix ..."), may be a new request and is left out.
 _EN_CONTINUATION = _Lazy(
     r"(?i)[ \t]+(?:never|always|not|except|unless|but|only|otherwise|because|since|including|excluding|"
-    r"especially|even)\b(?![^.!?\n]*\b(?:please|you|let's|let us)\b)[^?\n]*?(?:[.!](?=\s|$)|(?=\n)|$)")
+    r"especially|even)\b"
+    # a request hidden in it: "But first fix the build", "Because of the freeze, update the changelog"
+    r"(?![^.!?\n]*\b(?:please|you|let's|let us|first|now|then|also|next|afterwards|asap|right away)\b)"
+    r"(?![^.!?\n]*,\s*(?:fix|run|update|add|make|create|remove|delete|write|change|check|commit|push|deploy|"
+    r"install|build|open|show|tell|explain|refactor|rename|move|start)\b)"
+    r"[^?\n]*?(?:[.!](?=\s|$)|(?=\n)|$)")
 _MAX_CONTINUED = 3
 
 
