@@ -100,3 +100,16 @@ def test_temporary_files_a_killed_writer_left_in_the_archive_are_removed(project
     assert "temporary file" in kioku("doctor").stdout
     api.remember("we use bun for installs", type="project")
     assert not leftover.exists()
+
+
+def test_a_killed_superseding_save_retried_leaves_no_line_of_the_old_memory(project, kill_index_write):
+    arm, disarm = kill_index_write
+    api.remember("we use yarn for installs", type="project")
+    arm()
+    with pytest.raises(Killed):
+        api.remember("we switched from yarn to pnpm for installs", type="project")
+    disarm()
+    api.remember("we switched from yarn to pnpm for installs", type="project")
+    index = _index(project)
+    assert "pnpm" in index and "we use yarn for installs" not in index
+    assert "we use yarn for installs" not in api.build_recall()

@@ -144,7 +144,9 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
                 line = index_entry_for(entry, name)
                 notes = list(md.notices)
                 if doc.find(name, line.summary) < 0 and doc.entry_line_count() + 1 <= MAX_LINES:
-                    # a save killed between its topic file and the index left it unlisted
+                    # a save killed between its topic file and the index left it unlisted, and
+                    # the line of a memory it superseded in place
+                    md.drop_stale_lines(doc, topics)
                     doc.entries.append(line)
                     md.write_index(doc)
                     notes.append(f"it was missing from {md.index_path.name}; its line was added back")
