@@ -168,3 +168,12 @@ def test_a_file_in_place_of_the_chroma_folder_is_moved_aside_and_the_store_rebui
     assert "was not a folder; moved it to" in out.stderr and "Traceback" not in out.stderr
     assert learned.is_dir() and [p.read_text() for p in learned.parent.glob("chroma_data.broken-*")] == ["garbage"]
     assert _total(kioku)[0] == len(LESSONS) + 1
+
+
+def test_a_dangling_link_in_place_of_the_chroma_folder_is_left_alone(learned, kioku, tmp_path):
+    shutil.move(learned, tmp_path / "volume")
+    learned.symlink_to(tmp_path / "unmounted" / "chroma_data", target_is_directory=True)
+    out = kioku("learn", "--agent", "main", "Pin the Node version in CI", "--category", "code_quality",
+                "--confidence", "0.9", "--scope", "global")
+    assert out.returncode == 1 and "is a link to" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    assert learned.is_symlink() and not list(learned.parent.glob("chroma_data.broken-*"))

@@ -214,7 +214,8 @@ def _try_shared(lock_path: Path, wait: float) -> Iterator[bool]:
 class AgentStore:
     def __init__(self, chroma_dir: Path, project_id: str | None = None, *, host: str | None = None,
                  port: int | None = None, embedder: Any = None) -> None:
-        self.chroma_dir = Path(chroma_dir).expanduser().resolve()
+        self.given_dir = Path(chroma_dir).expanduser()  # as configured: may be the user's link
+        self.chroma_dir = self.given_dir.resolve()
         self.project_id = project_id
         self.host = host
         self.port = int(port) if port else None
@@ -483,8 +484,8 @@ class AgentStore:
         key = str(self.chroma_dir)
         if self.server or key in _CHECKED:
             return
+        self._move_aside_if_not_a_folder()  # raises (every time) for a link whose target is gone
         _CHECKED.add(key)
-        self._move_aside_if_not_a_folder()
         if not self.journal.has_history():
             return
         problem = None
@@ -520,6 +521,13 @@ class AgentStore:
         import stat
         import sys
 
+        if self.given_dir.is_symlink() and not self.chroma_dir.is_dir():
+            # the user's link (to another disk, say) whose target is missing: never moved and
+            # never filled with a new, empty store under the mount point; the target may come back
+            from kioku.core.errors import KiokuError
+
+            raise KiokuError(f"{self.given_dir} is a link to {os.readlink(self.given_dir)}, which is not a folder "
+                             "(an unmounted volume?); make it reachable again or remove the link")
         try:
             mode = os.stat(self.chroma_dir).st_mode
         except FileNotFoundError:
