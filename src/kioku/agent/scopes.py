@@ -5,7 +5,9 @@
   identity (git remote or root path; see ``kioku.core.paths.project_identity``).
 
 Scope by category (``--scope`` overrides): :data:`GLOBAL_CATEGORIES` → global,
-:data:`PROJECT_CATEGORIES` → project, anything else → both. Retrieval reads project first.
+:data:`PROJECT_CATEGORIES` → project, anything else → both; a lesson that names something of one
+machine (a URL, an absolute path, a login at a host; ``kioku.core.placeholders.names_machine``)
+stays in the project whatever its category. Retrieval reads project first.
 
 Ids are deterministic: ``imp_`` + sha256(agent, scope, normalised lesson)[:20], so learning the
 same lesson twice (case, spacing, trailing punctuation aside) updates one record.
