@@ -113,3 +113,14 @@ def test_a_killed_superseding_save_retried_leaves_no_line_of_the_old_memory(proj
     index = _index(project)
     assert "pnpm" in index and "we use yarn for installs" not in index
     assert "we use yarn for installs" not in api.build_recall()
+
+
+def test_a_forget_by_id_killed_before_its_index_write_is_finished_by_a_retry(project, kill_index_write):
+    arm, disarm = kill_index_write
+    saved = api.remember("the legacy billing cron runs at midnight UTC", type="project")
+    arm()
+    with pytest.raises(Killed):
+        forget(id=saved.id, project_root=project)
+    disarm()
+    result = forget(id=saved.id, project_root=project)
+    assert "legacy billing cron" in result.summary and "legacy billing cron" not in _index(project)

@@ -327,7 +327,13 @@ def _plan_improvement(plan: _Plan, item: dict[str, Any], source_agent: str | Non
             meta["confidence"] = old["confidence_before_promotion"]
         for key in _EVIDENCE_FIELDS:
             meta.pop(key, None)
-        meta.update(promoted=False, decision="", decision_reason="transferred from another agent; untested here")
+        if meta.get("deprecated"):  # it stays deprecated: harm shown for one agent is a warning for another
+            was = str(old.get("deprecated_reason") or old.get("decision_reason") or "")
+            meta.update(promoted=False, decision="", decision_reason=(
+                f"deprecated for {source_agent or 'the agent it came from'}" + (f" ({was})" if was else "")
+                + "; `kioku restore` tests it here")[:500])
+        else:
+            meta.update(promoted=False, decision="", decision_reason="transferred from another agent; untested here")
     plan.write(scope, KIND, Record(id=rec_id, document=lesson, metadata=meta), new=True)
 
 

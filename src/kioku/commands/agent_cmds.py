@@ -51,7 +51,10 @@ def cmd_learn(args: argparse.Namespace) -> int:
                 scope=args.scope, learned_from=args.learned_from, project_root=root)
     # learning a lesson again never lifts a deprecation: say so instead of "learned"
     by_scope: dict[str, list[str]] = {}
-    for scope, rec_id in zip(sc.scopes_for(args.category, args.scope, args.lesson.strip()), ids):
+    from kioku.core.defang import strip_controls
+
+    # the text learn() stored (control characters removed), so the scopes are the ones it chose
+    for scope, rec_id in zip(sc.scopes_for(args.category, args.scope, strip_controls(args.lesson).strip()), ids):
         by_scope.setdefault(scope, []).append(rec_id)
     stored = read_lessons(sc.validate_agent(args.agent), by_scope, root)
     deprecated = {i: str(m.get("decision_reason") or m.get("deprecated_reason") or "")

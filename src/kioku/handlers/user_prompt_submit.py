@@ -194,8 +194,10 @@ def _save(content: str, payload: dict, prompt: str) -> HookResult:
 
     where = f"{result.scope} memory, {Path(result.topic_file).name}"
     if result.status == "duplicate":
+        repaired = "; ".join(result.warnings[:3])  # e.g. its index line was missing and is back
         return HookResult(additional_context=(
-            f"Already in memory (Kioku, {where}); nothing new was added:\n{_fenced([result.summary])}\n{NOT_AGAIN}"))
+            f"Already in memory (Kioku, {where}); nothing new was added:\n{_fenced([result.summary])}\n{NOT_AGAIN}"),
+            system_message=f"Kioku: {repaired}" if repaired else None)
     text = f"Saved to memory: the note below (Kioku, {where}).\n{_fenced([result.summary])}"
     if result.status == "superseded" and result.superseded:
         text += f"\nIt replaces the older memory:\n{_fenced(result.superseded[:3])}"

@@ -347,6 +347,14 @@ def organize(project_root: Path | None = None, apply: bool = False, repair: bool
     return report
 
 
+def _archived_with_id(md: MemoryDir, line: IndexEntry, id: str) -> bool:
+    """Whether the index line ``line`` belonged to the archived memory ``id`` (or an id prefix)."""
+    archived = md.load_topics(archive=True).get(line.topic)
+    return archived is not None and any(
+        (e.id == id or (len(id) >= 4 and e.id.startswith(id))) and index_entry_for(e, line.topic).summary == line.summary
+        for e in archived.entries)
+
+
 def _matches(entry: Entry, query: str) -> bool:
     needle = normalize(query)
     haystack = normalize(entry.summary + " " + entry.text)
@@ -383,7 +391,8 @@ def forget(query: str | None = None, id: str | None = None, project_root: Path |
                 not id and _matches(entry, query or "")):
                 candidates.append((md, name, entry))
     if not candidates:
-        finished = [(md, e) for md, e in cleaned if query and normalize(query) in normalize(e.summary)]
+        finished = [(md, e) for md, e in cleaned if (query and normalize(query) in normalize(e.summary))
+                    or (id and _archived_with_id(md, e, id))]
         if finished:
             md, line = finished[0]
             return ForgetResult("", line.summary, md.scope, str(md.path / line.topic),
