@@ -70,3 +70,17 @@ def test_blank_or_missing_is_empty():
 def test_serialisation_keeps_the_files_style(indent):
     raw = (json.dumps(FOREIGN, indent=indent) + "\n").encode()
     assert settings.dumps(settings.parse(raw, "x"), raw) == raw
+
+
+@pytest.mark.parametrize("folder", ["cfg 25", "o'brien home", "日本語 dir", 'a"b$c`d\\e'])
+def test_the_kioku_command_defaults_to_its_claude_folder_whatever_the_path(tmp_path, folder):
+    import os
+    import subprocess
+
+    from kioku.install.layout import Target, launcher_text
+
+    claude_dir = tmp_path / folder / ".claude"
+    line = next(ln for ln in launcher_text(Target(claude_dir)).splitlines() if ln.startswith(":"))
+    out = subprocess.run(["sh", "-c", line + '\nprintf "%s" "$CLAUDE_CONFIG_DIR"'], capture_output=True,
+                         text=True, env={"PATH": os.environ["PATH"]}).stdout
+    assert out == str(claude_dir)

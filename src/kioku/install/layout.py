@@ -77,7 +77,12 @@ def launcher_text(target: Target) -> str:
     default_claude = Path.home() / ".claude"
     if target.project is None and target.claude_dir != default_claude:
         # Same Claude folder as the hooks, even when run from a shell without the variable.
-        lines.append(f': "${{CLAUDE_CONFIG_DIR:={shlex.quote(str(target.claude_dir))}}}"')
+        # inside "${VAR:=word}" single quotes are literal: the default is written as a double-quoted
+        # word, with the characters special there escaped
+        folder = str(target.claude_dir)
+        for special in ("\\", "\"", "$", "`"):
+            folder = folder.replace(special, "\\" + special)
+        lines.append(f': "${{CLAUDE_CONFIG_DIR:="{folder}"}}"')
         lines.append("export CLAUDE_CONFIG_DIR")
     lines.append(f'exec {python} -m kioku "$@"')
     return "\n".join(lines) + "\n"
