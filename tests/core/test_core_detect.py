@@ -78,6 +78,7 @@ POSITIVES: list[tuple[str, str, str, str]] = [
     ("You should remember that the API is versioned", "the API is versioned", "remember", "en"),
     ("Save this to memory: 'always run migrations before seeding'", "always run migrations before seeding", "save to memory", "en"),
     ("From now on use 2-space indentation.", "use 2-space indentation", "from now on", "en"),
+    ("Going forward, always run ruff before committing", "run ruff before committing", "from now on", "en"),
     ("can you please remember that I prefer short answers", "I prefer short answers", "remember", "en"),
     ("remember, we never push to main directly", "we never push to main directly", "remember", "en"),
     ("今後はテストにpytestを使う。覚えておいて", "今後はテストにpytestを使う", "覚えておいて", "ja"),

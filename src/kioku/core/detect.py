@@ -70,7 +70,8 @@ __all__ = [
 # class plus look-behind branches because CPython's regex engine can then skip positions by
 # the class alone; a plain alternation of words is ~3x slower on ordinary prompts.
 REMEMBER_HINT: re.Pattern[str] = re.compile(
-    r"(?i)[rmsfnkw覚記保メ忘今こ次以](?:(?<=r)emem|(?<=m)emor|(?<=m)ind\b|(?<=s)(?:ave|tore)\b|(?<=dow)n\b"
+    r"(?i)[rmsfnkwg覚記保メ忘今こ次以](?:(?<=r)emem|(?<=m)emor|(?<=m)ind\b|(?<=s)(?:ave|tore)\b|(?<=dow)n\b"
+    r"|(?<=g)oing forward"
     r"|(?<=f)(?:orget|uture|rom now)|(?<=n)ote\b|(?<=覚)え|(?<=記)[憶録]|(?<=保)存|(?<=メ)モ|(?<=忘)れ"
     r"|(?<=今)(?:後|度から)|(?<=こ)れからは|(?<=次)(?:回)?から|(?<=以)[後降])"
 )
