@@ -124,3 +124,11 @@ def test_a_forget_by_id_killed_before_its_index_write_is_finished_by_a_retry(pro
     disarm()
     result = forget(id=saved.id, project_root=project)
     assert "legacy billing cron" in result.summary and "legacy billing cron" not in _index(project)
+
+
+def test_forget_matches_whole_words(project):
+    api.remember("we use pnpm for installs", type="project")
+    with pytest.raises(Exception, match="no memory matches"):
+        forget("npm", project_root=project)
+    assert "pnpm" in _index(project)
+    assert "pnpm" in forget("pnpm", project_root=project).summary

@@ -355,10 +355,25 @@ def _archived_with_id(md: MemoryDir, line: IndexEntry, id: str) -> bool:
         for e in archived.entries)
 
 
+def _contains_words(haystack: str, needle: str) -> bool:
+    """``needle`` in ``haystack`` as whole words at its Latin ends ("npm" is not in "pnpm"; a
+    Japanese run needs no boundary)."""
+    start = haystack.find(needle)
+    while start >= 0:
+        end = start + len(needle)
+        before = haystack[start - 1] if start else " "
+        after = haystack[end] if end < len(haystack) else " "
+        if not (needle[0].isascii() and needle[0].isalnum() and before.isascii() and before.isalnum()) and \
+                not (needle[-1].isascii() and needle[-1].isalnum() and after.isascii() and after.isalnum()):
+            return True
+        start = haystack.find(needle, start + 1)
+    return False
+
+
 def _matches(entry: Entry, query: str) -> bool:
     needle = normalize(query)
     haystack = normalize(entry.summary + " " + entry.text)
-    if needle and needle in haystack:
+    if needle and _contains_words(haystack, needle):
         return True
     wanted = token_set(query)
     return bool(wanted) and len(wanted & token_set(entry.text)) / len(wanted) >= 0.75
