@@ -178,11 +178,21 @@ def test_index_full_keeps_memory_in_topic_file_and_points_to_organize(project, p
     out = kioku("remember", "Brand new fact about the release train")
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("Saved to memory: Brand new fact about the release train")
-    assert "full" in out.stderr and "kioku organize" in out.stderr
+    # the new memory takes its line; the oldest entry of the lowest-ranked type gives way
+    assert "left out of the index by priority" in out.stderr and "kioku organize" in out.stderr
     assert (pmem / "MEMORY.md").read_text().count("\n") <= MAX_LINES
+    assert "Brand new fact about the release train" in (pmem / "MEMORY.md").read_text()
     assert "Brand new fact about the release train" in (pmem / "project-conventions.md").read_text()
     hits = api.search("release train", dense=False)
     assert any(h.file.endswith("project-conventions.md") for h in hits)
     report = api.organize()
     project_report = [f for f in report.folders if f.scope == "project"][0]
     assert project_report.status == "full" and project_report.unindexed >= 1
+
+
+def test_a_full_index_keeps_new_feedback_listed(project, pmem):
+    _fill_topic(pmem, 230)
+    saved = api.remember("never force-push to shared branches", type="feedback")
+    assert saved.indexed
+    assert "never force-push to shared branches" in (pmem / "MEMORY.md").read_text()
+    assert "never force-push to shared branches" in api.build_recall()

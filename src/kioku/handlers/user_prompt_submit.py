@@ -199,6 +199,9 @@ def _save(content: str, payload: dict, prompt: str) -> HookResult:
             f"Already in memory (Kioku, {where}); nothing new was added:\n{_fenced([result.summary])}\n{NOT_AGAIN}"),
             system_message=f"Kioku: {repaired}" if repaired else None)
     text = f"Saved to memory: the note below (Kioku, {where}).\n{_fenced([result.summary])}"
+    if not result.indexed:
+        text += ("\nThe memory index is full, so it is not listed in MEMORY.md and new sessions will not "
+                 "see it until `kioku organize` makes room; tell the user.")
     if result.status == "superseded" and result.superseded:
         text += f"\nIt replaces the older memory:\n{_fenced(result.superseded[:3])}"
     # "index nearly full" or "a damaged file was repaired" is for the user, not only for Claude

@@ -191,13 +191,15 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
             # replaces an older one, both stay and the user is told how to drop one.
             shown = "; ".join(f'"{e.summary}"' for e in unsure[:2])
             warnings.append(f"kept both this and {shown}; if one replaces the other, run `kioku forget`")
-        indexed = doc.entry_line_count() + 1 <= MAX_LINES
-        if indexed:
-            doc.entries.append(index_entry)
-        else:
+        # At the limit the index keeps its lines by type priority (feedback first, then user,
+        # project, reference; within a type the newest): the new line is added and write_index
+        # leaves out whichever line ranks lowest, which may be this one.
+        doc.entries.append(index_entry)
+        md.write_index(doc)
+        indexed = any(e is index_entry for e in doc.entries)
+        if not indexed:
             warnings.append(f"memory index is full ({MAX_LINES} lines): saved in {topic_name} but not "
                             "listed in MEMORY.md; run `kioku organize` to merge or archive old entries")
-        md.write_index(doc)
         lines = doc.line_count()
         if indexed and lines >= WARN_LINES:
             warnings.append(f"memory index has {lines} of {MAX_LINES} lines; run `kioku organize`")
