@@ -196,3 +196,16 @@ def test_a_full_index_keeps_new_feedback_listed(project, pmem):
     assert saved.indexed
     assert "never force-push to shared branches" in (pmem / "MEMORY.md").read_text()
     assert "never force-push to shared branches" in api.build_recall()
+
+
+def test_organize_archives_only_what_the_index_needs_and_never_recent_or_feedback(project, pmem):
+    _fill_topic(pmem, 230)  # old bulk facts (January)
+    api.remember("never force-push to shared branches", type="feedback")
+    api.remember("the billing service moved to Rust last month", type="project")
+    report = api.organize(apply=True)
+    archived = [p for p in report.proposals if p.kind == "archive"]
+    assert all("bulk fact" in s or "seed entry" in s for p in archived for s in p.summaries)
+    # the merges already bring the index under its target: nothing is archived for room
+    assert not [p for p in archived if "index over" in p.reason]
+    index = (pmem / "MEMORY.md").read_text()
+    assert "never force-push" in index and "billing service moved to Rust" in index

@@ -134,12 +134,17 @@ def _merge_groups(topic: TopicFile) -> list[list[Entry]]:
     return [g for g in groups if len(g) > 1]
 
 
+PROTECTED_DAYS = 30  # a memory younger than this is not archived to make room in the index
+
+
 def _plan(md: MemoryDir, topics: dict[str, TopicFile], doc: IndexDoc, older_than_days: int | None) -> list[Proposal]:
     proposals: list[Proposal] = []
     merged: set[str] = set()
+    saved_by_merges = 0
     for name, topic in sorted(topics.items()):
         for group in _merge_groups(topic):
             merged.update(e.id for e in group)
+            saved_by_merges += len(group) - 1  # a merged group keeps one line
             proposals.append(Proposal("merge", md.scope, name, [e.id for e in group], [e.summary for e in group],
                                       "similar entries in the same topic"))
         for entry in topic.entries:
@@ -158,12 +163,16 @@ def _plan(md: MemoryDir, topics: dict[str, TopicFile], doc: IndexDoc, older_than
     md.mark_hand(doc, topics)
     lines = doc.entry_line_count() + len(md.unindexed(doc, topics))
     if lines > WARN_LINES:
-        excess = lines - TARGET_LINES
+        # what the merges and the age-based archives above already take off counts first
+        excess = lines - TARGET_LINES - saved_by_merges - len(chosen)
         for name, entry in sorted(md.active_entries(topics), key=lambda item: time_key(item[1].created)):
             if excess <= 0:
                 break
             if entry.id in merged or entry.id in chosen:
                 continue
+            created = parse_date(entry.created)
+            if entry.type == "feedback" or created is None or (current_date() - created).days < PROTECTED_DAYS:
+                continue  # corrections of behaviour and memories of the last weeks are never archived for room
             excess -= 1
             proposals.append(Proposal("archive", md.scope, name, [entry.id], [entry.summary],
                                       f"oldest entry ({entry.date}); index over {WARN_LINES} lines"))
