@@ -239,3 +239,23 @@ def test_a_project_folder_that_does_not_exist_is_an_error_and_nothing_is_install
     out = install("--project", "proj", cwd=tmp_path)  # relative and mistyped: tmp_path/proj is not there
     assert out.returncode == 2 and "no such folder" in out.stderr
     assert not (tmp_path / "proj").exists()
+
+
+def test_purge_removes_the_state_kioku_home_moved(claude, project, isolated_home, monkeypatch):
+    moved = isolated_home / "kh"
+    monkeypatch.setenv("KIOKU_HOME", str(moved))
+    assert install().returncode == 0
+    (moved / "state").mkdir(parents=True)
+    (moved / "state" / "queue.json").write_text("{}")
+    (moved / "logs").mkdir()
+    res = install("--uninstall", "--purge")
+    assert res.returncode == 0 and f"purge   {moved / 'state'}" in res.stdout, res.stdout
+    assert not (moved / "state").exists() and not (moved / "logs").exists()
+
+
+def test_a_user_install_is_seen_by_the_plugin_whatever_kioku_home_says(claude, isolated_home, monkeypatch):
+    from kioku.install.plugin_env import installer_manifests
+
+    monkeypatch.setenv("KIOKU_HOME", str(isolated_home / "kh"))
+    assert install().returncode == 0
+    assert installer_manifests(None) == [str(claude / "kioku" / "manifest.json")]

@@ -325,6 +325,9 @@ def _purge_targets(target: Target) -> list[Path]:
     found += sorted(chroma.parent.glob(f"{chroma.name}.broken-*"))
     found += sorted(journal.parent.glob(f"{journal.name}.legacy-*"))
     found += [target.kioku_dir / name for name in ("state", "logs", "config.toml")]
+    if target.project is None and paths.kioku_home() != target.kioku_dir:
+        # KIOKU_HOME moved the state of this (user) installation elsewhere
+        found += [paths.kioku_home() / name for name in ("state", "logs", "config.toml")]
     return [p for p in found if p.exists()]
 
 

@@ -51,9 +51,11 @@ def is_ready(data_dir: str) -> bool:
 
 def installer_manifests(project_dir: str | None) -> list[str]:
     """The manifests of ``install.py`` installations that are active for this session."""
-    from kioku.core.pathstr import kioku_home
+    from kioku.core.pathstr import claude_dir
 
-    found = [os.path.join(kioku_home(), "manifest.json")]
+    # install.py writes its manifest into <claude dir>/kioku whatever KIOKU_HOME says (that
+    # variable moves Kioku's state, not the installation)
+    found = [os.path.join(claude_dir(), "kioku", "manifest.json")]
     if project_dir:
         found.append(os.path.join(project_dir, ".claude", "kioku", "manifest.json"))
     return [path for path in found if os.path.isfile(path)]
