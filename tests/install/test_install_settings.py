@@ -84,3 +84,13 @@ def test_the_kioku_command_defaults_to_its_claude_folder_whatever_the_path(tmp_p
     out = subprocess.run(["sh", "-c", line + '\nprintf "%s" "$CLAUDE_CONFIG_DIR"'], capture_output=True,
                          text=True, env={"PATH": os.environ["PATH"]}).stdout
     assert out == str(claude_dir)
+
+
+def test_an_apostrophe_in_the_claude_folder_still_marks_kiokus_hooks(tmp_path):
+    from kioku.install import settings
+    from kioku.install.layout import Target
+
+    target = Target(tmp_path / "o'brien home" / ".claude")
+    handler = {"type": "command", "command": target.hook_command("Stop")}
+    assert settings.is_kioku_handler(handler, target.marker())
+    assert not settings.is_kioku_handler({"type": "command", "command": "echo 'other tool'"}, target.marker())

@@ -102,7 +102,22 @@ def kioku_groups(command_for: Callable[[str], str]) -> dict[str, dict[str, Any]]
 
 
 def is_kioku_handler(handler: Any, marker: str) -> bool:
-    return isinstance(handler, dict) and marker in str(handler.get("command", ""))
+    """Whether a settings hook entry runs Kioku's launcher: ``marker`` (the launcher's folder) is
+    in its command as written, or in one of its words once the shell's quoting is undone (a
+    path with an apostrophe is written as ``'…'"'"'…'``)."""
+    if not isinstance(handler, dict):
+        return False
+    command = str(handler.get("command", ""))
+    if marker in command:
+        return True
+    if "'" not in command and '"' not in command and "\\" not in command:
+        return False
+    import shlex
+
+    try:
+        return any(marker in word for word in shlex.split(command))
+    except ValueError:
+        return False
 
 
 def strip_kioku(data: dict[str, Any], marker: str, keep_events: set[str] | None = None) -> dict[str, Any]:
