@@ -59,3 +59,17 @@ def test_install_and_uninstall_keep_a_symlinked_settings_file(isolated_home, pro
     gone = subprocess.run(run + ["--uninstall"], capture_output=True, text=True, timeout=300)
     assert gone.returncode == 0, gone.stderr
     assert (claude / "settings.json").is_symlink() and real.read_bytes() == b'{\n  "model": "opus"\n}\n'
+
+
+def test_a_settings_link_that_cannot_be_written_is_refused_before_anything_is_installed(tmp_path, isolated_home):
+    import subprocess
+    import sys
+
+    claude = isolated_home / ".claude"
+    claude.mkdir(parents=True, exist_ok=True)
+    (claude / "settings.json").symlink_to(tmp_path / "missing" / "settings.json")
+    repo = Path(__file__).resolve().parents[2]
+    res = subprocess.run([sys.executable, str(repo / "install.py"), "--reuse-site-packages"], capture_output=True,
+                         text=True, timeout=300)
+    assert res.returncode != 0 and "nothing was written" in res.stderr + res.stdout
+    assert sorted(p.name for p in claude.iterdir()) == ["settings.json"]  # no skills, venv or hooks left behind

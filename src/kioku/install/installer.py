@@ -132,6 +132,12 @@ def install(target: Target, args: argparse.Namespace, root: Path) -> int:
     settings_changes = new_raw != raw
     if settings_changes:
         actions.append(f"merge   {target.settings}")
+        # refused now, before any file is written, rather than after the files are in place
+        # without a manifest (which a later install would then take for someone else's)
+        dest, _note = settings.write_destination(target.settings)
+        folder = dest.parent if dest.parent.exists() else target.claude_dir.parent
+        if (dest.exists() and not os.access(dest, os.W_OK)) or (folder.exists() and not os.access(folder, os.W_OK)):
+            raise settings.SettingsError(f"refusing to install: {dest} cannot be written; nothing was written")
 
     if not actions:
         print(f"Kioku {__version__} is already installed in {target.claude_dir}: nothing to change.")
