@@ -54,7 +54,10 @@ class Target:
     def hook_command(self, event: str) -> str:
         """The shell command settings.json runs for one hook event."""
         if self.project:
-            return f"{PROJECT_REF}venv/bin/python {PROJECT_REF}hooks/{HOOK_LAUNCHER} {event}"
+            # settings.json is committed with the project: on a teammate's clone, which has no venv
+            # (it is per machine and git-ignored), the hook does nothing instead of failing
+            python = f"{PROJECT_REF}venv/bin/python"
+            return f"[ -x {python} ] || exit 0; {python} {PROJECT_REF}hooks/{HOOK_LAUNCHER} {event}"
         launcher = shlex.quote(str(self.kioku_dir / "hooks" / HOOK_LAUNCHER))
         return f"{shlex.quote(str(self.venv / 'bin' / 'python'))} {launcher} {event}"
 
