@@ -30,6 +30,12 @@ from kioku.memory.textutil import token_set
     ("The runbook is in the team wiki", "reference"),
     ("設計ドキュメントは社内wikiにある", "reference"),
     ("Migrations are generated with alembic", "project"),  # no cue → project (default)
+    ("Prefers answers in Japanese", "user"),
+    ("User prefers short answers", "user"),
+    ("Always answer in English", "feedback"),
+    ("今後は日本語で返答してください", "feedback"),
+    ("敬語は使わないで", "feedback"),
+    ("The team prefers squash merges", "project"),
 ])
 def test_classify_type(text, expected):
     assert classify_type(text) == expected

@@ -45,6 +45,9 @@ _CUES: dict[str, list[tuple[int, tuple[str, ...], tuple[str, ...], tuple[str, ..
           "not like that", "good job", "well done", "keep doing"), (), ()),
         (4, (), (), ("よくない", "良くない", "ダメ", "だめ", "駄目", "間違", "違います", "やめて", "しないで", "悪い",
                      "不要です", "良かった", "よかった")),
+        # how to talk to the person: the language or tone of every answer
+        (3, (), ("always answer", "always reply", "always respond", "answer in", "reply in", "respond in",
+                 "never answer", "never reply"), ("で返答", "で返信", "で回答", "で答えて", "敬語", "わないで")),
     ],
     "user": [
         (4, _combos(("i", "i'm", "i am"), _ADVERBS, ("prefer", "like", "love", "hate", "dislike", "enjoy", "want",
@@ -52,6 +55,9 @@ _CUES: dict[str, list[tuple[int, tuple[str, ...], tuple[str, ...], tuple[str, ..
          ("i'm a", "i am a", "call me", "my preference", "my favorite", "my favourite", "my name", "my editor",
           "my shell", "my timezone", "my role"), (), ()),
         (2, (), ("prefer",), ()),
+        # a note written about the person in the third person ("Prefers answers in Japanese")
+        (3, (), ("prefers", "user prefers", "the user prefers", "user likes", "the user likes", "user wants",
+                 "the user wants"), ()),
         (4, (), (), ("私は", "僕は", "俺は", "わたしは", "個人的に", "私の好み", "が好き", "を好む", "が苦手", "が嫌い")),
     ],
     "reference": [
