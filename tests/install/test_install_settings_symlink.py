@@ -73,3 +73,20 @@ def test_a_settings_link_that_cannot_be_written_is_refused_before_anything_is_in
                          text=True, timeout=300)
     assert res.returncode != 0 and "nothing was written" in res.stderr + res.stdout
     assert sorted(p.name for p in claude.iterdir()) == ["settings.json"]  # no skills, venv or hooks left behind
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_a_settings_json_that_is_not_a_file_is_refused_in_one_line(isolated_home, kind):
+    import subprocess
+    import sys
+
+    claude = isolated_home / ".claude"
+    claude.mkdir(parents=True, exist_ok=True)
+    if kind == "fifo":
+        os.mkfifo(claude / "settings.json")
+    else:
+        (claude / "settings.json").mkdir()
+    repo = Path(__file__).resolve().parents[2]
+    res = subprocess.run([sys.executable, str(repo / "install.py"), "--reuse-site-packages", "--dry-run"],
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode != 0 and "not a regular file" in res.stderr and "Traceback" not in res.stderr

@@ -375,11 +375,25 @@ def load_manifest(target: Target) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+MAX_SETTINGS_BYTES = 16 * 1024 * 1024
+
+
 def _read(path: Path) -> bytes | None:
+    """The bytes of settings.json (a link is followed to a regular file), None when there is
+    none; a FIFO, a folder or a huge file is refused in one line instead of hanging or tracing."""
+    from kioku.core.fsutil import NotRegularFile, read_regular
+
+    real = path.resolve() if path.is_symlink() else path
     try:
-        return path.read_bytes()
+        data = read_regular(real, MAX_SETTINGS_BYTES)
     except FileNotFoundError:
         return None
+    except (NotRegularFile, IsADirectoryError):
+        raise settings.SettingsError(f"refusing to use {path}: it is not a regular file; nothing was written") from None
+    if len(data) > MAX_SETTINGS_BYTES:
+        raise settings.SettingsError(f"refusing to use {path}: it is larger than {MAX_SETTINGS_BYTES:,} bytes; "
+                                     "nothing was written")
+    return data
 
 
 def _print_diff(before: bytes | None, after: bytes | None, name: str) -> None:
