@@ -154,6 +154,10 @@ SECRETS: list[tuple[str, str]] = [
     ("secret_assignment", "client_secret=" + "8Q~abc.DEF_ghi-JKL" + "0123456789mnoPQRstu"),
     ("secret_assignment", "heroku api key " + "0f8e7c6d-1a2b-4c3d-9e8f-" + "7a6b5c4d3e2f"),
     ("provider_token", "https://discord.com/api/webhooks/" + "123456789012345678/" + rnd(68, URLSAFE, 73)),
+    ("password", "the admin password is " + "changeme" + " (dev only)"),
+    ("secret_assignment", "API key for the weather service is " + "3f9a2b7c1d4e" + "5f60a1b2"),
+    ("secret_assignment", "The redis AUTH is " + "s3cr3t" + "Redis"),
+    ("password", "staging login: admin / " + "Welcome" + "2024!"),
 ]
 
 # Ordinary text that must pass untouched.
@@ -287,6 +291,12 @@ ORDINARY: list[str] = [
     "password: 'Must contain digits'",
     "パス：C2H5OH",
     "Never log the password\npre_commit",
+    "the key for the door is under the mat",
+    "the auth is handled by Auth0",
+    "the auth is OAuth2PKCE",
+    "login: admin / see the vault",
+    "the token for the API is stored in vault",
+    "the password is stored (encrypted)",
 ]
 
 

@@ -159,6 +159,12 @@ def _value_ok(value: str) -> bool:
     return True
 
 
+def _classes(v: str) -> int:
+    """How many of lower case, upper case, digits and other characters ``v`` mixes."""
+    return sum((any(c.islower() for c in v), any(c.isupper() for c in v),
+                any(c.isdigit() for c in v), any(not c.isalnum() for c in v)))
+
+
 def _looks_random(v: str) -> bool:
     """A value mixing letters with digits/symbols or cases, i.e. not a plain dictionary word."""
     classes = sum((any(c.islower() for c in v), any(c.isupper() for c in v),
@@ -196,7 +202,7 @@ def _check_password(m: re.Match[str]) -> bool:
     return True
 
 
-_CLAUSE_END = _Lazy(r"\s*(?:$|[.,;!?)\]」。、]|\s(?:and|but|so|for|on|in|at|from)\b)")
+_CLAUSE_END = _Lazy(r"\s*(?:$|[.,;!?)(\]」。、（]|\s(?:and|but|so|for|on|in|at|from)\b)")
 _DESCRIBING_SUFFIXES = ("ed", "ing", "able", "ible", "ful", "less", "ive", "ous", "ent", "ant", "ly")
 
 
@@ -332,7 +338,8 @@ def _check_token(m: re.Match[str]) -> bool:
             and not _KEY_PREFIX_OK.search(m.string[max(0, s - 12):s].lower()):
         return False  # "monkey: ...", "oauth: ..." are not key assignments
     value = m.group("val").strip("\"'`")
-    if "op" in m.re.groupindex and m.group("op") in ("is", "was") and len(value) < 12:
+    if "op" in m.re.groupindex and m.group("op") in ("is", "was") and len(value) < 12 \
+            and not (len(value) >= 8 and _classes(value) >= 3 and len(_DIGIT_RUNS.findall(value)) >= 2):
         return False  # prose ("the key is short"): only clearly random values count
     if len(value) >= 16 and _HEX_RE.match(value) and any(c.isdigit() for c in value) \
             and any(c not in "-" for c in value):
@@ -379,7 +386,9 @@ _I = lazyre.IGNORECASE
 
 _TOKEN_KEYS = r"(?i:(?:secret|token|credentials?|auth|key)s?\b)"
 _ASSIGN_VALUE = r"[\"']?\s*(?P<op>=|:|=>|:=|\bis\b|\bwas\b)\s*(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{1,512})(?P=q)"
-_TOKEN_ASSIGN_RE = _Lazy(_TOKEN_KEYS + _ASSIGN_VALUE)
+# "API key for the weather service is …": what the key is for may stand between it and "is"
+_TOKEN_ASSIGN_RE = _Lazy(_TOKEN_KEYS + r"(?:\s+(?:for|of|on|to)(?:\s+[\w.\-]+){1,4}?(?=\s+(?:is|was)\b))?"
+                         + _ASSIGN_VALUE)
 
 _RULES: list[_Rule] = [
     # --- private keys (PEM, also with literal "\n" escapes as inside service-account JSON)
@@ -491,6 +500,10 @@ _RULES: list[_Rule] = [
         r"(?<![ァ-ヶー])パス\s*(?P<op>は|:|：|=|＝)\s*[「『\"']?(?P<q>)(?P<val>[\x21-\x7e]{6,64}?)"
         r"(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"), ("val",),
           lambda m: _ja_short_password(m.group("val")) and not _ja_described(m), in_chunks=False),
+    _Rule("password", ("login", "credential", "creds"), _Lazy(  # "login: <user> / <password>"
+        r"(?i:login|credentials?|creds)\s*[:=]\s*[\w.@+\-]{1,64}\s*/\s*(?P<q>)(?P<val>[^\s/\"'`,;]{6,128})"),
+          ("val",), lambda m: _value_ok(m.group("val")) and _classes(m.group("val")) >= 2
+          and not _NAMED_VALUE.match(m.group("val")), in_chunks=False),
     _Rule("provider_token", ("/api/webhooks/",), _Lazy(  # Discord webhook: the URL is the credential
         r"(?i:https?://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/)\d{15,20}/[A-Za-z0-9_\-]{50,}"),
           back="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:/.-", in_chunks=False),
