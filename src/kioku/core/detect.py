@@ -228,7 +228,10 @@ def _strip_trail(text: str) -> str:
 
 
 _EN_POLITE_TAIL = _Lazy(r"(?i)[,\s]*(?:please|pls|thanks|thank you|thx)[.!\s]*$")
-_EN_LEADING = _Lazy(r"(?i)^(?:\s*(?:that\b|to\b|please\b|[:\-—,])\s*)+")
+# "that" opens a clause to drop ("remember: that we use bun"), not a subject ("That is wrong, …",
+# "That's the staging URL")
+_EN_LEADING = _Lazy(r"(?i)^(?:\s*(?:that\b(?!['’]|\s+(?:is|was|are|were|will|would|should|has|have|had|can|could|"
+                    r"must|does|did)\b)|to\b|please\b|[:\-—,])\s*)+")
 _JA_QUOTE = _Lazy(r"^[「『](.+)[」』]$")
 
 
@@ -292,11 +295,20 @@ def _is_reference(content: str, lang: str) -> bool:
         and "\n" not in content and not content.isascii()
 
 
+# A sentence that opens with "and also" and asks for work ("あと、ログインのバグを直して") is a new
+# request after the note, not part of it.
+_JA_TASK_AFTER = _Lazy(r"[。！!\n]\s*(?:あと|それと|それから|ついでに|次に|また)[、,]?[^。\n]*"
+                       r"(?:して|直して|ください|下さい|お願い|頼む|やって)[^。\n]*$")
+
+
 def _clean_ja(content: str) -> str:
     content = content.strip()
     m = _JA_QUOTE.match(content)
     if m:
         content = m.group(1)
+    task = _JA_TASK_AFTER.search(content)
+    if task:
+        content = content[:task.start() + 1]
     content = _strip_trail(content)
     return content.strip()
 
