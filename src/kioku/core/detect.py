@@ -470,6 +470,9 @@ _JA_RULE_END = _Lazy(r"(?:(?:て|で)(?:ね|よ|ください|下さい|ほしい
 _JA_PLAIN_RULE = _Lazy(r"^[^。]*(?:を[^。]*[うくすつぬむぶぐる]|[にと]する)$")
 _JA_NOT_A_RULE = _Lazy(r"(?:なる|れる|られる|だろう|でしょう)$")
 _JA_STATEMENT_END = _Lazy(r"(?:ます|です|ました|でした|ません)$")
+# Polite forms of a rule ("返答は日本語でお願いします", "直接 push は禁止です", "bunを使います"),
+# which the statement endings above would otherwise turn away.
+_JA_POLITE_RULE = _Lazy(r"(?:お願い(?:します|いたします|致します)|(?:禁止|厳禁|不要|必須)です|を[^。]*(?:ます|ません))$")
 _JA_ASKING = _Lazy(r"どう|何|なに|いつ|どこ|だれ|誰|どれ|なぜ")
 
 
@@ -482,8 +485,10 @@ def _detect_ja_standing(text: str, masked: str) -> RememberRequest | None:
         if _JA_QUESTION_END.search(sentence.rstrip()) or sentence.rstrip().endswith(("?", "？")):
             continue
         content = _clean_ja(text[m.end():end])
-        rule = _JA_RULE_END.search(content) or (_JA_PLAIN_RULE.match(content) and not _JA_NOT_A_RULE.search(content))
-        if len(content) < 3 or _JA_STATEMENT_END.search(content) or not rule \
+        polite = bool(_JA_POLITE_RULE.search(content))
+        rule = polite or _JA_RULE_END.search(content) or (
+            _JA_PLAIN_RULE.match(content) and not _JA_NOT_A_RULE.search(content))
+        if len(content) < 3 or (_JA_STATEMENT_END.search(content) and not polite) or not rule \
                 or _JA_GENERIC.search(content) or _JA_ONE_OFF.search(content) or _JA_ASKING.search(content):
             continue  # "次からは気をつけてね", "今後はこのファイルを修正して": no rule to keep
         return RememberRequest(content, m.group("trig").rstrip("は"), "ja")
