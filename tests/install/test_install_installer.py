@@ -265,3 +265,20 @@ def test_a_user_install_is_seen_by_the_plugin_whatever_kioku_home_says(claude, i
     monkeypatch.setenv("KIOKU_HOME", str(isolated_home / "kh"))
     assert install().returncode == 0
     assert installer_manifests(None) == [str(claude / "kioku" / "manifest.json")]
+
+
+def test_an_edited_skill_file_is_kept_on_uninstall_and_upgrade(tmp_path, claude, project):
+    src = _copy_checkout(tmp_path / "checkout")
+    assert install(source=src).returncode == 0
+    skill = claude / "skills" / "memory-system" / "SKILL.md"
+    skill.write_text(skill.read_text() + "\nMy own note.\n")
+    (src / "skills" / "memory-system" / "SKILL.md").write_text(
+        (src / "skills" / "memory-system" / "SKILL.md").read_text() + "\nupgraded\n")
+    res = install(source=src)
+    assert res.returncode == 0 and "kept your edited" in res.stdout
+    [kept] = skill.parent.glob("SKILL.md.edited-*")
+    assert "My own note." in kept.read_text() and skill.read_text().endswith("upgraded\n")
+    skill.write_text(skill.read_text() + "\nanother note\n")
+    res = install("--uninstall", source=src)
+    assert res.returncode == 0 and "edited since install" in res.stdout
+    assert skill.exists() and "another note" in skill.read_text()

@@ -25,6 +25,7 @@ import json
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -160,9 +161,15 @@ def install(target: Target, args: argparse.Namespace, root: Path) -> int:
     if not stamp_ok:
         venv.create(target.venv, args.python, deps, reuse=args.reuse_site_packages,
                     wheelhouse=args.wheelhouse, offline=args.offline, log=lambda m: print(f"  {m}"))
+    known = old.get("files", {}) if old else {}
     for rel, content in all_files.items():
         path = target.claude_dir / rel
         if not path.exists() or path.read_bytes() != content:
+            if rel.startswith("skills/") and _edited(path, known.get(rel)):
+                # a skill file the user changed since Kioku wrote it is kept beside the new one
+                kept = path.with_name(f"{path.name}.edited-{time.strftime('%Y%m%dT%H%M%S')}")
+                shutil.copy2(path, kept)
+                print(f"  kept your edited {path} as {kept.name}")
             _write_private(path, content, 0o700 if rel in EXEC_FILES or rel.startswith("kioku/hooks/") else 0o600)
     for rel in stale:
         with contextlib.suppress(FileNotFoundError):
@@ -235,7 +242,12 @@ def uninstall(target: Target, args: argparse.Namespace) -> int:
     files = sorted(manifest.get("files", {})) if manifest else []
     venv_files = [r for r in files if r.startswith("kioku/venv/")]
     plain_files = [r for r in files if r not in venv_files]
+    recorded = manifest.get("files", {}) if manifest else {}
+    # a skill file the user edited since Kioku wrote it is theirs now: it stays
+    edited = [r for r in plain_files if r.startswith("skills/") and _edited(target.claude_dir / r, recorded.get(r))]
+    plain_files = [r for r in plain_files if r not in edited]
     actions += [f"delete  {target.claude_dir / r}" for r in plain_files if (target.claude_dir / r).exists()]
+    actions += [f"keep    {target.claude_dir / r} (edited since install)" for r in edited]
     if target.venv.exists():
         actions.append(f"delete  {target.venv}/ (Kioku's environment)")
     new_raw = _restored_settings(raw, data, manifest, target)
@@ -279,6 +291,14 @@ def uninstall(target: Target, args: argparse.Namespace) -> int:
     if kept:
         print("Kept (delete with --uninstall --purge): " + ", ".join(str(p) for p in kept))
     return 0
+
+
+def _edited(path: Path, recorded_sha: str | None) -> bool:
+    """Whether the installed file ``path`` differs from what Kioku recorded writing."""
+    try:
+        return bool(recorded_sha) and path.is_file() and layout.sha256(path.read_bytes()) != recorded_sha
+    except OSError:
+        return False
 
 
 def _restored_settings(raw: bytes | None, data: dict[str, Any], manifest: dict[str, Any],
