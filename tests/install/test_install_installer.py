@@ -282,3 +282,22 @@ def test_an_edited_skill_file_is_kept_on_uninstall_and_upgrade(tmp_path, claude,
     res = install("--uninstall", source=src)
     assert res.returncode == 0 and "edited since install" in res.stdout
     assert skill.exists() and "another note" in skill.read_text()
+
+
+def test_a_failed_environment_rebuild_keeps_the_working_one(tmp_path, claude, project):
+    assert install().returncode == 0
+    kioku = claude / "kioku" / "bin" / "kioku"
+    assert subprocess.run([str(kioku), "--version"], capture_output=True, text=True).returncode == 0
+    # another interpreter name for the same python is the same environment: nothing to rebuild
+    same = install("--python", str(Path(sys.executable).parent / Path(sys.executable).name))
+    assert same.returncode == 0
+    # a rebuild that fails (here: an interpreter whose venv module fails) leaves the installed
+    # environment working
+    broken = tmp_path / "python-without-venv"
+    broken.write_text(f'#!/bin/sh\nif [ "$1" = "-m" ] && [ "$2" = "venv" ]; then echo "no venv" >&2; exit 1; fi\n'
+                      f'exec "{sys.executable}" "$@"\n')
+    broken.chmod(0o755)
+    failed = install("--python", str(broken))
+    assert failed.returncode != 0 and "no venv" in failed.stdout + failed.stderr
+    assert subprocess.run([str(kioku), "--version"], capture_output=True, text=True).returncode == 0
+    assert not (claude / "kioku" / "venv.previous").exists()

@@ -103,7 +103,8 @@ def install(target: Target, args: argparse.Namespace, root: Path) -> int:
     _refuse_foreign_skills(target, files, old)
 
     deps = venv.runtime_deps(root)
-    stamp_ok = venv.current_stamp(target.venv) == venv.wanted_stamp(deps, args.python, args.reuse_site_packages)
+    stamp_ok = venv.stamps_match(venv.current_stamp(target.venv),
+                                 venv.wanted_stamp(deps, args.python, args.reuse_site_packages))
     pkg = layout.package_files(root)
     site_rel = _site_rel(target, args.python)
     pkg_files = {f"kioku/venv/{site_rel}/{k}": v for k, v in pkg.items()}
@@ -159,8 +160,21 @@ def install(target: Target, args: argparse.Namespace, root: Path) -> int:
         if not d.exists() and str(d.relative_to(target.claude_dir)) not in created_dirs:
             created_dirs.append(str(d.relative_to(target.claude_dir)))
     if not stamp_ok:
-        venv.create(target.venv, args.python, deps, reuse=args.reuse_site_packages,
-                    wheelhouse=args.wheelhouse, offline=args.offline, log=lambda m: print(f"  {m}"))
+        # the working environment waits beside the new one until that one is complete: a failed
+        # pip install must not leave an upgrade without any environment
+        previous = target.venv.with_name("venv.previous")
+        if target.venv.exists():
+            shutil.rmtree(previous, ignore_errors=True)
+            os.replace(target.venv, previous)
+        try:
+            venv.create(target.venv, args.python, deps, reuse=args.reuse_site_packages,
+                        wheelhouse=args.wheelhouse, offline=args.offline, log=lambda m: print(f"  {m}"))
+        except BaseException:
+            shutil.rmtree(target.venv, ignore_errors=True)
+            if previous.exists():
+                os.replace(previous, target.venv)
+            raise
+        shutil.rmtree(previous, ignore_errors=True)
     known = old.get("files", {}) if old else {}
     for rel, content in all_files.items():
         path = target.claude_dir / rel

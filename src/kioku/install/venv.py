@@ -16,6 +16,7 @@ first. Documented as a development option; never the default.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import sysconfig
@@ -46,6 +47,19 @@ def wanted_stamp(deps: list[str], base_python: str, reuse: bool) -> dict[str, ob
     if reuse:
         stamp["reuse_site_packages"] = sorted(_own_site_dirs())
     return stamp
+
+
+def stamps_match(current: dict[str, object] | None, wanted: dict[str, object]) -> bool:
+    """Whether the environment ``current`` describes is the one ``wanted``: the same
+    interpreter however it is named (``python`` and ``python3`` of one venv are one)."""
+    if current is None:
+        return False
+
+    def same(stamp: dict[str, object]) -> dict[str, object]:
+        python = stamp.get("base_python")
+        return {**stamp, "base_python": os.path.realpath(python) if isinstance(python, str) else python}
+
+    return same(current) == same(wanted)
 
 
 def current_stamp(venv: Path) -> dict[str, object] | None:
