@@ -83,6 +83,12 @@ POSITIVES: list[tuple[str, str, str, str]] = [
     ("That's the staging URL: https://stg.example.com - remember that", "That's the staging URL: https://stg.example.com",
      "remember", "en"),
     ("覚えておいて: APIは/v2配下。あと、ログインのバグを直して", "APIは/v2配下", "覚えておいて", "ja"),
+    ("覚えておいて: パッケージ管理はbunを使う。あと、ログインのバグを直してください。", "パッケージ管理はbunを使う",
+     "覚えておいて", "ja"),
+    ("覚えておいて: 本番はAWS。また、ステージングはGCPで運用している", "本番はAWS。また、ステージングはGCPで運用している",
+     "覚えておいて", "ja"),
+    ("覚えておいて: デプロイは金曜日禁止。あと、リリースノートは必ず更新してから出す",
+     "デプロイは金曜日禁止。あと、リリースノートは必ず更新してから出す", "覚えておいて", "ja"),
     ("今後は返答を日本語でお願いします", "返答を日本語でお願いします", "今後", "ja"),
     ("以後、main への直接 push は禁止です", "main への直接 push は禁止です", "以後", "ja"),
     ("これからは敬語は不要です", "敬語は不要です", "これから", "ja"),
@@ -189,6 +195,8 @@ NEGATIVES: list[str] = [
     "今後は雨が降ります",
     "今後はよろしくお願いします",
     "今後はこのファイルを修正します",
+    "次からはもっと早めに連絡をします",
+    "これからはテストを書きます",
     "これからは忙しくなる",
     "今後は売上が伸びる",
     "以降、ログが出力される",
@@ -348,3 +356,11 @@ def test_every_save_request_passes_the_hooks_prefilters(prompt, content, trigger
     raw = json.dumps({"prompt": prompt, "session_id": "s"}, ensure_ascii=False).encode()
     assert not no_remember_hint_raw(raw)
     assert not no_remember_request({"prompt": prompt})
+
+
+def test_japanese_notes_with_many_sentences_stay_linear() -> None:
+    import time
+
+    started = time.perf_counter()
+    detect_remember("覚えておいて: x" + "!あとして" * 2000 + "。")
+    assert time.perf_counter() - started < 1.0

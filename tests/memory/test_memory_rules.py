@@ -35,6 +35,8 @@ from kioku.memory.textutil import token_set
     ("Always answer in English", "feedback"),
     ("今後は日本語で返答してください", "feedback"),
     ("敬語は使わないで", "feedback"),
+    ("このリポジトリではyarnを使わないで、pnpmを使う", "project"),
+    ("APIはJSONで返答する", "project"),
     ("The team prefers squash merges", "project"),
 ])
 def test_classify_type(text, expected):

@@ -295,10 +295,12 @@ def _is_reference(content: str, lang: str) -> bool:
         and "\n" not in content and not content.isascii()
 
 
-# A sentence that opens with "and also" and asks for work ("あと、ログインのバグを直して") is a new
-# request after the note, not part of it.
-_JA_TASK_AFTER = _Lazy(r"[。！!\n]\s*(?:あと|それと|それから|ついでに|次に|また)[、,]?[^。\n]*"
-                       r"(?:して|直して|ください|下さい|お願い|頼む|やって)[^。\n]*$")
+# The last sentence of a note that opens with "and also" and asks for work ("あと、ログインのバグを
+#直して。") is a new request, not part of the note; "…してから出す", "…している" are facts.
+_JA_TASK_OPENER = _Lazy(r"^\s*(?:あと|それと|それから|ついでに|次に)[、,]?")
+_JA_TASK_CLOSER = _Lazy(r"(?:(?<!て)(?:して|直して|やって|確認して|追加して|修正して|対応して)(?:ください|下さい|ね|よ|ほしい|欲しい)?"
+                        r"|お願い(?:します|いたします)?)\s*[。！!]?\s*$")
+_JA_SENTENCE_SPLIT = _Lazy(r"(?<=[。！？!?\n])")
 
 
 def _clean_ja(content: str) -> str:
@@ -306,9 +308,9 @@ def _clean_ja(content: str) -> str:
     m = _JA_QUOTE.match(content)
     if m:
         content = m.group(1)
-    task = _JA_TASK_AFTER.search(content)
-    if task:
-        content = content[:task.start() + 1]
+    sentences = [x for x in _JA_SENTENCE_SPLIT.split(content) if x.strip()]
+    if len(sentences) > 1 and _JA_TASK_OPENER.match(sentences[-1]) and _JA_TASK_CLOSER.search(sentences[-1]):
+        content = "".join(sentences[:-1])
     content = _strip_trail(content)
     return content.strip()
 
@@ -472,7 +474,8 @@ _JA_NOT_A_RULE = _Lazy(r"(?:なる|れる|られる|だろう|でしょう)$")
 _JA_STATEMENT_END = _Lazy(r"(?:ます|です|ました|でした|ません)$")
 # Polite forms of a rule ("返答は日本語でお願いします", "直接 push は禁止です", "bunを使います"),
 # which the statement endings above would otherwise turn away.
-_JA_POLITE_RULE = _Lazy(r"(?:お願い(?:します|いたします|致します)|(?:禁止|厳禁|不要|必須)です|を[^。]*(?:ます|ません))$")
+_JA_POLITE_RULE = _Lazy(r"(?:お願い(?:します|いたします|致します)|(?:禁止|厳禁|不要|必須)です"
+                        r"|を[^。]*(?:使います|使いません|用います|しません|禁止します))$")
 _JA_ASKING = _Lazy(r"どう|何|なに|いつ|どこ|だれ|誰|どれ|なぜ")
 
 

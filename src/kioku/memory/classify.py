@@ -47,7 +47,7 @@ _CUES: dict[str, list[tuple[int, tuple[str, ...], tuple[str, ...], tuple[str, ..
                      "不要です", "良かった", "よかった")),
         # how to talk to the person: the language or tone of every answer
         (3, (), ("always answer", "always reply", "always respond", "answer in", "reply in", "respond in",
-                 "never answer", "never reply"), ("で返答", "で返信", "で回答", "で答えて", "敬語", "わないで")),
+                 "never answer", "never reply"), ("日本語で返", "英語で返", "日本語で回答", "英語で回答", "日本語で答え", "英語で答え", "敬語")),
     ],
     "user": [
         (4, _combos(("i", "i'm", "i am"), _ADVERBS, ("prefer", "like", "love", "hate", "dislike", "enjoy", "want",
