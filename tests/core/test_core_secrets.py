@@ -158,6 +158,8 @@ SECRETS: list[tuple[str, str]] = [
     ("secret_assignment", "API key for the weather service is " + "3f9a2b7c1d4e" + "5f60a1b2"),
     ("secret_assignment", "The redis AUTH is " + "s3cr3t" + "Redis"),
     ("password", "staging login: admin / " + "Welcome" + "2024!"),
+    ("password", 'password: "correct horse ' + 'battery staple"'),
+    ("password", 'the wifi passphrase is "Purple Monkey ' + 'Dishwasher"'),
 ]
 
 # Ordinary text that must pass untouched.
@@ -297,6 +299,16 @@ ORDINARY: list[str] = [
     "login: admin / see the vault",
     "the token for the API is stored in vault",
     "the password is stored (encrypted)",
+    "The cache key is v1-deps-3",
+    "the token is x86_64-v3",
+    "The key is py3.11-x64",
+    "The token for the build cache is ccache-v4.8",
+    "the key for the translations is i18n-ja-v2",
+    "The auth for this endpoint is OAuth2-based",
+    "the key for the map entry is item_42_v3",
+    "the admin password is unset (SSO only)",
+    "the password is bcrypt (cost 12)",
+    "After docker login ghcr.io, run docker run -p 8080:80 myimage",
 ]
 
 

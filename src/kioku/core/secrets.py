@@ -247,6 +247,9 @@ def _check_short_key_password(m: re.Match[str]) -> bool:
     return classes >= 3 or (classes == 2 and m.group("op") == "=" and not value.isalpha())
 
 
+_PORT_MAPPING = _Lazy(r"^\d+(?::\d+)+(?:/(?:tcp|udp))?$")
+
+
 def _no_operator_password(value: str) -> bool:
     """"password hunter2hunter2": with no "is" or ":" between, only a made-up value counts
     (eight or more letters with digits or symbols), never a word, a path, a file or a version
@@ -277,8 +280,14 @@ def _quoted_phrase(value: str) -> bool:
     """A quoted passphrase of three to eight plain lowercase words ("purple monkey dishwasher"),
     not a quoted remark or message ("see the vault", "too weak", "Invalid credentials")."""
     words = value.split()
-    return (_value_ok(value) and 3 <= len(words) <= 8 and all(w.isalpha() and w.islower() for w in words)
-            and not any(w in _PROSE_WORDS or w in _DESCRIBING_WORDS for w in words))
+    if not (_value_ok(value) and 3 <= len(words) <= 8 and all(w.isalpha() for w in words)):
+        return False
+    if words[0][:1].isupper() and all(w.islower() for w in words[1:]):
+        return False  # shaped like a sentence or a message: "Must contain digits"
+    low = [w.lower() for w in words]
+    if any(w in _PROSE_WORDS for w in low):
+        return False  # "see the vault"
+    return len(words) > 3 or not any(w in _DESCRIBING_WORDS for w in low)
 
 
 def _is_hiragana(c: str) -> bool:
@@ -331,6 +340,10 @@ _KEY_PREFIX_OK = _Lazy(r"(?:api|access|private|secret|session|signing|encryption
                             r"|client|deploy|license|app|service|[^a-z])[_\-.]?$")
 
 
+_DESCRIBING_SUFFIX = _Lazy(r"-(?:based|only|side|wide|free|enabled|compatible|style|like|aware|signed)$",
+                          lazyre.IGNORECASE)
+
+
 def _check_token(m: re.Match[str]) -> bool:
     s = m.start()
     if "op" in m.re.groupindex and s and m.string[s - 1].isalpha() \
@@ -338,8 +351,11 @@ def _check_token(m: re.Match[str]) -> bool:
             and not _KEY_PREFIX_OK.search(m.string[max(0, s - 12):s].lower()):
         return False  # "monkey: ...", "oauth: ..." are not key assignments
     value = m.group("val").strip("\"'`")
+    if _DESCRIBING_SUFFIX.search(value):
+        return False  # "OAuth2-based", "JWT-only": what kind of auth, not a key
     if "op" in m.re.groupindex and m.group("op") in ("is", "was") and len(value) < 12 \
-            and not (len(value) >= 8 and _classes(value) >= 3 and len(_DIGIT_RUNS.findall(value)) >= 2):
+            and not (len(value) >= 8 and value.isalnum() and value.isascii() and _classes(value) == 3
+                     and len(_DIGIT_RUNS.findall(value)) >= 2):  # "s3cr3tRedis", not "v1-deps-3"
         return False  # prose ("the key is short"): only clearly random values count
     if len(value) >= 16 and _HEX_RE.match(value) and any(c.isdigit() for c in value) \
             and any(c not in "-" for c in value):
@@ -379,7 +395,9 @@ _DESCRIBING_WORDS = frozenset(
     "correct right wrong invalid valid weak strong long short too not also still now here there "
     "secure unsafe safe old new case sensitive unknown known blank correct fine good bad "
     "mandatory optional required ok okay this that these those what which mine yours ours "
-    "different same simple complex random temporary permanent default generated".split()
+    "different same simple complex random temporary permanent default generated "
+    # words that say how a secret is kept or hashed (or that there is none), not the secret itself
+    "unset none whatever bcrypt argon2 argon2id scrypt pbkdf2 sha256 sha512 md5 sso ldap saml oauth".split()
 )
 
 _I = lazyre.IGNORECASE
@@ -493,9 +511,11 @@ _RULES: list[_Rule] = [
           lambda m: _no_operator_password(m.group("val")), in_chunks=False),
     _Rule("password", ("sshpass", "docker", "podman", "buildah", "helm", "oras", "nerdctl"), _Lazy(  # sshpass -p X, docker login -p X
         r"\b(?:sshpass|(?:docker|podman|buildah|helm(?:\s+registry)?|oras|nerdctl)\s+login)\b"
-        r"(?:(?!\s(?:ssh|scp|rsync|sftp)\b)[^\n|;&]){0,200}?"  # its own options, not the next command's
+        r"(?:(?!\s(?:ssh|scp|rsync|sftp|then|and)\b|\s(?:docker|podman|helm|kubectl|nerdctl|buildah|oras)\s+(?!login)\w"
+        r"|,)[^\n|;&]){0,200}?"  # its own options, not the next command's
         r"\s(?:-p|--password)(?:\s+|=)(?P<q>[\"']?)(?P<val>[^\s\"']{4,128})(?P=q)"), ("val",),
-          lambda m: _value_ok(m.group("val")) and not m.group("val").startswith("-"), in_chunks=False),
+          lambda m: _value_ok(m.group("val")) and not m.group("val").startswith("-")
+          and not _PORT_MAPPING.match(m.group("val")), in_chunks=False),
     _Rule("password", ("パス",), _Lazy(  # パス, short for パスワード, before a made-up value
         r"(?<![ァ-ヶー])パス\s*(?P<op>は|:|：|=|＝)\s*[「『\"']?(?P<q>)(?P<val>[\x21-\x7e]{6,64}?)"
         r"(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"), ("val",),
