@@ -282,6 +282,10 @@ def test_an_edited_skill_file_is_kept_on_uninstall_and_upgrade(tmp_path, claude,
     res = install("--uninstall", source=src)
     assert res.returncode == 0 and "edited since install" in res.stdout
     assert skill.exists() and "another note" in skill.read_text()
+    # installing again takes the folder back, keeping the edited file beside the new one
+    again = install(source=src)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert any("another note" in p.read_text() for p in skill.parent.glob("SKILL.md.edited-*"))
 
 
 def test_a_failed_environment_rebuild_keeps_the_working_one(tmp_path, claude, project):

@@ -100,7 +100,7 @@ def install(target: Target, args: argparse.Namespace, root: Path) -> int:
     for skill in layout.SKILLS:
         if not any(k.startswith(f"skills/{skill}/") for k in files):
             print(f"warning: skills/{skill} is missing from the checkout; not installed", file=sys.stderr)
-    _refuse_foreign_skills(target, files, old)
+    adopted = _refuse_foreign_skills(target, files, old)
 
     deps = venv.runtime_deps(root)
     stamp_ok = venv.stamps_match(venv.current_stamp(target.venv),
@@ -179,7 +179,7 @@ def install(target: Target, args: argparse.Namespace, root: Path) -> int:
     for rel, content in all_files.items():
         path = target.claude_dir / rel
         if not path.exists() or path.read_bytes() != content:
-            if rel.startswith("skills/") and _edited(path, known.get(rel)):
+            if rel.startswith("skills/") and path.is_file() and (rel not in known or _edited(path, known.get(rel))):
                 # a skill file the user changed since Kioku wrote it is kept beside the new one
                 kept = path.with_name(f"{path.name}.edited-{time.strftime('%Y%m%dT%H%M%S')}")
                 shutil.copy2(path, kept)
@@ -188,6 +188,8 @@ def install(target: Target, args: argparse.Namespace, root: Path) -> int:
     for rel in stale:
         with contextlib.suppress(FileNotFoundError):
             (target.claude_dir / rel).unlink()
+    for marker in adopted:
+        marker.unlink(missing_ok=True)
     site = target.claude_dir / "kioku" / "venv" / site_rel
     compileall.compile_dir(str(site / "kioku"), quiet=1)  # hooks start faster with .pyc ready
 
@@ -222,12 +224,26 @@ def _baseline(old: dict[str, Any], raw: bytes | None, data: dict[str, Any], targ
     return {"existed": prev.get("existed", True), "baseline_b64": None}
 
 
-def _refuse_foreign_skills(target: Target, files: dict[str, bytes], old: dict[str, Any]) -> None:
+KEPT_MARKER = ".kioku-kept"  # left by an uninstall in a skill folder whose edited files it kept
+
+
+def _refuse_foreign_skills(target: Target, files: dict[str, bytes], old: dict[str, Any]) -> list[Path]:
+    """KiokuError for a skill folder Kioku did not install; returns the markers of folders an
+    uninstall left (the caller removes them once the install is written)."""
+    adopted: list[Path] = []
     owned = set(old.get("files", {})) if old else set()
     for skill in layout.SKILLS:
         folder = target.claude_dir / "skills" / skill
         if folder.exists() and not any(r.startswith(f"skills/{skill}/") for r in owned):
-            raise KiokuError(f"{folder} exists and was not installed by Kioku; move it aside and re-run.")
+            # what an uninstall left of Kioku's own skill (files the user had edited, and its
+            # marker) is taken back
+            ours = {r for r in files if r.startswith(f"skills/{skill}/")}
+            present = {str(p.relative_to(target.claude_dir)) for p in folder.rglob("*") if p.is_file()}
+            marker = f"skills/{skill}/{KEPT_MARKER}"
+            if marker not in present or not all(r in ours or r == marker or ".edited-" in r for r in present):
+                raise KiokuError(f"{folder} exists and was not installed by Kioku; move it aside and re-run.")
+            adopted.append(folder / KEPT_MARKER)
+    return adopted
 
 
 def _site_rel(target: Target, python: str) -> str:
@@ -292,7 +308,12 @@ def uninstall(target: Target, args: argparse.Namespace) -> int:
     for rel in plain_files:
         with contextlib.suppress(FileNotFoundError):
             (target.claude_dir / rel).unlink()
+    for skill in {r.split("/")[1] for r in edited}:
+        # marks the folder as Kioku's, so a later install takes it back (keeping the edits)
+        _write_private(target.claude_dir / "skills" / skill / KEPT_MARKER,
+                       "".join(f"{r}\n" for r in edited if r.split("/")[1] == skill).encode(), 0o600)
     shutil.rmtree(target.venv, ignore_errors=True)
+    shutil.rmtree(target.venv.with_name("venv.previous"), ignore_errors=True)
     with contextlib.suppress(FileNotFoundError):
         target.manifest.unlink()
     for p in purge:
