@@ -263,9 +263,9 @@ class Journal:
         ``collections`` maps a collection name to ``{"agent", "kind", "project_id", "records":
         {id: (document, metadata)}}``; it is what the store holds when the journal itself was
         damaged or deleted. Nothing is deleted: the archives and the active file it replaces are
-        moved to ``replaced-<time>/`` in the journal folder. The snapshot's seq is above every
-        seq the journal, its state or the store's marker ever recorded (at least 1, so a replay
-        reads it). Caller holds the lock and has applied every pending entry. Returns the seq.
+        moved to a new ``replaced-<time>-<random>/`` folder in the journal folder. The snapshot's
+        seq is the highest the journal, its state or the store's marker ever recorded (at least
+        1, so a replay reads it), so no older entry is replayed after it. Caller holds the lock and has applied every pending entry. Returns the seq.
         """
         seq = max(self.last_seq(), self.applied_seq(), self.store_marker() or 0, 1)
         lines = []
@@ -281,13 +281,16 @@ class Journal:
                     "snapshot": True}, ensure_ascii=False, separators=(",", ":")))
         if not lines:
             lines.append(json.dumps({"seq": seq, "ts": time.time(), "op": "noop", "snapshot": True}))
-        kept = self.dir / f"replaced-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{os.getpid()}"
-        fsutil.ensure_private_dir(kept)
+        import tempfile
+
+        fsutil.ensure_private_dir(self.dir)
+        kept = Path(tempfile.mkdtemp(prefix=f"replaced-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-",
+                                     dir=self.dir))  # a new folder every time, even within a second
         staged = kept / "snapshot.new.jsonl.gz"  # outside the archive folder until it is complete
         fsutil.atomic_write_bytes(staged, gzip.compress(("\n".join(lines) + "\n").encode("utf-8"), 6))
         for archive in self.archives():
             os.replace(archive, kept / archive.name)
-        if self.path.exists():
+        if self.path.exists() and self.path.stat().st_size:
             fsutil.atomic_write_bytes(kept / self.path.name, self.path.read_bytes())
             fsutil.atomic_write_bytes(self.path, b"")
         fsutil.ensure_private_dir(self.archive_dir)

@@ -192,7 +192,8 @@ def cmd_organize(args: argparse.Namespace) -> int:
             print(f"  hand-written lines fill much of the index: when it would pass {MAX_LINES} lines, Kioku moves "
                   "them to MEMORY.md.hand-written-<time> beside it")
         if folder.status == "full":
-            print(f"  index is full: new memories are saved in topic files but not indexed")
+            print("  index is full: a new memory takes the line of the oldest entry of the lowest-ranked type "
+                  "(feedback first); the entries left out stay in their topic files")
         elif folder.status == "unindexed":
             print(f"  {folder.unindexed} entr{'y is' if folder.unindexed == 1 else 'ies are'} missing from "
                   "MEMORY.md although it has room; run `kioku organize --repair` to add them back")

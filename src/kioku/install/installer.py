@@ -163,6 +163,10 @@ def install(target: Target, args: argparse.Namespace, root: Path) -> int:
         # the working environment waits beside the new one until that one is complete: a failed
         # pip install must not leave an upgrade without any environment
         previous = target.venv.with_name("venv.previous")
+        if previous.exists() and venv.current_stamp(target.venv) is None:
+            # an earlier install was killed while building: the kept environment is the good one
+            shutil.rmtree(target.venv, ignore_errors=True)
+            os.replace(previous, target.venv)
         if target.venv.exists():
             shutil.rmtree(previous, ignore_errors=True)
             os.replace(target.venv, previous)

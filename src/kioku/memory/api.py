@@ -20,8 +20,10 @@ stored (``guard``), classify, pick the topic, then under the folder lock: a memo
 contradicts older ones supersedes them (struck through in their topic file, removed from
 the index, named in the new entry); a near-duplicate (same normalised text or token
 Jaccard ≥ 0.8, Japanese via character bigrams) is not added again. At the index limit
-(200 lines) the memory is still saved in its topic file but gets no index line: the
-result carries a warning that points to ``kioku organize``; nothing is dropped.
+(200 lines) the lines are kept by type priority (feedback first, the newest within a type): the
+new memory takes the line of the oldest entry of the lowest-ranked type, or, ranking lowest
+itself, is saved in its topic file without one; a warning points to ``kioku organize``, and no
+memory is dropped from its topic file.
 """
 
 from __future__ import annotations
