@@ -171,7 +171,7 @@ def test_the_recorded_chance_of_a_first_turn_does_not_depend_on_which_stage_gave
         session = f"two-stage-{n}"
         session_start.handle({"session_id": session, "cwd": str(project), "source": "startup",
                               "hook_event_name": "SessionStart"})
-        early = only in ledger.pending_given(session, "main")
+        early = only in ledger.SessionView(session, "main", "").early
         user_prompt_submit.handle({"session_id": session, "prompt_id": "p1", "cwd": str(project),
                                    "prompt": "the docker deploy of the container fails",
                                    "hook_event_name": "UserPromptSubmit"})

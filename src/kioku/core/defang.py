@@ -26,7 +26,14 @@ learned from a transcript are the exception: they are defanged before they are s
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from kioku.core.lazyre import LazyPattern
+
+# The patterns compile on first use and unicodedata is imported only for non-ASCII text: a save
+# (a hook) strips control characters from every note, and most notes need neither.
+
+# The fence around remembered notes (recall at SessionStart, the save confirmation).
+MEMORY_OPEN, MEMORY_CLOSE = "<kioku-memory>", "</kioku-memory>"
 
 # Characters a model may read as "<" that NFKC does not fold into it.
 LT_LOOKALIKES = "<‹〈〈⟨˂ᐸᐊ❮❰❬⧼⟪《≺⋖≪⊲◁◀"
@@ -35,26 +42,28 @@ LT_LOOKALIKES = "<‹〈〈⟨˂ᐸᐊ❮❰❬⧼⟪《≺⋖≪⊲◁◀"
 # opens a tag; one at the very end counts too, since the next
 # line or value joined after it may start a name. "x < 5", "<3" and "<- arrow" stay as they are.
 _TAG_GAP = r"[\s/!?\\\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]"
-_TAG_OPEN = re.compile("[" + re.escape(LT_LOOKALIKES) + "](?=" + _TAG_GAP + r"*(?:[^\W\d_]|\Z))")
+_TAG_OPEN = LazyPattern("[" + re.escape(LT_LOOKALIKES) + "](?=" + _TAG_GAP + r"*(?:[^\W\d_]|\Z))")
 _INVISIBLE_EXTRA = {"\u034f", "\u115f", "\u1160", "\u3164", "\uffa0", "\u180b", "\u180c", "\u180d",
                     "\u180f", "\u2800"}  # joiners, fillers and blanks outside Cf
 # Terminal escape sequences (colour, cursor moves, OSC hyperlinks and titles) and every other
 # C0/C1 control character but newline and tab: they are never part of a note, and printed raw
 # they drive the reader's terminal.
-_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|\x1b[@-_]?"
-                      r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_ESCAPES = LazyPattern(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|\x1b[@-_]?"
+                       r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def strip_controls(text: str) -> str:
     """``text`` without terminal escape sequences and control characters (newline and tab kept;
     a carriage return before a newline goes with it)."""
-    if text.isprintable() or not _ESCAPES.search(text):
+    if text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable() or not _ESCAPES.search(text):
         return text
     return _ESCAPES.sub("", text.replace("\r\n", "\n"))
 
 
 def _visible(text: str) -> str:
     """NFKC-normalised ``text`` without format characters and variation selectors."""
+    import unicodedata
+
     text = unicodedata.normalize("NFKC", text)
     return "".join(ch for ch in text
                    if unicodedata.category(ch) != "Cf"

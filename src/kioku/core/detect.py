@@ -347,9 +347,16 @@ _EN_CONTINUATION = _Lazy(
 _MAX_CONTINUED = 3
 
 
+_CONTINUATION_WORDS = ("never", "always", "not", "except", "unless", "but", "only", "otherwise", "because",
+                       "since", "including", "excluding", "especially", "even")
+
+
 def _continued_end(masked: str, end: int) -> int:
     """``end`` moved past the qualifying sentences that directly follow on the same line."""
     for _ in range(_MAX_CONTINUED):
+        head = masked[end:end + 16].lstrip(" \t").lower()
+        if not head.startswith(_CONTINUATION_WORDS):
+            break  # the usual case: the regex is not even compiled (a save is a hook)
         m = _EN_CONTINUATION.match(masked, end)
         if not m or m.end() == end:
             break

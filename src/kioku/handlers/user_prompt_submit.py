@@ -135,22 +135,21 @@ def _lessons(payload: dict) -> str:
     root = project_root_of(payload)  # a string: pathlib stays unloaded on the every-prompt path
     agent = _common.main_agent(root)
     prompt_id = payload.get("prompt_id") if isinstance(payload.get("prompt_id"), str) else ""
-    again = ledger.given_at_prompt(session_id, agent, prompt_id)
-    if again is not None:
+    view = ledger.SessionView(session_id, agent, prompt_id)  # the session's ledger, read once
+    if view.again is not None:
         # a retried hook for a prompt whose turn is recorded: show the same lessons again (the
         # first output may have been lost) and record nothing twice
-        return _common.lessons_block_for(agent, root, again, LESSONS_BUDGET)
+        return _common.lessons_block_for(agent, root, view.again, LESSONS_BUDGET)
     sha = sha256(prompt.encode("utf-8")).hexdigest()
-    in_session = ledger.given_in_session(session_id, agent)
+    in_session, early = view.in_session, view.early
     block, given, held, chances = _common.inject_lessons(
         agent, root, prompt, session_id=session_id, turn=prompt_id or sha, budget=LESSONS_BUDGET,
         exclude=in_session)
-    early = ledger.pending_given(session_id, agent) if in_session else set()
     if early:
         chances = {**chances, **_common.second_chances(agent, root, prompt, session_id=session_id,
                                                        turn=prompt_id or sha, exclude=in_session,
                                                        already_given=early)}
-    if given or held or ledger.has_session(session_id):  # an agent without lessons writes nothing
+    if given or held or view.in_session or ledger.has_session(session_id):  # no lessons: nothing written
         ledger.open_turn(session_id, agent, prompt_id=prompt_id, prompt_sha256=sha, given=given, held_back=held,
                          project_root=str(root), propensity=chances)
     return block
@@ -213,8 +212,7 @@ def _save(content: str, payload: dict, prompt: str) -> HookResult:
 def _fenced(notes: list[str]) -> str:
     """Remembered text as it may reach the model: defanged, one note a line, inside the same
     fence recall uses (a note saved earlier may come from anyone who can write the folder)."""
-    from kioku.core.defang import defang
-    from kioku.memory.recall import CLOSE, OPEN
+    from kioku.core.defang import MEMORY_CLOSE, MEMORY_OPEN, defang
 
     body = "\n".join(" ".join(defang(note).split()) for note in notes)
-    return f"{OPEN}\n{body}\n{CLOSE}"
+    return f"{MEMORY_OPEN}\n{body}\n{MEMORY_CLOSE}"

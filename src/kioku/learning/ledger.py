@@ -134,22 +134,27 @@ def open_turn(session_id: str, agent: str, *, prompt_id: str, prompt_sha256: str
     return _update(session_id, agent, project_root, change)
 
 
-def given_at_prompt(session_id: str, agent: str, prompt_id: str) -> list[str] | None:
-    """The lessons the prompt ``prompt_id`` was given by its own selection, None when no turn
-    of that prompt is recorded (a retried hook shows these again instead of choosing anew)."""
-    if not prompt_id:
-        return None
-    for turn in turns(session_id, agent):
-        if turn.get("prompt_id") == prompt_id:
-            ids = turn.get("given_at_prompt")
-            return [str(i) for i in ids] if isinstance(ids, list) else []
-    return None
+class SessionView:
+    """What a prompt hook needs from the session's ledger, read once: the lessons a recorded
+    turn of ``prompt_id`` was given by its own selection (None when no such turn), every lesson
+    given in the session, and those given before this prompt (SessionStart)."""
 
+    __slots__ = ("again", "in_session", "early")
 
-def pending_given(session_id: str, agent: str) -> set[str]:
-    """The lessons given before the session's next prompt (by SessionStart), not yet in a turn."""
-    entry = _load(session_path(session_id)).get("agents", {}).get(agent, {})
-    return set(entry.get("pending", {}).get("given", {}))
+    def __init__(self, session_id: str, agent: str, prompt_id: str) -> None:
+        entry = _load(session_path(session_id)).get("agents", {}).get(agent, {}) if has_session(session_id) else {}
+        turns_ = [t for t in entry.get("turns", []) if isinstance(t, dict) and isinstance(t.get("n"), int)]
+        self.again: list[str] | None = None
+        if prompt_id:
+            for turn in turns_:
+                if turn.get("prompt_id") == prompt_id:
+                    ids = turn.get("given_at_prompt")
+                    self.again = [str(i) for i in ids] if isinstance(ids, list) else []
+                    break
+        self.early: set[str] = set(entry.get("pending", {}).get("given", {}))
+        self.in_session: set[str] = set(self.early)
+        for turn in turns_:
+            self.in_session.update(turn.get("given", {}))
 
 
 def given_in_session(session_id: str, agent: str) -> set[str]:

@@ -132,6 +132,9 @@ class IndexDoc:
         self.entries: list[IndexEntry] = []
         self.extras: dict[str, list[str]] = {}  # section key -> verbatim lines
         self.other_sections: list[tuple[str, list[str]]] = []
+        # set once MemoryDir.mark_hand has judged every entry loaded from the file; entries added
+        # afterwards are Kioku's own (hand False), so a write need not judge them again
+        self.hand_marked = False
 
     def render(self) -> str:
         lines = [TITLE, HELP_COMMENT, ""]

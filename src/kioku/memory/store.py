@@ -213,6 +213,7 @@ class MemoryDir:
                 continue
             entry.hand = (entry.topic, entry.summary) not in backed and (
                 entry.topic in topics or not os.path.lexists(self.path / entry.topic))
+        doc.hand_marked = True
 
     def active_entries(self, topics: dict[str, TopicFile]) -> list[tuple[str, Entry]]:
         return [(name, e) for name, topic in topics.items() for e in topic.active()]
@@ -248,7 +249,8 @@ class MemoryDir:
         """
         if doc.line_count() > MAX_LINES:
             before = doc.line_count()
-            self.mark_hand(doc, self._topics_quietly())
+            if not doc.hand_marked:  # the save path marked them when it loaded the full index
+                self.mark_hand(doc, self._topics_quietly())
             moved = doc.hand_written()
             if moved:
                 stamp = now_iso(millis=True)
