@@ -15,33 +15,32 @@ class Killed(BaseException):
 
 
 @pytest.fixture
-def kill_index_write():
+def interrupted():
+    """``interrupted(call)`` runs ``call`` as a process killed at its index write would: the
+    topic and archive files are written, MEMORY.md is not."""
     original = store.MemoryDir.write_index
 
     def die(self, doc):
         raise Killed()
 
-    def arm():
+    def run(call):
         store.MemoryDir.write_index = die
-
-    def disarm():
-        store.MemoryDir.write_index = original
-    yield arm, disarm
-    disarm()
+        try:
+            with pytest.raises(Killed):
+                call()
+        finally:
+            store.MemoryDir.write_index = original
+    return run
 
 
 def _index(project) -> str:
     return (project / ".agents" / "memory" / "MEMORY.md").read_text(encoding="utf-8")
 
 
-def test_a_forget_killed_before_its_index_write_is_finished_by_a_retry(project, kill_index_write):
-    arm, disarm = kill_index_write
+def test_a_forget_killed_before_its_index_write_is_finished_by_a_retry(project, interrupted):
     api.remember("the legacy billing cron runs at midnight UTC", type="project")
     api.remember("we deploy on Fridays", type="project")
-    arm()
-    with pytest.raises(Killed):
-        forget("legacy billing cron", project_root=project)
-    disarm()
+    interrupted(lambda: forget("legacy billing cron", project_root=project))
     assert "legacy billing cron" in _index(project)  # the dead line is still there
     result = forget("legacy billing cron", project_root=project)
     assert "legacy billing cron" in result.summary
@@ -49,14 +48,10 @@ def test_a_forget_killed_before_its_index_write_is_finished_by_a_retry(project, 
     assert "legacy billing cron" not in api.build_recall()
 
 
-def test_organize_reports_and_removes_lines_of_archived_memories(project, kill_index_write):
-    arm, disarm = kill_index_write
+def test_organize_reports_and_removes_lines_of_archived_memories(project, interrupted):
     api.remember("the legacy billing cron runs at midnight UTC", type="project")
     api.remember("we deploy on Fridays", type="project")
-    arm()
-    with pytest.raises(Killed):
-        forget("legacy billing cron", project_root=project)
-    disarm()
+    interrupted(lambda: forget("legacy billing cron", project_root=project))
     report = organize(project_root=project)
     assert any("already archived or superseded" in n for n in report.notices), report.notices
     assert not any(f.hand_written for f in report.folders), "a dead line is not a hand-written one"
@@ -65,12 +60,8 @@ def test_organize_reports_and_removes_lines_of_archived_memories(project, kill_i
     assert "legacy billing cron" not in _index(project) and "Fridays" in _index(project)
 
 
-def test_a_save_killed_before_its_index_write_is_listed_by_the_retry(project, kill_index_write):
-    arm, disarm = kill_index_write
-    arm()
-    with pytest.raises(Killed):
-        api.remember("the gamma batch job runs nightly at two", type="project")
-    disarm()
+def test_a_save_killed_before_its_index_write_is_listed_by_the_retry(project, interrupted):
+    interrupted(lambda: api.remember("the gamma batch job runs nightly at two", type="project"))
     assert "gamma" not in (_index(project) if (project / ".agents/memory/MEMORY.md").exists() else "")
     again = api.remember("the gamma batch job runs nightly at two", type="project")
     assert again.status == "duplicate"
@@ -78,13 +69,9 @@ def test_a_save_killed_before_its_index_write_is_listed_by_the_retry(project, ki
     assert "gamma batch job" in api.build_recall()
 
 
-def test_a_killed_save_into_an_existing_index_is_added_back_by_the_retry(project, kill_index_write):
-    arm, disarm = kill_index_write
+def test_a_killed_save_into_an_existing_index_is_added_back_by_the_retry(project, interrupted):
     api.remember("we deploy on Fridays", type="project")
-    arm()
-    with pytest.raises(Killed):
-        api.remember("the gamma batch job runs nightly at two", type="project")
-    disarm()
+    interrupted(lambda: api.remember("the gamma batch job runs nightly at two", type="project"))
     assert "gamma" not in _index(project)
     again = api.remember("the gamma batch job runs nightly at two", type="project")
     assert again.status == "duplicate" and any("added back" in w for w in again.warnings), again.warnings
@@ -102,26 +89,18 @@ def test_temporary_files_a_killed_writer_left_in_the_archive_are_removed(project
     assert not leftover.exists()
 
 
-def test_a_killed_superseding_save_retried_leaves_no_line_of_the_old_memory(project, kill_index_write):
-    arm, disarm = kill_index_write
+def test_a_killed_superseding_save_retried_leaves_no_line_of_the_old_memory(project, interrupted):
     api.remember("we use yarn for installs", type="project")
-    arm()
-    with pytest.raises(Killed):
-        api.remember("we switched from yarn to pnpm for installs", type="project")
-    disarm()
+    interrupted(lambda: api.remember("we switched from yarn to pnpm for installs", type="project"))
     api.remember("we switched from yarn to pnpm for installs", type="project")
     index = _index(project)
     assert "pnpm" in index and "we use yarn for installs" not in index
     assert "we use yarn for installs" not in api.build_recall()
 
 
-def test_a_forget_by_id_killed_before_its_index_write_is_finished_by_a_retry(project, kill_index_write):
-    arm, disarm = kill_index_write
+def test_a_forget_by_id_killed_before_its_index_write_is_finished_by_a_retry(project, interrupted):
     saved = api.remember("the legacy billing cron runs at midnight UTC", type="project")
-    arm()
-    with pytest.raises(Killed):
-        forget(id=saved.id, project_root=project)
-    disarm()
+    interrupted(lambda: forget(id=saved.id, project_root=project))
     result = forget(id=saved.id, project_root=project)
     assert "legacy billing cron" in result.summary and "legacy billing cron" not in _index(project)
 

@@ -265,22 +265,11 @@ class Journal:
         damaged or deleted. Nothing is deleted: the archives and the active file it replaces are
         moved to a new ``replaced-<time>-<random>/`` folder in the journal folder. The snapshot's
         seq is the highest the journal, its state or the store's marker ever recorded (at least
-        1, so a replay reads it), so no older entry is replayed after it. Caller holds the lock and has applied every pending entry. Returns the seq.
+        1, so a replay reads it), so no older entry is replayed after it. Caller holds the lock
+        and has applied every pending entry. Returns the seq.
         """
         seq = max(self.last_seq(), self.applied_seq(), self.store_marker() or 0, 1)
-        lines = []
-        for name, col in sorted(collections.items()):
-            ids = list(col["records"])
-            for start in range(0, len(ids), 1000):
-                chunk = ids[start : start + 1000]
-                lines.append(json.dumps({
-                    "seq": seq, "ts": time.time(), "op": "upsert", "collection": name, "agent": col["agent"],
-                    "kind": col["kind"], "project_id": col["project_id"], "ids": chunk,
-                    "documents": [col["records"][i][0] for i in chunk],
-                    "metadatas": [col["records"][i][1] or {"kioku_placeholder": True} for i in chunk],
-                    "snapshot": True}, ensure_ascii=False, separators=(",", ":")))
-        if not lines:
-            lines.append(json.dumps({"seq": seq, "ts": time.time(), "op": "noop", "snapshot": True}))
+        lines = _snapshot_lines(collections, seq)
         import tempfile
 
         fsutil.ensure_private_dir(self.dir)
@@ -351,19 +340,7 @@ class Journal:
         for entry in self.all_entries_of(archives):
             last = max(last, int(entry["seq"]))
             _fold(state, entry)
-        lines = []
-        for name, col in state.items():
-            ids = list(col["records"])
-            for start in range(0, len(ids), 1000):
-                chunk = ids[start : start + 1000]
-                lines.append(json.dumps({
-                    "seq": last, "ts": time.time(), "op": "upsert", "collection": name, "agent": col["agent"],
-                    "kind": col["kind"], "project_id": col["project_id"], "ids": chunk,
-                    "documents": [col["records"][i][0] for i in chunk],
-                    "metadatas": [col["records"][i][1] or {"kioku_placeholder": True} for i in chunk],
-                    "snapshot": True}, ensure_ascii=False, separators=(",", ":")))
-        if not lines:  # everything was deleted: keep the seq marker
-            lines.append(json.dumps({"seq": last, "ts": time.time(), "op": "noop", "snapshot": True}))
+        lines = _snapshot_lines(state, last)
         target = self.archive_dir / f"journal-{0:012d}-{last:012d}.snapshot.jsonl.gz"
         fsutil.atomic_write_bytes(target, gzip.compress(("\n".join(lines) + "\n").encode("utf-8"), 6))
         for archive in archives:
@@ -440,6 +417,25 @@ class Journal:
         fsutil.atomic_write_bytes(target, gzip.compress(self.path.read_bytes(), compresslevel=6))
         fsutil.atomic_write_bytes(self.path, b"")
         return target
+
+
+def _snapshot_lines(collections: dict[str, dict], seq: int) -> list[str]:
+    """Journal lines that recreate ``collections`` (the shape ``_fold`` builds): ``upsert``
+    entries of up to 1,000 records at ``seq``, or one ``noop`` keeping the seq when all is empty."""
+    lines = []
+    for name, col in sorted(collections.items()):
+        ids = list(col["records"])
+        for start in range(0, len(ids), 1000):
+            chunk = ids[start : start + 1000]
+            lines.append(json.dumps({
+                "seq": seq, "ts": time.time(), "op": "upsert", "collection": name, "agent": col["agent"],
+                "kind": col["kind"], "project_id": col["project_id"], "ids": chunk,
+                "documents": [col["records"][i][0] for i in chunk],
+                "metadatas": [col["records"][i][1] or {"kioku_placeholder": True} for i in chunk],
+                "snapshot": True}, ensure_ascii=False, separators=(",", ":")))
+    if not lines:  # everything was deleted: keep the seq marker
+        lines.append(json.dumps({"seq": seq, "ts": time.time(), "op": "noop", "snapshot": True}))
+    return lines
 
 
 def _fold(state: dict[str, dict], entry: dict) -> None:

@@ -49,36 +49,24 @@ def config_files(project_root: Path | None = None) -> list[Path]:
 MAX_CONFIG_BYTES = 64 * 1024  # a settings file is a few lines; a bigger one is not ours to parse
 
 
-def _read(path: Path, *, follow_link: bool) -> dict[str, Any]:
+def _read(path: Path) -> dict[str, Any]:
     """The TOML in ``path``; ``{}`` when there is none.
 
     Only a regular file of at most :data:`MAX_CONFIG_BYTES` is read (a link is followed to one):
     a FIFO would block every hook and a link to ``/dev/zero`` would fill memory.
     """
-    import stat
+    from kioku.core.fsutil import NotRegularFile, read_regular
 
-    flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow_link else getattr(os, "O_NOFOLLOW", 0))
     try:
-        fd = os.open(path, flags)
+        data = read_regular(path.resolve() if path.is_symlink() else path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return {}
-    except OSError as exc:
-        if path.is_symlink():
-            raise ConfigError(f"cannot read {path}: it is a symbolic link; Kioku reads only a regular file "
-                              "there") from exc
-        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ConfigError(f"cannot read {path}: not a regular file")
-        if info.st_size > MAX_CONFIG_BYTES:
-            raise ConfigError(f"cannot read {path}: {info.st_size:,} bytes, more than a settings file "
-                              f"holds ({MAX_CONFIG_BYTES:,})")
-        data = os.read(fd, MAX_CONFIG_BYTES + 1)
+    except (NotRegularFile, IsADirectoryError):
+        raise ConfigError(f"cannot read {path}: not a regular file") from None
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    finally:
-        os.close(fd)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"cannot read {path}: more than a settings file holds ({MAX_CONFIG_BYTES:,} bytes)")
     try:
         return tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -105,8 +93,8 @@ def _flag(value: Any, key: str, path: str) -> bool:
 def load_config(project_root: Path | None = None) -> Config:
     merged: dict[str, Any] = {}
     user_file, project_file = config_files(project_root)
-    user = _read(user_file, follow_link=True)
-    project = _read(project_file, follow_link=True)
+    user = _read(user_file)
+    project = _read(project_file)
     # Where lessons and evaluations are stored is the user's choice: a repository's committed
     # file must not send them (global-scope lessons included) to a server it names.
     project.pop("chroma", None)

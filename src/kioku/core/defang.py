@@ -55,7 +55,7 @@ _ESCAPES = LazyPattern(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1
 def strip_controls(text: str) -> str:
     """``text`` without terminal escape sequences and control characters (newline and tab kept;
     a carriage return before a newline goes with it)."""
-    if text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable() or not _ESCAPES.search(text):
+    if text.replace("\n", "").replace("\t", "").isprintable() or not _ESCAPES.search(text):
         return text
     return _ESCAPES.sub("", text.replace("\r\n", "\n"))
 

@@ -336,19 +336,16 @@ def _sentence_end(text: str, start: int, block: bool) -> int:
 # A sentence that only qualifies the fact before it ("Never on Mondays.", "Except for hotfixes.")
 # belongs to the same memory; any other next sentence, or one that addresses the agent ("But
 # please fix ..."), may be a new request and is left out.
+_CONTINUATION_WORDS = ("never", "always", "not", "except", "unless", "but", "only", "otherwise", "because",
+                       "since", "including", "excluding", "especially", "even")
 _EN_CONTINUATION = _Lazy(
-    r"(?i)[ \t]+(?:never|always|not|except|unless|but|only|otherwise|because|since|including|excluding|"
-    r"especially|even)\b"
+    r"(?i)[ \t]+(?:" + "|".join(_CONTINUATION_WORDS) + r")\b"
     # a request hidden in it: "But first fix the build", "Because of the freeze, update the changelog"
     r"(?![^.!?\n]*\b(?:please|you|let's|let us|first|now|then|also|next|afterwards|asap|right away)\b)"
     r"(?![^.!?\n]*,\s*(?:fix|run|update|add|make|create|remove|delete|write|change|check|commit|push|deploy|"
     r"install|build|open|show|tell|explain|refactor|rename|move|start)\b)"
     r"[^?\n]*?(?:[.!](?=\s|$)|(?=\n)|$)")
 _MAX_CONTINUED = 3
-
-
-_CONTINUATION_WORDS = ("never", "always", "not", "except", "unless", "but", "only", "otherwise", "because",
-                       "since", "including", "excluding", "especially", "even")
 
 
 def _continued_end(masked: str, end: int) -> int:

@@ -156,7 +156,8 @@ def _disabled_for(payload: dict, stderr=None) -> bool:
         return config.load_config(Path(root)).disabled
     except Exception as exc:  # noqa: BLE001 - a bad config must not block the session
         if stderr is not None:  # the one line a broken setting gets: the hooks go on with the defaults
-            stderr.write(f"kioku: settings ignored: {str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__}\n")
+            reason = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
+            stderr.write(f"kioku: settings ignored: {reason}\n")
         return False
 
 

@@ -21,8 +21,9 @@ _FILE_EXTENSIONS = ("py|pyi|js|mjs|cjs|ts|tsx|jsx|ex|exs|rb|go|rs|java|kt|c|h|cc
                     "gz|tgz|zip|tar|whl|so|o|a|db|sqlite3?|png|jpe?g|gif|svg|pdf|out|tmp|bak|d")
 # A dotted name ending in letters that are not a file extension is a host (db.acme.ai,
 # build.corp, example.co.uk), unless it is a Python module run with -m; so is an IPv4 address.
+_IPV4_SOURCE = r"\b\d{1,3}(?:\.\d{1,3}){3}\b"
 _HOST = re.compile(r"(?<!-m )\b(?:[a-z0-9-]+\.)+(?!(?:" + _FILE_EXTENSIONS + r")\b)[a-z]{2,24}\b(?![\w/-])"
-                   r"|\b\d{1,3}(?:\.\d{1,3}){3}\b", re.I)
+                   r"|" + _IPV4_SOURCE, re.I)
 _USER_AT = re.compile(r"\b[\w.-]+@(?=\{host\}|[\w.-]+)")
 # Clients that name a server and a login in flags: the values are this machine's, not the lesson's.
 _CLIENT = re.compile(r"\b(?:psql|pg_dump|pg_restore|pg_isready|mysql|mysqldump|mariadb|redis-cli|mongo|mongosh|"
@@ -60,11 +61,10 @@ def placeholders(text: str) -> str:
 # What makes a sentence machine-bound for sure (names_machine); the broader rules above are for
 # commands, where a dotted word is a host far more often than in a sentence ("pathlib.Path").
 _ABSOLUTE_PATH = re.compile(r"(?<![\w.{])(?:~|/(?:home|Users|root|var|etc|opt|srv|mnt|tmp|usr|private|Volumes))/[\w.@+-]")
-_IPV4 = re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b")
+_IPV4 = re.compile(_IPV4_SOURCE)
 _LOGIN_AT_HOST = re.compile(r"\b[\w.-]+@(?:[\w-]+\.)+[A-Za-z][\w-]*\b")  # not "lodash@4.17.21"
 _KNOWN_TLD_HOST = re.compile(r"\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|ai|co|app|cloud|internal|local|lan|corp|"
                              r"home|intra|uk|de|jp|fr|nl|eu|us|ca|au|in)\b(?![\w/.-])", re.I)
-_ENV_LOGIN = re.compile(r"\b(?:PG|MYSQL_|DB_|REDIS_)?(?:HOST|USER|USERNAME)=[\w.-]+")
 MAX_SCAN_CHARS = 2000  # a command or a lesson longer than this is cut before the rules scan it
 
 
@@ -74,4 +74,4 @@ def names_machine(text: str) -> bool:
     setting. Dotted API names ("pathlib.Path"), "and/or" and "npm install x@1.2" do not count."""
     text = text[:MAX_SCAN_CHARS]
     return any(rule.search(text) for rule in (_URL, _WIN_PATH, _ABSOLUTE_PATH, _IPV4, _LOGIN_AT_HOST,
-                                              _KNOWN_TLD_HOST, _ENV_LOGIN))
+                                              _KNOWN_TLD_HOST, _ENV_VALUE))

@@ -167,9 +167,7 @@ def _classes(v: str) -> int:
 
 def _looks_random(v: str) -> bool:
     """A value mixing letters with digits/symbols or cases, i.e. not a plain dictionary word."""
-    classes = sum((any(c.islower() for c in v), any(c.isupper() for c in v),
-                   any(c.isdigit() for c in v), any(not c.isalnum() for c in v)))
-    return classes >= 2 and not (v.isalpha() and v.istitle())
+    return _classes(v) >= 2 and not (v.isalpha() and v.istitle())
 
 
 def _check_password(m: re.Match[str]) -> bool:
@@ -242,8 +240,7 @@ def _check_short_key_password(m: re.Match[str]) -> bool:
     value = m.group("val").strip("\"'`").rstrip(".!,")
     if not _value_ok(value) or len(value) < 6 or _NAMED_VALUE.match(value):
         return False
-    classes = sum((any(c.islower() for c in value), any(c.isupper() for c in value),
-                   any(c.isdigit() for c in value), any(not c.isalnum() for c in value)))
+    classes = _classes(value)
     return classes >= 3 or (classes == 2 and m.group("op") == "=" and not value.isalpha())
 
 

@@ -159,11 +159,7 @@ class SessionView:
 
 def given_in_session(session_id: str, agent: str) -> set[str]:
     """Every lesson id already given in this session (still in the conversation's context)."""
-    entry = _load(session_path(session_id)).get("agents", {}).get(agent, {})
-    ids = set(entry.get("pending", {}).get("given", {}))
-    for turn in entry.get("turns", []):
-        ids.update(turn.get("given", {}))
-    return ids
+    return SessionView(session_id, agent, "").in_session
 
 
 def turns(session_id: str, agent: str) -> list[dict]:
