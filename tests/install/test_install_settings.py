@@ -94,3 +94,37 @@ def test_an_apostrophe_in_the_claude_folder_still_marks_kiokus_hooks(tmp_path):
     handler = {"type": "command", "command": target.hook_command("Stop")}
     assert settings.is_kioku_handler(handler, target.marker())
     assert not settings.is_kioku_handler({"type": "command", "command": "echo 'other tool'"}, target.marker())
+
+
+def test_a_project_installs_kioku_command_still_runs_after_the_project_moved(tmp_path):
+    import os
+    import subprocess
+
+    from kioku.install.layout import Target, launcher_text
+
+    project = tmp_path / "old place" / "proj"
+    target = Target(project / ".claude", project=project)
+    bin_dir, venv_bin = target.kioku_dir / "bin", target.venv / "bin"
+    bin_dir.mkdir(parents=True)
+    venv_bin.mkdir(parents=True)
+    (bin_dir / "kioku").write_text(launcher_text(target))
+    (venv_bin / "python").write_text('#!/bin/sh\nprintf "%s|" "$0" "$@"\n')
+    for f in (bin_dir / "kioku", venv_bin / "python"):
+        f.chmod(0o755)
+    assert str(project) not in launcher_text(target)
+    moved = tmp_path / "new place" / "renamed proj"
+    moved.parent.mkdir()
+    project.rename(moved)
+    env = {"PATH": os.environ["PATH"]}
+    out = subprocess.run([str(moved / ".claude/kioku/bin/kioku"), "search", "a b"], capture_output=True,
+                         text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.endswith("-m|kioku|search|a b|")
+    assert os.path.realpath(out.stdout.split("|")[0]) == os.path.realpath(moved / ".claude/kioku/venv/bin/python")
+    # through a link on PATH, as a user might put it in ~/bin
+    link_dir = tmp_path / "bin"
+    link_dir.mkdir()
+    (link_dir / "kioku").symlink_to(moved / ".claude/kioku/bin/kioku")
+    out = subprocess.run(["kioku", "--version"], capture_output=True, text=True,
+                         env={"PATH": f"{link_dir}:{os.environ['PATH']}"})
+    assert out.returncode == 0 and out.stdout.endswith("-m|kioku|--version|"), out.stderr

@@ -225,3 +225,26 @@ def test_a_word_and_its_abbreviation_or_katakana_match_each_other() -> None:
     # a memory holding both the word and its abbreviation counts the concept once
     both = HybridIndex([Unit(0, "db database"), Unit(1, "database")], dense=False)
     assert both.components("database").coverage[0] == both.components("database").coverage[1]
+
+
+def test_a_question_naming_a_kind_of_tool_matches_a_memory_naming_such_a_tool() -> None:
+    units = [Unit(0, "We use pnpm, never npm, in this repo"), Unit(1, "Production runs on Postgres 16"),
+             Unit(2, "Tests run with vitest in watch mode"), Unit(3, "Deploys go out on Fridays"),
+             Unit(4, "The package ships a CLI and a manager daemon")]
+    index = HybridIndex(units, dense=False)
+
+    def top(query: str) -> int | None:
+        hits = [s.id for s in index.ranked(query, 5) if s.relevant]
+        return hits[0] if hits else None
+
+    assert top("which package manager") == 0
+    assert top("what database is it") == 1
+    assert top("what test runner") == 2
+    assert top("パッケージマネージャーは") == 0
+    # one way only: naming a tool does not match every memory of its kind
+    assert top("is postgres fine") == 1
+    assert {s.id for s in index.ranked("mysql", 5) if s.relevant} == set()
+    # the kind's own words still count where a memory holds them, once
+    own = HybridIndex([Unit(0, "package manager: pnpm"), Unit(1, "pnpm")], dense=False)
+    c = own.components("package manager")
+    assert c.coverage[0] == c.coverage[1] == 1.0

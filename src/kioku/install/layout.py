@@ -73,10 +73,16 @@ def sha256(data: bytes) -> str:
 
 
 def launcher_text(target: Target) -> str:
-    python = shlex.quote(str(target.venv / "bin" / "python"))
     lines = ["#!/bin/sh",
              "# The kioku command, installed by Kioku's install.py (removed by --uninstall).",
              "# It runs Kioku from its own environment, so the source checkout is not needed."]
+    if target.project is not None:
+        # A project folder can be moved or renamed (the venv still runs from its new place): the
+        # environment is found next to this file, through a link to it too.
+        lines += ['self=$(readlink -f -- "$0" 2>/dev/null) || self=$0',
+                  'exec "$(dirname -- "$self")/../venv/bin/python" -m kioku "$@"']
+        return "\n".join(lines) + "\n"
+    python = shlex.quote(str(target.venv / "bin" / "python"))
     default_claude = Path.home() / ".claude"
     if target.project is None and target.claude_dir != default_claude:
         # Same Claude folder as the hooks, even when run from a shell without the variable.

@@ -169,7 +169,38 @@ _KATAKANA = (
     ("アプリ", "application"), ("ディレクトリ", "directory"), ("メッセージ", "message"),
     ("パフォーマンス", "performance"), ("エラー", "error"), ("ログ", "log"), ("キャッシュ", "cache"),
 )
+# Kinds of developer tool and the tools of each kind: a question that names the kind ("which
+# package manager do we use", "what database") also matches a memory that names one of its tools
+# ("We use pnpm"). One way only: a question about Postgres is not about every database.
+_TEST_TOOLS = "pytest jest vitest mocha jasmine rspec minitest junit unittest ava karma playwright cypress"
+_EDITORS = "vim neovim nvim emacs vscode intellij pycharm webstorm goland cursor zed sublime helix"
+_KINDS = (
+    ("package manager", "npm pnpm yarn pip pipenv poetry uv conda cargo bundler composer maven gradle homebrew"
+                        " brew nuget"),
+    ("database", "postgres postgresql mysql mariadb sqlite mongodb mongo redis dynamodb cassandra mssql supabase"
+                 " cockroachdb clickhouse elasticsearch"),
+    ("test runner", _TEST_TOOLS), ("test framework", _TEST_TOOLS), ("test library", _TEST_TOOLS),
+    ("ci", "jenkins circleci travis buildkite teamcity gitlab actions drone"),
+    ("linter", "eslint ruff flake8 pylint rubocop clippy golangci stylelint shellcheck"),
+    ("formatter", "prettier black ruff gofmt rustfmt isort yapf autopep8 biome"),
+    ("editor", _EDITORS), ("ide", _EDITORS),
+    ("type checker", "mypy pyright tsc pytype"),
+    ("build tool", "make cmake bazel gradle maven webpack vite esbuild rollup turbo parcel"),
+    ("cloud", "aws gcp azure vercel netlify heroku cloudflare digitalocean"),
+    ("shell", "bash zsh fish powershell"),
+    ("orm", "sqlalchemy prisma sequelize typeorm drizzle activerecord"),
+    ("message queue", "kafka rabbitmq sqs nats celery"),
+    ("monitoring", "datadog sentry prometheus grafana newrelic"),
+    ("version control", "git mercurial svn"),
+)
+_KATAKANA_KINDS = (
+    ("パッケージマネージャー", "package manager"), ("パッケージマネージャ", "package manager"),
+    ("テストランナー", "test runner"), ("テストフレームワーク", "test framework"), ("リンター", "linter"),
+    ("フォーマッター", "formatter"), ("エディター", "editor"), ("エディタ", "editor"), ("クラウド", "cloud"),
+    ("シェル", "shell"), ("型チェッカー", "type checker"), ("ビルドツール", "build tool"),
+)
 _SYNONYMS: dict[str, tuple[str, ...]] | None = None
+_KIND_TABLE: dict[tuple[str, ...], tuple[str, ...]] | None = None
 
 
 def _synonym_table() -> dict[str, tuple[str, ...]]:
@@ -184,26 +215,50 @@ def _synonym_table() -> dict[str, tuple[str, ...]]:
     return _SYNONYMS
 
 
+def _kind_table() -> dict[tuple[str, ...], tuple[str, ...]]:
+    """The kinds' query terms (tokenized) -> the tools' tokens, longest kinds first."""
+    global _KIND_TABLE
+    if _KIND_TABLE is None:
+        table: dict[tuple[str, ...], set[str]] = {}
+        for kind, tools in _KINDS:
+            table.setdefault(tuple(tokenize(kind)), set()).update(t for tool in tools.split() for t in tokenize(tool))
+        _KIND_TABLE = {k: tuple(sorted(v)) for k, v in sorted(table.items(), key=lambda kv: -len(kv[0]))}
+    return _KIND_TABLE
+
+
 def synonym_groups(query: str, tokens: list[str]) -> list[tuple[list[str], tuple[str, ...]]]:
     """The query's terms that another word can stand for: ``(terms, alternatives)``, where a
     memory holding any alternative counts as holding ``terms`` ("database" ↔ "db"; the bigrams of
-    データベース ↔ "database", "db"). Terms in no group are scored alone."""
+    データベース ↔ "database", "db"; "package manager" → "pnpm", "pip", ...). Terms in no group
+    are scored alone."""
     table = _synonym_table()
     groups: list[tuple[list[str], tuple[str, ...]]] = []
     present = set(tokens)
+    used: set[str] = set()
+    for kind, tools in _kind_table().items():
+        if all(t in present and t not in used for t in kind):
+            alts = tuple(dict.fromkeys(a for a in (*tools, *(table.get(kind[0], ()) if len(kind) == 1 else ()))
+                                       if a not in present))
+            if alts:
+                groups.append((list(kind), alts))
+                used.update(kind)
     for term in dict.fromkeys(tokens):
         alts = tuple(a for a in table.get(term, ()) if a not in present)
-        if alts:
+        if alts and term not in used:
             groups.append(([term], alts))
+            used.add(term)
     if not query.isascii():
         normal = normalize(query)
-        used: set[str] = {term for terms, _ in groups for term in terms}
-        for word, english in sorted(_KATAKANA, key=lambda pair: -len(pair[0])):  # サーバー before サーバ
+        kinds = _kind_table()
+        pairs = [*_KATAKANA, *_KATAKANA_KINDS]
+        for word, english in sorted(pairs, key=lambda pair: -len(pair[0])):  # サーバー before サーバ
             if word in normal:
                 terms = [t for t in dict.fromkeys(cjk_bigrams(word)) if t in present and t not in used]
                 used.update(terms)
-                base = tokenize(english)[0]
-                alts = tuple(a for a in (base, *table.get(base, ())) if a not in present)
+                base = tuple(tokenize(english))
+                alts = tuple(dict.fromkeys(a for a in (*(base if len(base) == 1 else ()), *kinds.get(base, ()),
+                                                       *(table.get(base[0], ()) if len(base) == 1 else ()))
+                                           if a not in present))
                 if terms and alts:
                     groups.append((terms, alts))
     return groups
