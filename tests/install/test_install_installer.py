@@ -247,6 +247,16 @@ def test_a_project_folder_that_does_not_exist_is_an_error_and_nothing_is_install
     assert not (tmp_path / "proj").exists()
 
 
+def test_a_project_install_into_the_user_claude_folder_is_refused(claude, isolated_home):
+    claude.mkdir(exist_ok=True)
+    (claude / "settings.json").write_bytes(PRE)
+    before = snapshot(isolated_home)
+    out = install("--project", str(isolated_home))
+    assert out.returncode == 2 and "is your user Claude folder" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert snapshot(isolated_home) == before
+
+
 def test_purge_removes_the_state_kioku_home_moved(claude, project, isolated_home, monkeypatch):
     moved = isolated_home / "kh"
     monkeypatch.setenv("KIOKU_HOME", str(moved))

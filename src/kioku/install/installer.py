@@ -74,6 +74,12 @@ def main(argv: Sequence[str] | None = None, source_root: Path | None = None) -> 
         return 2
     target = Target(Path(args.project).expanduser().resolve() / ".claude", Path(args.project).expanduser().resolve()) \
         if args.project else Target(paths.claude_dir().expanduser().absolute())
+    if target.project and not args.uninstall and _same_folder(target.claude_dir, paths.claude_dir().expanduser()):
+        # project hooks in the user's settings would run in every session, and the project's memory
+        # folder would be the user-wide one
+        print(f"install.py: error: --project {args.project}: its .claude is your user Claude folder;"
+              " run install.py without --project to install for your user", file=sys.stderr)
+        return 2
     args.claude_dir_existed = target.claude_dir.exists()
     try:
         with _locked(target.claude_dir, create=not args.dry_run and not args.uninstall):
@@ -83,6 +89,13 @@ def main(argv: Sequence[str] | None = None, source_root: Path | None = None) -> 
     except KiokuError as exc:
         print(f"install.py: error: {exc}", file=sys.stderr)
         return 1
+
+
+def _same_folder(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
 
 
 # --------------------------------------------------------------------------- install
