@@ -257,7 +257,17 @@ def _no_operator_password(value: str) -> bool:
             or (("_" in value or "-" in value) and _IDENT_VALUE.match(value)) \
             or _DESCRIBED_COMPOUND.match(value) or _NAMED_SUFFIX.search(value):
         return False  # reset_token, min_length, reset-link, sha256-hashed: names, not values
+    head = value.rstrip("0123456789")
+    if head in _PASSWORD_COMPOUNDS and head != value:
+        return False  # "the password reset2024 flow", "password policy2": a versioned name
     return any(c.isalpha() for c in value) and any(not c.isalpha() for c in value)
+
+
+# Words that make a compound noun with "password" ("password reset", "password policy"): with
+# only digits after them, the word names a feature or a version of it, not a password.
+_PASSWORD_COMPOUNDS = frozenset(
+    "reset resets change changes recovery rotation expiry policy policies rules strength manager "
+    "field prompt form page flow hash hashing migration update".split())
 
 
 _NAMED_SUFFIX = _Lazy(r"-(?:hashed|salted|encrypted|protected|based|only|link|field|reset|policy|length)$", lazyre.IGNORECASE)
