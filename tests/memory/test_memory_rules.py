@@ -72,6 +72,8 @@ def test_pick_topic(text, type_, topic):
     ("npmではなくbunを使う", "npmを使う"),
     ("インデントはタブを使う", "インデントはスペースを使う"),
     ("必ずテストを実行する", "テストを実行しない"),
+    ("We indent with 2 spaces", "We indent with tabs"),
+    ("We use Dependabot for dependency updates", "We use Renovate for dependency updates"),
 ])
 def test_contradictions_detected(new, old):
     assert contradicts(new, old), (new, old)
@@ -89,6 +91,9 @@ def test_contradictions_detected(new, old):
     ("Use npm", "Use npm"),                                        # same statement, no conflict
     ("Never use type hints in tests", "Always use type hints"),   # a scoped exception
     ("Always squash commits before merging", "Never force-push to main"),
+    ("We indent Go with tabs", "We indent YAML with 2 spaces"),
+    ("Go files are indented with tabs", "Python files are indented with 4 spaces"),
+    ("We use Dependabot for the backend", "We use Renovate for the frontend"),
 ])
 def test_non_contradictions(new, old):
     assert contradicts(new, old) is None, (new, old)

@@ -63,6 +63,7 @@ CATEGORIES: dict[str, dict[str, tuple[str, ...]]] = {
     "theme": {"dark": ("dark mode", "dark theme", "ダークモード"), "light": ("light mode", "light theme", "ライトモード")},
     "naming": {"camel": ("camelcase", "camel case"), "snake": ("snake_case", "snake case", "snakecase"),
                "kebab": ("kebab-case", "kebab case")},
+    "dependency-updates": {"renovate": ("renovate",), "dependabot": ("dependabot",)},
     "ci": {"github-actions": ("github actions",), "gitlab-ci": ("gitlab ci",), "circleci": ("circleci", "circle ci"),
            "jenkins": ("jenkins",)},
     "answer-language": {"english": ("english", "英語"), "japanese": ("japanese", "日本語")},
@@ -85,7 +86,8 @@ _POS_WORDS = {"use", "uses", "used", "using", "prefer", "prefers", "preferred", 
               "like", "standardize", "standardise"}
 _POS_PHRASES = ("switch to", "switched to", "migrate to", "migrated to", "move to", "moved to", "go with",
                 "stick to", "stick with", "run with", "runs with", "run on", "runs on", "managed with",
-                "managed by", "should be", "install with", "installs with", "written in", "tests with")
+                "managed by", "should be", "install with", "installs with", "written in", "tests with",
+                "indent with", "indents with", "indented with", "format with", "formatted with")
 _JA_POS = ("を使う", "を使います", "を使って", "使用", "にする", "にします", "を好む", "が好き", "で書く", "を採用",
            "に移行", "で統一", "を使用")
 _NEG_WORDS = {"never", "not", "no", "don't", "dont", "avoid", "without", "drop", "dropped", "replace", "replaced",
@@ -202,7 +204,8 @@ _VERB_CUES = _POS_WORDS | {
     "deploy", "builds", "built", "hosted", "stored", "written", "should", "must", "will", "now", "no",
     "switched", "switch", "moved", "move", "migrated", "migrate", "changed", "change", "replaced",
     "has", "have", "format", "formats", "formatted", "never", "don't", "dont", "do", "install",
-    "installs", "avoid", "runs", "serves", "served", "needs", "requires", "need", "require"}
+    "installs", "avoid", "runs", "serves", "served", "needs", "requires", "need", "require", "indent",
+    "indents", "indented"}
 _SUBJECT_SKIP = {"the", "a", "an", "our", "we", "i", "you", "my", "this", "project", "team", "us", "its",
                  "their", "they", "all", "here", "currently"}
 _COPULAS = {"is", "are", "was", "were"}
