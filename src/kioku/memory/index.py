@@ -127,6 +127,45 @@ class IndexEntry:
         return f"- [{self.type}] {self.summary} → {self.topic}"
 
 
+_RULE_CHARS = frozenset("-*_=`~|: ")
+
+
+def index_notes(lines: list[str]) -> list[tuple[int, str, str, str | None, bool]]:
+    """What MEMORY.md remembers, line by line: ``(line number, type, text, topic file, entry)``.
+
+    Kioku's entries (``entry`` True: the summary and its topic file) and the notes a person
+    wrote there by hand (``entry`` False: the line's text without its list marker, typed by
+    the section it stands in, "" outside the four sections). The title, headings, comments,
+    blank lines and rules (``---``, code fences) are not notes.
+    """
+    out: list[tuple[int, str, str, str | None, bool]] = []
+    section = ""
+    in_comment = False
+    for number, raw in enumerate(lines, start=1):
+        line = raw.strip()
+        if in_comment:
+            in_comment = "-->" not in line
+            continue
+        if line.startswith("<!--"):
+            in_comment = "-->" not in line
+            continue
+        if line.startswith("#"):
+            heading = SECTION_RE.match(line) if line.startswith("##") else None
+            if heading:
+                section = SECTION_TYPES.get(heading.group(1).strip().lower(), "")
+            continue
+        if not line or set(line) <= _RULE_CHARS or line.startswith(("```", "~~~")):
+            continue
+        groups = entry_groups(line)
+        if groups and groups[1].strip():
+            out.append((number, groups[0].lower(), groups[1].strip(), groups[2], True))
+            continue
+        text = line[2:].strip() if line[:2] in ("- ", "* ", "+ ") else line
+        if text:
+            out.append((number, section, text, None, False))
+    return out
+
+
 class IndexDoc:
     def __init__(self) -> None:
         self.entries: list[IndexEntry] = []

@@ -5,6 +5,8 @@
 - Reads the user-wide and the project MEMORY.md as plain text (no YAML, no Chroma, no
   numpy: the SessionStart hook has a budget of a few Python start-ups). A missing index
   with topic files present is derived from the topic files in memory (nothing is written).
+- Takes Kioku's entries and the notes a person wrote into MEMORY.md by hand
+  (``kioku.memory.index.index_notes``: typed by their section, shown as a list item).
 - Ranks entries so the most useful survive the budget: feedback and user preferences
   first (they change how the assistant behaves), then project facts, then references;
   within a type newer entries (lower in the index) first; with ``query``, entries holding
@@ -30,7 +32,7 @@ from kioku.core import paths
 from kioku.core.defang import MEMORY_CLOSE, MEMORY_OPEN, defang
 from kioku.core.fsutil import read_regular
 from kioku.core.secrets import redact_lines
-from kioku.memory.index import INDEX_NAME, MAX_INDEX_BYTES, entry_groups
+from kioku.memory.index import INDEX_NAME, MAX_INDEX_BYTES, index_notes
 
 # The notes are data: nothing in them is a command of this conversation. But a preference or a
 # correction the user asked to keep ("[feedback] don't summarise at the end") is meant to be
@@ -92,15 +94,14 @@ def _index_lines(folder: Path) -> list[str]:
 
 
 def _collect(scope: int, lines: list[str]) -> list[_Item]:
+    """Kioku's entries as written, and the notes a person wrote in MEMORY.md by hand (a list
+    item each, typed by their section)."""
     items: list[_Item] = []
-    for line in lines:
+    for number, type_, text, _topic, entry in index_notes(lines):
+        line = lines[number - 1]
         if "\ufffd" in line or "\x00" in line or len(line) > MAX_LINE:
             continue
-        groups = entry_groups(line)
-        if not groups or not groups[1].strip():
-            continue
-        type_ = groups[0].lower()
-        items.append(_Item(scope, len(items), type_, line.strip()))
+        items.append(_Item(scope, len(items), type_, line.strip() if entry else f"- {text}"))
     return items
 
 

@@ -31,7 +31,7 @@ import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from kioku.memory.index import INDEX_NAME, MAX_INDEX_BYTES, entry_groups
+from kioku.memory.index import INDEX_NAME, MAX_INDEX_BYTES, index_notes
 from kioku.memory.topics import MAX_TOPIC_BYTES, parse_topic
 
 _META = re.compile(r"^\s*<!--\s*kioku:.*-->\s*$")
@@ -111,16 +111,14 @@ def _topic_memories(path: Path, scope: str) -> list[Memory]:
 
 
 def _index_lines(path: Path) -> list[tuple[int, str, str, str, str | None]]:
-    """(line number, line, type, summary, topic file or None) of each MEMORY.md entry."""
+    """(line number, line, type, summary, topic file or None) of each MEMORY.md entry and of
+    each note written there by hand (``index.index_notes``; no topic file)."""
     data = _read(path, MAX_INDEX_BYTES)
     if data is None:
         return []
-    out = []
-    for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
-        groups = entry_groups(line)
-        if groups and groups[1].strip():
-            out.append((number, line.strip(), groups[0].lower(), groups[1].strip(), groups[2]))
-    return out
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    return [(number, lines[number - 1].strip(), type_, text, topic)
+            for number, type_, text, topic, _entry in index_notes(lines)]
 
 
 def _same_summary(index_summary: str, entry_summary: str) -> bool:
