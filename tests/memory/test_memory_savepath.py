@@ -138,3 +138,12 @@ def test_a_japanese_value_change_in_another_file_is_found(project, pmem):
     second = api.remember("本番サーバーはdebian bookwormです", topic="servers", project_root=project)
     assert Path(first.topic_file).name != "servers.md"
     assert second.status == "superseded" and second.superseded == ["本番サーバーはubuntuです"]
+
+
+def test_the_same_statement_with_now_saved_again_is_already_in_memory_not_a_replacement(project, pmem):
+    first = api.remember("We deploy on Thursdays now", project_root=project)
+    again = api.remember("we deploy on thursdays now.", project_root=project)
+    assert again.status == "duplicate" and again.id == first.id
+    assert "Thursdays now" in (pmem / "MEMORY.md").read_text()
+    changed = api.remember("We deploy on Wednesdays now", project_root=project)
+    assert changed.status == "superseded"

@@ -134,8 +134,11 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
         doc = md.load_index(topics)
         old: list[tuple[str, Entry, str]] = []
         unsure: list[Entry] = []
+        normal = normalize(cleaned)
         for name, entry in md.active_entries(topics):
             verdict = assess(cleaned, entry.text)
+            if verdict and normalize(entry.text) == normal:
+                verdict = None  # the same words again are the same memory, even when they say "now"
             if verdict and verdict[0] == "replaces":
                 old.append((name, entry, verdict[1]))
             elif verdict:
