@@ -85,6 +85,14 @@ def test_secret_is_not_saved_and_user_is_told(hook_input, project, isolated_home
         "sk-ant" not in (project / ".agents" / "memory" / "MEMORY.md").read_text()
 
 
+def test_a_note_for_today_only_is_not_saved_and_claude_is_told_why(hook_input, project):
+    result = user_prompt_submit.handle(hook_input(
+        "user_prompt_submit", prompt="remember that I'm in a meeting until 3pm today"))
+    assert result is not None and "could not save" in result.additional_context
+    assert '"today"' in result.additional_context and "Tell the user" in result.additional_context
+    assert not (project / ".agents" / "memory" / "MEMORY.md").exists()
+
+
 def test_session_start_injects_memories_within_budget(hook_input, project):
     user_prompt_submit.handle(hook_input("user_prompt_submit"))
     index = project / ".agents" / "memory" / "MEMORY.md"

@@ -137,6 +137,28 @@ def test_long_text_code_and_transcripts_are_refused(project, pmem, kioku, text, 
     assert not pmem.exists() or not list(pmem.glob("*.md"))
 
 
+@pytest.mark.parametrize("text,marker", [
+    ("I'm in a meeting until 3pm today", "today"),
+    ("For this session only, skip the e2e tests", "For this session"),
+    ("This conversation: answer in Japanese", "This conversation"),
+    ("今日は午後休みです", "今日は"),
+])
+def test_a_note_for_today_or_this_session_only_is_refused(project, pmem, kioku, text, marker):
+    out = kioku("remember", text)
+    assert out.returncode == MemoryRejected.exit_code != 0
+    assert f'"{marker}"' in out.stderr and "not saved" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    assert not pmem.exists() or not list(pmem.glob("*.md"))
+
+
+@pytest.mark.parametrize("text", [
+    "From today on, we use pnpm", "Standups are at 10am every day", "Deploy freeze today (2026-12-01)",
+    "Today I learned that the API caches responses for 5 minutes", "The session cookie expires after 30 minutes",
+    "今日からbunを使う", "in this session and every later one, answer in English",
+])
+def test_a_note_that_lasts_is_kept_whatever_its_words_of_time(project, text):
+    assert api.remember(text).status == "saved"
+
+
 def test_an_indented_list_is_not_code(project):
     assert api.remember("Release steps:\n" + "\n".join(f"    - step {i}" for i in range(12))).status == "saved"
 

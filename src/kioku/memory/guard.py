@@ -8,7 +8,11 @@ Refused, with a message that says why and what to do, before anything is written
 - fenced code blocks longer than ``MAX_CODE_LINES`` (8) lines, or several long
   code-looking lines: memories describe code, they do not carry it;
 - pasted transcripts: two or more JSON-object lines with transcript keys (Claude Code JSONL),
-  or two or more ``Human:``/``Assistant:``/``User:`` turn markers.
+  or two or more ``Human:``/``Assistant:``/``User:`` turn markers;
+- transient notes about today or this session only ("I'm in a meeting until 3pm today",
+  "for this session, focus on the parser", "今日は午後休み"): recalled in a later session they
+  would be stale. A standing rule ("from today on", "always", "every", 今日から, 毎回) or a
+  written date ("2026-12-01") makes a note last, so it is kept.
 
 Terminal escape sequences and control characters (newline and tab excepted) are removed.
 Everything else passes; the rule is to refuse only what is clearly not a note.
@@ -44,6 +48,34 @@ _FENCE = _Lazy(r"^\s*(```|~~~)")
 _JSONL = _Lazy(r'^\s*\{.*"(?:type|role|message|sessionId|uuid|parentUuid|content)"\s*:', re.I)
 _TURN = _Lazy(r"^\s*(?:human|assistant|user|claude|system)\s*[:>]", re.I)
 _CODE_LINE = _Lazy(r"(?:[;{}]\s*$|^\s*(?:def|class|import|from|function|const|let|var|return|if|for)\b.*[:({=])")
+
+
+# Cheap prefilter (the hook's save path): only a note holding one of these is checked further.
+_TRANSIENT_HINTS = ("today", "tonight", "this morning", "this afternoon", "this evening", "session",
+                    "conversation", "tomorrow", "rest of the day", "今日", "本日", "今夜", "今晩", "今朝",
+                    "今だけ", "セッション", "会話", "今回")
+_TRANSIENT = _Lazy(
+    r"\b(?:today|tonight|this (?:morning|afternoon|evening)|(?:for|in|during) (?:this|the current) "
+    r"(?:session|conversation|chat)|this (?:session|conversation|chat) only|until tomorrow|"
+    r"for the rest of the day)\b|(?:^|[.!;]\s*)this (?:session|conversation|chat)\s*[,:]|今日は|今日の|本日は|今夜|今晩|今朝|今だけ|このセッション|この会話|今回だけ|今回のみ",
+    re.I)
+_LASTING = _Lazy(
+    r"\b(?:(?:from|starting|beginning|as of|since|after) (?:today|tonight|now)|from now on|going forward|"
+    r"always|never|every|each|daily|(?:in|for) (?:all )?future|today i (?:learned|learnt|found out|realized|realised|"
+    r"discovered|noticed))\b|\d{4}-\d{2}-\d{2}|\d{4}年|"
+    r"今日から|本日から|今日以降|本日以降|今後|以後|以降|いつも|毎日|毎回|常に|必ず",
+    re.I)
+
+
+def transient_marker(text: str) -> str | None:
+    """The words that tie ``text`` to today or this session only, or None when it may last."""
+    low = text.lower()
+    if not any(hint in low for hint in _TRANSIENT_HINTS):
+        return None
+    found = _TRANSIENT.search(text)
+    if found is None or _LASTING.search(text):
+        return None
+    return found.group(0).strip(" .!;,:")
 
 
 class MemoryRejected(KiokuError):
@@ -118,5 +150,12 @@ def ensure_rememberable(text: str) -> str:
         raise MemoryRejected(
             f"not saved: memories do not store long code snippets (more than {MAX_CODE_LINES} lines); "
             "describe the rule or point to the file instead"
+        )
+    marker = transient_marker(cleaned)
+    if marker:
+        raise MemoryRejected(
+            f"not saved: \"{marker}\" makes this a note for today or this session only, which a later "
+            "session would recall as stale; keep it in mind for now, or word it to last (a date, "
+            "\"from now on\", \"every ...\")"
         )
     return cleaned
