@@ -439,6 +439,8 @@ def test_hosts_and_logins_of_any_form_become_placeholders(command: str, expected
     ("curl -u for basic auth", False), ("Run pytest -q before pushing", False),
     ("ssh to deploy@prod-db-01.acme.internal first", True), ("check /home/alice/deploy.log", True),
     ("Connect with psql -h db.acme.ai", True), ("PGHOST=db1 psql orders", True), ("ping 10.0.0.5", True),
+    ("upgrade socket.io to 4.7 first", False), ("pin eslint@8.x until the config migrates", False),
+    ("git clone git@github.com:acme/app first", True),
 ])
 def test_only_a_sentence_naming_one_machine_is_machine_bound(lesson: str, bound: bool) -> None:
     from kioku.core.placeholders import names_machine

@@ -62,8 +62,10 @@ def placeholders(text: str) -> str:
 # commands, where a dotted word is a host far more often than in a sentence ("pathlib.Path").
 _ABSOLUTE_PATH = re.compile(r"(?<![\w.{])(?:~|/(?:home|Users|root|var|etc|opt|srv|mnt|tmp|usr|private|Volumes))/[\w.@+-]")
 _IPV4 = re.compile(_IPV4_SOURCE)
-_LOGIN_AT_HOST = re.compile(r"\b[\w.-]+@(?:[\w-]+\.)+[A-Za-z][\w-]*\b")  # not "lodash@4.17.21"
-_KNOWN_TLD_HOST = re.compile(r"\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|ai|co|app|cloud|internal|local|lan|corp|"
+# not "lodash@4.17.21" nor "eslint@8.x": a host's labels hold letters
+_LOGIN_AT_HOST = re.compile(r"\b[\w.-]+@(?:[\w-]*[A-Za-z][\w-]*\.)+[A-Za-z][\w-]*\b")
+# "socket.io" is a library, whatever its top-level domain says
+_KNOWN_TLD_HOST = re.compile(r"\b(?!socket\.io\b)(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|ai|co|app|cloud|internal|local|lan|corp|"
                              r"home|intra|uk|de|jp|fr|nl|eu|us|ca|au|in)\b(?![\w/.-])", re.I)
 MAX_SCAN_CHARS = 2000  # a command or a lesson longer than this is cut before the rules scan it
 
