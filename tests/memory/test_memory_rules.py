@@ -94,6 +94,8 @@ def test_contradictions_detected(new, old):
     ("We indent Go with tabs", "We indent YAML with 2 spaces"),
     ("Go files are indented with tabs", "Python files are indented with 4 spaces"),
     ("We use Dependabot for the backend", "We use Renovate for the frontend"),
+    ("We use Node 20 now", "We use pnpm"),                         # another thing, not a new value
+    ("We use Node 20 now, not 18", "We use pnpm now"),
 ])
 def test_non_contradictions(new, old):
     assert contradicts(new, old) is None, (new, old)

@@ -209,6 +209,7 @@ _VERB_CUES = _POS_WORDS | {
 _SUBJECT_SKIP = {"the", "a", "an", "our", "we", "i", "you", "my", "this", "project", "team", "us", "its",
                  "their", "they", "all", "here", "currently"}
 _COPULAS = {"is", "are", "was", "were"}
+_VALUE_NOUNS = {"port", "version", "v"}  # words that only say what kind of value follows ("port 8080")
 _PERSONAL = {"i", "my", "me", "i'm"}
 _NOW_WORDS = {"now", "anymore", "nowadays"}
 _NOW_PHRASES = ("no longer", "these days", "from now on", "any more")
@@ -514,6 +515,10 @@ def assess(new: str, old: str) -> tuple[str, str] | None:
         a_old, v_old, cop_old = _predicate(old)
         additive = bool(set(_WORD.findall(_lower(new))) & _ADDITIVE)
         similar = jaccard(a_new, a_old) >= 0.5 if (a_new or a_old) else True
+        if similar and v_old and (a_new - a_old - _VALUE_NOUNS) and not (a_old - a_new):
+            # "We use Node 20 now" after "We use pnpm": the new statement names another thing
+            # ("node") where the old one had a value of its own, so it is about something else
+            similar = False
         if _says_now(new) and not additive and (similar or (cop_new and cop_old and _names_something(new)
                                                              and _names_something(old))):
             return "replaces", "now " + (" ".join(sorted(v_new)) or "different")
