@@ -142,6 +142,11 @@ def test_long_text_code_and_transcripts_are_refused(project, pmem, kioku, text, 
     ("For this session only, skip the e2e tests", "For this session"),
     ("This conversation: answer in Japanese", "This conversation"),
     ("今日は午後休みです", "今日は"),
+    ("For this session, never run npm install", "For this session"),
+    ("in this chat, answer in French", "in this chat"),
+    ("I'm off ｔｏｄａｙ", "today"),
+    ("For the rest of this session use French", "For the rest of this session"),
+    ("このセッションではフランス語で答えて", "このセッションでは"),
 ])
 def test_a_note_for_today_or_this_session_only_is_refused(project, pmem, kioku, text, marker):
     out = kioku("remember", text)
@@ -154,6 +159,10 @@ def test_a_note_for_today_or_this_session_only_is_refused(project, pmem, kioku, 
     "From today on, we use pnpm", "Standups are at 10am every day", "Deploy freeze today (2026-12-01)",
     "Today I learned that the API caches responses for 5 minutes", "The session cookie expires after 30 minutes",
     "今日からbunを使う", "in this session and every later one, answer in English",
+    "The today() helper in utils/date.py returns UTC", "Use datetime.now(timezone.utc), not datetime.today()",
+    "Tests that depend on today must freeze time with freezegun", "The nightly job runs tonight's batch at 2am UTC",
+    "The session cookie is set for the current session only by the browser", "今日の日付はJSTで計算すること",
+    "このセッションIDはCookieに保存される", "tmux session names follow the repo name",
 ])
 def test_a_note_that_lasts_is_kept_whatever_its_words_of_time(project, text):
     assert api.remember(text).status == "saved"

@@ -51,28 +51,44 @@ _CODE_LINE = _Lazy(r"(?:[;{}]\s*$|^\s*(?:def|class|import|from|function|const|le
 
 
 # Cheap prefilter (the hook's save path): only a note holding one of these is checked further.
-_TRANSIENT_HINTS = ("today", "tonight", "this morning", "this afternoon", "this evening", "session",
-                    "conversation", "tomorrow", "rest of the day", "今日", "本日", "今夜", "今晩", "今朝",
-                    "今だけ", "セッション", "会話", "今回")
-_TRANSIENT = _Lazy(
-    r"\b(?:today|tonight|this (?:morning|afternoon|evening)|(?:for|in|during) (?:this|the current) "
-    r"(?:session|conversation|chat)|this (?:session|conversation|chat) only|until tomorrow|"
-    r"for the rest of the day)\b|(?:^|[.!;]\s*)this (?:session|conversation|chat)\s*[,:]|今日は|今日の|本日は|今夜|今晩|今朝|今だけ|このセッション|この会話|今回だけ|今回のみ",
-    re.I)
+_TRANSIENT_HINTS = ("today", "tonight", "this morning", "this afternoon", "this evening", "tomorrow", "session",
+                    "conversation", "chat", "今日", "本日", "今夜", "今晩", "今朝", "明日", "今だけ", "セッション",
+                    "会話", "今回")
+# This session or conversation only: transient whatever else the note says ("For this session,
+# never run npm install"), unless it says it goes on in later sessions.
+_SESSION_ONLY = _Lazy(
+    r"\b(?:(?:for|in|during) this (?:session|conversation|chat)|this (?:session|conversation|chat) only|"
+    r"for the rest of (?:this|the) (?:session|conversation|chat|day))\b|"
+    r"(?:^|[.!;]\s*)this (?:session|conversation|chat)\s*[,:]|"
+    r"(?:このセッション|この会話)(?:では|だけ|のみ|中|の間)|今回だけ|今回のみ", re.I)
+_LATER_SESSIONS = _Lazy(r"\b(?:every (?:later|future|new|other|next)|(?:all |later |future |next )sessions?\b|"
+                        r"from (?:this|the next) (?:session|conversation) on)|以降のセッション|今後のセッション|毎回", re.I)
+# Today only: transient unless the note says it lasts. A name in code ("datetime.today()",
+# "`today`", the "'Today' tab") is not a time.
+_TODAY = _Lazy(r"(?<![.\w'\"`])(?:today|tonight|tomorrow|this (?:morning|afternoon|evening))\b(?![(\w'\"`])|"
+               r"今日は|今日の|本日は|今夜|今晩|今朝|明日は|今だけ", re.I)
 _LASTING = _Lazy(
-    r"\b(?:(?:from|starting|beginning|as of|since|after) (?:today|tonight|now)|from now on|going forward|"
-    r"always|never|every|each|daily|(?:in|for) (?:all )?future|today i (?:learned|learnt|found out|realized|realised|"
-    r"discovered|noticed))\b|\d{4}-\d{2}-\d{2}|\d{4}年|"
-    r"今日から|本日から|今日以降|本日以降|今後|以後|以降|いつも|毎日|毎回|常に|必ず",
+    r"\b(?:(?:from|starting|beginning|as of|since|after) (?:today|tonight|tomorrow|now)|from now on|going forward|"
+    r"always|never|every|each|daily|nightly|weekly|monthly|hourly|must|should|(?:in|for) (?:all )?future|"
+    r"today i (?:learned|learnt|found out|realized|realised|discovered|noticed))\b|\d{4}-\d{2}-\d{2}|\d{4}年|"
+    r"今日から|本日から|明日から|今日以降|本日以降|今後|以後|以降|いつも|毎日|毎晩|毎朝|毎回|常に|必ず|こと[。.!！]?$|ように",
     re.I)
 
 
 def transient_marker(text: str) -> str | None:
     """The words that tie ``text`` to today or this session only, or None when it may last."""
     low = text.lower()
+    if not low.isascii():
+        import unicodedata
+
+        text = unicodedata.normalize("NFKC", text)
+        low = text.lower()
     if not any(hint in low for hint in _TRANSIENT_HINTS):
         return None
-    found = _TRANSIENT.search(text)
+    found = _SESSION_ONLY.search(text)
+    if found is not None:
+        return None if _LATER_SESSIONS.search(text) else found.group(0).strip(" .!;,:")
+    found = _TODAY.search(text)
     if found is None or _LASTING.search(text):
         return None
     return found.group(0).strip(" .!;,:")
