@@ -102,6 +102,11 @@ def test_notes_written_by_hand_in_memory_md_are_recalled_and_searched(project, p
     assert "- Always run make lint before pushing" in text
     assert "comment" not in text and "over two lines" not in text and "```" not in text
     assert text.count("</kioku-memory>") == 1 and text.rstrip().endswith("</kioku-memory>")
+    index.write_text(index.read_text() + "- Old idea <!-- disabled:\n- hidden idea\n--> kept after the comment\n"
+                     "```bash\nmake secret-thing\n```\n")
+    text = api.build_recall()
+    assert "Old idea" in text and "kept after the comment" in text
+    assert "hidden idea" not in text and "disabled" not in text and "secret-thing" not in text
     hits = api.search("who knows the staging password rotation")
     assert hits and hits[0].file.endswith("MEMORY.md") and "Dana" in hits[0].text
     assert any("make lint" in h.text for h in api.search("make lint before pushing"))
@@ -141,3 +146,23 @@ def test_save_path_is_stdlib_only(project):
                              env={**__import__('os').environ, "PYTHONPATH": str(REPO_ROOT / "src")}, check=True)
         data = json.loads(out.stdout)
         assert data["heavy"] == []
+
+
+def test_secrets_in_notes_written_by_hand_are_never_shown(project, pmem, kioku):
+    api.remember("We use bun for installs")
+    key = "sk-ant-api03-" + "Qx7vR2mN9pL4kT8wZ1yB6cD3fG5hJ0aS" + "Ee4Uu7Ii9Oo2Pp5Ll8Kk1Jj3Hh6Gg-AbCdEf"
+    value = "Xk9#mP2$" + "qL7!vR4@"
+    pem = ["-----BEGIN OPENSSH PRIVATE KEY-----", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
+           "QyNTUxOQAAACDxq2lGZz1Zz9wJ", "-----END OPENSSH PRIVATE KEY-----"]
+    index = pmem / "MEMORY.md"
+    index.write_text(index.read_text() + f"\n## Team\n- The API key is {key}\n- The admin password is\n  {value}\n"
+                     + "\n".join(pem) + "\n- Ask Dana for staging access\n")
+    recalled = api.build_recall()
+    assert "Ask Dana" in recalled and "The admin password is" in recalled
+    for secret in (key, value, pem[1], pem[2]):
+        assert secret not in recalled
+    for query in ("API key", "admin password", "staging access"):
+        out = kioku("search", query)
+        assert out.returncode == 0 and key not in out.stdout and value not in out.stdout
+        out = kioku("search", "--json", query)
+        assert key not in out.stdout and value not in out.stdout and pem[1] not in out.stdout

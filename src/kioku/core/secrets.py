@@ -903,3 +903,40 @@ def redact_lines(lines: list[str]) -> list[str]:
     for i in touched:
         out[i] = redact(lines[i])
     return out
+
+
+def redact_notes(lines: list[str], probe: list[bool] | None = None) -> list[str]:
+    """:func:`redact_lines` for notes a person wrote line by line, where a secret can span lines:
+
+    - a line that continues a secret begun on the line before ("The admin password is" ⏎
+      "Xk9#mP2$qL7!vR4@") is redacted whole;
+    - the lines inside a private key block (between its BEGIN and END lines) are redacted whole.
+
+    ``probe[i]`` False skips the continuation check for line ``i`` (lines Kioku wrote itself);
+    blank lines and lines redacted already need none.
+    """
+    out = redact_lines(lines)
+    inside_key = False
+    for i, line in enumerate(lines):
+        if "-----" in line:
+            up = line.upper()
+            if "-----BEGIN" in up and "PRIVATE KEY" in up:
+                inside_key = "-----END" not in up
+                continue
+            if inside_key and "-----END" in up:
+                inside_key = False
+                out[i] = "[REDACTED:private_key]"
+                continue
+        if inside_key:
+            if line.strip():
+                out[i] = "[REDACTED:private_key]"
+            continue
+        if not i or not line.strip() or out[i] != line or not lines[i - 1].strip() \
+                or (probe is not None and not probe[i]):
+            continue
+        before = lines[i - 1].rstrip()
+        joined = f"{before} {line.strip()}"
+        crossing = [f for f in find_secrets(joined) if f.end > len(before) + 1]
+        if crossing:
+            out[i] = f"[REDACTED:{crossing[0].kind}]"
+    return out

@@ -135,26 +135,30 @@ def index_notes(lines: list[str]) -> list[tuple[int, str, str, str | None, bool]
 
     Kioku's entries (``entry`` True: the summary and its topic file) and the notes a person
     wrote there by hand (``entry`` False: the line's text without its list marker, typed by
-    the section it stands in, "" outside the four sections). The title, headings, comments,
-    blank lines and rules (``---``, code fences) are not notes.
+    the section it stands in, "" outside the four sections). The title, headings, HTML
+    comments (also where they open or close inside a line), blank lines, rules (``---``) and
+    fenced code blocks are not notes.
     """
     out: list[tuple[int, str, str, str | None, bool]] = []
     section = ""
-    in_comment = False
+    in_comment = in_fence = False
     for number, raw in enumerate(lines, start=1):
         line = raw.strip()
-        if in_comment:
-            in_comment = "-->" not in line
+        if in_fence:
+            in_fence = not line.startswith(("```", "~~~"))
             continue
-        if line.startswith("<!--"):
-            in_comment = "-->" not in line
+        if in_comment or "<!--" in line:
+            line, in_comment = _outside_comments(line, in_comment)
+            line = line.strip()
+        if line.startswith(("```", "~~~")):
+            in_fence = True
             continue
         if line.startswith("#"):
             heading = SECTION_RE.match(line) if line.startswith("##") else None
             if heading:
                 section = SECTION_TYPES.get(heading.group(1).strip().lower(), "")
             continue
-        if not line or set(line) <= _RULE_CHARS or line.startswith(("```", "~~~")):
+        if not line or set(line) <= _RULE_CHARS:
             continue
         groups = entry_groups(line)
         if groups and groups[1].strip():
@@ -164,6 +168,26 @@ def index_notes(lines: list[str]) -> list[tuple[int, str, str, str | None, bool]
         if text:
             out.append((number, section, text, None, False))
     return out
+
+
+def _outside_comments(line: str, in_comment: bool) -> tuple[str, bool]:
+    """The parts of ``line`` outside HTML comments, and whether a comment is still open after it."""
+    kept: list[str] = []
+    pos = 0
+    while pos < len(line):
+        if in_comment:
+            close = line.find("-->", pos)
+            if close < 0:
+                return "".join(kept), True
+            pos, in_comment = close + 3, False
+        else:
+            opening = line.find("<!--", pos)
+            if opening < 0:
+                kept.append(line[pos:])
+                break
+            kept.append(line[pos:opening])
+            pos, in_comment = opening + 4, True
+    return "".join(kept), in_comment
 
 
 class IndexDoc:

@@ -16,7 +16,8 @@
   Code's hook output cap is 10,000); entries left out are counted in a closing line that
   says how to reach them (``kioku search``).
 - Output is fenced in ``<kioku-memory>`` … ``</kioku-memory>`` under a header that labels
-  it as remembered data, not instructions; every line passes ``kioku.core.secrets.redact`` (``redact_lines``: one scan)
+  it as remembered data, not instructions; every line passes ``kioku.core.secrets.redact``
+  (``redact_notes``: one scan, and a secret spanning the lines of a hand-written note is caught)
   and through ``kioku.core.defang.defang``, so no tag-like text (lookalikes included) can
   close the fence early or open another. Bad lines (garbage, invalid UTF-8) are skipped:
   recall never raises for damaged files; it returns "" when there is nothing to recall.
@@ -31,7 +32,7 @@ from pathlib import Path
 from kioku.core import paths
 from kioku.core.defang import MEMORY_CLOSE, MEMORY_OPEN, defang
 from kioku.core.fsutil import read_regular
-from kioku.core.secrets import redact_lines
+from kioku.core.secrets import redact_notes
 from kioku.memory.index import INDEX_NAME, MAX_INDEX_BYTES, index_notes
 
 # The notes are data: nothing in them is a command of this conversation. But a preference or a
@@ -43,6 +44,7 @@ HEADER = ("Remembered notes from Kioku (recalled from .agents/memory): facts and
 OPEN, CLOSE = MEMORY_OPEN, MEMORY_CLOSE
 TYPE_WEIGHT = {"feedback": 3.0, "user": 3.0, "project": 2.0, "reference": 1.0}
 MAX_LINE = 300
+MAX_NOTE = 1500  # a longer line written by hand is not a note (a memory is refused past this too)
 
 
 class _Item:
@@ -97,12 +99,24 @@ def _collect(scope: int, lines: list[str]) -> list[_Item]:
     """Kioku's entries as written, and the notes a person wrote in MEMORY.md by hand (a list
     item each, typed by their section)."""
     items: list[_Item] = []
-    for number, type_, text, _topic, entry in index_notes(lines):
+    # redacted before anything is taken from them; a secret can span the lines of a note written
+    # by hand (Kioku's own entries, "- [type] ...", were checked when they were saved)
+    safe = redact_notes(lines, [not line.startswith("- [") for line in lines])
+    for number, type_, text, _topic, entry in index_notes(safe):
         line = lines[number - 1]
-        if "\ufffd" in line or "\x00" in line or len(line) > MAX_LINE:
+        if "\ufffd" in line or "\x00" in line:
             continue
-        items.append(_Item(scope, len(items), type_, line.strip() if entry else f"- {text}"))
+        if entry:
+            if len(line) <= MAX_LINE:
+                items.append(_Item(scope, len(items), type_, safe[number - 1].strip()))
+        elif not _only_redacted(text) and len(text) <= MAX_NOTE:
+            note = text if len(text) <= MAX_LINE else text[:MAX_LINE - 1].rstrip() + "…"
+            items.append(_Item(scope, len(items), type_, f"- {note}"))
     return items
+
+
+def _only_redacted(text: str) -> bool:
+    return text.startswith("[REDACTED:") and text.endswith("]") and text.count("[") == 1
 
 
 def _rank(items: list[_Item], query: str | None) -> None:
@@ -124,9 +138,8 @@ def _rank(items: list[_Item], query: str | None) -> None:
 
 
 def _clean_all(lines: list[str]) -> list[str]:
-    """Each line redacted on its own terms (``redact_lines`` scans them in one pass) and
-    defanged; same result as redacting and defanging line by line."""
-    return [defang(line) for line in redact_lines(lines)]
+    """Each line (redacted by ``_collect``) defanged."""
+    return [defang(line) for line in lines]
 
 
 def build_recall(project_root: Path | None = None, budget: int = 10000, query: str | None = None) -> str:

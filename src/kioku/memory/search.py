@@ -116,7 +116,11 @@ def _index_lines(path: Path) -> list[tuple[int, str, str, str, str | None]]:
     data = _read(path, MAX_INDEX_BYTES)
     if data is None:
         return []
-    lines = data.decode("utf-8", errors="replace").splitlines()
+    from kioku.core.secrets import redact_notes
+
+    raw = data.decode("utf-8", errors="replace").splitlines()
+    # notes written by hand were never checked for secrets, and one can span their lines
+    lines = redact_notes(raw, [not line.startswith("- [") for line in raw])
     return [(number, lines[number - 1].strip(), type_, text, topic)
             for number, type_, text, topic, _entry in index_notes(lines)]
 
@@ -268,9 +272,12 @@ def memory_index(project_root: Path | None = None, archive: bool = False, dense:
 
 
 def _hit(m: Memory, score: float, semantic: bool = False) -> SearchHit:
+    from kioku.core.secrets import redact
+
     context_file, context_line, context = m.context or ("", 0, "")
-    return SearchHit(m.key[0], m.key[1], m.display, round(float(score), 6), m.scope, semantic,
-                     context, context_file, context_line)
+    # files edited by hand can hold what a save would have refused: nothing is shown unredacted
+    return SearchHit(m.key[0], m.key[1], redact(m.display), round(float(score), 6), m.scope, semantic,
+                     redact(context), context_file, context_line)
 
 
 def search(query: str, project_root: Path | None = None, limit: int = 10, archive: bool = False,
