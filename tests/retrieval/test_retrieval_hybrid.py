@@ -248,3 +248,28 @@ def test_a_question_naming_a_kind_of_tool_matches_a_memory_naming_such_a_tool() 
     own = HybridIndex([Unit(0, "package manager: pnpm"), Unit(1, "pnpm")], dense=False)
     c = own.components("package manager")
     assert c.coverage[0] == c.coverage[1] == 1.0
+
+
+def test_tool_kinds_skip_everyday_words_and_need_every_word_of_a_long_name() -> None:
+    units = [Unit(0, "Deploys run on GitHub Actions"), Unit(1, "User actions are logged to the audit table"),
+             Unit(2, "The dark theme uses black backgrounds"), Unit(3, "Run make deploy to ship"),
+             Unit(4, "Format Python with ruff")]
+    index = HybridIndex(units, dense=False)
+
+    def found(query: str) -> list:
+        return [s.id for s in index.ranked(query, 5) if s.relevant]
+
+    assert found("which CI do we use?") == [0]
+    assert found("what formatter do we use?") == [4]
+    assert found("what build tool") == []
+
+
+def test_the_verb_use_in_a_question_does_not_find_every_memory_that_uses_something() -> None:
+    from kioku.retrieval.text import query_terms, tokenize
+
+    assert query_terms("which package manager do we use", tokenize("which package manager do we use")) == \
+        ["package", "manager"]
+    assert query_terms("use bun", tokenize("use bun")) == ["use", "bun"]
+    units = [Unit(0, "We use pnpm in this repo"), Unit(1, "Production runs on Postgres 16")]
+    index = HybridIndex(units, dense=False)
+    assert [s.id for s in index.ranked("what database do we use?", 2) if s.relevant] == [1]

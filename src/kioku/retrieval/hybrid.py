@@ -47,7 +47,7 @@ from typing import Callable, Hashable, Sequence
 
 from kioku.retrieval.bm25 import BM25Index
 from kioku.retrieval.dates import closeness, parse_query_dates, parse_date
-from kioku.retrieval.text import synonym_groups, tokenize
+from kioku.retrieval.text import query_terms, synonym_groups, tokenize
 
 Ranking = list[tuple[Hashable, float]]
 
@@ -259,6 +259,20 @@ class HybridIndex:
             arrays = self._term_cache[term] = (docs, part)
         return arrays
 
+    def _phrase_arrays(self, phrase: str):
+        """(documents holding every word of ``phrase``, the smallest BM25 term part among them)."""
+        import numpy as np
+
+        docs = part = None
+        for word in phrase.split():
+            d, p = self._term_arrays(word)
+            if docs is None:
+                docs, part = d, p
+                continue
+            docs, mine, theirs = np.intersect1d(docs, d, assume_unique=True, return_indices=True)
+            part = np.minimum(part[mine], p[theirs])
+        return docs, part
+
     def _lexical_signals(self, tokens: list[str], query: str = ""):
         """(BM25 scores, coverage) arrays (n,) for already tokenized query terms.
 
@@ -302,7 +316,7 @@ class HybridIndex:
             lex_alt = np.zeros(n, dtype=np.float64)
             cov_alt = np.zeros(n, dtype=np.float64)
             for alt in alternatives:
-                docs, part = self._term_arrays(alt)
+                docs, part = self._term_arrays(alt) if " " not in alt else self._phrase_arrays(alt)
                 if len(docs):
                     lex_alt[docs] = np.maximum(lex_alt[docs], weight * part)
                     cov_alt[docs] = share
@@ -313,7 +327,7 @@ class HybridIndex:
     def components(self, query: str) -> Components:
         import numpy as np
 
-        tokens = tokenize(query)
+        tokens = query_terms(query, tokenize(query))
         lexical, coverage = self._lexical_signals(tokens, query)
         dense = None
         if self.matrix is not None:

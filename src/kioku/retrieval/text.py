@@ -152,6 +152,23 @@ def word_tokens(text: str) -> list[str]:
     return [w for w in _BASELINE_WORD.findall(text.lower()) if w not in ENGLISH_STOPWORDS]
 
 
+_QUESTION_START = frozenset("what which who whom whose where when why how do does did is are can could should".split())
+_FRAME_VERBS = frozenset(("use", "using", "used"))  # stems of use / uses / used / using
+
+
+def query_terms(query: str, tokens: list[str]) -> list[str]:
+    """The tokens of ``query`` that say what is asked: in a question, the frame verb "use"
+    ("which package manager do we use?", "what do we use for browser tests") is dropped, so a
+    memory is not found for holding "use" and the words that name the thing weigh fully."""
+    if not tokens or not any(t in _FRAME_VERBS for t in tokens):
+        return tokens
+    words = query.lower().split()
+    if not (query.rstrip().endswith(("?", "？")) or (words and words[0] in _QUESTION_START)):
+        return tokens
+    kept = [t for t in tokens if t not in _FRAME_VERBS]
+    return kept or tokens
+
+
 # Abbreviations developers write for the same word ("DB" / "database"), and katakana loanwords
 # for English words: a query naming one also matches a memory that wrote the other.
 _ABBREVIATIONS = (
@@ -172,24 +189,26 @@ _KATAKANA = (
 # Kinds of developer tool and the tools of each kind: a question that names the kind ("which
 # package manager do we use", "what database") also matches a memory that names one of its tools
 # ("We use pnpm"). One way only: a question about Postgres is not about every database.
-_TEST_TOOLS = "pytest jest vitest mocha jasmine rspec minitest junit unittest ava karma playwright cypress"
-_EDITORS = "vim neovim nvim emacs vscode intellij pycharm webstorm goland cursor zed sublime helix"
+# Tool names that are also everyday words or names ("make", "black", "cursor", "fish", "Jasmine")
+# are left out: a question about formatters must not find "the dark theme uses black". A name of
+# several words (written with "+": "github+actions") counts only where a memory holds all of them.
+_TEST_TOOLS = "pytest jest vitest mocha rspec minitest junit unittest playwright cypress"
+_EDITORS = "vim neovim nvim emacs vscode vs+code visual+studio+code intellij pycharm webstorm goland zed"
 _KINDS = (
-    ("package manager", "npm pnpm yarn pip pipenv poetry uv conda cargo bundler composer maven gradle homebrew"
-                        " brew nuget"),
+    ("package manager", "npm pnpm yarn pip pipenv poetry uv conda cargo bundler maven gradle homebrew nuget"),
     ("database", "postgres postgresql mysql mariadb sqlite mongodb mongo redis dynamodb cassandra mssql supabase"
                  " cockroachdb clickhouse elasticsearch"),
     ("test runner", _TEST_TOOLS), ("test framework", _TEST_TOOLS), ("test library", _TEST_TOOLS),
-    ("ci", "jenkins circleci travis buildkite teamcity gitlab actions drone"),
+    ("ci", "jenkins circleci travis buildkite teamcity github+actions gitlab+ci"),
     ("linter", "eslint ruff flake8 pylint rubocop clippy golangci stylelint shellcheck"),
-    ("formatter", "prettier black ruff gofmt rustfmt isort yapf autopep8 biome"),
+    ("formatter", "prettier ruff gofmt rustfmt isort yapf autopep8 biome"),
     ("editor", _EDITORS), ("ide", _EDITORS),
     ("type checker", "mypy pyright tsc pytype"),
-    ("build tool", "make cmake bazel gradle maven webpack vite esbuild rollup turbo parcel"),
+    ("build tool", "cmake bazel gradle maven webpack vite esbuild"),
     ("cloud", "aws gcp azure vercel netlify heroku cloudflare digitalocean"),
-    ("shell", "bash zsh fish powershell"),
-    ("orm", "sqlalchemy prisma sequelize typeorm drizzle activerecord"),
-    ("message queue", "kafka rabbitmq sqs nats celery"),
+    ("shell", "bash zsh powershell"),
+    ("orm", "sqlalchemy prisma sequelize typeorm activerecord"),
+    ("message queue", "kafka rabbitmq sqs celery"),
     ("monitoring", "datadog sentry prometheus grafana newrelic"),
     ("version control", "git mercurial svn"),
 )
@@ -221,7 +240,8 @@ def _kind_table() -> dict[tuple[str, ...], tuple[str, ...]]:
     if _KIND_TABLE is None:
         table: dict[tuple[str, ...], set[str]] = {}
         for kind, tools in _KINDS:
-            table.setdefault(tuple(tokenize(kind)), set()).update(t for tool in tools.split() for t in tokenize(tool))
+            names = [" ".join(tokenize(name.replace("+", " "))) for name in tools.split()]
+            table.setdefault(tuple(tokenize(kind)), set()).update(name for name in names if name)
         _KIND_TABLE = {k: tuple(sorted(v)) for k, v in sorted(table.items(), key=lambda kv: -len(kv[0]))}
     return _KIND_TABLE
 
