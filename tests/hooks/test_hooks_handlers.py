@@ -90,6 +90,7 @@ def test_a_note_for_today_only_is_not_saved_and_claude_is_told_why(hook_input, p
         "user_prompt_submit", prompt="remember that I'm in a meeting until 3pm today"))
     assert result is not None and "could not save" in result.additional_context
     assert '"today"' in result.additional_context and "Tell the user" in result.additional_context
+    assert "not saved: " not in result.additional_context and "not saved: " not in result.system_message
     assert not (project / ".agents" / "memory" / "MEMORY.md").exists()
 
 

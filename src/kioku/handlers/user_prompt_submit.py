@@ -184,10 +184,11 @@ def _save(content: str, payload: dict, prompt: str) -> HookResult:
             system_message=f"Kioku: not saved to memory - {reason}",
         )
     except KiokuError as exc:
+        reason = str(exc).removeprefix("not saved: ")  # the lead-in below says it already
         return HookResult(
-            additional_context=f"Kioku could not save this to memory: {_sentence(str(exc))} Tell the user it was "
+            additional_context=f"Kioku could not save this to memory: {_sentence(reason)} Tell the user it was "
                                "not saved.",
-            system_message=f"Kioku: not saved to memory - {exc}",
+            system_message=f"Kioku: not saved to memory - {reason}",
         )
     from pathlib import Path
 
