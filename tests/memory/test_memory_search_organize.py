@@ -223,3 +223,15 @@ def test_an_index_line_goes_with_the_current_entry_not_a_superseded_copy(project
     current = [h for h in hits if not h.text.startswith("[")]
     assert len(current) == 1 and f"id {again.id}" in current[0].text and current[0].context
     assert all(not h.context for h in hits if h.text.startswith("[superseded]"))
+
+
+def test_forget_names_a_note_written_by_hand_instead_of_saying_nothing_matches(project, pmem):
+    api.remember("We use bun for installs")
+    index = pmem / "MEMORY.md"
+    index.write_text(index.read_text() + "- Standup is at 9:30 in room B\n")
+    before = index.read_text()
+    with pytest.raises(KiokuError, match=r"note written by hand in .*MEMORY\.md:\d+.*nothing was changed"):
+        api.forget("Standup is at 9:30")
+    with pytest.raises(KiokuError, match="no memory matches"):
+        api.forget("zebra crossing")
+    assert index.read_text() == before

@@ -388,6 +388,29 @@ def _matches(entry: Entry, query: str) -> bool:
     return bool(wanted) and len(wanted & token_set(entry.text)) / len(wanted) >= 0.75
 
 
+def _hand_note_matching(query: str, project_root: Path | None) -> str | None:
+    """``path:line`` of a note written by hand in a MEMORY.md that ``query`` names, or None."""
+    from kioku.memory.index import index_notes, read_index_text
+
+    needle, wanted = normalize(query), token_set(query)
+    for md in _dirs(project_root):
+        try:
+            text = read_index_text(md.index_path)
+        except KiokuError:
+            continue
+        for number, _type, note, _topic, entry in index_notes((text or "").splitlines()):
+            if entry:
+                continue
+            if (needle and _contains_words(normalize(note), needle)) or (
+                    wanted and len(wanted & token_set(note)) / len(wanted) >= 0.75):
+                try:
+                    shown = md.index_path.relative_to(Path.cwd())
+                except ValueError:
+                    shown = md.index_path
+                return f"{shown}:{number}"
+    return None
+
+
 def forget(query: str | None = None, id: str | None = None, project_root: Path | None = None) -> ForgetResult:
     if not (query and query.strip()) and not id:
         raise KiokuError("say what to forget: a query or --id ID")
@@ -421,6 +444,10 @@ def forget(query: str | None = None, id: str | None = None, project_root: Path |
             md, line = finished[0]
             return ForgetResult("", line.summary, md.scope, str(md.path / line.topic),
                                 str(md.archive_path / line.topic))
+        hand = _hand_note_matching(query or "", project_root) if not id else None
+        if hand:
+            raise KiokuError(f"{query!r} matches a note written by hand in {hand}, not a memory Kioku saved; "
+                             "edit that file to remove it; nothing was changed")
         raise KiokuError(f"no memory matches {id or query!r}; nothing was changed")
     if len(candidates) > 1:
         listed = "; ".join(f"{e.id} ({e.summary[:50]})" for _, _, e in candidates[:8])
