@@ -147,3 +147,16 @@ def test_the_same_statement_with_now_saved_again_is_already_in_memory_not_a_repl
     assert "Thursdays now" in (pmem / "MEMORY.md").read_text()
     changed = api.remember("We deploy on Wednesdays now", project_root=project)
     assert changed.status == "superseded"
+
+
+def test_a_note_written_by_hand_is_not_saved_again_and_one_it_may_replace_is_named(project, pmem):
+    pmem.mkdir(parents=True)
+    index = pmem / "MEMORY.md"
+    index.write_text("# Memory index\n\n## Project\n- We deploy on Fridays\n- Deploys go through staging first\n")
+    again = api.remember("Deploys go through staging first", project_root=project)
+    assert again.status == "duplicate" and again.topic_file.endswith("MEMORY.md")
+    assert index.read_text().count("staging first") == 1
+    newer = api.remember("We deploy on Thursdays now", project_root=project)
+    assert newer.status == "saved"
+    assert any('by hand in MEMORY.md says "We deploy on Fridays"' in w for w in newer.warnings)
+    assert "- We deploy on Fridays" in index.read_text()  # Kioku never rewrites a hand-written note

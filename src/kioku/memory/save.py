@@ -51,6 +51,15 @@ class SaveResult:
         return f"SaveResult({self.to_dict()!r})"
 
 
+def _hand_notes(doc) -> list[str]:
+    """The notes written by hand in a loaded index (``IndexDoc``): its lines that are not entries."""
+    from kioku.memory.index import index_notes
+
+    lines = [line for body in doc.extras.values() for line in body]
+    lines += [line for _title, body in doc.other_sections for line in body]
+    return [text for _n, _t, text, _topic, entry in index_notes(lines) if not entry] if lines else []
+
+
 def is_duplicate(new_text: str, new_tokens: set[str], old_text: str) -> bool:
     if new_tokens and old_text.isascii():
         # Cheap bound first (the save path compares with every memory in the folder): each
@@ -158,6 +167,15 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
                 return SaveResult("duplicate", entry.type, entry.summary, str(md.path / name), line.line,
                                   scope=md.scope, id=entry.id, warnings=notes)
 
+        # notes written by hand in MEMORY.md are memories too: the same note again is not saved
+        # twice, and one the new memory may replace is named (Kioku never rewrites them)
+        hand = _hand_notes(doc)
+        for note in hand:
+            if is_duplicate(cleaned, tokens, note):
+                return SaveResult("duplicate", type_, note, str(md.index_path), f"- {note}", scope=md.scope,
+                                  warnings=list(md.notices))
+        hand_conflicts = [note for note in hand if assess(cleaned, note)]
+
         created = now_iso()
         entry_id = unique_id(created, cleaned, {e.id for t in topics.values() for e in t.entries})
         index_entry = format_entry(type_, cleaned, topic_name)
@@ -194,6 +212,10 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
             # replaces an older one, both stay and the user is told how to drop one.
             shown = "; ".join(f'"{e.summary}"' for e in unsure[:2])
             warnings.append(f"kept both this and {shown}; if one replaces the other, run `kioku forget`")
+        if hand_conflicts:
+            shown = "; ".join(f'"{note}"' for note in hand_conflicts[:2])
+            warnings.append(f"a note written by hand in {md.index_path.name} says {shown}; edit it if this "
+                            "memory replaces it")
         # At the limit the index keeps its lines by type priority (feedback first, then user,
         # project, reference; within a type the newest): the new line is added and write_index
         # leaves out whichever line ranks lowest, which may be this one.
