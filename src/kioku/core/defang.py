@@ -48,6 +48,7 @@ _INVISIBLE_EXTRA = {"\u034f", "\u115f", "\u1160", "\u3164", "\uffa0", "\u180b", 
 # Terminal escape sequences (colour, cursor moves, OSC hyperlinks and titles) and every other
 # C0/C1 control character but newline and tab: they are never part of a note, and printed raw
 # they drive the reader's terminal.
+_NON_ASCII = LazyPattern(r"[^\x00-\x7f]")
 _ESCAPES = LazyPattern(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|\x1b[@-_]?"
                        r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -65,10 +66,20 @@ def _visible(text: str) -> str:
     import unicodedata
 
     text = unicodedata.normalize("NFKC", text)
-    return "".join(ch for ch in text
-                   if unicodedata.category(ch) != "Cf"
-                   and not ("\ufe00" <= ch <= "\ufe0f" or "\U000e0100" <= ch <= "\U000e01ef")
-                   and ch not in _INVISIBLE_EXTRA)
+    # every character dropped here is outside ASCII: only those are looked at one by one
+    hidden = [m.start() for m in _NON_ASCII.finditer(text)
+              if unicodedata.category(text[m.start()]) == "Cf"
+              or "\ufe00" <= text[m.start()] <= "\ufe0f" or "\U000e0100" <= text[m.start()] <= "\U000e01ef"
+              or text[m.start()] in _INVISIBLE_EXTRA]
+    if not hidden:
+        return text
+    kept: list[str] = []
+    pos = 0
+    for i in hidden:
+        kept.append(text[pos:i])
+        pos = i + 1
+    kept.append(text[pos:])
+    return "".join(kept)
 
 
 def defang(text: str) -> str:

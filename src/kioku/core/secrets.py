@@ -697,12 +697,26 @@ def _nfkc_with_offsets(text: str) -> tuple[str, list[int]] | None:
         return None
     out: list[str] = []
     origin: list[int] = []
-    for i, ch in enumerate(text):
-        folded = unicodedata.normalize("NFKC", ch) if ord(ch) > 127 else ch
+    pos = 0
+    # only the characters that normalising changes are visited one by one (a MEMORY.md of 200
+    # lines holds a few thousand characters, nearly all ASCII, and one "…" makes it unnormalised)
+    for m in _NON_ASCII.finditer(text):
+        i = m.start()
+        folded = unicodedata.normalize("NFKC", text[i])
+        if folded == text[i]:
+            continue
+        out.append(text[pos:i])
+        origin.extend(range(pos, i))
         out.append(folded)
         origin.extend([i] * len(folded))
+        pos = i + 1
+    out.append(text[pos:])
+    origin.extend(range(pos, len(text)))
     origin.append(len(text))
     return "".join(out), origin
+
+
+_NON_ASCII = _Lazy(r"[^\x00-\x7f]")
 
 
 def find_secrets(text: str) -> list[SecretFinding]:
