@@ -160,3 +160,7 @@ def test_a_note_written_by_hand_is_not_saved_again_and_one_it_may_replace_is_nam
     assert newer.status == "saved"
     assert any('by hand in MEMORY.md says "We deploy on Fridays"' in w for w in newer.warnings)
     assert "- We deploy on Fridays" in index.read_text()  # Kioku never rewrites a hand-written note
+    key = "sk-ant-api03-" + "Qx7vR2mN9pL4kT8wZ1yB6cD3fG5hJ0aS" + "Ee4Uu7Ii9Oo2Pp5Ll8Kk1Jj3Hh6Gg-AbCdEf"
+    index.write_text(index.read_text() + f"- We deploy with the key {key} on Fridays\n")
+    quoted = api.remember("We deploy on Mondays now", project_root=project)
+    assert quoted.warnings and not any(key in w for w in quoted.warnings)

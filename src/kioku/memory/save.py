@@ -52,12 +52,16 @@ class SaveResult:
 
 
 def _hand_notes(doc) -> list[str]:
-    """The notes written by hand in a loaded index (``IndexDoc``): its lines that are not entries."""
+    """The notes written by hand in a loaded index (``IndexDoc``): its lines that are not entries,
+    redacted (they were never checked for secrets, and a save may quote them)."""
+    from kioku.core.secrets import redact_notes
     from kioku.memory.index import index_notes
 
     lines = [line for body in doc.extras.values() for line in body]
     lines += [line for _title, body in doc.other_sections for line in body]
-    return [text for _n, _t, text, _topic, entry in index_notes(lines) if not entry] if lines else []
+    if not lines:
+        return []
+    return [text for _n, _t, text, _topic, entry in index_notes(redact_notes(lines)) if not entry]
 
 
 def is_duplicate(new_text: str, new_tokens: set[str], old_text: str) -> bool:
