@@ -147,6 +147,9 @@ def test_the_same_statement_with_now_saved_again_is_already_in_memory_not_a_repl
     assert "Thursdays now" in (pmem / "MEMORY.md").read_text()
     changed = api.remember("We deploy on Wednesdays now", project_root=project)
     assert changed.status == "superseded"
+    ja = api.remember("今はpnpmを使っています", project_root=project)
+    assert api.remember("今は pnpm を使っています", project_root=project).id == ja.id  # no spaces in Japanese
+    assert api.remember("今は　pnpmを使っています。", project_root=project).status == "duplicate"
 
 
 def test_a_note_written_by_hand_is_not_saved_again_and_one_it_may_replace_is_named(project, pmem):

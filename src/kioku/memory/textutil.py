@@ -39,8 +39,14 @@ def is_cjk(ch: str) -> bool:
 @lru_cache(maxsize=1024)  # a new memory's text is normalised once per comparison
 def normalize(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).lower().replace("’", "'")
-    text = _PUNCT.sub(" ", text)
-    return _SPACES.sub(" ", text).strip()
+    text = _SPACES.sub(" ", _PUNCT.sub(" ", text)).strip()
+    if not text.isascii() and " " in text:
+        # Japanese sets no space between words: "今は pnpm を使う" and "今はpnpmを使う" are one text
+        text = _CJK_SPACE.sub("", text)
+    return text
+
+
+_CJK_SPACE = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f]) | (?=[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f])")
 
 
 def _runs(word: str) -> list[tuple[bool, str]]:
