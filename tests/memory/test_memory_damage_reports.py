@@ -67,3 +67,16 @@ def test_doctor_reports_a_damaged_and_a_too_large_topic_file(project):
     assert not damaged["ok"] and topic.name in damaged["detail"] and "organize --repair" in damaged["detail"]
     large = checks["project memory topic size"]
     assert large["ok"] and large["warning"] and "huge-notes.md" in large["detail"]
+
+
+def test_doctor_names_where_a_secret_was_written_by_hand_never_the_secret(project):
+    api.remember("We deploy on Fridays")
+    value = "Xk9#mP2$" + "qL7!vR4@"
+    index = project / ".agents" / "memory" / "MEMORY.md"
+    index.write_text(index.read_text() + f"- The admin password is\n  {value}\n")
+    checks = _checks(project)
+    found = checks["project memory secrets"]
+    assert not found["ok"] and "MEMORY.md:" in found["detail"] and "password" in found["detail"]
+    assert value not in found["detail"]
+    index.write_text(index.read_text().replace(f"- The admin password is\n  {value}\n", ""))
+    assert "project memory secrets" not in _checks(project)

@@ -24,6 +24,19 @@ Add = Callable[..., None]
 INDEX_NAME = "MEMORY.md"
 
 
+def _secret_lines(name: str, text: str) -> list[str]:
+    """``name:line (kind)`` of each line of a memory file that holds a secret (never the value)."""
+    from kioku.core.secrets import redact_notes
+
+    lines = text.splitlines()
+    found = []
+    for number, (line, safe) in enumerate(zip(lines, redact_notes(lines)), start=1):
+        if safe != line:
+            kind = safe.split("[REDACTED:", 1)[1].split("]", 1)[0] if "[REDACTED:" in safe else "secret"
+            found.append(f"{name}:{number} ({kind.replace('_', ' ')})")
+    return found
+
+
 def check_memory_folder(label: str, folder: Path, add: Add) -> None:
     base = folder.parent.parent
     link = fsutil.first_symlink(base, folder / INDEX_NAME)
@@ -35,7 +48,7 @@ def check_memory_folder(label: str, folder: Path, add: Add) -> None:
         return
     from kioku.memory.topics import MAX_TOPIC_BYTES, parse_topic
 
-    bad, damaged, too_large = [], [], []
+    bad, damaged, too_large, secrets = [], [], [], []
     for path in sorted(folder.glob("*.md")):
         if path.is_symlink() or not path.is_file():
             continue
@@ -54,6 +67,7 @@ def check_memory_folder(label: str, folder: Path, add: Add) -> None:
             topic = parse_topic(path, data)
             if topic.broken:
                 damaged.append(f"{path.name} ({topic.broken})")
+        secrets += _secret_lines(path.name, data.decode("utf-8"))
     if bad:
         add(f"{label} encoding", False, "not valid UTF-8, so recall skips the damaged lines: "
             + ", ".join(bad[:5]) + "; run `kioku organize --repair`")
@@ -63,6 +77,9 @@ def check_memory_folder(label: str, folder: Path, add: Add) -> None:
     if too_large:
         add(f"{label} topic size", True, "too large to be memory notes, so saves to them are refused: "
             + ", ".join(too_large[:5]) + f" (limit {MAX_TOPIC_BYTES:,}); split them by hand", warn=True)
+    if secrets:
+        add(f"{label} secrets", False, "a secret was written into a memory file by hand: " + ", ".join(secrets[:5])
+            + "; Kioku never shows it, but the file keeps it: remove it (and rotate it if the folder was committed)")
     orphans = fsutil.orphan_temp_files(folder)
     if (folder / "archive").is_dir() and not (folder / "archive").is_symlink():
         orphans += fsutil.orphan_temp_files(folder / "archive")
