@@ -80,3 +80,10 @@ def test_doctor_names_where_a_secret_was_written_by_hand_never_the_secret(projec
     assert value not in found["detail"]
     index.write_text(index.read_text().replace(f"- The admin password is\n  {value}\n", ""))
     assert "project memory secrets" not in _checks(project)
+
+
+def test_doctor_warns_about_an_onnxruntime_usage_event_store(project, isolated_home):
+    assert "onnxruntime usage events" not in _checks(project)
+    (isolated_home / ".cache" / "Microsoft" / "DeveloperTools" / ".onnxruntime").mkdir(parents=True)
+    check = _checks(project)["onnxruntime usage events"]
+    assert check["warning"] and "upload" in check["detail"]

@@ -76,3 +76,15 @@ def test_cache_folder_follows_the_environment(tmp_path: Path, monkeypatch) -> No
     assert default_cache_dir() == tmp_path / "model-cache"
     monkeypatch.delenv("KIOKU_MODEL_CACHE")
     assert default_cache_dir() == Path(os.environ["KIOKU_HOME"]) / "state" / "models"
+
+
+def test_embedding_leaves_no_onnxruntime_usage_events_behind(tmp_path: Path) -> None:
+    # onnxruntime keeps a device id and queues usage events for upload under ~/.cache/Microsoft
+    # unless told not to before it loads; Kioku turns that off, whatever the environment says
+    home = tmp_path / "fresh-home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "KIOKU_HOME": str(home / "kioku"), "ORT_DISABLE_TELEMETRY": "0"}
+    code = "from kioku.retrieval.embedder import get_embedder; print(len(get_embedder().embed(['a note'])))"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "1", out.stderr[-500:]
+    assert not (home / ".cache" / "Microsoft").exists()

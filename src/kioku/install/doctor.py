@@ -86,6 +86,11 @@ def run_checks(project_root: Path | None = None) -> list[dict[str, Any]]:
 
     run_store_checks(root, [("project memory", paths.project_memory_dir(root)),
                             ("user memory", paths.user_memory_dir())], add)
+    events = Path.home() / ".cache" / "Microsoft" / "DeveloperTools" / ".onnxruntime"
+    if events.is_dir():
+        add("onnxruntime usage events", True, f"{events} holds a device id and usage events that onnxruntime "
+            "queues for upload; Kioku turns that off, but an older Kioku or another program left it: "
+            "delete the folder if you like", warn=True)
     from kioku.core import jobs
 
     failed = list(jobs.failed_dir().glob("*.json")) if jobs.failed_dir().is_dir() else []

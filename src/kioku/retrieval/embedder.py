@@ -113,6 +113,8 @@ class MiniLMEmbedder:
             from tokenizers import Tokenizer
         except ImportError as exc:  # pragma: no cover - dependency missing
             raise EmbedderUnavailable(f"embedding runtime missing: {exc}") from exc
+        # also when another program in this process loaded onnxruntime before Kioku (see kioku/__init__)
+        getattr(onnxruntime, "disable_telemetry_events", lambda: None)()
         _return_large_buffers_to_the_system()
         from kioku.retrieval.optimized_model import default_cache_dir, optimized_model
 
