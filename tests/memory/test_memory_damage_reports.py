@@ -87,3 +87,15 @@ def test_doctor_warns_about_an_onnxruntime_usage_event_store(project, isolated_h
     (isolated_home / ".cache" / "Microsoft" / "DeveloperTools" / ".onnxruntime").mkdir(parents=True)
     check = _checks(project)["onnxruntime usage events"]
     assert check["warning"] and "upload" in check["detail"]
+
+
+def test_doctor_reports_a_broken_config_instead_of_stopping(project):
+    from kioku.core import paths
+
+    paths.global_chroma_dir().mkdir(parents=True)  # an agent store to check
+    (project / ".agents").mkdir(exist_ok=True)
+    (project / ".agents" / "kioku.toml").write_text('disabled = "maybe"\n')
+    checks = _checks(project)
+    assert not checks["config"]["ok"] and "disabled must be true or false" in checks["config"]["detail"]
+    assert "not checked" in checks["agent store (global)"]["detail"]
+    assert "hook jobs" in checks  # the checks after it still ran

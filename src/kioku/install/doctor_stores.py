@@ -93,8 +93,21 @@ def check_agent_store(scope: str, project_root: Path, add: Add) -> None:
 
     if not sc.scope_exists(scope, project_root):
         return
-    store = sc.open_scope(scope, project_root)
     name = f"agent store ({scope})"
+    import importlib.util
+
+    if importlib.util.find_spec("chromadb") is None:
+        # the plugin's environment may still be being prepared: nothing is damaged
+        add(name, True, "not checked: chromadb is not installed in this environment (see the dependency "
+            "lines)", warn=True)
+        return
+    from kioku.core.config import ConfigError
+
+    try:
+        store = sc.open_scope(scope, project_root)
+    except ConfigError:
+        add(name, False, "not checked: the configuration cannot be read (see the config line)")
+        return
     if store.server:
         add(name, True, f"Chroma server {store.host}:{store.port}; journal in {store.chroma_dir}")
         return
@@ -107,7 +120,11 @@ def check_agent_store(scope: str, project_root: Path, add: Add) -> None:
     try:
         actual = store.collection_counts()
     except Exception as exc:  # noqa: BLE001 - doctor reports, it does not raise
-        add(name, False, f"{store.chroma_dir}: cannot be read ({type(exc).__name__}); run `kioku rebuild`")
+        if isinstance(exc, ImportError):
+            add(name, True, f"not checked: {exc} (the environment is incomplete, the store is not damaged)",
+                warn=True)
+        else:
+            add(name, False, f"{store.chroma_dir}: cannot be read ({type(exc).__name__}); run `kioku rebuild`")
         return
     if store.last_warning:
         add(name, True, store.last_warning, warn=True)
