@@ -99,3 +99,13 @@ def test_doctor_reports_a_broken_config_instead_of_stopping(project):
     assert not checks["config"]["ok"] and "disabled must be true or false" in checks["config"]["detail"]
     assert "not checked" in checks["agent store (global)"]["detail"]
     assert "hook jobs" in checks  # the checks after it still ran
+
+
+def test_a_file_in_place_of_the_memory_folder_is_named_by_save_and_doctor(project, kioku):
+    (project / ".agents").mkdir(exist_ok=True)
+    (project / ".agents" / "memory").write_text("not a folder")
+    out = kioku("remember", "We use pnpm")
+    assert out.returncode != 0 and "is a file where the memory folder should be" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and "File exists" not in out.stderr
+    checks = _checks(project)
+    assert not checks["project memory"]["ok"] and not checks["project memory folder"]["ok"]

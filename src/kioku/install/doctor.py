@@ -81,7 +81,8 @@ def run_checks(project_root: Path | None = None) -> list[dict[str, Any]]:
         probe = folder if folder.exists() else folder.parent
         while not probe.exists():
             probe = probe.parent
-        add(label, os.access(probe, os.W_OK), f"{folder}{'' if folder.exists() else ' (not created yet)'}")
+        add(label, os.access(probe, os.W_OK) and probe.is_dir(),
+            f"{folder}{'' if folder.exists() else ' (not created yet)'}")
     from kioku.install.doctor_stores import run_store_checks
 
     run_store_checks(root, [("project memory", paths.project_memory_dir(root)),

@@ -45,6 +45,10 @@ def check_memory_folder(label: str, folder: Path, add: Add) -> None:
             "through links: replace it with a real folder or file")
         return
     if not folder.is_dir():
+        if folder.exists() or (folder.parent.exists() and not folder.parent.is_dir()):
+            taken = folder if folder.exists() else folder.parent
+            add(f"{label} folder", False, f"{taken} is a file where the memory folder should be: nothing can be "
+                "saved there; move it aside")
         return
     from kioku.memory.topics import MAX_TOPIC_BYTES, parse_topic
 

@@ -357,7 +357,12 @@ class FolderLock:
         md = self.md
         lock_path = md.path / LOCK_NAME
         md.check_links(lock_path)
-        fsutil.ensure_private_dir(md.path)
+        try:
+            fsutil.ensure_private_dir(md.path)
+        except (FileExistsError, NotADirectoryError):
+            taken = next((p for p in (md.path, *md.path.parents) if p.exists() and not p.is_dir()), md.path)
+            raise KiokuError(f"{taken} is a file where the memory folder should be: move it aside; "
+                             "nothing was saved") from None
         first_use = not lock_path.exists()
         held = fsutil.exclusive_lock(lock_path, timeout=LOCK_TIMEOUT)
         try:
