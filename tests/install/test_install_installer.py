@@ -115,6 +115,7 @@ def test_disable_auto_memory_is_reverted_even_after_user_edits(claude, project):
 def test_project_install_uses_project_dir_variable(tmp_path, project, claude):
     res = install("--project", str(project))
     assert res.returncode == 0, res.stderr
+    assert "runs twice" not in res.stderr
     data = json.loads((project / ".claude" / "settings.json").read_text())
     cmd = data["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
     assert '"$CLAUDE_PROJECT_DIR"/.claude/kioku/venv/bin/python' in cmd and str(project) not in cmd
@@ -177,8 +178,11 @@ def test_purge_deletes_memories_plain_uninstall_keeps_them(claude, project, isol
     assert saved.returncode == 0, saved.stderr
     user_mem = isolated_home / ".agents" / "memory"
     assert user_mem.exists()
+    rollback = claude / "kioku" / "archive" / "main" / "rollback-2026-01-01.jsonl"  # lesson text a rollback removed
+    rollback.parent.mkdir(parents=True)
+    rollback.write_text('{"document": "a lesson"}\n')
     res = install("--uninstall")
-    assert res.returncode == 0 and user_mem.exists() and "--purge" in res.stdout
+    assert res.returncode == 0 and user_mem.exists() and "--purge" in res.stdout and "archive" in res.stdout
     assert install().returncode == 0
     assert install("--uninstall", "--purge").returncode == 0
     assert not user_mem.exists() and not (claude / "kioku").exists()
@@ -315,3 +319,9 @@ def test_a_failed_environment_rebuild_keeps_the_working_one(tmp_path, claude, pr
     assert failed.returncode != 0 and "no venv" in failed.stdout + failed.stderr
     assert subprocess.run([str(kioku), "--version"], capture_output=True, text=True).returncode == 0
     assert not (claude / "kioku" / "venv.previous").exists()
+
+
+def test_a_project_install_beside_a_user_install_warns_that_hooks_run_twice(claude, project):
+    assert install().returncode == 0
+    res = install("--project", str(project))
+    assert res.returncode == 0 and "every hook runs twice" in res.stderr

@@ -225,6 +225,9 @@ def install(target: Target, args: argparse.Namespace, root: Path) -> int:
     _write_private(target.manifest, (json.dumps(manifest, indent=2) + "\n").encode(), 0o600)
     print(f"Kioku {__version__} installed in {target.claude_dir}.")
     print(f"  command: {target.kioku_dir / 'bin' / 'kioku'}   hooks: {target.kioku_dir / 'hooks'}")
+    if target.project and Target(paths.claude_dir().expanduser()).manifest.exists():
+        print("install.py: warning: Kioku is also installed for your user, so every hook runs twice in this "
+              "project; uninstall one (install.py --uninstall [--project DIR])", file=sys.stderr)
     return 0
 
 
@@ -402,10 +405,10 @@ def _purge_targets(target: Target) -> list[Path]:
     # in-folder journal kept after it was merged
     found += sorted(chroma.parent.glob(f"{chroma.name}.broken-*"))
     found += sorted(journal.parent.glob(f"{journal.name}.legacy-*"))
-    found += [target.kioku_dir / name for name in ("state", "logs", "config.toml")]
+    found += [target.kioku_dir / name for name in ("state", "logs", "config.toml", "archive")]
     if target.project is None and paths.kioku_home() != target.kioku_dir:
         # KIOKU_HOME moved the state of this (user) installation elsewhere
-        found += [paths.kioku_home() / name for name in ("state", "logs", "config.toml")]
+        found += [paths.kioku_home() / name for name in ("state", "logs", "config.toml", "archive")]
     return [p for p in found if p.exists()]
 
 
