@@ -391,8 +391,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("dashboard", help="show an agent's learning dashboard")
     p.add_argument("--agent", required=True)
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--html", metavar="OUT", help="write a self-contained HTML report to OUT")
+    form = p.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true")
+    form.add_argument("--html", metavar="OUT", help="write a self-contained HTML report to OUT")
     p.set_defaults(func=cmd_dashboard)
 
     p = sub.add_parser("maintain", help="run daily/weekly/monthly maintenance")

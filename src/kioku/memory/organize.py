@@ -448,7 +448,8 @@ def forget(query: str | None = None, id: str | None = None, project_root: Path |
         if hand:
             raise KiokuError(f"{query!r} matches a note written by hand in {hand}, not a memory Kioku saved; "
                              "edit that file to remove it; nothing was changed")
-        raise KiokuError(f"no memory matches {id or query!r}; nothing was changed")
+        hint = "" if id else f"; find it with `kioku search {query}` and forget it by its id (`--id ID`)"
+        raise KiokuError(f"no memory matches {id or query!r}{hint}; nothing was changed")
     if len(candidates) > 1:
         listed = "; ".join(f"{e.id} ({e.summary[:50]})" for _, _, e in candidates[:8])
         raise KiokuError(f"{len(candidates)} memories match {id or query!r}: {listed}; "
