@@ -193,7 +193,9 @@ def cmd_organize(args: argparse.Namespace) -> int:
                   "them to MEMORY.md.hand-written-<time> beside it")
         if folder.status == "full":
             print("  index is full: a new memory takes the line of the oldest entry of the lowest-ranked type "
-                  "(feedback first); the entries left out stay in their topic files")
+                  "(feedback ranks highest, then user, project, reference); the entries left out stay in "
+                  "their topic files and are found by `kioku search`. To make room: `kioku forget` what is no "
+                  "longer true, or `kioku organize --older-than DAYS` to propose archiving old entries")
         elif folder.status == "unindexed":
             print(f"  {folder.unindexed} entr{'y is' if folder.unindexed == 1 else 'ies are'} missing from "
                   "MEMORY.md although it has room; run `kioku organize --repair` to add them back")
