@@ -94,12 +94,12 @@ def cmd_improvements(args: argparse.Namespace) -> int:
     from kioku.core.defang import defang
 
     # Claude reads this output: remembered text is defanged like the injected blocks.
-    print(f"Learned improvements for {defang(args.agent)} (most relevant first):")
+    print(f"Learned improvements for {defang(args.agent)} (most relevant first, by meaning and keywords together):")
     for n, h in enumerate(hits, 1):
         m = h.metadata
         rate = "untested" if not m.get("tested") else f"{float(m.get('success_rate', 0)):.0%} of {m.get('usage_count', 0)}"
         print(f"{n}. {defang(h.improvement)}")
-        print(f"   [{defang(str(m.get('category', '')))}/{h.scope}] relevance {h.relevance:.2f}, confidence "
+        print(f"   [{defang(str(m.get('category', '')))}/{h.scope}] cosine {h.relevance:.2f}, confidence "
               f"{float(m.get('confidence', 0)):.2f}, success {rate}"
               + (", cross-validated" if m.get("cross_validated") else ""))
         print(f"   {_evidence_line(m)}")
