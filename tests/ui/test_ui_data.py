@@ -88,3 +88,13 @@ def test_a_search_hit_in_the_archive_is_shown_with_its_folder() -> None:
             {"scope": "project", "file": "/p/.agents/memory/infra.md", "line": 10, "text": "current"}]
     page = memory_page([], "token", "deploy", hits)
     assert "archive/infra.md:10" in page and ">infra.md:10<" in page
+
+
+def test_a_search_with_no_close_match_says_so_and_shows_the_nearest_apart() -> None:
+    from kioku.ui.pages import memory_page
+
+    nearest = [{"scope": "project", "file": "/p/.agents/memory/infra.md", "line": 4, "text": "Deploys run on Fridays"}]
+    page = memory_page([], "token", "weather tomorrow", [], nearest)
+    assert "No close match." in page and "below the relevance cut-off" in page and "Deploys run on Fridays" in page
+    assert "no data</td>" not in page
+    assert "No close match." in memory_page([], "token", "weather", [], [])

@@ -65,11 +65,14 @@ def memories(project_root: Path | None = None) -> list[dict[str, Any]]:
     return out
 
 
-def search_memories(query: str, project_root: Path | None = None, limit: int = 20) -> list[dict[str, Any]]:
-    """The same search as ``kioku search`` (archive included, so restorable hits show too)."""
-    from kioku.memory.search import search
+def search_memories(query: str, project_root: Path | None = None,
+                    limit: int = 20) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(hits, nearest): the same search as ``kioku search`` (archive included, so restorable hits
+    show too) and, only when nothing passes its cut-off, the nearest memories below it."""
+    from kioku.memory.search import search_or_nearest
 
-    return [hit.to_dict() for hit in search(query, project_root=project_root, limit=limit, archive=True)]
+    hits, nearest = search_or_nearest(query, project_root=project_root, limit=limit, archive=True)
+    return [hit.to_dict() for hit in hits], [hit.to_dict() for hit in nearest]
 
 
 # -- agents ---------------------------------------------------------------------------------

@@ -62,16 +62,25 @@ def _where(path: str) -> str:
 
 
 def memory_page(memories: list[dict[str, Any]], csrf: str, query: str = "",
-                hits: list[dict[str, Any]] | None = None) -> str:
+                hits: list[dict[str, Any]] | None = None, nearest: list[dict[str, Any]] | None = None) -> str:
     search = (f'<form method="get" action="/memory" class="search"><input type="search" name="q" '
               f'value="{e(query)}" placeholder="search memories" aria-label="search">'
               f'<button type="submit">Search</button></form>')
     parts = [f"<h1>Memory</h1>{search}"]
     if hits is not None:
-        rows = [f'<tr>{cell(e(h["scope"]))}{cell(e(_where(h["file"])) + ":" + e(h["line"]))}'
-                f'{cell(e(h["text"]))}</tr>' for h in hits]
-        parts.append(f'<section id="search-results"><h2>Results for “{e(query)}”</h2>'
-                     f'{table(("Scope", "Where", "Memory"), rows, "hits")}</section>')
+        def rows(found: list[dict[str, Any]]) -> list[str]:
+            return [f'<tr>{cell(e(h["scope"]))}{cell(e(_where(h["file"])) + ":" + e(h["line"]))}'
+                    f'{cell(e(h["text"]))}</tr>' for h in found]
+
+        if hits:
+            parts.append(f'<section id="search-results"><h2>Results for “{e(query)}”</h2>'
+                         f'{table(("Scope", "Where", "Memory"), rows(hits), "hits")}</section>')
+        else:
+            # as `kioku search` says it: nothing is a close match; the nearest are shown apart
+            near = (f'<p>Nearest memories, below the relevance cut-off (probably not what was asked):</p>'
+                    f'{table(("Scope", "Where", "Memory"), rows(nearest), "nearest")}' if nearest else "")
+            parts.append(f'<section id="search-results"><h2>Results for “{e(query)}”</h2>'
+                         f'<p class="empty">No close match.</p>{near}</section>')
     for scope in ("user", "project"):
         mine = [m for m in memories if m["scope"] == scope and m["status"] == "active"]
         parts.append(f'<section class="scope" id="scope-{scope}"><h2>{scope.capitalize()} memories ({len(mine)})</h2>')

@@ -205,8 +205,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def _memory(self, query: dict[str, list[str]]) -> str:
         text = _one(query, "q").strip()
-        hits = data.search_memories(text, self.app.project_root) if text else None
-        return pages.memory_page(data.memories(self.app.project_root), self.app.csrf, text, hits)
+        hits, nearest = data.search_memories(text, self.app.project_root) if text else (None, [])
+        return pages.memory_page(data.memories(self.app.project_root), self.app.csrf, text, hits, nearest)
 
     def _agent(self, query: dict[str, list[str]]) -> tuple[list[str], str]:
         agents = data.agent_names(self.app.project_root)
