@@ -65,10 +65,15 @@ def test_unreadable_store_is_rebuilt_and_commands_never_trace_back(learned, kiok
 
 
 def test_rebuild_command_replays_the_journal(learned, kioku):
+    import re
+
     out = kioku("rebuild", "--scope", "global")
     assert out.returncode == 0 and "3 entries replayed" in out.stdout, out.stdout + out.stderr
     total, err = _total(kioku)
     assert total == len(LESSONS) and err == ""
+    # a healthy store rebuilt on request is "replaced", not "broken", under a readable time
+    aside = [p.name for p in learned.parent.glob("chroma_data.*-*") if "journal" not in p.name]
+    assert len(aside) == 1 and re.fullmatch(r"chroma_data\.replaced-\d{8}T\d{6}Z-\d+", aside[0]), aside
 
 
 def test_deleted_chroma_folder_is_rebuilt_from_the_journal_beside_it(learned, kioku, isolated_home):

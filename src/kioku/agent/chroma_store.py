@@ -538,7 +538,7 @@ class AgentStore:
             return
         if stat.S_ISDIR(mode):
             return
-        aside = self.chroma_dir.with_name(f"{self.chroma_dir.name}.broken-{int(time.time())}")
+        aside = self.chroma_dir.with_name(f"{self.chroma_dir.name}.broken-{store_apply.aside_stamp()}")
         try:
             os.rename(self.chroma_dir, aside)
         except FileNotFoundError:
@@ -564,7 +564,8 @@ class AgentStore:
             if problem == "missing" and (self.chroma_dir / "chroma.sqlite3").exists():
                 _CHECKED.add(str(self.chroma_dir))
                 return 0, None  # another process rebuilt it while we waited for the lock
-            aside = store_apply.move_chroma_files_aside(self)
+            aside = store_apply.move_chroma_files_aside(
+                self, "replaced" if problem == "rebuilt on request" else "broken")
             SharedSystemClient._identifier_to_system.pop(str(self.chroma_dir), None)
             replayed = store_apply.replay_all(self, self._conn())
         _CHECKED.add(str(self.chroma_dir))

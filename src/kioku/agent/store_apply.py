@@ -15,6 +15,7 @@ crash is harmless:
 
 from __future__ import annotations
 
+import os
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -122,11 +123,17 @@ def rebuild_lexical_if_stale(store: Any) -> None:
     store.journal.set_state(lexical_stale=False)
 
 
-def move_chroma_files_aside(store: Any) -> Path | None:
-    """Move a corrupt store's Chroma files next to the folder (returned; None when there
-    was nothing to move); keep the lock, lexical index and digests (and an in-folder journal
-    of an earlier version, which the next open moves out)."""
-    aside = store.chroma_dir.with_name(f"{store.chroma_dir.name}.broken-{int(time.time())}")
+def aside_stamp() -> str:
+    """The UTC time in a folder name set aside ("20261201T170512Z"), unique within the process."""
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + f"-{os.getpid()}"
+
+
+def move_chroma_files_aside(store: Any, label: str = "broken") -> Path | None:
+    """Move a store's Chroma files next to the folder, to ``<folder>.<label>-<time>`` (returned;
+    None when there was nothing to move): "broken" for a corrupt store, "replaced" for a rebuild
+    asked for; keep the lock, lexical index and digests (and an in-folder journal of an earlier
+    version, which the next open moves out)."""
+    aside = store.chroma_dir.with_name(f"{store.chroma_dir.name}.{label}-{aside_stamp()}")
     moved = False
     keep = {LEGACY_DIR_NAME, store.journal.lock_path.name, "kioku_lexical.sqlite3", "digests"}
     for child in list(store.chroma_dir.iterdir()):

@@ -404,6 +404,7 @@ def _purge_targets(target: Target) -> list[Path]:
     # copies Kioku set aside itself: a damaged store moved out before its rebuild, an old
     # in-folder journal kept after it was merged
     found += sorted(chroma.parent.glob(f"{chroma.name}.broken-*"))
+    found += sorted(chroma.parent.glob(f"{chroma.name}.replaced-*"))
     found += sorted(journal.parent.glob(f"{journal.name}.legacy-*"))
     found += [target.kioku_dir / name for name in ("state", "logs", "config.toml", "archive")]
     if target.project is None and paths.kioku_home() != target.kioku_dir:
