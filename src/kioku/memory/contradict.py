@@ -113,6 +113,11 @@ def _lower(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower().replace("’", "'")
 
 
+def fold(text: str) -> str:
+    """``text`` folded as :func:`could_flag`'s test expects an older text (NFKC, lower case, ’ → ')."""
+    return _lower(text)
+
+
 def _words(clause: str) -> list[re.Match[str]]:
     return list(_WORD.finditer(clause))
 

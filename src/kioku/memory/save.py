@@ -10,7 +10,7 @@ from __future__ import annotations
 from kioku.core.errors import UsageError
 from kioku.memory.folders import target_dir
 from kioku.memory.classify import classify_type, pick_topic
-from kioku.memory.contradict import assess, could_flag
+from kioku.memory.contradict import assess, could_flag, fold
 from kioku.memory.guard import ensure_rememberable
 from kioku.memory.index import MAX_LINES, TYPES, WARN_LINES, format_entry
 from kioku.memory.store import index_entry_for
@@ -141,7 +141,8 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
     tokens = token_set(cleaned)
 
     # topic files that can hold neither a duplicate nor a contradiction are left unparsed
-    skip = _unrelated_file(tokens, could_flag(cleaned))
+    flaggable = could_flag(cleaned)
+    skip = _unrelated_file(tokens, flaggable)
     with md.lock():
         topics = md.load_topics(skip=skip, keep=topic_name)
         doc = md.load_index(topics)
@@ -178,7 +179,8 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
             if is_duplicate(cleaned, tokens, note):
                 return SaveResult("duplicate", type_, note, str(md.index_path), f"- {note}", scope=md.scope,
                                   warnings=list(md.notices))
-        hand_conflicts = [note for note in hand if assess(cleaned, note)]
+        # the same shortcut as for topic files: a note that cannot be flagged is not compared
+        hand_conflicts = [note for note in hand if flaggable(fold(note)) and assess(cleaned, note)]
 
         created = now_iso()
         entry_id = unique_id(created, cleaned, {e.id for t in topics.values() for e in t.entries})
