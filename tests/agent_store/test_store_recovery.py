@@ -73,7 +73,7 @@ def test_rebuild_command_replays_the_journal(learned, kioku):
     assert total == len(LESSONS) and err == ""
     # a healthy store rebuilt on request is "replaced", not "broken", under a readable time
     aside = [p.name for p in learned.parent.glob("chroma_data.*-*") if "journal" not in p.name]
-    assert len(aside) == 1 and re.fullmatch(r"chroma_data\.replaced-\d{8}T\d{6}Z-\d+", aside[0]), aside
+    assert len(aside) == 1 and re.fullmatch(r"chroma_data\.replaced-\d{8}T\d{6}Z-\d+-\d+", aside[0]), aside
 
 
 def test_deleted_chroma_folder_is_rebuilt_from_the_journal_beside_it(learned, kioku, isolated_home):

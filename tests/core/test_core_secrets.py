@@ -478,3 +478,34 @@ def test_a_secret_split_over_lines_is_removed_whole() -> None:
     assert token[:24] not in out and token[24:] not in out and out.startswith("use token [REDACTED:")
     assert out.endswith(" to push")
     assert redact_across_lines("line one\nline two") == "line one\nline two"
+
+
+def test_redact_notes_catches_a_value_on_the_next_line_and_a_key_block_and_nothing_more():
+    from kioku.core.secrets import redact_notes
+
+    value = "Xk9#mP2$" + "qL7!vR4@"
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0" + "k1L2m3N4o5P6q7R8"
+    # a value after "password is", also when the line holds another secret or is a task item
+    assert redact_notes(["The admin password is", f"{value} and the token {token}"])[1] == "[REDACTED:password]"
+    assert redact_notes(["- [ ] rotate; the admin password is", f"- [ ] {value}"])[1] == "[REDACTED:password]"
+    # a key block: its lines up to END, or up to the first line that is not key material
+    block = ["-----BEGIN OPENSSH PRIVATE KEY-----", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAE" * 2,
+             "QyNTUxOQAAACDxq2lGZz1Zz9wJ", "-----END OPENSSH PRIVATE KEY-----", "- after"]
+    assert redact_notes(block) == ["[REDACTED:private_key]"] * 4 + ["- after"]
+    assert redact_notes(block[:3] + ["- a normal note"])[3] == "- a normal note"
+    # a sentence that names the header is not a block: the lines after it stay
+    named = ["- Keys look like -----BEGIN OPENSSH PRIVATE KEY----- and never go here",
+             "- [project] We use pnpm → tools.md", "## Reference", "- Ask Dana for access"]
+    assert redact_notes(named)[1:] == named[1:]
+    # prose on two lines stays
+    plain = ["- The deploy key is", "in 1Password", "- We talk about the password policy", "- every quarter"]
+    assert redact_notes(plain) == plain
+
+
+def test_password_compound_names_are_exempt_only_as_versions_of_a_feature():
+    from kioku.core.secrets import find_secrets
+
+    for text in ("the password reset2024 flow", "password policy2 applies", "the password rotation3 job"):
+        assert not find_secrets(text), text
+    for text in ("password change123", "admin password manager1", "db password update99", "password reset123"):
+        assert find_secrets(text), text

@@ -163,6 +163,9 @@ def test_a_note_for_today_or_this_session_only_is_refused(project, pmem, kioku, 
     "Tests that depend on today must freeze time with freezegun", "The nightly job runs tonight's batch at 2am UTC",
     "The session cookie is set for the current session only by the browser", "今日の日付はJSTで計算すること",
     "このセッションIDはCookieに保存される", "tmux session names follow the repo name",
+    "The auth token is kept in this session cookie", "ファイル名には今日の日付を入れる",
+    "Tomorrow.io is our weather API provider", "today.py computes the date window",
+    "The TODAY constant in dates.py holds the date", "The dashboard has a Today tab",
 ])
 def test_a_note_that_lasts_is_kept_whatever_its_words_of_time(project, text):
     assert api.remember(text).status == "saved"

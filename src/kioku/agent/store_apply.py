@@ -15,6 +15,7 @@ crash is harmless:
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from datetime import datetime, timezone
@@ -123,9 +124,13 @@ def rebuild_lexical_if_stale(store: Any) -> None:
     store.journal.set_state(lexical_stale=False)
 
 
+_ASIDE_COUNT = itertools.count()
+
+
 def aside_stamp() -> str:
-    """The UTC time in a folder name set aside ("20261201T170512Z"), unique within the process."""
-    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + f"-{os.getpid()}"
+    """The UTC time in a folder name set aside, with the process id and a per-process count so
+    that two folders set aside in the same second never share a name ("20261201T170512Z-4242-0")."""
+    return f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{os.getpid()}-{next(_ASIDE_COUNT)}"
 
 
 def move_chroma_files_aside(store: Any, label: str = "broken") -> Path | None:

@@ -258,16 +258,19 @@ def _no_operator_password(value: str) -> bool:
             or _DESCRIBED_COMPOUND.match(value) or _NAMED_SUFFIX.search(value):
         return False  # reset_token, min_length, reset-link, sha256-hashed: names, not values
     head = value.rstrip("0123456789")
-    if head in _PASSWORD_COMPOUNDS and head != value:
-        return False  # "the password reset2024 flow", "password policy2": a versioned name
+    digits = value[len(head):]
+    if digits and (head in _FEATURE_NOUNS or (head in _PASSWORD_COMPOUNDS and len(digits) == 4
+                                              and digits[:2] in ("19", "20"))):
+        return False  # "password policy2", "the password reset2024 flow": a versioned name
     return any(c.isalpha() for c in value) and any(not c.isalpha() for c in value)
 
 
-# Words that make a compound noun with "password" ("password reset", "password policy"): with
-# only digits after them, the word names a feature or a version of it, not a password.
-_PASSWORD_COMPOUNDS = frozenset(
-    "reset resets change changes recovery rotation expiry policy policies rules strength manager "
-    "field prompt form page flow hash hashing migration update".split())
+# Words that make a compound noun with "password" ("password reset", "password policy"). With a
+# year after them the word names a version of the feature ("reset2024"); the feature nouns are no
+# plausible password even with other digits ("policy2"), while "change123" or "manager1" can be.
+_FEATURE_NOUNS = frozenset(
+    "policy policies rules rotation expiry recovery strength hashing migration flow page form field prompt".split())
+_PASSWORD_COMPOUNDS = _FEATURE_NOUNS | frozenset("reset resets change changes manager hash update".split())
 
 
 _NAMED_SUFFIX = _Lazy(r"-(?:hashed|salted|encrypted|protected|based|only|link|field|reset|policy|length)$", lazyre.IGNORECASE)
@@ -924,33 +927,51 @@ def redact_notes(lines: list[str], probe: list[bool] | None = None) -> list[str]
 
     - a line that continues a secret begun on the line before ("The admin password is" ⏎
       "Xk9#mP2$qL7!vR4@") is redacted whole;
-    - the lines inside a private key block (between its BEGIN and END lines) are redacted whole.
+    - the lines of a private key block (a BEGIN line of its own, then base64 and header lines,
+      up to its END line or the first line that is neither) are redacted whole.
 
-    ``probe[i]`` False skips the continuation check for line ``i`` (lines Kioku wrote itself);
-    blank lines and lines redacted already need none.
+    ``probe[i]`` False skips the continuation check for line ``i`` (lines Kioku wrote itself). A
+    line is checked only when the one before it ends the way a secret's name does ("is", ":",
+    "=", "token", "は", ...), which keeps a long file cheap.
     """
     out = redact_lines(lines)
     inside_key = False
     for i, line in enumerate(lines):
-        if "-----" in line:
-            up = line.upper()
-            if "-----BEGIN" in up and "PRIVATE KEY" in up:
-                inside_key = "-----END" not in up
-                continue
-            if inside_key and "-----END" in up:
-                inside_key = False
-                out[i] = "[REDACTED:private_key]"
-                continue
+        bare = line.strip()
+        if bare[:2] in ("- ", "* ", "+ ", "> "):
+            bare = bare[2:].strip()
+        bare = bare.strip("`\"'")
         if inside_key:
-            if line.strip():
+            if bare.upper().startswith("-----END") or _KEY_MATERIAL.fullmatch(bare):
                 out[i] = "[REDACTED:private_key]"
+                inside_key = not bare.upper().startswith("-----END")
+                continue
+            inside_key = False
+        if _KEY_BEGIN.fullmatch(bare):
+            out[i] = "[REDACTED:private_key]"
+            inside_key = True
             continue
-        if not i or not line.strip() or out[i] != line or not lines[i - 1].strip() \
-                or (probe is not None and not probe[i]):
+        if not i or not bare or (probe is not None and not probe[i]):
             continue
         before = lines[i - 1].rstrip()
-        joined = f"{before} {line.strip()}"
-        crossing = [f for f in find_secrets(joined) if f.end > len(before) + 1]
+        if not before.lower().endswith(_SECRET_NAME_ENDINGS):
+            continue
+        # a secret found in this line only with the line before it (a value after "password is")
+        # makes the whole line a secret; one this line holds on its own is redacted as usual
+        start = len(before) + 1
+        text = _LIST_MARKER.sub("", line.strip(), count=1)  # "- [ ] Xk9#…": the value, not the task box
+        alone = [(f.start + start, f.end + start) for f in find_secrets(text)]
+        joined = f"{before} {text}"
+        crossing = [f for f in find_secrets(joined) if f.end > start
+                    and not any(a < f.end and f.start < b for a, b in alone)]
         if crossing:
             out[i] = f"[REDACTED:{crossing[0].kind}]"
     return out
+
+
+_LIST_MARKER = _Lazy(r"^(?:[-*+>]\s+)?(?:\[[ xX]\]\s+)?")
+_KEY_BEGIN = _Lazy(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_KEY_MATERIAL = _Lazy(r"[A-Za-z0-9+/=]{16,}|[A-Za-z-]+:.*")
+# How the line before a secret's value ends when the value is on the next line.
+_SECRET_NAME_ENDINGS = (":", "=", "：", " is", " was", "は", "password", "passwd", "passphrase", "token",
+                        "secret", "key", "bearer", "pw", "pin", "パスワード", "暗証番号")

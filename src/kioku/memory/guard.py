@@ -57,16 +57,19 @@ _TRANSIENT_HINTS = ("today", "tonight", "this morning", "this afternoon", "this 
 # This session or conversation only: transient whatever else the note says ("For this session,
 # never run npm install"), unless it says it goes on in later sessions.
 _SESSION_ONLY = _Lazy(
-    r"\b(?:(?:for|in|during) this (?:session|conversation|chat)|this (?:session|conversation|chat) only|"
-    r"for the rest of (?:this|the) (?:session|conversation|chat|day))\b|"
+    r"\b(?:(?:for|in|during) this (?:session|conversation|chat)"
+    r"(?!\s+(?:cookie|token|id|key|storage|variable|state|data|store|object|name)s?\b)|"
+    r"this (?:session|conversation|chat) only|for the rest of (?:this|the) (?:session|conversation|chat|day))\b|"
     r"(?:^|[.!;]\s*)this (?:session|conversation|chat)\s*[,:]|"
     r"(?:このセッション|この会話)(?:では|だけ|のみ|中|の間)|今回だけ|今回のみ", re.I)
 _LATER_SESSIONS = _Lazy(r"\b(?:every (?:later|future|new|other|next)|(?:all |later |future |next )sessions?\b|"
                         r"from (?:this|the next) (?:session|conversation) on)|以降のセッション|今後のセッション|毎回", re.I)
-# Today only: transient unless the note says it lasts. A name in code ("datetime.today()",
-# "`today`", the "'Today' tab") is not a time.
-_TODAY = _Lazy(r"(?<![.\w'\"`])(?:today|tonight|tomorrow|this (?:morning|afternoon|evening))\b(?![(\w'\"`])|"
-               r"今日は|今日の|本日は|今夜|今晩|今朝|明日は|今だけ", re.I)
+# Today only: transient unless the note says it lasts. A name is not a time: in code or a file
+# ("datetime.today()", "today.py", "`today`", "Tomorrow.io"), in capitals mid-sentence (the
+# "Today" tab, the TODAY constant), or today's date as a rule (今日の日付).
+_TODAY = _Lazy(r"(?<![.\w'\"`])(?:today|tonight|tomorrow|this (?:morning|afternoon|evening)|"
+               r"(?:^|(?<=[.!?]\s))(?:Today|Tonight|Tomorrow|This (?:morning|afternoon|evening)))"
+               r"\b(?![(\w'\"`]|\.\w)|今日は|今日の(?!日付)|本日は|今夜|今晩|今朝|明日は|今だけ")
 _LASTING = _Lazy(
     r"\b(?:(?:from|starting|beginning|as of|since|after) (?:today|tonight|tomorrow|now)|from now on|going forward|"
     r"always|never|every|each|daily|nightly|weekly|monthly|hourly|must|should|(?:in|for) (?:all )?future|"

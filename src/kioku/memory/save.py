@@ -52,16 +52,22 @@ class SaveResult:
 
 
 def _hand_notes(doc) -> list[str]:
-    """The notes written by hand in a loaded index (``IndexDoc``): its lines that are not entries,
-    redacted (they were never checked for secrets, and a save may quote them)."""
-    from kioku.core.secrets import redact_notes
+    """The notes written by hand in a loaded index (``IndexDoc``): its lines that are not entries."""
     from kioku.memory.index import index_notes
 
     lines = [line for body in doc.extras.values() for line in body]
     lines += [line for _title, body in doc.other_sections for line in body]
-    if not lines:
-        return []
-    return [text for _n, _t, text, _topic, entry in index_notes(redact_notes(lines)) if not entry]
+    return [text for _n, _t, text, _topic, entry in index_notes(lines) if not entry] if lines else []
+
+
+def _quoted(note: str) -> str:
+    """A hand-written note as a save may quote it: it was never checked, and a committed
+    MEMORY.md can come from anyone with access to the repository, so it is redacted, stripped
+    of control characters and defanged."""
+    from kioku.core.defang import defang, strip_controls
+    from kioku.core.secrets import redact
+
+    return defang(strip_controls(redact(note)))
 
 
 def is_duplicate(new_text: str, new_tokens: set[str], old_text: str) -> bool:
@@ -177,7 +183,8 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
         hand = _hand_notes(doc)
         for note in hand:
             if is_duplicate(cleaned, tokens, note):
-                return SaveResult("duplicate", type_, note, str(md.index_path), f"- {note}", scope=md.scope,
+                shown = _quoted(note)
+                return SaveResult("duplicate", type_, shown, str(md.index_path), f"- {shown}", scope=md.scope,
                                   warnings=list(md.notices))
         # the same shortcut as for topic files: a note that cannot be flagged is not compared
         hand_conflicts = [note for note in hand if flaggable(fold(note)) and assess(cleaned, note)]
@@ -219,7 +226,7 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
             shown = "; ".join(f'"{e.summary}"' for e in unsure[:2])
             warnings.append(f"kept both this and {shown}; if one replaces the other, run `kioku forget`")
         if hand_conflicts:
-            shown = "; ".join(f'"{note}"' for note in hand_conflicts[:2])
+            shown = "; ".join(f'"{_quoted(note)}"' for note in hand_conflicts[:2])
             warnings.append(f"a note written by hand in {md.index_path.name} says {shown}; edit it if this "
                             "memory replaces it")
         # At the limit the index keeps its lines by type priority (feedback first, then user,
