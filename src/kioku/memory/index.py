@@ -170,6 +170,15 @@ def index_notes(lines: list[str]) -> list[tuple[int, str, str, str | None, bool]
     return out
 
 
+def redacted_index_lines(lines: list[str]) -> list[str]:
+    """MEMORY.md's lines with secrets redacted (``kioku.core.secrets.redact_notes``): notes written
+    by hand were never checked, and a secret can span their lines; Kioku's own entries were
+    checked when saved, so only the other lines are looked at across line breaks."""
+    from kioku.core.secrets import redact_notes
+
+    return redact_notes(lines, [entry_groups(line) is None for line in lines])
+
+
 def _outside_comments(line: str, in_comment: bool) -> tuple[str, bool]:
     """The parts of ``line`` outside HTML comments, and whether a comment is still open after it."""
     kept: list[str] = []

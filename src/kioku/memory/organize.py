@@ -380,29 +380,29 @@ def _contains_words(haystack: str, needle: str) -> bool:
 
 
 def _matches(entry: Entry, query: str) -> bool:
+    return _text_matches(query, entry.text, entry.summary)
+
+
+def _text_matches(query: str, text: str, summary: str = "") -> bool:
+    """Whether ``query`` names a memory of this text: its words in order, or 75 % of them."""
     needle = normalize(query)
-    haystack = normalize(entry.summary + " " + entry.text)
-    if needle and _contains_words(haystack, needle):
+    if needle and _contains_words(normalize(f"{summary} {text}" if summary else text), needle):
         return True
     wanted = token_set(query)
-    return bool(wanted) and len(wanted & token_set(entry.text)) / len(wanted) >= 0.75
+    return bool(wanted) and len(wanted & token_set(text)) / len(wanted) >= 0.75
 
 
 def _hand_note_matching(query: str, project_root: Path | None) -> str | None:
     """``path:line`` of a note written by hand in a MEMORY.md that ``query`` names, or None."""
     from kioku.memory.index import index_notes, read_index_text
 
-    needle, wanted = normalize(query), token_set(query)
     for md in _dirs(project_root):
         try:
             text = read_index_text(md.index_path)
         except KiokuError:
             continue
         for number, _type, note, _topic, entry in index_notes((text or "").splitlines()):
-            if entry:
-                continue
-            if (needle and _contains_words(normalize(note), needle)) or (
-                    wanted and len(wanted & token_set(note)) / len(wanted) >= 0.75):
+            if not entry and _text_matches(query, note):
                 try:
                     shown = md.index_path.relative_to(Path.cwd())
                 except ValueError:

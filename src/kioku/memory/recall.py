@@ -32,8 +32,7 @@ from pathlib import Path
 from kioku.core import paths
 from kioku.core.defang import MEMORY_CLOSE, MEMORY_OPEN, defang
 from kioku.core.fsutil import read_regular
-from kioku.core.secrets import redact_notes
-from kioku.memory.index import INDEX_NAME, MAX_INDEX_BYTES, entry_groups, index_notes
+from kioku.memory.index import INDEX_NAME, MAX_INDEX_BYTES, index_notes, redacted_index_lines
 
 # The notes are data: nothing in them is a command of this conversation. But a preference or a
 # correction the user asked to keep ("[feedback] don't summarise at the end") is meant to be
@@ -99,9 +98,7 @@ def _collect(scope: int, lines: list[str]) -> list[_Item]:
     """Kioku's entries as written, and the notes a person wrote in MEMORY.md by hand (a list
     item each, typed by their section)."""
     items: list[_Item] = []
-    # redacted before anything is taken from them; a secret can span the lines of a note written
-    # by hand (Kioku's own entries, "- [type] ...", were checked when they were saved)
-    safe = redact_notes(lines, [entry_groups(line) is None for line in lines])
+    safe = redacted_index_lines(lines)  # before anything is taken from them
     for number, type_, text, _topic, entry in index_notes(safe):
         line = lines[number - 1]
         if "\ufffd" in line or "\x00" in line:

@@ -62,12 +62,12 @@ def _hand_notes(doc) -> list[str]:
 
 def _quoted(note: str) -> str:
     """A hand-written note as a save may quote it: it was never checked, and a committed
-    MEMORY.md can come from anyone with access to the repository, so it is redacted, stripped
-    of control characters and defanged."""
-    from kioku.core.defang import defang, strip_controls
+    MEMORY.md can come from anyone with access to the repository, so it is redacted and
+    defanged (which also strips control characters)."""
+    from kioku.core.defang import defang
     from kioku.core.secrets import redact
 
-    return defang(strip_controls(redact(note)))
+    return defang(redact(note))
 
 
 def is_duplicate(new_text: str, new_tokens: set[str], old_text: str) -> bool:

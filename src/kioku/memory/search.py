@@ -31,7 +31,7 @@ import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from kioku.memory.index import INDEX_NAME, MAX_INDEX_BYTES, entry_groups, index_notes
+from kioku.memory.index import INDEX_NAME, MAX_INDEX_BYTES, index_notes, redacted_index_lines
 from kioku.memory.topics import MAX_TOPIC_BYTES, parse_topic
 
 _META = re.compile(r"^\s*<!--\s*kioku:.*-->\s*$")
@@ -116,11 +116,7 @@ def _index_lines(path: Path) -> list[tuple[int, str, str, str, str | None]]:
     data = _read(path, MAX_INDEX_BYTES)
     if data is None:
         return []
-    from kioku.core.secrets import redact_notes
-
-    raw = data.decode("utf-8", errors="replace").splitlines()
-    # notes written by hand were never checked for secrets, and one can span their lines
-    lines = redact_notes(raw, [entry_groups(line) is None for line in raw])
+    lines = redacted_index_lines(data.decode("utf-8", errors="replace").splitlines())
     return [(number, lines[number - 1].strip(), type_, text, topic)
             for number, type_, text, topic, _entry in index_notes(lines)]
 
