@@ -8,6 +8,8 @@ import timeit
 
 import pytest
 
+import kioku.core.detect as detect
+
 from kioku.core.detect import (
     REMEMBER_HINT,
     RememberRequest,
@@ -364,3 +366,39 @@ def test_japanese_notes_with_many_sentences_stay_linear() -> None:
     started = time.perf_counter()
     detect_remember("覚えておいて: x" + "!あとして" * 2000 + "。")
     assert time.perf_counter() - started < 1.0
+
+
+# --- the cheaper start patterns give the same requests as the full one -----------------------
+
+_LEADS = ["", "please ", "Please, ", "ok ", "okay, ", "hey ", "btw ", "by the way ", "note to self: ",
+          "can you please ", "you should ", "make sure to ", "always ", "I'd like you to ", "i want you to ",
+          "also ", "and ", "one more thing ", "important: ", "note "]
+_NOT_LEADS = ["pleased ", "hithere ", "oklahoma "]  # start like a lead-in word, are none
+_TRIGGERS = ["remember that", "remember:", "Remember", "remember this:", "don't forget that",
+             "save this to memory:", "save this:", "write this down:", "make a note:",
+             "note for future sessions:", "keep in mind that", "from now on,", "for future reference,",
+             "remember when", "memorize that", "remember to", "store in memory that"]
+_CONTENTS = ["we deploy with fly.io", "the tests need docker running.", "how do we deploy?",
+             "it", "the API key rotates monthly. Also run lint."]
+
+
+def _start_full_only(masked: str):
+    return detect._EN_START, None
+
+
+@pytest.mark.parametrize("lead", _LEADS + _NOT_LEADS)
+def test_start_without_lead_in_matches_like_the_full_pattern(lead: str, monkeypatch) -> None:
+    prompts = [f"{pre}{lead}{trig} {content}" for trig in _TRIGGERS for content in _CONTENTS
+               for pre in ("", "Fix the build first. ", "thanks!\n")]
+    found = [detect.detect_remember(p) for p in prompts]
+    monkeypatch.setattr(detect, "_en_start_for", _start_full_only)
+    assert [detect.detect_remember(p) for p in prompts] == found
+    assert any(found) != (lead in _NOT_LEADS)
+
+
+def test_lead_word_check_reads_the_first_word() -> None:
+    assert detect._starts_with_lead_word("please remember", 0)
+    assert detect._starts_with_lead_word("x. I'd like", 3)
+    assert not detect._starts_with_lead_word("remember that", 0)
+    assert not detect._starts_with_lead_word("pleased to", 0)
+    assert not detect._starts_with_lead_word("", 0)

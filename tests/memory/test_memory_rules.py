@@ -7,7 +7,7 @@ import pytest
 from memtest_fixtures import pmem, umem  # noqa: F401
 from kioku.memory.api import is_duplicate
 from kioku.memory.classify import classify_type, pick_topic
-from kioku.memory.contradict import choices, contradicts
+from kioku.memory.contradict import assess, choices, contradicts
 from kioku.memory.textutil import token_set
 
 
@@ -74,6 +74,11 @@ def test_pick_topic(text, type_, topic):
     ("必ずテストを実行する", "テストを実行しない"),
     ("We indent with 2 spaces", "We indent with tabs"),
     ("We use Dependabot for dependency updates", "We use Renovate for dependency updates"),
+    ("The team lead is Bob", "The team lead is Alice"),                 # the same thing named anew
+    ("Our CI is CircleCI", "Our CI is GitHub Actions"),
+    ("The release manager is Dana Lee", "The release manager is Sam Ortiz"),
+    ("The Python version is 3.12", "The Python version is 3.11"),      # a dotted version is one value
+    ("Django is pinned to 4.2.11", "Django is pinned to 4.2.7"),
 ])
 def test_contradictions_detected(new, old):
     assert contradicts(new, old), (new, old)
@@ -96,9 +101,35 @@ def test_contradictions_detected(new, old):
     ("We use Dependabot for the backend", "We use Renovate for the frontend"),
     ("We use Node 20 now", "We use pnpm"),                         # another thing, not a new value
     ("We use Node 20 now, not 18", "We use pnpm now"),
+    ("The database is now backed up to S3 nightly", "The database is PostgreSQL 15"),  # another attribute
+    ("The frontend is now deployed to Vercel", "The frontend is React 18"),
+    ("Our CI is now cached with Redis", "Our CI is GitHub Actions"),
+    ("The API is now behind Cloudflare", "The API is a Django app"),
 ])
 def test_non_contradictions(new, old):
     assert contradicts(new, old) is None, (new, old)
+
+
+@pytest.mark.parametrize("new,old", [
+    ("Our default branch is main", "Our default branch is master"),    # lower case: may describe
+    ("The API is slow", "The API is fast"),
+    ("A good example is Rails", "A good example is Django"),           # one of several
+])
+def test_a_new_name_that_may_not_replace_keeps_both_and_asks(new, old):
+    verdict = assess(new, old)
+    assert verdict and verdict[0] == "unsure", (new, old, verdict)
+
+
+@pytest.mark.parametrize("new,old", [
+    ("The main database is in us-east-1", "The main database is Postgres"),   # where, not what
+    ("The cache is a Redis cluster for sessions", "The cache is Memcached"),
+    ("The bot is also Dependabot", "The bot is Renovate"),
+    ("The main branch is protected", "The main branch is master"),
+    ("The staging database is Postgres", "The production database is MySQL"),
+])
+def test_a_longer_or_placed_predicate_is_not_a_new_name(new, old):
+    verdict = assess(new, old)
+    assert not verdict or verdict[0] != "replaces", (new, old, verdict)
 
 
 def test_choice_stances():

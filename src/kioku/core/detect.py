@@ -153,32 +153,58 @@ _EN_ALTS = (
 )
 
 
-def _en_start_source(names: tuple[str, ...]) -> str:
-    return r"(?i)" + _LEAD + r"(?:" + "|".join(src for name, src, _ in _EN_ALTS if name in names) + r")\s*"
+# The first word of every branch of ``_LEAD`` (lower case). A sentence whose first word is none
+# of these cannot start with a lead-in, so ``_LEAD`` matches nothing there.
+_LEAD_FIRST_WORDS = frozenset((
+    "please", "pls", "plz", "kindly", "also", "and", "oh", "ok", "okay", "hey", "hi", "so", "btw",
+    "by", "one", "fyi", "important", "claude", "kioku", "note", "can", "could", "would", "will",
+    "you", "make", "be", "always", "i", "i'd",
+))
+
+
+def _en_start_source(names: tuple[str, ...], lead: bool = True) -> str:
+    return (r"(?i)" + (_LEAD if lead else "") + r"(?:"
+            + "|".join(src for name, src, _ in _EN_ALTS if name in names) + r")\s*")
 
 
 _EN_START = _Lazy(lambda: _en_start_source(tuple(name for name, _, _ in _EN_ALTS)))
-_EN_START_PARTS: dict[tuple[str, ...], _Lazy] = {}
+_EN_START_PARTS: dict[tuple[str, ...], tuple[_Lazy, _Lazy]] = {}
 
 
-def _en_start_for(masked: str) -> _Lazy:
-    """``_EN_START`` restricted to the alternatives that can match in ``masked``.
+def _en_start_for(masked: str) -> tuple[_Lazy, _Lazy | None]:
+    """``_EN_START`` restricted to the alternatives that can match in ``masked``, and the same
+    without the lead-in (``None`` when there is no such variant).
 
     The full pattern is the costliest to compile (~3 ms, paid by every save in a fresh hook
     process). An alternative left out needs a word that is not in the text, so it could not
-    match anywhere and the matches are the same. Only for ASCII text: under re.I some
-    non-ASCII letters match ASCII ones (K Kelvin sign, ſ, ı), which ``lower`` does not fold.
+    match anywhere and the matches are the same. The lead-in is most of the rest (~1 ms), and
+    a sentence that does not start with one of its words ("remember that ...") is matched the
+    same without it. Only for ASCII text: under re.I some non-ASCII letters match ASCII ones
+    (K Kelvin sign, ſ, ı), which ``lower`` does not fold.
     """
     if not masked.isascii():
-        return _EN_START
+        return _EN_START, None
     low = masked.lower()
     names = tuple(name for name, _, words in _EN_ALTS if any(w in low for w in words))
     if len(names) == len(_EN_ALTS):
-        return _EN_START
-    lazy = _EN_START_PARTS.get(names)
-    if lazy is None:
-        lazy = _EN_START_PARTS[names] = _Lazy(_en_start_source(names) if names else r"(?!)")
-    return lazy
+        return _EN_START, None
+    pair = _EN_START_PARTS.get(names)
+    if pair is None:
+        if not names:
+            nothing = _Lazy(r"(?!)")
+            pair = (nothing, nothing)
+        else:
+            pair = (_Lazy(_en_start_source(names)), _Lazy(_en_start_source(names, lead=False)))
+        _EN_START_PARTS[names] = pair
+    return pair
+
+
+def _starts_with_lead_word(masked: str, pos: int) -> bool:
+    """Whether the ASCII text at ``pos`` begins with a word a lead-in can start with."""
+    end = pos
+    while end < len(masked) and (masked[end].isalpha() or masked[end] == "'"):
+        end += 1
+    return masked[pos:end].lower() in _LEAD_FIRST_WORDS
 
 
 # Closing tags: "<content> - remember that", "<content>, don't forget that!".
@@ -363,10 +389,11 @@ def _continued_end(masked: str, end: int) -> int:
 
 def _detect_en(text: str, masked: str) -> RememberRequest | None:
     candidates = 0
-    start = _en_start_for(masked)
+    start, bare = _en_start_for(masked)
     for ss in _SENT_START.finditer(masked):
         pos = ss.end()
-        m = start.match(masked, pos)
+        use_bare = bare is not None and not _starts_with_lead_word(masked, pos)
+        m = (bare if use_bare else start).match(masked, pos)
         if not m:
             continue
         candidates += 1

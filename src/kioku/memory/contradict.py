@@ -230,7 +230,12 @@ _CALENDAR = {d + s for d in ("monday", "tuesday", "wednesday", "thursday", "frid
 _CEASE_PHRASES = ("no longer", "stopped ", "stop ", "anymore", "any more")
 _CEASE_DROP = _POLARITY_WORDS | _NOW_WORDS | {"no", "longer", "any", "more", "stopped", "stop", "we", "i",
                                               "our", "us", "do", "does", "doesn't", "doesnt"}
+# Words that open a description of where or how something is, not what it is.
+_PLACING_WORDS = (_FUNCTION_WORDS - {"a", "an", "the"}) | {"behind", "under", "over", "via", "through", "inside", "outside", "up",
+                                    "down", "off", "out", "not", "also", "still", "only", "always", "never"}
 _DESCRIBING_SUFFIXES = ("ed", "ing", "able", "ible", "ive", "ful", "ous", "less")
+_INNER_DOT = LazyPattern(r"(?<=[a-z0-9])\.(?=[a-z0-9])")
+_DOTTED_WORD = LazyPattern(r"[a-z0-9][a-z0-9_'+#-]*(?:\.[a-z0-9_'+#-]+)*")  # "3.11" is one value
 _CASED_WORD = LazyPattern(r"[A-Za-z0-9][\w.+#-]*[\w+#]|[A-Za-z0-9]")
 _STOP_DOING = LazyPattern(r"\bstop(?:ped)? \w+ing\b")
 _JA_CEASE = ("もう", "やめ", "しなくな", "しないことに")
@@ -254,6 +259,11 @@ _JA_REJECT = LazyPattern(r"([a-z0-9][\w.+#-]*|[ァ-ヶー]+)(?:" + "|".join(_JA_
 
 
 def _first_clause(low: str) -> str:
+    """The text up to its first clause mark; a dot inside a word or number ("3.11",
+    "example.com") is not one."""
+    if "." in low:
+        low = _INNER_DOT.sub("\x01", low)
+        return low.translate(_CLAUSE_SPLIT).split("\n")[0].replace("\x01", ".")
     return low.translate(_CLAUSE_SPLIT).split("\n")[0]
 
 
@@ -363,10 +373,46 @@ def _names_something(text: str) -> bool:
     if after is None:
         return False
     rest = [w for w in words[after + 1:] if w.lower() not in _NOW_WORDS]
-    if len(rest) == 1 and not rest[0].lower().endswith(_DESCRIBING_SUFFIXES):
+    if rest and rest[0][:1].islower() and (rest[0].endswith(_DESCRIBING_SUFFIXES) or rest[0] in _PLACING_WORDS):
+        return False  # "is now backed up to S3", "is now deployed to Vercel", "is now behind Cloudflare"
+    if len(rest) == 1:
         return True  # "is master", "is now main" (but not "is protected", "is now versioned")
     return any(w[:1].isupper() or "." in w or any(c.isdigit() for c in w) or w.lower() in _OPTION_NAMES
                for w in rest)
+
+
+_DEFINITE = {"the", "our", "my", "its", "their", "your", "this"}
+
+
+def _definite(text: str) -> bool:
+    """Whether the statement's subject is one thing ("The cache", "Our CI"), not one of
+    several ("A good example", "One caveat")."""
+    first = _lower(text).split(None, 1)
+    return bool(first) and first[0] in _DEFINITE
+
+
+def _bare_name(text: str) -> tuple[str, bool] | None:
+    """The name a copula statement gives its subject when that is all it says ("The default
+    branch is main" → ("main", False), "The team lead is Alice Smith" → ("alice smith", True)),
+    with whether it is plainly a name (written with a capital, a dot or a digit, or a known
+    option) rather than a single lower-case word that could describe ("is slow"). None for
+    anything longer or placed ("is in us-east-1", "is a Redis cluster", "is protected")."""
+    if _has_ja(_lower(text)) or ". " in text.strip() or "," in text:
+        return None
+    words = _CASED_WORD.findall(text)
+    after = next((i for i, w in enumerate(words) if w.lower() in _COPULAS), None)
+    if after is None:
+        return None
+    rest = [w for w in words[after + 1:] if w.lower() not in _NOW_WORDS]
+    if not rest or len(rest) > 3 or any(w.lower() in _FUNCTION_WORDS or w.lower() in _ADDITIVE for w in rest):
+        return None
+    plain = [w[:1].isupper() or "." in w or any(c.isdigit() for c in w) or w.lower() in _OPTION_NAMES
+             for w in rest]
+    if len(rest) == 1:
+        if rest[0].lower().endswith(_DESCRIBING_SUFFIXES) or rest[0].lower() in _QUALIFIER_WORDS:
+            return None
+        return rest[0].lower(), plain[0]
+    return (" ".join(w.lower() for w in rest), True) if all(plain) else None
 
 
 def _ceases(text: str) -> bool:
@@ -402,7 +448,7 @@ def _predicate(text: str) -> tuple[set[str], set[str], bool]:
         attrs = token_set("".join(ch if not ch.isascii() or ch == " " else " " for ch in rest))
         copula = rest.rstrip("。 ").endswith(("です", "だ", "でした"))
         return attrs, values, copula
-    words = [m.group(0) for m in _WORD.finditer(_first_clause(low))]
+    words = [m.group(0) for m in _DOTTED_WORD.finditer(_first_clause(low))]
     start = next((i for i, w in enumerate(words) if w in _VERB_CUES), 0)
     rest = [w for w in words[start:] if w not in _NOW_WORDS and w not in _SUBJECT_SKIP]
     copula = bool(rest) and rest[0] in _COPULAS
@@ -418,8 +464,10 @@ def can_contradict(new: str) -> bool:
     old memory."""
     if choices(new) or _polarity(new) or _replaced_values(new) or _says_now(new) or _ceases(new):
         return True
-    # the values ``_predicate`` compares: in Japanese text every ASCII word of the predicate
-    return bool(_predicate(new)[1]) or any(_is_value(w) for w in _WORD.findall(_lower(new)))
+    # the values ``_predicate`` compares: in Japanese text every ASCII word of the predicate;
+    # or the name a copula statement gives ("The default branch is main")
+    return (bool(_predicate(new)[1]) or any(_is_value(w) for w in _WORD.findall(_lower(new)))
+            or _bare_name(new) is not None)
 
 
 def _never(_folded: str) -> bool:
@@ -529,6 +577,14 @@ def assess(new: str, old: str) -> tuple[str, str] | None:
             return "replaces", "now " + (" ".join(sorted(v_new)) or "different")
         if similar and a_new == a_old and v_new and v_old and v_new != v_old and not additive:
             return "replaces", f"{' '.join(sorted(v_new))} instead of {' '.join(sorted(v_old))}"
+        named_new, named_old = (_bare_name(new), _bare_name(old)) if cop_new and cop_old else (None, None)
+        if named_new and named_old and named_new[0] != named_old[0] and not additive:
+            # "The default branch is main" after "... is master": the same thing named anew;
+            # a lower-case word may describe instead ("is slow"), so then the user decides
+            # and "A good example is Django" has other good examples besides
+            change = f"{named_new[0]} instead of {named_old[0]}"
+            sure = named_new[1] and named_old[1] and _definite(new) and _definite(old)
+            return ("replaces" if sure else "unsure"), change
     pol_new = _polarity(new)
     pol_old = _polarity(old) if pol_new else 0
     # A flip with a different scope ("never ... in tests" after "always ...") is an exception
