@@ -166,3 +166,26 @@ def test_secrets_in_notes_written_by_hand_are_never_shown(project, pmem, kioku):
         assert out.returncode == 0 and key not in out.stdout and value not in out.stdout
         out = kioku("search", "--json", query)
         assert key not in out.stdout and value not in out.stdout and pem[1] not in out.stdout
+
+
+def test_a_comment_opener_in_a_memory_hides_no_later_memory(project, pmem):
+    api.remember("We use pnpm for installs")
+    api.remember("In HTML templates, start a comment with <!-- and never nest them")
+    api.remember("Staging server is staging.example.com")
+    api.remember("<!-- a memory that looks like a comment -->")
+    api.remember("Don't add emojis to commit messages")
+    index = (pmem / "MEMORY.md").read_text(encoding="utf-8")
+    assert "with \\<!-- and never" in index  # escaped: a Markdown viewer hides nothing either
+    body = api.build_recall()
+    for needle in ("pnpm", "never nest them", "staging.example.com", "looks like a comment", "emojis"):
+        assert needle in body, needle
+
+
+def test_an_unescaped_opener_in_an_older_entry_line_is_its_text(project, pmem):
+    api.remember("We use pnpm for installs")
+    index = pmem / "MEMORY.md"
+    text = index.read_text(encoding="utf-8")
+    older = "- [project] Start a comment with <!-- in templates → project-conventions.md\n"
+    index.write_text(text.replace("- [project] We use pnpm", older + "- [project] We use pnpm"), encoding="utf-8")
+    body = api.build_recall()
+    assert "Start a comment with <!-- in templates" in body and "We use pnpm for installs" in body

@@ -235,3 +235,16 @@ def test_forget_names_a_note_written_by_hand_instead_of_saying_nothing_matches(p
     with pytest.raises(KiokuError, match="no memory matches"):
         api.forget("zebra crossing")
     assert index.read_text() == before
+
+
+def test_forget_also_removes_a_copy_of_the_index_line_and_recall_shows_a_copy_once(project, pmem):
+    kept = api.remember("We use pnpm for installs")
+    gone = api.remember("The staging server is staging.example.com")
+    index = pmem / "MEMORY.md"
+    text = index.read_text(encoding="utf-8")
+    index.write_text(text + kept.index_line + "\n" + gone.index_line + "\n", encoding="utf-8")  # after a git merge
+    assert api.build_recall().count("We use pnpm for installs") == 1
+    api.forget(id=gone.id)
+    after = index.read_text(encoding="utf-8")
+    assert "staging.example.com" not in after and after.count("We use pnpm for installs") == 2
+    assert "staging.example.com" not in api.build_recall()

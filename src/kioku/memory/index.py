@@ -147,6 +147,13 @@ def index_notes(lines: list[str]) -> list[tuple[int, str, str, str | None, bool]
         if in_fence:
             in_fence = not line.startswith(("```", "~~~"))
             continue
+        if not in_comment and line.startswith("- ["):
+            # Kioku's entries are whole lines of their own: a "<!--" in one (written before
+            # summaries escaped it) is its text, not a comment hiding the lines after it
+            groups = entry_groups(line)
+            if groups and groups[2] and groups[1].strip():
+                out.append((number, groups[0].lower(), groups[1].strip(), groups[2], True))
+                continue
         if in_comment or "<!--" in line:
             line, in_comment = _outside_comments(line, in_comment)
             line = line.strip()
@@ -263,6 +270,11 @@ class IndexDoc:
         for i, entry in enumerate(self.entries):
             if entry.topic == topic and entry.summary == summary:
                 return i
+        if "<!--" in summary:  # a line written before summaries escaped "<!--", or after
+            plain = summary.replace("\\<!--", "<!--")
+            for i, entry in enumerate(self.entries):
+                if entry.topic == topic and entry.summary.replace("\\<!--", "<!--") == plain:
+                    return i
         return -1
 
 

@@ -195,13 +195,20 @@ def _archive_entries(md: MemoryDir, name: str, entries: list[Entry], status: str
 
 
 def _remove_from(topic: TopicFile, doc: IndexDoc, entries: list[Entry]) -> None:
-    """Drop exactly these entries (by identity: an older entry that shares an id stays)."""
+    """Drop exactly these entries (by identity: an older entry that shares an id stays), and
+    their index lines, copies included (a line pasted twice, a merge of two branches), as long
+    as no remaining memory of the topic has that line too."""
+    gone = {id(e) for e in entries}
+    remaining = [e for e in topic.entries if id(e) not in gone]
     for entry in entries:
-        position = doc.find(topic.name, index_entry_for(entry, topic.name).summary)
+        summary = index_entry_for(entry, topic.name).summary
+        keep = sum(1 for e in remaining if e.status == "active" and index_entry_for(e, topic.name).summary == summary)
+        position = doc.find(topic.name, summary)
         if position >= 0:
             del doc.entries[position]
-    gone = {id(e) for e in entries}
-    topic.entries = [e for e in topic.entries if id(e) not in gone]
+        while keep == 0 and (position := doc.find(topic.name, summary)) >= 0:
+            del doc.entries[position]
+    topic.entries = remaining
 
 
 def _apply(md: MemoryDir, topics: dict[str, TopicFile], doc: IndexDoc, proposals: list[Proposal]) -> list[str]:

@@ -98,13 +98,15 @@ def _collect(scope: int, lines: list[str]) -> list[_Item]:
     """Kioku's entries as written, and the notes a person wrote in MEMORY.md by hand (a list
     item each, typed by their section)."""
     items: list[_Item] = []
+    shown: set[str] = set()  # a line copied twice (a merge of two branches) is recalled once
     safe = redacted_index_lines(lines)  # before anything is taken from them
     for number, type_, text, _topic, entry in index_notes(safe):
         line = lines[number - 1]
         if "\ufffd" in line or "\x00" in line:
             continue
         if entry:
-            if len(line) <= MAX_LINE:
+            if len(line) <= MAX_LINE and safe[number - 1].strip() not in shown:
+                shown.add(safe[number - 1].strip())
                 items.append(_Item(scope, len(items), type_, safe[number - 1].strip()))
         elif not _only_redacted(text) and len(text) <= MAX_NOTE:
             note = text if len(text) <= MAX_LINE else text[:MAX_LINE - 1].rstrip() + "…"

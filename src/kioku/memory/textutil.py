@@ -107,8 +107,12 @@ def one_line(text: str) -> str:
 
 
 def summarize(text: str, limit: int) -> str:
-    """First sentence-ish line of ``text`` squeezed into ``limit`` characters."""
+    """First sentence-ish line of ``text`` squeezed into ``limit`` characters. The index
+    line's arrow is kept for the topic file, and an HTML comment opener is escaped: Markdown
+    viewers (and the index's own reader) would hide every later line behind it."""
     line = one_line(text).replace("→", "->")
+    if "<!--" in line:
+        line = line.replace("\\<!--", "<!--").replace("<!--", "\\<!--")
     line = line.strip("~").strip() or line  # never start or end with strike-through markers
     if len(line) <= limit:
         return line
