@@ -248,3 +248,29 @@ def test_forget_also_removes_a_copy_of_the_index_line_and_recall_shows_a_copy_on
     after = index.read_text(encoding="utf-8")
     assert "staging.example.com" not in after and after.count("We use pnpm for installs") == 2
     assert "staging.example.com" not in api.build_recall()
+
+
+def test_organize_does_not_merge_facts_that_differ_in_value_or_scope_or_may_replace(project, pmem):
+    api.remember("The API server listens on port 3000 in development")
+    api.remember("The API server listens on port 443 in production")
+    api.remember("The Python version is 3.11")
+    api.remember("The Python version is 3.12")   # replaces the 3.11 memory
+    api.remember("Service billing keeps its runbook in wiki page 12")
+    api.remember("Service search keeps its runbook in wiki page 47")
+    assert not [p for p in api.organize().proposals if p.kind == "merge"]
+
+
+def test_a_merged_memory_is_dated_by_its_newest_part_and_a_correction_of_one_part_keeps_it(project, pmem,
+                                                                                           monkeypatch):
+    monkeypatch.setenv("KIOKU_NOW", "2026-03-01T10:00:00Z")
+    api.remember("Always run unit tests before pushing")
+    monkeypatch.setenv("KIOKU_NOW", "2026-03-05T10:00:00Z")
+    api.remember("Always run lint before pushing")
+    monkeypatch.setenv("KIOKU_NOW", "2026-06-01T10:00:00Z")
+    report = api.organize(apply=True)
+    assert [p for p in report.proposals if p.kind == "merge"]
+    merged = (pmem / "project-conventions.md").read_text(encoding="utf-8")
+    assert "created=2026-03-05" in merged
+    result = api.remember("Never run lint before pushing", type="project")
+    assert result.status == "saved" and any("kept both" in w for w in result.warnings)
+    assert "Always run unit tests before pushing" in api.build_recall()

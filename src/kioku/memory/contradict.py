@@ -299,6 +299,17 @@ def _has_ja(text: str) -> bool:
     return any("\u3040" <= ch <= "\u30ff" or "\u4e00" <= ch <= "\u9fff" for ch in text)
 
 
+def stated_values(text: str) -> frozenset[str]:
+    """The values (numbers, versions, known options, days) the statement's predicate gives."""
+    return frozenset(_predicate(text)[1])
+
+
+def relation(a: str, b: str) -> str:
+    """Whether two memories speak of the "same" subject and scope, of "different" ones (one can
+    never replace the other), or "unknown"."""
+    return _relation(a, b)
+
+
 def _relation(new: str, old: str) -> str:
     """"same" subject and scope, "different" (never a replacement) or "unknown"."""
     q_new, q_old = _qualifiers(new), _qualifiers(old)

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kioku.core.errors import KiokuError
-from kioku.memory.contradict import contradicts
+from kioku.memory.contradict import assess, relation, stated_values
 from kioku.memory.guard import MAX_CHARS
 from kioku.memory.index import MAX_LINES, WARN_LINES, IndexDoc, IndexEntry, format_entry
 from kioku.memory.store import MemoryDir, index_entry_for
@@ -101,8 +101,15 @@ def _dirs(project_root: Path | None) -> list[MemoryDir]:
 
 
 def _similar(a: Entry, b: Entry, tokens_a: set[str], tokens_b: set[str]) -> bool:
-    return a.type == b.type and jaccard(tokens_a, tokens_b) >= MERGE_JACCARD and not (
-        contradicts(a.text, b.text) or contradicts(b.text, a.text))
+    """Alike enough to share one entry: same type, most words in common, and neither may
+    replace the other ("version 3.11" / "version 3.12") nor holds for another scope or
+    subject ("port 3000 in development" / "port 443 in production")."""
+    if a.type != b.type or jaccard(tokens_a, tokens_b) < MERGE_JACCARD:
+        return False
+    values_a, values_b = stated_values(a.text), stated_values(b.text)
+    if values_a and values_b and values_a != values_b:
+        return False  # the same words with other numbers or options: another fact
+    return not (assess(a.text, b.text) or assess(b.text, a.text) or relation(a.text, b.text) == "different")
 
 
 def merged_summary(entries: list[Entry]) -> str:
@@ -222,7 +229,9 @@ def _apply(md: MemoryDir, topics: dict[str, TopicFile], doc: IndexDoc, proposals
         if proposal.kind == "merge":
             entries.sort(key=lambda e: e.created)
             text = "\n".join(dict.fromkeys(e.text for e in entries))
-            created = now_iso()
+            # dated as the newest of its parts: it is no older than the newest fact it holds,
+            # and "older than N days" must not archive a fact saved last week
+            created = max((e.created for e in entries), key=time_key) or now_iso()
             new_id = unique_id(created, text, {e.id for t in topics.values() for e in t.entries})
             summary = format_entry(entries[-1].type, merged_summary(entries), topic.name).summary
             new = Entry(new_id, entries[-1].type, created, summary, text, meta={"merged_from": ",".join(sorted(ids))})

@@ -134,6 +134,22 @@ def _unrelated_file(tokens: set[str], flaggable):  # -> Callable[[bytes], bool] 
     return skip
 
 
+def _assess_entry(new: str, entry: Entry) -> tuple[str, str] | None:
+    """``assess`` against a stored memory. A memory ``kioku organize`` merged holds several
+    statements, one per line: it is replaced only when every one of them is; when only some
+    are, both stay and the user is asked, so a correction of one part never drops the rest."""
+    parts = entry.text.split("\n") if entry.meta.get("merged_from") else []
+    if len(parts) < 2:
+        return assess(new, entry.text)
+    verdicts = [assess(new, part) for part in parts if part.strip()]
+    said = [v for v in verdicts if v]
+    if not said:
+        return None
+    if len(said) == len(verdicts) and all(v[0] == "replaces" for v in said):
+        return said[0]
+    return "unsure", f"{said[0][1]} (one part of a merged memory)"
+
+
 def remember(text: str, type: str | None = None, topic: str | None = None,
              project_root: Path | None = None) -> SaveResult:
     """Save one memory; raises SecretRejected, MemoryRejected, UsageError or KiokuError."""
@@ -156,7 +172,7 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
         unsure: list[Entry] = []
         normal = normalize(cleaned)
         for name, entry in md.active_entries(topics):
-            verdict = assess(cleaned, entry.text)
+            verdict = _assess_entry(cleaned, entry)
             if verdict and normalize(entry.text) == normal:
                 verdict = None  # the same words again are the same memory, even when they say "now"
             if verdict and verdict[0] == "replaces":
