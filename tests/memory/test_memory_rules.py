@@ -79,6 +79,8 @@ def test_pick_topic(text, type_, topic):
     ("The release manager is Dana Lee", "The release manager is Sam Ortiz"),
     ("The Python version is 3.12", "The Python version is 3.11"),      # a dotted version is one value
     ("Django is pinned to 4.2.11", "Django is pinned to 4.2.7"),
+    ("We switched to pnpm from npm", "We always use npm for installs"),
+    ("The frontend does not use React", "The frontend uses React"),
 ])
 def test_contradictions_detected(new, old):
     assert contradicts(new, old), (new, old)

@@ -208,7 +208,8 @@ _VERB_CUES = _POS_WORDS | {
     "is", "are", "was", "were", "be", "listens", "listen", "runs", "run", "lives", "deploys", "deployed",
     "deploy", "builds", "built", "hosted", "stored", "written", "should", "must", "will", "now", "no",
     "switched", "switch", "moved", "move", "migrated", "migrate", "changed", "change", "replaced",
-    "has", "have", "format", "formats", "formatted", "never", "don't", "dont", "do", "install",
+    "has", "have", "format", "formats", "formatted", "never", "don't", "dont", "do", "does", "doesn't",
+    "doesnt", "did", "didn't", "install",
     "installs", "avoid", "runs", "serves", "served", "needs", "requires", "need", "require", "indent",
     "indents", "indented"}
 _SUBJECT_SKIP = {"the", "a", "an", "our", "we", "i", "you", "my", "this", "project", "team", "us", "its",
@@ -247,6 +248,7 @@ _JA_PROJECT = ("プロジェクトで", "プロジェクトに", "プロジェ�
 # Compiled on first use, and used only when the literal text each needs is there: most memories
 # state no replacement, and a save (a hook) would otherwise compile all of them.
 _FROM_TO = LazyPattern(r"\bfrom ([\w.+#-]+) to ([\w.+#-]+)")
+_TO_FROM = LazyPattern(r"\b(?:switched|switch|moved|move|migrated|migrate|changed|change) to ([\w.+#-]+) from ([\w.+#-]+)")
 _REPLACED_WITH = LazyPattern(r"\breplaced? ([\w.+#-]+) with ([\w.+#-]+)")
 _JA_FROM_TO = LazyPattern(r"([a-z0-9][\w.+#-]*)から([a-z0-9][\w.+#-]*)(?:に|へ)")
 _JA_SWITCH = ("移行", "変更", "切り替え", "切替", "変え", "乗り換え", "移っ")
@@ -345,6 +347,7 @@ def _replaced_values(text: str) -> frozenset[str]:
     # each pattern runs only when the words it starts with are in the text
     if "from " in low:
         out.update(m.group(1) for m in _FROM_TO.finditer(low))
+        out.update(m.group(2) for m in _TO_FROM.finditer(low))  # "switched to pnpm from npm"
     if "replace" in low:
         out.update(m.group(1) for m in _REPLACED_WITH.finditer(low))
     if any(word in low for word in _JA_SWITCH):
