@@ -274,3 +274,21 @@ def test_a_merged_memory_is_dated_by_its_newest_part_and_a_correction_of_one_par
     result = api.remember("Never run lint before pushing", type="project")
     assert result.status == "saved" and any("kept both" in w for w in result.warnings)
     assert "Always run unit tests before pushing" in api.build_recall()
+
+
+def test_organize_names_a_deleted_topic_file_its_index_lines_point_to(project, pmem):
+    api.remember("We use pnpm for installs")
+    api.remember("Always squash merge pull requests")
+    (pmem / "project-conventions.md").unlink()
+    notices = api.organize().notices
+    assert any("project-conventions.md, which does not exist" in n and "2 lines" in n for n in notices), notices
+    assert "We use pnpm for installs" in (pmem / "MEMORY.md").read_text(encoding="utf-8")
+
+
+def test_search_without_words_is_a_usage_error_and_a_long_query_is_not_echoed_whole(project, pmem, kioku):
+    api.remember("We use pnpm for installs")
+    for empty in ("", "   "):
+        out = kioku("search", empty)
+        assert out.returncode == 2 and "needs words" in out.stderr and out.stdout == ""
+    out = kioku("search", "zebra " * 200)
+    assert out.returncode == 0 and len(out.stdout.splitlines()[0]) < 250

@@ -137,6 +137,11 @@ def cmd_search(args: argparse.Namespace) -> int:
     from kioku.memory.search import search_or_nearest
 
     query = " ".join(args.query)
+    if not query.strip():
+        from kioku.core.errors import UsageError
+
+        raise UsageError("search needs words to look for, for example: kioku search package manager")
+    shown = repr(query if len(query) <= 80 else query[:79] + "…")
     hits, nearest = search_or_nearest(query, limit=args.limit, archive=args.archive,
                                       dense=False if args.lexical else "auto", nearest=0 if args.json else 3)
     if args.json:
@@ -147,10 +152,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     from kioku.core.defang import defang
 
     if not hits and not nearest:
-        print(f"No memories match {query!r}.")
+        print(f"No memories match {shown}.")
         return 0
     if not hits:
-        print(f"No close match for {query!r}. Nearest memories, below the relevance cut-off "
+        print(f"No close match for {shown}. Nearest memories, below the relevance cut-off "
               "(probably not what was asked):")
     elif all(h.semantic for h in hits):
         print("No memory shares the query's words; close in meaning:")

@@ -355,6 +355,7 @@ def organize(project_root: Path | None = None, apply: bool = False, repair: bool
                                           f"{md.index_path.name}")
                 md.write_index(doc)
         md.mark_hand(doc, topics)
+        report.notices.extend(_missing_topic_notices(md, doc, topics))
         folder.index_lines = doc.line_count()
         folder.hand_written = doc.hand_written()
         folder.indexed = sum(1 for e in doc.entries if not e.hand)
@@ -370,6 +371,19 @@ def organize(project_root: Path | None = None, apply: bool = False, repair: bool
                          else "warn" if own_lines >= WARN_LINES else "ok")
         report.notices.extend(md.notices)
     return report
+
+
+def _missing_topic_notices(md: MemoryDir, doc: IndexDoc, topics: dict[str, TopicFile]) -> list[str]:
+    """One line per topic file that index entries point to but that is not there (deleted or
+    renamed): their lines are kept and recalled as notes, and the topic's full texts are gone
+    from search, so the user should know."""
+    missing: dict[str, int] = {}
+    for entry in doc.entries:
+        if entry.hand and entry.topic not in topics and not os.path.lexists(md.path / entry.topic):
+            missing[entry.topic] = missing.get(entry.topic, 0) + 1
+    return [f"{md.scope} memory: {count} line{'s' if count != 1 else ''} of {md.index_path.name} point to "
+            f"{name}, which does not exist (deleted or renamed?); they are kept as notes: restore the file "
+            "(from git, for example) or delete the lines" for name, count in sorted(missing.items())]
 
 
 def _archived_with_id(md: MemoryDir, line: IndexEntry, id: str) -> bool:
