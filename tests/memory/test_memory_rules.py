@@ -116,6 +116,9 @@ def test_non_contradictions(new, old):
     ("Our default branch is main", "Our default branch is master"),    # lower case: may describe
     ("The API is slow", "The API is fast"),
     ("A good example is Rails", "A good example is Django"),           # one of several
+    ("Respond in English", "Respond in Japanese"),                     # the answer language
+    ("Reply in English from now on", "Respond in Japanese"),
+    ("英語で返答して", "日本語で返答して"),
 ])
 def test_a_new_name_that_may_not_replace_keeps_both_and_asks(new, old):
     verdict = assess(new, old)

@@ -87,9 +87,10 @@ _POS_WORDS = {"use", "uses", "used", "using", "prefer", "prefers", "preferred", 
 _POS_PHRASES = ("switch to", "switched to", "migrate to", "migrated to", "move to", "moved to", "go with",
                 "stick to", "stick with", "run with", "runs with", "run on", "runs on", "managed with",
                 "managed by", "should be", "install with", "installs with", "written in", "tests with",
-                "indent with", "indents with", "indented with", "format with", "formatted with")
+                "indent with", "indents with", "indented with", "format with", "formatted with",
+                "respond in", "reply in", "answer in", "write in", "speak in", "talk to me in")
 _JA_POS = ("を使う", "を使います", "を使って", "使用", "にする", "にします", "を好む", "が好き", "で書く", "を採用",
-           "に移行", "で統一", "を使用")
+           "に移行", "で統一", "を使用", "で返答", "で回答", "で答え", "で返事", "で話", "で書いて")
 _NEG_WORDS = {"never", "not", "no", "don't", "dont", "avoid", "without", "drop", "dropped", "replace", "replaced",
               "ban", "forbid", "forbidden", "over", "doesn't"}
 _NEG_PHRASES = ("instead of", "rather than", "stop using", "away from", "no longer", "do not", "not using")
