@@ -247,3 +247,10 @@ def test_organize_archives_only_what_the_index_needs_and_never_recent_or_feedbac
     assert not [p for p in report.proposals if p.kind == "merge"]
     assert TARGET_LINES - 10 <= len(index.splitlines()) <= TARGET_LINES
     assert "never force-push" in index and "billing service moved to Rust" in index
+
+
+def test_cli_remember_drops_the_request_words_only_when_the_text_is_one_request(project, pmem, kioku):
+    assert "Saved to memory: we deploy with fly.io (" in kioku("remember", "remember that we deploy with fly.io").stdout
+    assert "Saved to memory: テストはpytestで書く (" in kioku("remember", "覚えておいて: テストはpytestで書く").stdout
+    out = kioku("remember", "We use pnpm. Remember that CI uses node 22 on every branch")
+    assert "Saved to memory: We use pnpm. Remember that CI uses node 22" in out.stdout

@@ -149,6 +149,9 @@ def test_choice_stances():
     ("Run the linter before every commit", "Deploy on Fridays is forbidden", False),
     ("本番へのデプロイは金曜日に行わない", "本番へのデプロイは、金曜日に行わない。", True),
     ("本番へのデプロイは金曜日に行わない", "テストは毎晩実行する", False),
+    ("We deploy the API with fly.io on Mondays", "We deploy the API with fly.io", False),  # says more
+    ("We deploy the API with fly.io now", "We deploy the API with fly.io", True),
+    ("We deploy the API with fly.io", "We deploy the API with fly.io on Mondays", True),     # says less
 ])
 def test_near_duplicates(a, b, dup):
     assert is_duplicate(a, token_set(a), b) is dup

@@ -101,12 +101,32 @@ def _warn(lines: list[str]) -> None:
         print(f"kioku: warning: {line}", file=sys.stderr)
 
 
+def _without_request_words(text: str) -> str:
+    """The note without the words asking to keep it, when the whole text is one such request
+    ("remember that we use pnpm", "覚えておいて: pnpmを使う", "pnpmを使うことを覚えておいて"), as
+    the prompt hook saves it; any other text is kept exactly as given."""
+    from kioku.core.detect import detect_remember
+
+    request = detect_remember(text)
+    if request is None:
+        return text
+    at = text.find(request.content)
+    if at < 0:
+        return text  # cleaned in a way that is not a plain cut: keep the user's words
+    head = text[:at].rstrip(" :：,、-—\t\n")
+    tail = text[at + len(request.content):].strip(" .!。！\t\n")
+    rest = f"{head} {tail}".strip()
+    if any(mark in rest for mark in ".!?。！？\n") or len(rest) > 40 or len(rest.split()) > 6:
+        return text  # more than the request words ("We use pnpm. Remember that ..."): keep it all
+    return request.content
+
+
 @_oserrors_as_kioku_errors
 def cmd_remember(args: argparse.Namespace) -> int:
     from kioku.memory.api import remember
 
     text = sys.stdin.read() if args.text == ["-"] else " ".join(args.text)
-    result = remember(text, type=args.type, topic=args.topic)
+    result = remember(_without_request_words(text), type=args.type, topic=args.topic)
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False))
         _warn(result.warnings)

@@ -70,6 +70,11 @@ def _quoted(note: str) -> str:
     return defang(redact(note))
 
 
+# Words whose addition says nothing new ("we use pnpm now" repeats "we use pnpm"), as stems.
+_NOT_DETAIL = frozenset(stem(w) for w in ("now", "also", "too", "please", "still", "just", "really",
+                                          "actually", "currently", "always"))
+
+
 def is_duplicate(new_text: str, new_tokens: set[str], old_text: str) -> bool:
     if new_tokens and old_text.isascii():
         # Cheap bound first (the save path compares with every memory in the folder): each
@@ -86,10 +91,15 @@ def is_duplicate(new_text: str, new_tokens: set[str], old_text: str) -> bool:
     if jaccard(new_tokens, old_tokens) < DUPLICATE_JACCARD:
         return False
     # Near-identical wording is a duplicate only if no word was swapped for another: "the docs
-    # package" after "the web package" is a new fact, however long the shared sentence.
+    # package" after "the web package" is a new fact, however long the shared sentence. Nor
+    # when it keeps every word and adds one that says more: "we deploy with fly.io on Mondays"
+    # after "we deploy with fly.io" is saved beside it (not in its place: "in CI" after "we
+    # run the unit tests with pytest" may narrow the old memory rather than refine it).
     added = {stem(t) for t in new_tokens - old_tokens}
     dropped = {stem(t) for t in old_tokens - new_tokens}
-    return not (added - dropped and dropped - added)
+    swapped = added - dropped and dropped - added
+    says_more = not dropped and added - _NOT_DETAIL
+    return not (swapped or says_more)
 
 
 def _folded_file(data: bytes) -> str | None:
