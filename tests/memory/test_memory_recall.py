@@ -189,3 +189,18 @@ def test_an_unescaped_opener_in_an_older_entry_line_is_its_text(project, pmem):
     index.write_text(text.replace("- [project] We use pnpm", older + "- [project] We use pnpm"), encoding="utf-8")
     body = api.build_recall()
     assert "Start a comment with <!-- in templates" in body and "We use pnpm for installs" in body
+
+
+def test_an_index_line_written_before_the_opener_was_escaped_is_still_its_memory(project, pmem):
+    saved = api.remember("The HTML template uses <!-- build:js --> markers for bundling")
+    api.remember("We use pnpm for installs")
+    index = pmem / "MEMORY.md"
+    text = index.read_text(encoding="utf-8")
+    assert "\\<!-- build:js" in text
+    index.write_text(text.replace("\\<!--", "<!--"), encoding="utf-8")  # as an older version wrote it
+    report = api.organize()
+    folder = [f for f in report.folders if f.scope == "project"][0]
+    assert (folder.indexed, folder.unindexed, folder.hand_written) == (2, 0, 0)
+    assert not any("missing" in n or "point to" in n for n in report.notices)
+    api.forget(id=saved.id)
+    assert "build:js" not in index.read_text(encoding="utf-8")

@@ -75,10 +75,12 @@ def test_pick_topic(text, type_, topic):
     ("We indent with 2 spaces", "We indent with tabs"),
     ("We use Dependabot for dependency updates", "We use Renovate for dependency updates"),
     ("The team lead is Bob", "The team lead is Alice"),                 # the same thing named anew
-    ("Our CI is CircleCI", "Our CI is GitHub Actions"),
     ("The release manager is Dana Lee", "The release manager is Sam Ortiz"),
     ("The Python version is 3.12", "The Python version is 3.11"),      # a dotted version is one value
     ("Django is pinned to 4.2.11", "Django is pinned to 4.2.7"),
+    ("The app is now deployed to Fly.io", "The app is deployed to Heroku"),     # placed the same way
+    ("The site is now behind Cloudflare", "The site is behind Fastly"),
+    ("We moved the frontend from webpack to vite", "Bundle the frontend with webpack"),
     ("We switched to pnpm from npm", "We always use npm for installs"),
     ("The frontend does not use React", "The frontend uses React"),
 ])
@@ -107,6 +109,10 @@ def test_contradictions_detected(new, old):
     ("The frontend is now deployed to Vercel", "The frontend is React 18"),
     ("Our CI is now cached with Redis", "Our CI is GitHub Actions"),
     ("The API is now behind Cloudflare", "The API is a Django app"),
+    ("The team lead is Bob", "The team lead was Alice"),               # history, not a change
+    ("The team name is Platform", "The project name is Kioku"),       # another subject
+    ("My manager is Bob", "Our manager is Alice"),
+    ("We switched to pnpm from npm", "Run pnpm install before running tests"),  # npm is not in pnpm
 ])
 def test_non_contradictions(new, old):
     assert contradicts(new, old) is None, (new, old)
@@ -116,6 +122,10 @@ def test_non_contradictions(new, old):
     ("Our default branch is main", "Our default branch is master"),    # lower case: may describe
     ("The API is slow", "The API is fast"),
     ("A good example is Rails", "A good example is Django"),           # one of several
+    ("Our CI is CircleCI", "Our CI is GitHub Actions"),                # not a role or an address
+    ("The backend is Django", "The backend is Python"),                # built with, or a change?
+    ("We moved to GitLab from GitHub", "GitHub Actions runs the nightly job"),   # about another thing
+    ("We migrated to Postgres from MySQL", "The analytics warehouse stays on MySQL"),
     ("Respond in English", "Respond in Japanese"),                     # the answer language
     ("Reply in English from now on", "Respond in Japanese"),
     ("英語で返答して", "日本語で返答して"),

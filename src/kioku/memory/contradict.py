@@ -366,6 +366,31 @@ def _replaced_values(text: str) -> frozenset[str]:
     return frozenset(v for v in out if v not in _SUBJECT_SKIP and v not in {"use", "using", "the", "a"})
 
 
+def _names_what_old_is_about(new: str, old: str, value: str) -> bool:
+    """Whether ``new`` names what ``old`` is about: every word of its subject, or, with no
+    subject found ("Bundle the frontend with webpack"), a word besides the value given up."""
+    subject = _subject(old)
+    low_new = _lower(new)
+    if subject is not None:
+        return all(word in low_new for word in subject)
+    shared = {stem(w) for w in token_set(_lower(old))} & {stem(w) for w in token_set(low_new)}
+    return bool(shared - {stem(w) for w in value.split()})
+
+
+def _has_value(low: str, value: str) -> bool:
+    """Whether the lower-cased text names ``value`` as a word of its own ("npm" is not in
+    "pnpm"); a Japanese value is looked for as it is written."""
+    if not value.isascii():
+        return value in low
+    start = low.find(value)
+    while start >= 0:
+        end = start + len(value)
+        if (start == 0 or not low[start - 1].isalnum()) and (end == len(low) or not low[end].isalnum()):
+            return True
+        start = low.find(value, start + 1)
+    return False
+
+
 def _says_now(text: str) -> bool:
     low = _lower(text)
     words = set(_WORD.findall(low))
@@ -377,57 +402,111 @@ def _is_value(token: str) -> bool:
     return token in _OPTION_NAMES or token in _CALENDAR or any(c.isdigit() for c in token)
 
 
-def _names_something(text: str) -> bool:
-    """Whether what follows the copula is a name or a value ("is Memcached", "is now
-    stage.example.com", "はubuntuです"), not a description ("is protected", "is now versioned"):
-    a word written with a capital (not the first), with a dot or a digit, or a known option."""
-    if _has_ja(_lower(text)):
-        return bool(_predicate(text)[1])
+def _after_copula(text: str) -> list[str] | None:
+    """The cased words after the first sentence's copula, "now" and the like left out; None
+    without a copula."""
     words = _CASED_WORD.findall(text.split(".", 1)[0] if ". " in text else text)
     after = next((i for i, w in enumerate(words) if w.lower() in _COPULAS), None)
     if after is None:
+        return None
+    return [w for w in words[after + 1:] if w.lower() not in _NOW_WORDS]
+
+
+def _placed(rest: list[str]) -> str:
+    """The word that opens a description of where or how ("deployed", "behind"), or ""."""
+    first = rest[0] if rest else ""
+    return first if first[:1].islower() and (first.endswith(_DESCRIBING_SUFFIXES) or first in _PLACING_WORDS) else ""
+
+
+def _names_something(text: str, placed_as: str = "") -> bool:
+    """Whether what follows the copula is a name or a value ("is Memcached", "is now
+    stage.example.com", "はubuntuです"), not a description ("is protected", "is now versioned"):
+    a word written with a capital (not the first), with a dot or a digit, or a known option.
+    A description of where or how ("is now deployed to Vercel", "is now behind Cloudflare")
+    names nothing, unless the other statement is placed the same way (``placed_as``: "is now
+    deployed to Fly.io" after "is deployed to Heroku" names a new place)."""
+    if _has_ja(_lower(text)):
+        return bool(_predicate(text)[1])
+    rest = _after_copula(text)
+    if rest is None:
         return False
-    rest = [w for w in words[after + 1:] if w.lower() not in _NOW_WORDS]
-    if rest and rest[0][:1].islower() and (rest[0].endswith(_DESCRIBING_SUFFIXES) or rest[0] in _PLACING_WORDS):
-        return False  # "is now backed up to S3", "is now deployed to Vercel", "is now behind Cloudflare"
+    placed = _placed(rest)
+    if placed and placed != placed_as:
+        return False
+    if placed:
+        rest = rest[1:]
     if len(rest) == 1:
         return True  # "is master", "is now main" (but not "is protected", "is now versioned")
     return any(w[:1].isupper() or "." in w or any(c.isdigit() for c in w) or w.lower() in _OPTION_NAMES
                for w in rest)
 
 
-_DEFINITE = {"the", "our", "my", "its", "their", "your", "this"}
+_ARTICLES = {"the", "a", "an"}
+# What a subject is when a new name for it replaces the old: a role, a name or an address of
+# one thing. Other subjects ("The backend is Django" / "... is Python", "The server is Ubuntu" /
+# "... is AWS") can be named by what they are built with or run on, and both stay true.
+_IDENTITY_HEADS = {"lead", "owner", "manager", "maintainer", "contact", "reviewer", "approver", "admin",
+                   "assignee", "branch", "name", "url", "domain", "host", "hostname", "email", "channel",
+                   "endpoint", "address", "region", "bucket", "account", "registry", "org", "organization",
+                   "namespace", "handle", "username", "alias", "codename"}
 
 
-def _definite(text: str) -> bool:
-    """Whether the statement's subject is one thing ("The cache", "Our CI"), not one of
-    several ("A good example", "One caveat")."""
-    first = _lower(text).split(None, 1)
-    return bool(first) and first[0] in _DEFINITE
+class _Named:
+    """A copula statement that only names its subject: "The default branch is main"."""
+
+    __slots__ = ("subject", "copula", "name", "plain")
+
+    def __init__(self, subject: tuple[str, ...], copula: str, name: str, plain: bool) -> None:
+        self.subject, self.copula, self.name, self.plain = subject, copula, name, plain
 
 
-def _bare_name(text: str) -> tuple[str, bool] | None:
+def _bare_name(text: str) -> _Named | None:
     """The name a copula statement gives its subject when that is all it says ("The default
-    branch is main" → ("main", False), "The team lead is Alice Smith" → ("alice smith", True)),
-    with whether it is plainly a name (written with a capital, a dot or a digit, or a known
-    option) rather than a single lower-case word that could describe ("is slow"). None for
-    anything longer or placed ("is in us-east-1", "is a Redis cluster", "is protected")."""
+    branch is main": name "main"; "The team lead is Alice Smith": "alice smith", plainly a
+    name), with the subject's own words (articles aside: "team lead" and "project lead", "my"
+    and "our" stay apart) and the copula. ``plain``: written with a capital, a dot or a digit,
+    or a known option, rather than a single lower-case word that could describe ("is slow").
+    None for anything longer or placed ("is in us-east-1", "is a Redis cluster", "is protected")."""
     if _has_ja(_lower(text)) or ". " in text.strip() or "," in text:
         return None
     words = _CASED_WORD.findall(text)
     after = next((i for i, w in enumerate(words) if w.lower() in _COPULAS), None)
-    if after is None:
+    if not after:
         return None
+    subject = tuple(w.lower() for w in words[:after] if w.lower() not in _ARTICLES)
     rest = [w for w in words[after + 1:] if w.lower() not in _NOW_WORDS]
-    if not rest or len(rest) > 3 or any(w.lower() in _FUNCTION_WORDS or w.lower() in _ADDITIVE for w in rest):
+    if not subject or not rest or len(rest) > 3 or any(
+            w.lower() in _FUNCTION_WORDS or w.lower() in _ADDITIVE for w in rest):
         return None
     plain = [w[:1].isupper() or "." in w or any(c.isdigit() for c in w) or w.lower() in _OPTION_NAMES
              for w in rest]
+    copula = words[after].lower()
     if len(rest) == 1:
         if rest[0].lower().endswith(_DESCRIBING_SUFFIXES) or rest[0].lower() in _QUALIFIER_WORDS:
             return None
-        return rest[0].lower(), plain[0]
-    return (" ".join(w.lower() for w in rest), True) if all(plain) else None
+        return _Named(subject, copula, rest[0].lower(), plain[0])
+    return _Named(subject, copula, " ".join(w.lower() for w in rest), True) if all(plain) else None
+
+
+def _renamed(new: str, old: str) -> tuple[str, str] | None:
+    """("replaces" | "unsure", reason) when ``new`` gives the subject ``old`` named another name.
+
+    Only for the same subject words in the same tense ("was" tells history, not a change).
+    It replaces when both are plainly names, the subject is one thing ("The", "Our", not "A
+    good example") and a role or an address ("The team lead", "The default branch"); otherwise
+    the user decides."""
+    named_new, named_old = _bare_name(new), _bare_name(old)
+    if not (named_new and named_old) or named_new.name == named_old.name:
+        return None
+    if named_new.subject != named_old.subject or named_new.copula != named_old.copula:
+        return None
+    change = f"{named_new.name} instead of {named_old.name}"
+    sure = (named_new.plain and named_old.plain and _lower(old).split(None, 1)[0] not in _INDEFINITE
+            and named_new.subject[-1] in _IDENTITY_HEADS)
+    return ("replaces" if sure else "unsure"), change
+
+
+_INDEFINITE = {"a", "an", "one", "another", "some", "any"}
 
 
 def _ceases(text: str) -> bool:
@@ -543,7 +622,7 @@ def assess(new: str, old: str) -> tuple[str, str] | None:
         return known[0]
 
     replaced = _replaced_values(new)
-    given_up = [v for v in replaced if v in _lower(old) or v in _mentions(old)] if replaced else []
+    given_up = [v for v in replaced if _has_value(_lower(old), v) or v in _mentions(old)] if replaced else []
     if given_up and not (_replaced_values(old) & {given_up[0]}):
         if relation() == "different":
             return None
@@ -556,6 +635,10 @@ def assess(new: str, old: str) -> tuple[str, str] | None:
         if relation() == "unknown" and _qualifiers(new) != _qualifiers(old):
             # "never use type hints in tests" after "always use type hints": an exception
             # for one scope, or a replacement - the user decides
+            return "unsure", f"may replace {given_up[0]}"
+        if relation() == "unknown" and not _names_what_old_is_about(new, old, given_up[0]):
+            # "We migrated to Postgres from MySQL" after "The analytics warehouse stays on MySQL":
+            # the old memory is about something the new one does not name
             return "unsure", f"may replace {given_up[0]}"
         return "replaces", f"replaces {given_up[0]}"
     conflict = _choice_conflict(new, old)
@@ -587,19 +670,17 @@ def assess(new: str, old: str) -> tuple[str, str] | None:
             # "We use Node 20 now" after "We use pnpm": the new statement names another thing
             # ("node") where the old one had a value of its own, so it is about something else
             similar = False
-        if _says_now(new) and not additive and (similar or (cop_new and cop_old and _names_something(new)
-                                                             and _names_something(old))):
+        placed = _placed(_after_copula(new) or []) if cop_new and cop_old else ""
+        if placed and placed != _placed(_after_copula(old) or []):
+            placed = ""  # only one of them says where or how: another attribute
+        if _says_now(new) and not additive and (similar or (cop_new and cop_old and _names_something(new, placed)
+                                                             and _names_something(old, placed))):
             return "replaces", "now " + (" ".join(sorted(v_new)) or "different")
         if similar and a_new == a_old and v_new and v_old and v_new != v_old and not additive:
             return "replaces", f"{' '.join(sorted(v_new))} instead of {' '.join(sorted(v_old))}"
-        named_new, named_old = (_bare_name(new), _bare_name(old)) if cop_new and cop_old else (None, None)
-        if named_new and named_old and named_new[0] != named_old[0] and not additive:
-            # "The default branch is main" after "... is master": the same thing named anew;
-            # a lower-case word may describe instead ("is slow"), so then the user decides
-            # and "A good example is Django" has other good examples besides
-            change = f"{named_new[0]} instead of {named_old[0]}"
-            sure = named_new[1] and named_old[1] and _definite(new) and _definite(old)
-            return ("replaces" if sure else "unsure"), change
+        renamed = _renamed(new, old) if cop_new and cop_old and not additive else None
+        if renamed:
+            return renamed  # "The team lead is Bob" after "... is Alice"
     pol_new = _polarity(new)
     pol_old = _polarity(old) if pol_new else 0
     # A flip with a different scope ("never ... in tests" after "always ...") is an exception

@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from kioku.memory.textutil import summarize
+from kioku.memory.textutil import escape_comment_opener, summarize
 
 INDEX_NAME = "MEMORY.md"
 TYPES = ("user", "project", "feedback", "reference")
@@ -270,11 +270,6 @@ class IndexDoc:
         for i, entry in enumerate(self.entries):
             if entry.topic == topic and entry.summary == summary:
                 return i
-        if "<!--" in summary:  # a line written before summaries escaped "<!--", or after
-            plain = summary.replace("\\<!--", "<!--")
-            for i, entry in enumerate(self.entries):
-                if entry.topic == topic and entry.summary.replace("\\<!--", "<!--") == plain:
-                    return i
         return -1
 
 
@@ -307,7 +302,8 @@ def parse_index(text: str) -> IndexDoc:
             continue
         groups = entry_groups(line) if other is None else None
         if groups and groups[2] and groups[1]:
-            doc.entries.append(IndexEntry(groups[0].lower(), groups[1], groups[2]))
+            # a line written before summaries escaped "<!--" reads as Kioku writes it now
+            doc.entries.append(IndexEntry(groups[0].lower(), escape_comment_opener(groups[1]), groups[2]))
         elif other is not None:
             other.append(line)
         else:

@@ -106,13 +106,18 @@ def one_line(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
+def escape_comment_opener(line: str) -> str:
+    """``line`` with every "<!--" written as Markdown's literal "\\<!--" (an escaped one stays)."""
+    if "<!--" not in line:
+        return line
+    return line.replace("\\<!--", "<!--").replace("<!--", "\\<!--")
+
+
 def summarize(text: str, limit: int) -> str:
     """First sentence-ish line of ``text`` squeezed into ``limit`` characters. The index
     line's arrow is kept for the topic file, and an HTML comment opener is escaped: Markdown
     viewers (and the index's own reader) would hide every later line behind it."""
-    line = one_line(text).replace("→", "->")
-    if "<!--" in line:
-        line = line.replace("\\<!--", "<!--").replace("<!--", "\\<!--")
+    line = escape_comment_opener(one_line(text).replace("→", "->"))
     line = line.strip("~").strip() or line  # never start or end with strike-through markers
     if len(line) <= limit:
         return line
