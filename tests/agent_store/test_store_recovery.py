@@ -182,3 +182,43 @@ def test_a_dangling_link_in_place_of_the_chroma_folder_is_left_alone(learned, ki
                 "--confidence", "0.9", "--scope", "global")
     assert out.returncode == 1 and "is a link to" in out.stderr and len(out.stderr.strip().splitlines()) == 1
     assert learned.is_symlink() and not list(learned.parent.glob("chroma_data.broken-*"))
+
+
+@pytest.mark.parametrize("command", ["improvements", "learn", "rebuild"])
+def test_a_damaged_keyword_index_is_set_aside_and_refilled_from_the_store(learned, kioku, command):
+    lexical = learned / "kioku_lexical.sqlite3"
+    lexical.write_bytes(b"garbage" * 500)
+    doctor = kioku("doctor")
+    assert "keyword index (global)" in doctor.stdout and "damaged" in doctor.stdout
+    args = {"improvements": ["improvements", "--agent", "main", "run the linter before committing"],
+            "learn": ["learn", "--agent", "main", "Pin the Node version in CI", "--category", "code_quality",
+                      "--confidence", "0.9", "--scope", "global"],
+            "rebuild": ["rebuild", "--scope", "global"]}[command]
+    out = kioku(*args)
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr and "keyword index" in out.stderr
+    assert list(learned.glob("kioku_lexical.sqlite3.broken-*"))
+    from kioku.agent.chroma_store import AgentStore
+
+    store = AgentStore(learned)
+    assert len(store.lexical_search("main", "improvements", "linter committing", k=10)) == len(LESSONS)
+    total, err = _total(kioku)
+    assert total == len(LESSONS) + (command == "learn")
+    assert "keyword index" not in kioku("doctor").stdout
+
+
+def test_a_store_behind_its_journal_that_holds_records_the_journal_lacks_is_not_rebuilt(learned, kioku, tmp_path):
+    # the folder moved to another disk behind a link, a lesson learned there (its journal follows
+    # the link's target), then the folder moved back: the journal beside it lacks that lesson
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    shutil.move(str(learned), str(disk / "chroma_data"))
+    learned.symlink_to(disk / "chroma_data")
+    out = kioku("learn", "--agent", "main", "Pin the Node version in CI", "--category", "code_quality",
+                "--confidence", "0.9", "--scope", "global")
+    assert out.returncode == 0, out.stderr
+    learned.unlink()
+    shutil.move(str(disk / "chroma_data"), str(learned))
+    total, err = _total(kioku)
+    assert total == len(LESSONS) + 1
+    assert "not rebuilt" in err and not list(learned.parent.glob("chroma_data.broken-*"))

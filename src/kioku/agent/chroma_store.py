@@ -298,7 +298,31 @@ class AgentStore:
             else:
                 self._lex = LexicalIndex(self.chroma_dir / "kioku_lexical.sqlite3")
             self._lex_checked = True
+            self._refill_lexical_if_needed()
         return self._lex
+
+    def _refill_lexical_if_needed(self) -> None:
+        """A keyword index that was damaged is set aside and made anew when opened
+        (``LexicalIndex``); it mirrors the store, so it is refilled from Chroma here, when the
+        lock is free (a writer holding it refills it at the end of its sync instead)."""
+        lex = self._lex
+        if lex is None or self.server:
+            return
+        try:
+            if not lex.needs_refill():
+                return
+        except Exception as exc:  # noqa: BLE001 - locked or unreadable: the next use tries again
+            log.debug("kioku: keyword index not checked: %s", exc)
+            return
+        if lex.recreated:
+            self._warn(f"the keyword index {lex.db_path} was damaged; it was set aside as "
+                       f"{Path(lex.set_aside).name} and is rebuilt from the store")
+        with fsutil.try_lock(self.journal.lock_path) as got:
+            if got and self._exists():
+                try:
+                    store_apply.rebuild_lexical_if_stale(self)
+                except Exception as exc:  # noqa: BLE001 - reads fall back to Chroma alone
+                    log.info("kioku: keyword index not refilled yet: %s", exc)
 
     def _warn(self, message: str) -> None:
         self.last_warning = message
@@ -504,6 +528,19 @@ class AgentStore:
             marker = self.journal.store_marker()
             if marker is not None and marker < self.journal.applied_seq():
                 problem = "behind its journal (an older copy of the folder was put back?)"
+                try:
+                    beyond = self.records_beyond_journal()
+                except Exception:  # noqa: BLE001 - cannot count: rebuilding is the safe side
+                    beyond = {}
+                if beyond:
+                    # it also holds records the journal lacks (its journal was moved or is an
+                    # older copy): a rebuild would drop them, so it is left alone
+                    self.last_warning = (
+                        f"the agent-memory store in {self.chroma_dir} is {problem}, but it holds "
+                        f"{sum(beyond.values())} record(s) its journal lacks, so it was not rebuilt; "
+                        "run `kioku doctor`")
+                    log.warning("kioku: %s", self.last_warning)
+                    return
         if not problem:
             return
         try:

@@ -106,7 +106,7 @@ def apply_entry(store: Any, conn: Any, entry: dict, embeddings: Any = None) -> N
 def rebuild_lexical_if_stale(store: Any) -> None:
     """Entries applied while the lexical index was unavailable: re-index from Chroma."""
     lex = store._lexical()
-    if lex is None or not store.journal.state().get("lexical_stale"):
+    if lex is None or not (store.journal.state().get("lexical_stale") or lex.needs_refill()):
         return
     conn = store._conn()
     for col_obj in conn.client.list_collections():
@@ -122,6 +122,7 @@ def rebuild_lexical_if_stale(store: Any) -> None:
             lex.upsert(name, list(zip(got["ids"], got["documents"])))
             offset += len(got["ids"])
     store.journal.set_state(lexical_stale=False)
+    lex.mark_refilled()
 
 
 _ASIDE_COUNT = itertools.count()

@@ -92,6 +92,26 @@ def check_memory_folder(label: str, folder: Path, add: Add) -> None:
             f"({', '.join(p.name for p in orphans[:3])}); the next save removes them", warn=True)
 
 
+def _keyword_index_damage(path: Path) -> str:
+    """What is wrong with the SQLite keyword index at ``path`` ("" when nothing, or when it
+    is missing or busy), read only."""
+    import sqlite3
+
+    if not path.is_file():
+        return ""
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=2.0)
+        try:
+            verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.OperationalError as exc:
+        return "" if "locked" in str(exc) or "busy" in str(exc) else f"cannot be read ({exc})"
+    except sqlite3.DatabaseError as exc:
+        return f"damaged ({exc})"
+    return "" if verdict == "ok" else f"damaged ({str(verdict)[:120]})"
+
+
 def check_agent_store(scope: str, project_root: Path, add: Add) -> None:
     from kioku.agent import scopes as sc
 
@@ -115,6 +135,11 @@ def check_agent_store(scope: str, project_root: Path, add: Add) -> None:
     if store.server:
         add(name, True, f"Chroma server {store.host}:{store.port}; journal in {store.chroma_dir}")
         return
+    lexical = store.chroma_dir / "kioku_lexical.sqlite3"
+    damage = _keyword_index_damage(lexical)
+    if damage:
+        add(f"keyword index ({scope})", True, f"{lexical}: {damage}; the next agent-memory command sets it "
+            "aside and rebuilds it from the store (lessons are not lost)", warn=True)
     expected = store.journal.live_counts()
     if store.journal.has_history() and not (store.chroma_dir / "chroma.sqlite3").exists():
         what = "Chroma's files are" if store.chroma_dir.is_dir() else "the folder is"

@@ -64,6 +64,7 @@ CREATE TABLE IF NOT EXISTS docs (
     doc_id TEXT NOT NULL,
     UNIQUE (tid, doc_id)
 );
+CREATE TABLE IF NOT EXISTS kioku_meta (key TEXT PRIMARY KEY, value TEXT);
 """
 
 
@@ -116,16 +117,44 @@ class LexicalIndex:
         self._lock = _thread.RLock()  # the _thread primitive: importing threading costs the hooks ~1.5 ms
         self._n_docs: dict[int, int] = {}  # tid -> document count, valid for _n_docs_version
         self._n_docs_version: int | None = None
+        self.recreated = False  # the file was not a database: set aside and made anew
+        self.set_aside = ""  # where it went
 
     # -- connection -------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
         if self._conn is None:
-            ensure_private_dir(os.path.dirname(self.db_path) or ".")
-            if not os.path.exists(self.db_path):
-                fd = os.open(self.db_path, os.O_CREAT | os.O_RDWR, 0o600)
-                os.close(fd)
-            conn = sqlite3.connect(self.db_path, timeout=30.0, isolation_level=None,
-                                   check_same_thread=False)
+            try:
+                self._conn = self._open()
+            except sqlite3.OperationalError:
+                raise  # locked, busy, out of space: not damage
+            except sqlite3.DatabaseError:
+                # Not a database (garbage, a cut file): the index only mirrors the store, so the
+                # file is set aside and a new one made; ``recreated`` tells the owner to refill it.
+                self.set_aside = self._move_aside()
+                self.recreated = True
+                self._conn = self._open()
+                self._conn.execute("INSERT OR REPLACE INTO kioku_meta VALUES ('needs_refill', '1')")
+        return self._conn
+
+    def needs_refill(self) -> bool:
+        """Whether this index was made anew in place of a damaged one and not refilled yet
+        (kept in the file, so a process that did not see the damage knows too)."""
+        with self._lock:
+            row = self._connect().execute("SELECT value FROM kioku_meta WHERE key = 'needs_refill'").fetchone()
+        return row is not None
+
+    def mark_refilled(self) -> None:
+        with self._lock:
+            self._connect().execute("DELETE FROM kioku_meta WHERE key = 'needs_refill'")
+
+    def _open(self) -> sqlite3.Connection:
+        ensure_private_dir(os.path.dirname(self.db_path) or ".")
+        if not os.path.exists(self.db_path):
+            fd = os.open(self.db_path, os.O_CREAT | os.O_RDWR, 0o600)
+            os.close(fd)
+        conn = sqlite3.connect(self.db_path, timeout=30.0, isolation_level=None,
+                               check_same_thread=False)
+        try:
             conn.execute("PRAGMA busy_timeout = 30000")
             try:
                 conn.execute("PRAGMA journal_mode = WAL")
@@ -133,8 +162,22 @@ class LexicalIndex:
                 pass  # e.g. a file system without shared memory: rollback journal still works
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.executescript(_SCHEMA)
-            self._conn = conn
-        return self._conn
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _move_aside(self) -> str:
+        """Rename the damaged file (and its WAL and shared-memory files) to ``<name>.broken-<time>``."""
+        import time
+
+        aside = f"{self.db_path}.broken-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{os.getpid()}"
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.replace(self.db_path + suffix, aside + suffix)
+            except FileNotFoundError:
+                pass
+        return aside
 
     def close(self) -> None:
         with self._lock:
