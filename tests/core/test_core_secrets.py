@@ -509,3 +509,14 @@ def test_password_compound_names_are_exempt_only_as_versions_of_a_feature():
         assert not find_secrets(text), text
     for text in ("password change123", "admin password manager1", "db password update99", "password reset123"):
         assert find_secrets(text), text
+
+
+@pytest.mark.parametrize("text", [
+    "imp_AKIAIOSFODNN7EXAMPLE",                        # after an underscore (an id, a variable name)
+    "AWS_KEY_AKIAIOSFODNN7EXAMPLE_old",
+    "キーはAKIAIOSFODNN7EXAMPLEです",                    # after and before Japanese text
+    "token_ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+    "x_npm_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+])
+def test_a_token_joined_to_other_word_characters_is_still_a_secret(text):
+    assert contains_secret(text), text

@@ -428,38 +428,38 @@ _RULES: list[_Rule] = [
     _Rule("gcp_service_account", ("private_key_id",),
           _Lazy(r'private_key_id"\s*:\s*"(?P<val>[0-9a-f]{32,})"'), ("val",), in_chunks=False),
     # --- provider-prefixed tokens
-    _Rule("anthropic_api_key", ("sk-ant-",), _Lazy(r"\bsk-ant-[A-Za-z0-9_\-]{20,}")),
+    _Rule("anthropic_api_key", ("sk-ant-",), _Lazy(r"(?<![A-Za-z0-9])sk-ant-[A-Za-z0-9_\-]{20,}")),
     _Rule("openai_api_key", ("sk-",), _Lazy(
-        r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}"), check=_check_sk),
+        r"(?<![A-Za-z0-9])sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}"), check=_check_sk),
     _Rule("aws_access_key", ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "aipa",
                              "anpa", "anva", "apka"),
-          _Lazy(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}\b")),
+          _Lazy(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}(?![A-Za-z0-9])")),
     _Rule("aws_secret_key", ("aws",), _Lazy(
         r"(?i:aws)[A-Za-z_\- ]{0,20}(?i:secret)[A-Za-z_\- ]{0,20}[\"']?\s*(?:=|:|=>)\s*"
         r"[\"']?(?P<val>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"), ("val",), in_chunks=False),
     _Rule("github_token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), _Lazy(
-        r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}\b|github_pat_[A-Za-z0-9_]{22,})")),
+        r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,}(?![A-Za-z0-9])|github_pat_[A-Za-z0-9_]{22,})")),
     _Rule("gitlab_token", ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-"),
-          _Lazy(r"\bgl(?:pat|dt|rt|ptt|cbt|soat)-[A-Za-z0-9_\-]{20,}")),
+          _Lazy(r"(?<![A-Za-z0-9])gl(?:pat|dt|rt|ptt|cbt|soat)-[A-Za-z0-9_\-]{20,}")),
     _Rule("slack_webhook", ("https://hooks.slack.com",), _Lazy(
         r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]{10,}")),
-    _Rule("slack_token", ("xox",), _Lazy(r"\bxox[abposre]-[A-Za-z0-9\-]{10,}")),
+    _Rule("slack_token", ("xox",), _Lazy(r"(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9\-]{10,}")),
     _Rule("stripe_key", ("sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"), _Lazy(
-        r"\b(?:[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})")),
-    _Rule("google_api_key", ("aiza",), _Lazy(r"\bAIza[0-9A-Za-z_\-]{35}")),
+        r"(?<![A-Za-z0-9])(?:[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})")),
+    _Rule("google_api_key", ("aiza",), _Lazy(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{35}")),
     _Rule("jwt", ("eyj",), _Lazy(
-        r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")),
-    _Rule("npm_token", ("npm_",), _Lazy(r"\bnpm_[A-Za-z0-9]{36}\b")),
-    _Rule("pypi_token", ("pypi-",), _Lazy(r"\bpypi-[A-Za-z0-9_\-]{40,}")),
-    _Rule("sendgrid_key", ("sg.",), _Lazy(r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{30,}")),
-    _Rule("twilio_key", (), _Lazy(r"\b(?:SK|AC)[0-9a-fA-F]{32}\b")),  # no anchor: scan
+        r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")),
+    _Rule("npm_token", ("npm_",), _Lazy(r"(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])")),
+    _Rule("pypi_token", ("pypi-",), _Lazy(r"(?<![A-Za-z0-9])pypi-[A-Za-z0-9_\-]{40,}")),
+    _Rule("sendgrid_key", ("sg.",), _Lazy(r"(?<![A-Za-z0-9])SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{30,}")),
+    _Rule("twilio_key", (), _Lazy(r"(?<![A-Za-z0-9])(?:SK|AC)[0-9a-fA-F]{32}(?![A-Za-z0-9])")),  # no anchor: scan
     _Rule("azure_key", ("accountkey=", "sharedaccesskey=", "sharedaccesssignature=", "sig="),
           _Lazy(r"(?i:AccountKey|SharedAccessKey|SharedAccessSignature|sig)="
                      r"(?P<val>[A-Za-z0-9+/%]{20,}={0,2})"), ("val",)),
     _Rule("provider_token", ("hf_", "shpat_", "shpca_", "shppa_", "shpss_", "dop_v1_", "dapi",
                              "hvs.", "dp.st.", "age-secret-key-", "key-", "sq0", "glc_",
                              "lin_api_", "xapp-", "gocspx-", "ya29.", "pmak-"), _Lazy(
-        r"\b(?:hf_[A-Za-z0-9]{30,}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|dop_v1_[a-f0-9]{64}"
+        r"(?<![A-Za-z0-9])(?:hf_[A-Za-z0-9]{30,}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|dop_v1_[a-f0-9]{64}"
         r"|dapi[a-f0-9]{32}|hvs\.[A-Za-z0-9_\-]{24,}|dp\.st\.[A-Za-z0-9_\-]{20,}"
         r"|AGE-SECRET-KEY-1[0-9A-Z]{50,}|key-[0-9a-f]{32}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}"
         r"|glc_[A-Za-z0-9+/]{32,}={0,2}|lin_api_[A-Za-z0-9]{32,}|xapp-\d-[A-Za-z0-9\-]{20,}"
