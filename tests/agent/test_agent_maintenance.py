@@ -20,8 +20,9 @@ def _use(store, rid, uses, wins):
         "usage_count": uses, "success_count": wins, "success_rate": wins / uses, "tested": True}])
 
 
-def test_daily_snapshots_and_stamps_and_leaves_decisions_to_evidence(project, store_of, kioku):
+def test_daily_snapshots_and_stamps_and_leaves_decisions_to_evidence(project, store_of, kioku, evaluation_writer):
     store = store_of("global")
+    evaluation_writer(store, "coder", "ev1", success=True, quality=90.0)
     bad = im.learn("coder", "Rewrite modules from scratch", "code_quality", 0.8)[0]
     good = im.learn("coder", "Quote every shell variable", "code_quality", 0.8)[0]
     _use(store, bad, 12, 3)
@@ -94,8 +95,9 @@ def test_monthly_archives_old_evaluations_and_prunes_deprecated(project, store_o
 
 
 @pytest.mark.slow
-def test_run_due_in_background_spawns_detached_daily_run(project, store_of):
+def test_run_due_in_background_spawns_detached_daily_run(project, store_of, evaluation_writer):
     im.learn("coder", "Quote every shell variable", "code_quality", 0.8)
+    evaluation_writer(store_of("global"), "coder", "ev1", success=True, quality=90.0)
     t0 = time.monotonic()
     assert maintenance.run_due_in_background("coder", project) is True
     assert time.monotonic() - t0 < 1.0  # returns at once
@@ -117,3 +119,18 @@ def test_background_maintenance_can_be_switched_off(project, monkeypatch):
     monkeypatch.setenv("KIOKU_DISABLE", "1")
     assert maintenance.run_due_in_background("coder", project) is False
     assert not maintenance.stamp_path("coder").with_suffix(".spawned").exists()
+
+
+@pytest.mark.parametrize("days", [0, -5, float("nan")])
+def test_monthly_refuses_an_age_below_one_day(days, kioku):
+    out = kioku("maintain", "--agent", "coder", "--monthly", "--older-than", str(days))
+    assert out.returncode == 2 and "at least 1 day" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_day_without_evaluations_stores_no_snapshot_and_says_so(project, store_of, kioku):
+    im.learn("coder", "Quote every shell variable", "code_quality", 0.8)
+    out = kioku("maintain", "--agent", "coder", "--daily", cwd=project)
+    assert out.returncode == 0 and "no evaluations in the last 30 days" in out.stdout and "0%" not in out.stdout
+    assert store_of("global").get("coder", "performance") == []
+    weekly = kioku("maintain", "--agent", "coder", "--weekly", cwd=project)
+    assert "success_rate: this week no data" in weekly.stdout

@@ -143,6 +143,55 @@ def test_denied_write_contradicts_a_claimed_success() -> None:
     assert v.outcome == "failed" and v.user_rejections == 1 and v.agent_errors == 0
 
 
+def test_a_write_a_hook_blocked_contradicts_a_claimed_success() -> None:
+    tx = Tx()
+    tx.user("add a config file")
+    tx.assistant("", [("t1", "Write", {"file_path": "config.yaml", "content": "x"})])
+    tx.result("t1", "PreToolUse:Write hook error: [policy.sh]: Blocked: config files need review", error=True)
+    tx.assistant("The hook blocked it, so config.yaml was not created.")
+    [v] = evaluate_entries(tx.lines).verdicts
+    assert v.outcome == "failed" and v.hook_blocks == 1 and v.agent_errors == 0
+
+
+@pytest.mark.parametrize("command,output,error", [
+    ("./gradlew test", "Exit code 1\n> Task :test FAILED", True),
+    ("python manage.py test", "Exit code 1\nFAILED (failures=1)", True),
+    ("vendor/bin/phpunit", "Exit code 1\nFAILURES!\nTests: 3, Assertions: 3, Failures: 1.", True),
+    ("pytest -q 2>&1 | tail -3", "F..\n1 failed, 2 passed in 0.12s", False),   # exit status lost in a pipe
+    ("go test ./... | tail", "--- FAIL: TestParse (0.00s)\nFAIL", False),
+])
+def test_a_failing_test_run_after_the_last_edit_is_recognised(command: str, output: str, error: bool) -> None:
+    tx = Tx()
+    tx.user("fix the parser")
+    tx.assistant("", [("t1", "Edit", {"file_path": "m.py", "old_string": "a", "new_string": "b"})])
+    tx.result("t1", "ok")
+    tx.assistant("", [("t2", "Bash", {"command": command})])
+    tx.result("t2", output, error=error)
+    tx.assistant("Done.")
+    [v] = evaluate_entries(tx.lines).verdicts
+    assert v.outcome == "partial", (command, v.reason)
+
+
+def test_a_passing_run_that_prints_zero_failures_stays_a_success() -> None:
+    tx = Tx()
+    tx.user("fix the parser")
+    tx.assistant("", [("t1", "Edit", {"file_path": "m.py", "old_string": "a", "new_string": "b"})])
+    tx.result("t1", "ok")
+    tx.assistant("", [("t2", "Bash", {"command": "pytest -q | tail -1"})])
+    tx.result("t2", "12 passed, 0 failed in 0.3s")
+    tx.assistant("Fixed; all tests pass.")
+    [v] = evaluate_entries(tx.lines).verdicts
+    assert v.outcome == "success"
+
+
+def test_a_japanese_change_claimed_without_any_tool_call_is_failed() -> None:
+    tx = Tx()
+    tx.user("README に使い方を追加してください")
+    tx.assistant("README に使い方を追加しました。")
+    [v] = evaluate_entries(tx.lines).verdicts
+    assert v.outcome == "failed" and "no tool call" in v.reason
+
+
 def test_still_failing_next_prompt_makes_the_fix_failed() -> None:
     tx = Tx()
     tx.user("make the build pass")

@@ -141,6 +141,10 @@ def run_weekly(agent: str, project_root: Path | None = None, top: int = 5) -> di
     last_week = [m for m in week if float(m.get("timestamp_epoch", 0)) < now_epoch - 7 * DAY]
 
     def avg(rows: list[dict], key: str) -> float | None:
+        # a snapshot that measured nothing (no evaluations, or no turn with a task for the
+        # success rate) is no data, not a 0 that would look like a drop
+        count = "success_turns" if key == "success_rate" else "evaluations"
+        rows = [r for r in rows if float(r.get(count, 1) or 0) > 0]
         return round(sum(float(r.get(key, 0.0)) for r in rows) / len(rows), 3) if rows else None
 
     trends = {key: {"this_week": avg(this_week, key), "last_week": avg(last_week, key)}
@@ -191,6 +195,11 @@ def run_monthly(agent: str, project_root: Path | None = None,
     from kioku.agent.digest import refresh_digest
 
     agent = sc.validate_agent(agent)
+    if not (isinstance(older_than_days, (int, float)) and 1 <= older_than_days < 100_000):
+        from kioku.core.errors import UsageError
+
+        # 0 or less would archive today's evaluations and prune lessons deprecated today
+        raise UsageError(f"--older-than must be at least 1 day (got {older_than_days})")
     cutoff = time.time() - older_than_days * DAY
     report: dict[str, Any] = {"agent": agent, "kind": "monthly", "older_than_days": older_than_days,
                               "evaluations_archived": 0, "improvements_pruned": 0, "archives": []}

@@ -102,20 +102,26 @@ def current_metrics(agent: str, project_root: Path | None = None, *,
 
 
 def snapshot(agent: str, project_root: Path | None = None) -> dict[str, Any]:
-    """Compute the metrics now and store them in the global performance collection."""
+    """Compute the metrics now and store them in the global performance collection, unless
+    there is nothing to measure: a snapshot of no evaluations would read as 0 % success in the
+    trends (and a mistyped agent name would leave a record behind)."""
     from kioku.agent.chroma_store import Record
     from kioku.agent.improvements import now
 
     agent = sc.validate_agent(agent)
     iso, epoch = now()
     metrics = current_metrics(agent, project_root, now_epoch=epoch)
-    meta = {**metrics, "agent_name": agent, "timestamp": iso, "timestamp_epoch": epoch}
+    meta = {**metrics, "agent_name": agent, "timestamp": iso, "timestamp_epoch": epoch,
+            "stored": bool(metrics["evaluations"])}
+    if not metrics["evaluations"]:
+        return meta
     summary = (f"{agent} performance at {iso}: {metrics['evaluations']} evaluations, success "
                f"{metrics['success_rate']:.0%} of {metrics['success_turns']} turns with a task, "
                f"quality {metrics['avg_quality']:.1f} "
                f"(trend {metrics['quality_trend']:+.1f}), {metrics['improvements_stored']} improvements stored")
     store = sc.open_scope("global", project_root)
-    store.upsert(agent, "performance", [Record(id=f"perf_{int(epoch * 1000)}", document=summary, metadata=meta)])
+    stored = {k: v for k, v in meta.items() if k != "stored"}
+    store.upsert(agent, "performance", [Record(id=f"perf_{int(epoch * 1000)}", document=summary, metadata=stored)])
     return meta
 
 

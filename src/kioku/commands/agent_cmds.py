@@ -175,10 +175,14 @@ def cmd_maintain(args: argparse.Namespace) -> int:
     kind = report["kind"]
     if kind == "daily":
         m = report["metrics"]
-        print(f"daily maintenance for {args.agent}: {m['evaluations']} recent evaluations, success "
-              f"{m['success_rate']:.0%} of {m['success_turns']} turns with a task, quality {m['avg_quality']:.1f} "
-              f"(trend {m['quality_trend']:+.1f}); "
-              f"{report['sessions_pruned']} old session ledgers pruned")
+        if not m["evaluations"]:
+            seen = f"no evaluations in the last {m.get('window_days', 30)} days (no snapshot stored)"
+        else:
+            success = (f"success {m['success_rate']:.0%} of {m['success_turns']} turns with a task"
+                       if m["success_turns"] else "no turn with a task to judge success")
+            seen = (f"{m['evaluations']} recent evaluations, {success}, quality {m['avg_quality']:.1f} "
+                    f"(trend {m['quality_trend']:+.1f})")
+        print(f"daily maintenance for {args.agent}: {seen}; {report['sessions_pruned']} old session ledgers pruned")
     elif kind == "weekly":
         print(f"weekly review for {args.agent}: {report['improvements_last_7_days']} new improvements")
         from kioku.core.defang import defang

@@ -293,6 +293,7 @@ class ToolResult:
     first_line: str          # first non-empty output line, at most 160 characters
     timestamp: float | None
     head: str = ""           # the first 1000 characters of an error's text (classification only)
+    tail: str = ""           # the last 600 characters of the output (a test summary; judging only)
 
 
 @dataclass
@@ -400,7 +401,8 @@ def _tool_result(block: dict, ts: float | None) -> ToolResult:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not _EXIT_CODE.match(ln)]
     first = lines[0][:160] if lines else ""
     return ToolResult(str(block.get("tool_use_id", "")), is_error, exit_code,
-                      classify_error(text) if is_error else "", first, ts, text[:1000] if is_error else "")
+                      classify_error(text) if is_error else "", first, ts, text[:1000] if is_error else "",
+                      text[-600:])
 
 
 def parse(entries: Iterable[dict]) -> Transcript:

@@ -45,9 +45,15 @@ TASK_CHARS = 100
 _WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 _TEST_OR_BUILD = re.compile(
     r"\b(?:pytest|unittest|tox|nox|npm (?:run )?(?:test|build)|yarn (?:test|build)|pnpm (?:test|build)|"
-    r"bun test|go (?:test|build|vet)|cargo (?:test|build|check|clippy|llvm-cov)|mvn|gradle|jest|vitest|rspec|"
+    r"bun test|go (?:test|build|vet)|cargo (?:test|build|check|clippy|llvm-cov)|mvnw?|gradlew?|jest|vitest|rspec|"
     r"make(?: test| check|$| build)|mix (?:test|compile|credo|dialyzer|precommit)|tsc|ruff|mypy|eslint|"
-    r"just (?:test|check|build)|dotnet (?:test|build))\b")
+    r"just (?:test|check|build)|dotnet (?:test|build)|manage\.py test|phpunit|artisan test|deno test|"
+    r"swift (?:test|build)|xcodebuild|ctest|bazel (?:test|build)|sbt (?:test|compile)|flutter test|dart test|"
+    r"zig build|(?:cabal|stack|dune) (?:test|build))\b")
+# A test run whose exit status was lost (``pytest | tail``) but whose summary reports failures.
+_REPORTS_FAILURES = re.compile(
+    r"\b[1-9]\d* (?:failed|failing|errors?)\b|^FAILED\b|^--- FAIL\b|^FAIL\b|test result: FAILED|"
+    r"^Tests:.*\b[1-9]\d* failed|BUILD FAILED|\bFAILURES!", re.M)
 _NO_REQUEST = re.compile(
     r"^\s*(?:warmup|(?:ok(?:ay)?[,.!]?\s*)?(?:stop|stop now|that's all|nothing else)|"
     r"[^?]*\b(?:stop now|you can stop)\b[^?]*|(?:perfect|thanks|thank you|great|cool|nice)[!.,]?(?:\s+[^\s?]+){0,12}"
@@ -63,9 +69,13 @@ _ADMITS_FAILURE = re.compile(
 
 _CHANGE_REQUEST = re.compile(
     r"^\s*(?:(?:ok(?:ay)?|now|please|then|and|also|so)[,.!]?\s+)*(?:add|create|implement|fix|update|change|"
-    r"remove|delete|rename|refactor|edit|commit|install|move)\b", re.I)
+    r"remove|delete|rename|refactor|edit|commit|install|move)\b"
+    r"|(?:追加|作成|実装|修正|更新|変更|削除|コミット|インストール|移動|リネーム|リファクタ\w*)"
+    r"(?:して|しておいて|してください|して下さい|してほしい|をお願い)", re.I)
 _CLAIMS_DONE = re.compile(r"^\W*(?:done|finished|all set)\b|\b(?:I've|I have|I)\s+(?:added|created|written|wrote|"
-                          r"implemented|updated|fixed|changed|removed|committed)\b|\bis (?:now )?(?:ready|done|in place)\b",
+                          r"implemented|updated|fixed|changed|removed|committed)\b|\bis (?:now )?(?:ready|done|in place)\b"
+                          r"|(?:追加|作成|実装|修正|更新|変更|削除|コミット|インストール|移動|リネーム)(?:しました|済み|完了)"
+                          r"|完了しました",
                           re.I)
 _RUNS = re.compile(r"(?:^|[;&|]\s*)\./\S|\b(?:python3?|node|deno|ruby|bash|sh|docker|podman|container|curl)\s+\S")
 _DELIVERS = re.compile(r"\bgit\s+(?:commit|push)\b|\bgh\s+pr\s+create\b")
@@ -159,13 +169,20 @@ def _last_check_failed(calls: list[_Call]) -> bool:
     last_edit = max((c.order for c in calls if c.call.name in _WRITE_TOOLS and c.kind == ""), default=-1)
     checks = [c for c in calls if c.order > last_edit and c.call.name == "Bash" and c.result is not None
               and _TEST_OR_BUILD.search(str(c.call.input.get("command", "")))]
-    return bool(checks) and checks[-1].kind == ek.AGENT
+    if not checks:
+        return False
+    last = checks[-1]
+    return last.kind == ek.AGENT or (last.kind == "" and bool(_REPORTS_FAILURES.search(_result_text(last))))
+
+
+def _result_text(call: _Call) -> str:
+    return call.result.tail if call.result is not None else ""
 
 
 def _denied_write(calls: list[_Call]) -> bool:
-    """A write the user did not allow and that no later call of the agent made."""
+    """A write the user did not allow, or a hook blocked, and that no later call of the agent made."""
     for c in calls:
-        if c.kind != ek.REJECTION or c.call.name not in _WRITE_TOOLS:
+        if c.kind not in (ek.REJECTION, ek.HOOK) or c.call.name not in _WRITE_TOOLS:
             continue
         target = ek.call_key(c.call)
         if not any(d.order > c.order and d.kind == "" and d.call.name in _WRITE_TOOLS
@@ -234,7 +251,7 @@ def _decide(turn: Turn, calls: list[_Call], answer: str, replied: bool, next_pro
         return "failed", "a file write was not allowed and never made"
     if answer and _ADMITS_FAILURE.search(answer[-3000:]):
         return "failed", "the final answer says the task was not done"
-    if not calls and answer and _CHANGE_REQUEST.match(turn.text) and _CLAIMS_DONE.search(answer):
+    if not calls and answer and _CHANGE_REQUEST.search(turn.text) and _CLAIMS_DONE.search(answer):
         return "failed", "claims the change is done but made no tool call"
     fixing_reported_failure = turn.index > 0 and fb.shows_failure(turn.text)
     if next_prompt and next_feedback == fb.NEGATIVE and did_work and fb.shows_failure(next_prompt) and (
