@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -72,3 +73,17 @@ def test_doctor_reports_install_and_breakage(project, isolated_home):
     (isolated_home / ".claude" / "kioku" / "hooks" / "kioku_hook.py").unlink()
     bad = subprocess.run([str(kioku), "doctor"], capture_output=True, text=True, cwd=project)
     assert bad.returncode == 1 and "[FAIL] hook Stop" in bad.stdout
+
+
+def test_a_removed_environment_is_named_by_the_command_and_by_doctor(project, isolated_home):
+    repo = Path(__file__).resolve().parents[2]
+    assert subprocess.run([sys.executable, str(repo / "install.py"), "--reuse-site-packages"],
+                          capture_output=True, timeout=300).returncode == 0
+    kioku_dir = isolated_home / ".claude" / "kioku"
+    (kioku_dir / "venv").rename(kioku_dir / "venv.moved")
+    out = subprocess.run([str(kioku_dir / "bin" / "kioku"), "doctor"], capture_output=True, text=True, cwd=project)
+    assert out.returncode == 1 and "Python environment" in out.stderr and "install.py again" in out.stderr
+    doctor = subprocess.run([sys.executable, "-m", "kioku", "doctor"], capture_output=True, text=True, cwd=project,
+                            env={**os.environ, "PYTHONPATH": str(repo / "src")})
+    assert "[FAIL] hook interpreter" in doctor.stdout and "[FAIL] hook Stop" in doctor.stdout
+    assert "install.py again" in doctor.stdout

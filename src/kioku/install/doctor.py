@@ -113,13 +113,20 @@ def _check_settings(target: Target, add) -> None:
         return
     want = settings.kioku_groups(target.hook_command)
     hooks = data.get("hooks", {})
+    python = target.venv / "bin" / "python"
+    runs = os.access(python, os.X_OK)
+    if not runs:
+        effect = "does nothing" if target.scope == "project" else "fails (status 127)"
+        add("hook interpreter", False, f"{python} is missing: Kioku's environment was removed or broken, so "
+            f"every hook {effect}; run install.py again to rebuild it (memories and lessons are kept)")
     for event, group in want.items():
         ours = [g for g in hooks.get(event, []) if isinstance(g, dict)
                 and any(settings.is_kioku_handler(h, target.marker()) for h in g.get("hooks", []))]
         script = target.kioku_dir / "hooks" / layout.HOOK_LAUNCHER
         ok = ours == [group] and script.exists()
-        add(f"hook {event}", ok, f"timeout {group['hooks'][0]['timeout']}s" if ok
-            else f"entry missing or different from what install.py writes ({target.settings})")
+        add(f"hook {event}", ok and runs,
+            (f"timeout {group['hooks'][0]['timeout']}s" if runs else "installed, but its interpreter is missing")
+            if ok else f"entry missing or different from what install.py writes ({target.settings})")
     if _auto_memory_setting(target, data) is not False:
         add("auto memory", True, "Claude Code's auto memory is on; Kioku's save confirmation tells Claude "
             "not to save twice (install.py --disable-auto-memory turns it off)", warn=True)

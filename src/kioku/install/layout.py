@@ -80,7 +80,9 @@ def launcher_text(target: Target) -> str:
         # A project folder can be moved or renamed (the venv still runs from its new place): the
         # environment is found next to this file, through a link to it too.
         lines += ['self=$(readlink -f -- "$0" 2>/dev/null) || self=$0',
-                  'exec "$(dirname -- "$self")/../venv/bin/python" -m kioku "$@"']
+                  'python="$(dirname -- "$self")/../venv/bin/python"',
+                  _MISSING_VENV.format(python='"$python"', venv=".claude/kioku/venv"),
+                  'exec "$python" -m kioku "$@"']
         return "\n".join(lines) + "\n"
     python = shlex.quote(str(target.venv / "bin" / "python"))
     default_claude = Path.home() / ".claude"
@@ -93,8 +95,14 @@ def launcher_text(target: Target) -> str:
             folder = folder.replace(special, "\\" + special)
         lines.append(f': "${{CLAUDE_CONFIG_DIR:="{folder}"}}"')
         lines.append("export CLAUDE_CONFIG_DIR")
+    lines.append(_MISSING_VENV.format(python=python, venv=str(target.venv).replace("'", "'\\''")))
     lines.append(f'exec {python} -m kioku "$@"')
     return "\n".join(lines) + "\n"
+
+
+# One clear line instead of "not found" when Kioku's environment was removed or broken.
+_MISSING_VENV = ("[ -x {python} ] || {{ echo 'kioku: its Python environment ({venv}) is missing or broken; "
+                 "run install.py again to rebuild it (memories and lessons are kept)' >&2; exit 1; }}")
 
 
 def source_files(source_root: Path) -> dict[str, bytes]:
