@@ -98,3 +98,11 @@ def test_a_search_with_no_close_match_says_so_and_shows_the_nearest_apart() -> N
     assert "No close match." in page and "below the relevance cut-off" in page and "Deploys run on Fridays" in page
     assert "no data</td>" not in page
     assert "No close match." in memory_page([], "token", "weather", [], [])
+
+
+def test_a_defanged_text_is_shown_with_its_bracket_escaped_once() -> None:
+    from kioku.core.defang import defang
+    from kioku.ui.html import e
+
+    assert e(defang("fix the <Button> & a<b")) == "fix the &lt;Button&gt; &amp; a&lt;b"
+    assert e("<script>") == "&lt;script&gt;"

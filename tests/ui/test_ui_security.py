@@ -134,3 +134,12 @@ def test_malformed_requests_get_an_answer_not_a_traceback(ui: RunningUI) -> None
     assert request(ui, "GET", "/static/../server.py", cookie(ui)).status == 404
     assert request(ui, "GET", "/nowhere", cookie(ui)).status == 404
     assert ui.process.poll() is None  # still serving
+
+
+def test_an_unknown_agent_is_named_not_silently_replaced(ui: RunningUI) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", ui.port, timeout=60)
+    conn.request("GET", "/agents?agent=nosuch", headers={"Host": f"127.0.0.1:{ui.port}", **cookie(ui)})
+    response = conn.getresponse()
+    body = response.read().decode("utf-8")
+    conn.close()
+    assert response.status == 200 and "No agent named &#x27;nosuch&#x27; has memory here" in body

@@ -14,7 +14,11 @@ NO_DATA = "no data"
 
 
 def e(value: Any) -> str:
-    return escape("" if value is None else str(value), quote=True)
+    """``value`` escaped for HTML. Stored texts were defanged on the way in (a tag opening
+    written as "&lt;", for a model reading them); a page escapes them itself, so "&lt;" is
+    shown as the "<" it stands for instead of escaped a second time."""
+    text = "" if value is None else str(value)
+    return escape(text.replace("&lt;", "<") if "&lt;" in text else text, quote=True)
 
 
 def pct(value: float | None) -> str:

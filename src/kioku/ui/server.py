@@ -113,7 +113,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def _page(self, active: str, body: str, query: dict[str, list[str]]) -> None:
         nonce = secrets.token_urlsafe(16)
-        html = pages.layout(active, body, _one(query, "msg"), _one(query, "err") == "1", nonce)
+        notice = getattr(self, "_notice", "")
+        message, error = (notice, True) if notice else (_one(query, "msg"), _one(query, "err") == "1")
+        html = pages.layout(active, body, message, error, nonce)
         self._send(HTTPStatus.OK, html.encode("utf-8"), "text/html; charset=utf-8", nonce=nonce)
 
     def _internal_error(self, exc: Exception) -> None:
@@ -211,7 +213,14 @@ class Handler(BaseHTTPRequestHandler):
     def _agent(self, query: dict[str, list[str]]) -> tuple[list[str], str]:
         agents = data.agent_names(self.app.project_root)
         wanted = _one(query, "agent")
-        return agents, (wanted if wanted in agents else self.app.default_agent(agents))
+        if wanted in agents:
+            return agents, wanted
+        current = self.app.default_agent(agents)
+        if wanted:
+            shown = wanted if len(wanted) <= 60 else wanted[:59] + "…"
+            self._notice = (f"No agent named {shown!r} has memory here; showing {current!r} instead."
+                            if current else f"No agent named {shown!r} has memory here.")
+        return agents, current
 
     def _agents(self, query: dict[str, list[str]]) -> str:
         agents, current = self._agent(query)
