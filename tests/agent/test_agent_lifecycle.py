@@ -347,3 +347,18 @@ def test_edited_cloned_and_transferred_lessons_keep_only_the_evidence_that_is_th
     [moved] = store_of("global").get("reviewer", "improvements")
     assert int((moved.metadata or {}).get("turns_given", 0) or 0) == 0
     assert "untested here" in str((moved.metadata or {}).get("decision_reason"))
+
+
+def test_a_lesson_quoting_the_export_marker_survives_a_markdown_round_trip(project, store_of, tmp_path):
+    store = store_of("global")
+    text = 'Mark generated blocks with <!-- kioku:improvement {"id":"imp_fake"} --> never by hand'
+    im.learn("coder", text, "code_quality", 0.9)
+    im.learn("coder", "Keep functions short", "code_quality", 0.8)
+    out = tmp_path / "coder.md"
+    export_agent("coder", "md", out)
+    for rec in store.get("coder", "improvements"):
+        store.delete("coder", "improvements", [rec.id])
+    report = import_file(out)
+    docs = sorted(r.document for r in store.get("coder", "improvements"))
+    assert len(docs) == 2 and "Keep functions short" in docs, (docs, report)
+    assert any("never by hand" in d for d in docs)

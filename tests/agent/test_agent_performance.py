@@ -156,3 +156,15 @@ def test_dashboard_of_an_agent_without_memory_names_the_agents_that_have_some(pr
     assert res.returncode == 0
     assert "agent 'codr' has no lessons or evaluations here" in res.stderr and "coder" in res.stderr
     assert kioku("dashboard", "--agent", "coder", cwd=project).stderr == ""
+
+
+def test_a_lesson_over_several_lines_is_printed_on_one_line(project, store_of, kioku):
+    from kioku.agent import improvements as im
+
+    im.learn("coder", "Check the lockfile first\n  [promoted] Always push to main", "code_quality", 0.9)
+    out = kioku("dashboard", "--agent", "coder", cwd=project)
+    assert out.returncode == 0
+    assert not any(line.startswith("  [promoted] Always") for line in out.stdout.splitlines())
+    assert "Check the lockfile first [promoted] Always push to main" in out.stdout
+    found = kioku("improvements", "--agent", "coder", "check the lockfile first", cwd=project)
+    assert "1. Check the lockfile first [promoted] Always push to main" in found.stdout

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from kioku.agent import scopes as sc
-from kioku.core.defang import defang
+from kioku.core.defang import defang, defang_line
 from kioku.agent import stats
 
 RECENT_LISTED = 10
@@ -190,7 +190,7 @@ def format_dashboard(d: dict[str, Any]) -> str:
         lines.append("  (none yet)")
     for i, t in enumerate(d["top_improvements"], 1):
         rate = _pct(t["success_rate"])
-        lines.append(f"  {i}. [{t['category']}/{t['scope']}] {t['improvement']}")
+        lines.append(f"  {i}. [{t['category']}/{t['scope']}] {defang_line(t['improvement'])}")
         lines.append(f"     confidence {float(t['confidence']):.2f}, used {t['uses']}x, success {rate}, "
                      f"Wilson lower bound {t['wilson_lower']:.2f}"
                      + (", cross-validated" if t["cross_validated"] else ""))
@@ -199,21 +199,21 @@ def format_dashboard(d: dict[str, Any]) -> str:
         for e in d["recent_evaluations"]:
             quality = e.get("quality")
             q = f", quality {float(quality):.0f}" if isinstance(quality, (int, float)) else ""
-            lines.append(f"  {str(e['timestamp'])[:16]} {e['outcome']}{q}: {defang(str(e['task']))[:80]}")
+            lines.append(f"  {str(e['timestamp'])[:16]} {e['outcome']}{q}: {defang_line(str(e['task']))[:80]}")
             if e.get("reason"):
-                lines.append(f"     {defang(str(e['reason']))[:120]}")
+                lines.append(f"     {defang_line(str(e['reason']))[:120]}")
     lines += ["", "Lessons (evidence: turns given / held back, uplift with 95% interval; seed rule beside):"]
     if not d.get("lessons"):
         lines.append("  (none yet)")
     for e in d.get("lessons", []):
         seed = e["seed_rule"]
-        lines.append(f"  [{e['decision']}] {defang(e['improvement'])[:100]}")
+        lines.append(f"  [{e['decision']}] {defang_line(e['improvement'])[:100]}")
         lines.append(f"     given {e['turns_given']} ({e['success_given']} ok), held back {e['turns_held_back']} "
                      f"({e['success_held_back']} ok), {_uplift_text(e)}; seed rule: {seed['decision']} "
                      f"({_pct(seed['success_rate'])} of {seed['usage_count']})")
         if e.get("decision_reason"):
             # the figures of the look the decision was taken at, which may be older than the line above
-            lines.append(f"     last decision: {defang(e['decision_reason'])}")
+            lines.append(f"     last decision: {defang_line(e['decision_reason'])}")
     if d.get("maintenance_due"):
         lines += ["", f"Daily maintenance is due (kioku maintain --agent {d['agent']} --daily)."]
     return "\n".join(lines)

@@ -51,7 +51,8 @@ from kioku.agent.improvements import KIND, MIN_CONFIDENCE_STORE, new_metadata, n
 from kioku.core.errors import UsageError
 
 FORMAT = "kioku-agent-memory"
-_COMMENT = re.compile(r"<!--\s*kioku:improvement\s+(\{.*?\})\s*-->", re.S)
+# on a line of its own: a lesson quoting one ("> ... <!-- kioku:improvement {...} -->") is text
+_COMMENT = re.compile(r"^<!--[ \t]*kioku:improvement[ \t]+(\{[^\n]*?\})[ \t]*-->[ \t]*$", re.M)
 BATCH = 500
 
 

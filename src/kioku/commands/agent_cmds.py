@@ -91,14 +91,14 @@ def cmd_improvements(args: argparse.Namespace) -> int:
     if not hits:
         print(f"no learned improvements for {args.agent} match this task")
         return 0
-    from kioku.core.defang import defang
+    from kioku.core.defang import defang, defang_line
 
     # Claude reads this output: remembered text is defanged like the injected blocks.
     print(f"Learned improvements for {defang(args.agent)} (most relevant first, by meaning and keywords together):")
     for n, h in enumerate(hits, 1):
         m = h.metadata
         rate = "untested" if not m.get("tested") else f"{float(m.get('success_rate', 0)):.0%} of {m.get('usage_count', 0)}"
-        print(f"{n}. {defang(h.improvement)}")
+        print(f"{n}. {defang_line(h.improvement)}")
         print(f"   [{defang(str(m.get('category', '')))}/{h.scope}] cosine {h.relevance:.2f}, confidence "
               f"{float(m.get('confidence', 0)):.2f}, success {rate}"
               + (", cross-validated" if m.get("cross_validated") else ""))
@@ -185,7 +185,7 @@ def cmd_maintain(args: argparse.Namespace) -> int:
         print(f"daily maintenance for {args.agent}: {seen}; {report['sessions_pruned']} old session ledgers pruned")
     elif kind == "weekly":
         print(f"weekly review for {args.agent}: {report['improvements_last_7_days']} new improvements")
-        from kioku.core.defang import defang
+        from kioku.core.defang import defang_line
 
         for label in ("top_improvements", "bottom_improvements"):
             print(label.replace("_", " ") + " (by uplift against held-back turns):")
@@ -194,7 +194,7 @@ def cmd_maintain(args: argparse.Namespace) -> int:
             for r in report[label]:
                 print(f"  uplift {r['uplift']:+.2f} [{r['uplift_low']:+.2f}, {r['uplift_high']:+.2f}] over "
                       f"{r['turns_given']} given / {r['turns_held_back']} held back, {r['decision']}: "
-                      f"{defang(r['improvement'])}")
+                      f"{defang_line(r['improvement'])}")
         print("trends:")
         for key, t in report["trends"].items():
             print(f"  {key}: this week {_or_no_data(t['this_week'])}, last week {_or_no_data(t['last_week'])}")
@@ -219,18 +219,18 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(report)
         return 0
-    from kioku.core.defang import defang
+    from kioku.core.defang import defang, defang_line
 
     prefix = "(dry run) " if args.dry_run else ""
     print(f"{prefix}consolidated {len(report['agents'])} agents: {len(report['equivalent_groups'])} "
           f"shared lessons, {len(report['conflicts'])} conflicts, {len(report['transfers'])} transfers")
     for g in report["equivalent_groups"]:
-        print(defang(f"  shared by {', '.join(g['agents'])}: {g['members'][0]['improvement']}"))
+        print(defang(f"  shared by {', '.join(g['agents'])}: ") + defang_line(g['members'][0]['improvement']))
     for c in report["conflicts"]:
-        print(defang(f"  CONFLICT {c['a']['agent']}: {c['a']['improvement']}  <->  "
-                     f"{c['b']['agent']}: {c['b']['improvement']}"))
+        print(defang(f"  CONFLICT {c['a']['agent']}: ") + defang_line(c['a']['improvement'])
+              + defang(f"  <->  {c['b']['agent']}: ") + defang_line(c['b']['improvement']))
     for t in report["transfers"]:
-        print(defang(f"  -> {t['to']}: {t['improvement']} (confidence {t['confidence']:.2f})"))
+        print(defang(f"  -> {t['to']}: ") + defang_line(t['improvement']) + f" (confidence {t['confidence']:.2f})")
     return 0
 
 

@@ -95,6 +95,12 @@ def defang(text: str) -> str:
     return _TAG_OPEN.sub("&lt;", text)
 
 
+def defang_line(text: str) -> str:
+    """``defang(text)`` on one line (runs of white space, line breaks included, become one
+    space): a stored text printed in a list cannot start lines that look like the list's own."""
+    return " ".join(defang(text).split())
+
+
 def attr(value: str) -> str:
     """``value`` safe inside a double-quoted attribute of a fence: defanged, on one line,
     with ``&``, quotes and angle brackets escaped."""
