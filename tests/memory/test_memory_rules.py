@@ -129,6 +129,7 @@ def test_non_contradictions(new, old):
     ("Respond in English", "Respond in Japanese"),                     # the answer language
     ("Reply in English from now on", "Respond in Japanese"),
     ("英語で返答して", "日本語で返答して"),
+    ("We don't deploy with fly.io on Mondays", "We deploy with fly.io on Mondays"),  # negated
 ])
 def test_a_new_name_that_may_not_replace_keeps_both_and_asks(new, old):
     verdict = assess(new, old)
@@ -162,6 +163,8 @@ def test_choice_stances():
     ("We deploy the API with fly.io on Mondays", "We deploy the API with fly.io", False),  # says more
     ("We deploy the API with fly.io now", "We deploy the API with fly.io", True),
     ("We deploy the API with fly.io", "We deploy the API with fly.io on Mondays", True),     # says less
+    ("Important: we deploy the API with fly.io", "We deploy the API with fly.io", True),     # filler
+    ("本番へのデプロイは金曜日に行わないよ", "本番へのデプロイは金曜日に行わない", True),       # a particle
 ])
 def test_near_duplicates(a, b, dup):
     assert is_duplicate(a, token_set(a), b) is dup

@@ -694,6 +694,11 @@ def assess(new: str, old: str) -> tuple[str, str] | None:
                 # pushing": the new rule adds words, so it may be an exception to the old one
                 return "unsure", "may be an exception to the opposite instruction"
             return "replaces", "opposite instruction"
+    if pol_new < 0 and pol_old == 0 and _qualifiers(new) == _qualifiers(old) \
+            and jaccard(_strip_polarity(new), _strip_polarity(old)) >= 0.8 and relation() != "different":
+        # "We don't deploy with fly.io on Mondays" after "We deploy with fly.io on Mondays": the
+        # plain statement negated, or a correction of one case; the user decides
+        return "unsure", "may say the opposite"
     return None
 
 

@@ -72,7 +72,16 @@ def _quoted(note: str) -> str:
 
 # Words whose addition says nothing new ("we use pnpm now" repeats "we use pnpm"), as stems.
 _NOT_DETAIL = frozenset(stem(w) for w in ("now", "also", "too", "please", "still", "just", "really",
-                                          "actually", "currently", "always"))
+                                          "actually", "currently", "always", "important", "yes", "ok",
+                                          "okay", "note", "fyi", "btw", "remember", "so", "hey", "anyway"))
+
+
+def _says_something(token: str) -> bool:
+    """A word that adds to what a memory says: not filler, and not kana alone (a Japanese
+    particle or ending such as よ or ですね)."""
+    if token in _NOT_DETAIL:
+        return False
+    return token.isascii() or any(not ("\u3040" <= ch <= "\u30ff") for ch in token)
 
 
 def is_duplicate(new_text: str, new_tokens: set[str], old_text: str) -> bool:
@@ -98,7 +107,7 @@ def is_duplicate(new_text: str, new_tokens: set[str], old_text: str) -> bool:
     added = {stem(t) for t in new_tokens - old_tokens}
     dropped = {stem(t) for t in old_tokens - new_tokens}
     swapped = added - dropped and dropped - added
-    says_more = not dropped and added - _NOT_DETAIL
+    says_more = not dropped and any(_says_something(token) for token in added)
     return not (swapped or says_more)
 
 
