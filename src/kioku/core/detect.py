@@ -281,16 +281,27 @@ def is_question(text: str) -> bool:
     return bool(_JA_QUESTION_END.search(t)) and not t.endswith(("。", "！"))
 
 
+def _may_lead(content: str) -> bool:
+    """Whether ``_EN_LEADING`` can match at the start of the stripped ``content``: it needs one
+    of its words or marks first. Text that does not start in ASCII is always tried (under re.I
+    some other letters match ASCII ones, such as ſ for s)."""
+    head = content[:7]
+    return (not head.isascii() or head[:1] in ":-—,"
+            or head.lower().startswith(("that", "to", "please")))
+
+
 def _clean_en(content: str) -> str:
     content = content.strip()
     if "\n" in content:  # a block after "remember:": keep list markers, drop the colon
         content = re.sub(r"^[:\s]+", "", content)
     else:
-        content = _EN_LEADING.sub("", content)
+        if _may_lead(content):
+            content = _EN_LEADING.sub("", content)
         # "remember that we use bun, and fix the test": the task after ", and" is not memory
         if "," in content or ";" in content:  # the tail starts at one of them
             content = _EN_TASK_TAIL.sub("", content)
-    content = _EN_POLITE_TAIL.sub("", content)
+    if not content.isascii() or any(word in content.lower() for word in ("pleas", "pls", "thank", "thx")):
+        content = _EN_POLITE_TAIL.sub("", content)  # (compiled only when one of its words is there)
     content = _strip_trail(content).strip()
     m = _QUOTED.match(content) if content[:1] in "'\"“「" else None
     return next(g for g in m.groups() if g).strip() if m else content
@@ -316,7 +327,8 @@ def _is_reference(content: str, lang: str) -> bool:
     signature", "この関数の仕様", "今日のミーティングの内容") cannot be saved from the prompt
     alone: there is no fact in it, so it is not treated as a save request."""
     if lang == "en":
-        return bool(_EN_REFERENCE.match(content))
+        # both branches match at most four words: a longer note is not compiled against
+        return len(content.split(None, 4)) <= 4 and bool(_EN_REFERENCE.match(content))
     return not _JA_PARTICLE.search(content) and not _JA_PREDICATE_END.search(content) \
         and "\n" not in content and not content.isascii()
 

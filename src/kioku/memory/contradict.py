@@ -542,7 +542,8 @@ def _predicate(text: str) -> tuple[set[str], set[str], bool]:
         attrs = token_set("".join(ch if not ch.isascii() or ch == " " else " " for ch in rest))
         copula = rest.rstrip("。 ").endswith(("です", "だ", "でした"))
         return attrs, values, copula
-    words = [m.group(0) for m in _DOTTED_WORD.finditer(_first_clause(low))]
+    clause = _first_clause(low)
+    words = [m.group(0) for m in (_DOTTED_WORD if "." in clause else _WORD).finditer(clause)]
     start = next((i for i, w in enumerate(words) if w in _VERB_CUES), 0)
     rest = [w for w in words[start:] if w not in _NOW_WORDS and w not in _SUBJECT_SKIP]
     copula = bool(rest) and rest[0] in _COPULAS
