@@ -88,9 +88,9 @@ _POS_PHRASES = ("switch to", "switched to", "migrate to", "migrated to", "move t
                 "stick to", "stick with", "run with", "runs with", "run on", "runs on", "managed with",
                 "managed by", "should be", "install with", "installs with", "written in", "tests with",
                 "indent with", "indents with", "indented with", "format with", "formatted with",
-                "respond in", "reply in", "answer in", "write in", "speak in", "talk to me in")
+                "respond in", "reply in", "answer in", "speak in", "talk to me in")
 _JA_POS = ("を使う", "を使います", "を使って", "使用", "にする", "にします", "を好む", "が好き", "で書く", "を採用",
-           "に移行", "で統一", "を使用", "で返答", "で回答", "で答え", "で返事", "で話", "で書いて")
+           "に移行", "で統一", "を使用", "で返答", "で回答", "で答え", "で返事", "で話")
 _NEG_WORDS = {"never", "not", "no", "don't", "dont", "avoid", "without", "drop", "dropped", "replace", "replaced",
               "ban", "forbid", "forbidden", "over", "doesn't"}
 _NEG_PHRASES = ("instead of", "rather than", "stop using", "away from", "no longer", "do not", "not using")
@@ -233,8 +233,9 @@ _CEASE_PHRASES = ("no longer", "stopped ", "stop ", "anymore", "any more")
 _CEASE_DROP = _POLARITY_WORDS | _NOW_WORDS | {"no", "longer", "any", "more", "stopped", "stop", "we", "i",
                                               "our", "us", "do", "does", "doesn't", "doesnt"}
 # Words that open a description of where or how something is, not what it is.
-_PLACING_WORDS = (_FUNCTION_WORDS - {"a", "an", "the"}) | {"behind", "under", "over", "via", "through", "inside", "outside", "up",
-                                    "down", "off", "out", "not", "also", "still", "only", "always", "never"}
+_PLACING_WORDS = (_FUNCTION_WORDS - {"a", "an", "the"}) | {
+    "behind", "under", "over", "via", "through", "inside", "outside", "up", "down", "off", "out", "not", "also",
+    "still", "only", "always", "never"}
 _DESCRIBING_SUFFIXES = ("ed", "ing", "able", "ible", "ive", "ful", "ous", "less")
 _INNER_DOT = LazyPattern(r"(?<=[a-z0-9])\.(?=[a-z0-9])")
 _DOTTED_WORD = LazyPattern(r"[a-z0-9][a-z0-9_'+#-]*(?:\.[a-z0-9_'+#-]+)*")  # "3.11" is one value
