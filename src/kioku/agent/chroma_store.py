@@ -317,8 +317,12 @@ class AgentStore:
         if lex.recreated:
             self._warn(f"the keyword index {lex.db_path} was damaged; it was set aside as "
                        f"{Path(lex.set_aside).name} and is rebuilt from the store")
+        # only once the store was checked (``_ensure_store`` may rebuild it, taking the lock) and
+        # holds something; otherwise a later sync refills it (the need is kept in the file)
+        if str(self.chroma_dir) not in _CHECKED or not (self.chroma_dir / "chroma.sqlite3").exists():
+            return
         with fsutil.try_lock(self.journal.lock_path) as got:
-            if got and self._exists():
+            if got:
                 try:
                     store_apply.rebuild_lexical_if_stale(self)
                 except Exception as exc:  # noqa: BLE001 - reads fall back to Chroma alone
