@@ -520,3 +520,23 @@ def test_password_compound_names_are_exempt_only_as_versions_of_a_feature():
 ])
 def test_a_token_joined_to_other_word_characters_is_still_a_secret(text):
     assert contains_secret(text), text
+
+
+@pytest.mark.parametrize("text", [
+    "remember staging creds user=admin pass=hunter2-XYZ-998",
+    "db pass is hunter2-XYZ-998",
+    "secret=hunter2-XYZ-998",
+    "pass=Hunter2_Prod_2024",
+    "pw=Tr0ub4dor-Horse-77",
+    "the wifi key is Zx9-Qp7-Lm3",
+])
+def test_a_made_up_value_with_both_cases_and_digit_groups_after_a_key_word_is_a_secret(text):
+    assert contains_secret(text), text
+
+
+@pytest.mark.parametrize("text", [
+    "pass=node-18-alpine", "pass: PROD-DB-01", "the key is v1-deps-3", "auth: OAuth2Provider",
+    "secret: my_app_secret_name", "token: GITHUB_TOKEN", "key=settings.AUTO_MEMORY_KEY", "pass: Python3",
+])
+def test_a_name_in_one_case_after_a_key_word_is_not_a_secret(text):
+    assert not contains_secret(text), text

@@ -224,7 +224,9 @@ _JA_DESCRIBING = frozenset(
 # percentage, an issue reference, an identifier or a word with a number ("Python3", "node18").
 _NAMED_VALUE = _Lazy(r"^(?:v?\d[\d.]*\w*|[-+].*|[A-Za-z]*#\d+|\d+(?:\.\d+)?%|\d+/\d+"
                      r"|(?:\.{0,2}/|~/)?[\w.-]+(?:/[\w.-]+)+/?|/[\w./-]*"
-                     r"|[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+|[A-Za-z][a-z]*\d{1,3}|1password)$", lazyre.IGNORECASE)
+                     r"|(?-i:[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+|[A-Z][A-Z0-9]*(?:[_.-][A-Z0-9]+)+)"
+                     r"|[A-Za-z][a-z]*\d{1,3}|1password)$", lazyre.IGNORECASE)
+# An identifier is written in one case ("node-18-alpine", "PROD-DB-01"); "hunter2-XYZ-998" mixes them.
 
 
 def _made_up_letters(value: str) -> bool:
@@ -354,6 +356,15 @@ _DESCRIBING_SUFFIX = _Lazy(r"-(?:based|only|side|wide|free|enabled|compatible|st
                           lazyre.IGNORECASE)
 
 
+def _mixed_with_digit_groups(value: str, min_len: int) -> bool:
+    """Lower and upper case letters with at least two groups of digits, at least ``min_len``
+    characters, and nothing but "-" or "_" between them: made up, not a name ("OAuth2Provider"
+    has one digit group, "v1-deps-3" one case)."""
+    core = value.replace("-", "").replace("_", "")
+    return (len(value) >= min_len and value.isascii() and core.isalnum() and _classes(core) == 3
+            and len(_DIGIT_RUNS.findall(value)) >= 2)
+
+
 def _check_token(m: re.Match[str]) -> bool:
     s = m.start()
     if "op" in m.re.groupindex and s and m.string[s - 1].isalpha() \
@@ -364,8 +375,7 @@ def _check_token(m: re.Match[str]) -> bool:
     if _DESCRIBING_SUFFIX.search(value):
         return False  # "OAuth2-based", "JWT-only": what kind of auth, not a key
     if "op" in m.re.groupindex and m.group("op") in ("is", "was") and len(value) < 12 \
-            and not (len(value) >= 8 and value.isalnum() and value.isascii() and _classes(value) == 3
-                     and len(_DIGIT_RUNS.findall(value)) >= 2):  # "s3cr3tRedis", not "v1-deps-3"
+            and not _mixed_with_digit_groups(value, 8):  # "s3cr3tRedis", "Zx9-Qp7-Lm3", not "v1-deps-3"
         return False  # prose ("the key is short"): only clearly random values count
     if len(value) >= 16 and _HEX_RE.match(value) and any(c.isdigit() for c in value) \
             and any(c not in "-" for c in value):
@@ -376,6 +386,8 @@ def _check_token(m: re.Match[str]) -> bool:
     if len(value) >= 30 and "~" in value and value.isascii() and any(c.isdigit() for c in value) \
             and not value.startswith(("~", "http")) and "/" not in value:
         return True  # Azure AD client secrets carry a "~" in a 40-character run
+    if _value_ok(value) and _mixed_with_digit_groups(value, 10):
+        return True  # "Hunter2_Prod_2024", "hunter2-XYZ-998": both cases and two digit groups
     if not _value_ok(value) or len(value) < 8 or _IDENT_VALUE.match(value) \
             or _avg_run(value) >= 3.0:
         return False  # oauth2_provider, created_at, hookSpecificOutput.context are names
