@@ -402,3 +402,26 @@ def test_lead_word_check_reads_the_first_word() -> None:
     assert not detect._starts_with_lead_word("remember that", 0)
     assert not detect._starts_with_lead_word("pleased to", 0)
     assert not detect._starts_with_lead_word("", 0)
+
+
+@pytest.mark.parametrize("prompt,content", [
+    ("Please remember: never push directly to main.\nAlso, fix the failing test in foo.py.",
+     "never push directly to main"),
+    ("remember: we use bun.\nRun the tests now.", "we use bun"),
+    ("remember: staging is stage.example.com. Also, can you check the build?", "staging is stage.example.com"),
+    ("remember:\n- run lint before commit\n- use pnpm", "- run lint before commit\n- use pnpm"),  # a list
+    ("remember: Run lint before every commit.\nUse pnpm, never npm.",                       # standing rules
+     "Run lint before every commit.\nUse pnpm, never npm"),
+    ("remember: the deploy needs two approvals. Then run the smoke tests.",                # a procedure
+     "the deploy needs two approvals. Then run the smoke tests"),
+])
+def test_a_remember_block_stops_before_a_request_for_work_now(prompt: str, content: str) -> None:
+    found = detect_remember(prompt)
+    assert found is not None and found.content == content
+
+
+def test_a_long_remember_block_of_dots_is_read_in_linear_time() -> None:
+    start = timeit.default_timer()
+    for hostile in ("remember: " + "." * 19990 + "x fix", "remember: " + "a." * 9990 + " fix"):
+        detect_remember(hostile)
+    assert timeit.default_timer() - start < 2.0

@@ -362,6 +362,43 @@ _MAX_CANDIDATES = 12
 _WINDOW = 400
 
 
+# A later sentence of a "remember:" block that asks for work now ("Also, fix the failing test",
+# "Run the tests now.") is a new request, not part of the note; a standing rule ("Run lint before
+# every commit.", "Never push to main.") stays.
+_TASK_VERBS = (r"(?:fix|run|add|update|create|write|make|implement|change|remove|delete|refactor|check|look|help"
+               r"|commit|push|deploy|start|continue|show|tell|explain|open|build|install|rename|move|test|review)")
+_TASK_SENTENCE = _Lazy(
+    r"(?i)^(?:(?:also|and|and also|oh and|btw|but first|now|please)[,:]?\s+)+(?:please\s+)?(?:can you\s+)?"
+    + _TASK_VERBS + r"\b"
+    r"|^(?:please\s+)?" + _TASK_VERBS + r"\b[^.!?\n]*\b(?:now|right away|asap|first|next)\s*[.!?]?\s*$")
+_BLOCK_SENTENCE = _Lazy(r"(?:[^.!?\n]|[.!?](?!\s|$))+(?:[.!?](?=\s|$)|\n|$)")  # "foo.py" is no end
+
+
+def _before_a_task(text: str, start: int, end: int) -> int:
+    """Where the block ``text[start:end]`` stops: before its first sentence after the first that
+    asks for work now, list items aside."""
+    low = text[start:end].lower()
+    if not any(verb in low for verb in ("fix", "run", "add", "updat", "creat", "writ", "make", "implement",
+                                        "chang", "remov", "delet", "refactor", "check", "look", "help",
+                                        "commit", "push", "deploy", "start", "continu", "show", "tell",
+                                        "explain", "open", "build", "install", "renam", "move", "test",
+                                        "review")):
+        return end  # no task verb at all: the pattern is not compiled
+    first = True
+    for m in _BLOCK_SENTENCE.finditer(text, start, min(end, start + 4000)):  # a note is far shorter
+        sentence = m.group(0).strip()
+        if not sentence:
+            continue
+        if first:
+            first = False
+            continue
+        if sentence[:2] in ("- ", "* ", "+ ") or sentence[:1].isdigit():
+            continue  # a list of notes
+        if _TASK_SENTENCE.match(sentence):
+            return m.start() + (len(m.group(0)) - len(m.group(0).lstrip()))
+    return end
+
+
 def _sentence_end(text: str, start: int, block: bool) -> int:
     """End of the sentence (or paragraph when ``block``) that starts at ``start``."""
     if block:
@@ -418,6 +455,8 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
             continue  # "remember when we ...", "remember how to ..." (but "remember: when ...")
         block = masked[m.start():m.end()].rstrip().endswith(":")
         end = _sentence_end(masked, m.end(), block)
+        if block:
+            end = _before_a_task(masked, m.end(), end)
         if not block:
             end = _continued_end(masked, end)
         sentence = text[m.end():end]
