@@ -214,9 +214,22 @@ def test_unwritable_memory_folder_gives_one_line_error(project, pmem, kioku):
 def test_os_errors_become_one_line_errors_and_recall_still_works(project, pmem, kioku):
     api.remember("I prefer short answers")  # user memory, so recall has something to show
     pmem.mkdir(parents=True)
-    (pmem / "MEMORY.md").mkdir()  # something very wrong on disk
+    (pmem / "project-conventions.md").mkdir()  # something very wrong on disk
     out = kioku("remember", "Tests run with pytest -q")
     assert out.returncode == 1 and out.stderr.startswith("kioku: error: ") and out.stderr.count("\n") == 1
     assert "Traceback" not in out.stderr
     recall = kioku("recall")
     assert recall.returncode == 0 and "I prefer short answers" in recall.stdout
+
+
+def test_a_folder_in_place_of_the_index_is_moved_aside_and_the_index_rebuilt(project, pmem, kioku):
+    assert kioku("remember", "We deploy on Fridays", "--type", "project").returncode == 0
+    (pmem / "MEMORY.md").unlink()
+    (pmem / "MEMORY.md").mkdir()
+    assert "Fridays" in api.build_recall()  # recalled from the topic files meanwhile
+    assert "MEMORY.md is a folder" in kioku("doctor").stdout
+    out = kioku("remember", "Tests run with pytest -q")
+    assert out.returncode == 0 and "is a folder" in out.stderr and out.stderr.count("\n") == 1
+    index = (pmem / "MEMORY.md").read_text(encoding="utf-8")
+    assert "Fridays" in index and "pytest -q" in index
+    assert [p for p in pmem.glob("MEMORY.md.corrupt-*") if p.is_dir()]

@@ -15,6 +15,7 @@ Each function takes the doctor's ``add(name, ok, detail, warn=False)`` callback:
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Callable
 
@@ -52,6 +53,11 @@ def check_memory_folder(label: str, folder: Path, add: Add) -> None:
         return
     from kioku.memory.topics import MAX_TOPIC_BYTES, parse_topic
 
+    index = folder / INDEX_NAME
+    if os.path.lexists(index) and not index.is_symlink() and not index.is_file():
+        what = "a folder" if index.is_dir() else "not a regular file"
+        add(f"{label} index", False, f"{index} is {what}, so recall shows no memory of this folder; the next save "
+            "or `kioku organize --repair` moves it aside and rebuilds it from the topic files")
     bad, damaged, too_large, secrets = [], [], [], []
     for path in sorted(folder.glob("*.md")):
         if path.is_symlink() or not path.is_file():

@@ -321,6 +321,8 @@ def read_index_text(path: Path) -> str | None:
         return None
     except NotRegularFile:
         raise IndexUnreadable(f"{path.name} is not a regular file") from None
+    except IsADirectoryError:
+        raise IndexUnreadable(f"{path.name} is a folder, not a file") from None
     if len(data) > MAX_INDEX_BYTES:
         size = path.stat().st_size
         raise IndexUnreadable(f"{path.name} is {size} bytes (limit {MAX_INDEX_BYTES})")

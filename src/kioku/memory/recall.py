@@ -31,7 +31,7 @@ from pathlib import Path
 
 from kioku.core import paths
 from kioku.core.defang import MEMORY_CLOSE, MEMORY_OPEN, defang
-from kioku.core.fsutil import read_regular
+from kioku.core.fsutil import NotRegularFile, read_regular
 from kioku.memory.index import INDEX_NAME, MAX_INDEX_BYTES, index_notes, redacted_index_lines
 
 # The notes are data: nothing in them is a command of this conversation. But a preference or a
@@ -78,11 +78,12 @@ def _index_lines(folder: Path) -> list[str]:
     try:
         data = read_regular(index, MAX_INDEX_BYTES)[:MAX_INDEX_BYTES]
         return data.decode("utf-8", errors="replace").splitlines()
-    except FileNotFoundError:
-        pass
-    except OSError:  # unreadable, or not a regular file (a FIFO would block the session start)
+    except (FileNotFoundError, IsADirectoryError, NotRegularFile):
+        pass  # a folder or a FIFO in its place is never read (the next save moves it aside)
+    except OSError:  # unreadable
         return []
-    # No index yet, but topic files may exist (index deleted by hand): derive it, read-only.
+    # No index (deleted by hand, or something else in its place), but topic files may exist:
+    # derive it, read-only.
     try:
         if not any(folder.glob("*.md")):
             return []
