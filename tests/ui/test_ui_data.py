@@ -100,9 +100,11 @@ def test_a_search_with_no_close_match_says_so_and_shows_the_nearest_apart() -> N
     assert "No close match." in memory_page([], "token", "weather", [], [])
 
 
-def test_a_defanged_text_is_shown_with_its_bracket_escaped_once() -> None:
+def test_a_defanged_text_is_shown_with_its_bracket_escaped_once_and_a_memory_as_written() -> None:
     from kioku.core.defang import defang
-    from kioku.ui.html import e
+    from kioku.ui.html import e, e_defanged
 
-    assert e(defang("fix the <Button> & a<b")) == "fix the &lt;Button&gt; &amp; a&lt;b"
-    assert e("<script>") == "&lt;script&gt;"
+    assert e_defanged(defang("fix the <Button> & a<b")) == "fix the &lt;Button&gt; &amp; a&lt;b"
+    assert e_defanged("<script>") == "&lt;script&gt;"
+    # a memory file's text is kept as written: a literal "&lt;" in it stays "&lt;" on the page
+    assert e("In JSX write &lt;div&gt; as text") == "In JSX write &amp;lt;div&amp;gt; as text"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from kioku.ui import charts
-from kioku.ui.html import NO_DATA, cell, e, interval, num, pct, post_form, signed, table
+from kioku.ui.html import NO_DATA, cell, e, e_defanged, interval, num, pct, post_form, signed, table
 
 LESSON_HEADERS = ("Lesson", "Category", "Scope", "Confidence", "Turns given", "Turns held back",
                   "Success given", "Success held back", "Uplift (95% interval)", "Seed rule", "Decision")
@@ -86,9 +86,9 @@ def evaluations_section(agent: str, rows: list[dict[str, Any]]) -> str:
     for row in rows:
         verdict = row["outcome"] or NO_DATA
         active = f'{row["active_s"]:.1f} s' if row["active_s"] is not None else NO_DATA
-        body.append(f'<tr class="eval {e(verdict)}">' + cell(e(row["timestamp"] or NO_DATA)) + cell(e(row["task"] or NO_DATA))
+        body.append(f'<tr class="eval {e(verdict)}">' + cell(e(row["timestamp"] or NO_DATA)) + cell(e_defanged(row["task"] or NO_DATA))
                     + cell(f'<span class="verdict {e(verdict)}">{e(verdict)}</span>')
-                    + cell(e(row["reason"] or NO_DATA)) + cell(num(row["quality"]))
+                    + cell(e_defanged(row["reason"] or NO_DATA)) + cell(num(row["quality"]))
                     + cell(_errors(row["errors"])) + cell(_tokens(row["tokens"])) + cell(active) + "</tr>")
     return (f'<section id="evaluations"><h2>Latest turns of {e(agent)}</h2>'
             f'{table(headers, body, "evaluations")}</section>')

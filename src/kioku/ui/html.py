@@ -14,9 +14,14 @@ NO_DATA = "no data"
 
 
 def e(value: Any) -> str:
-    """``value`` escaped for HTML. Stored texts were defanged on the way in (a tag opening
-    written as "&lt;", for a model reading them); a page escapes them itself, so "&lt;" is
-    shown as the "<" it stands for instead of escaped a second time."""
+    return escape("" if value is None else str(value), quote=True)
+
+
+def e_defanged(value: Any) -> str:
+    """A text that was defanged when it was stored (an evaluation's task and reason: a tag
+    opening written as "&lt;", for a model reading it), escaped for HTML: "&lt;" is shown as
+    the "<" it stands for instead of escaped a second time. Never for memory files, whose text
+    is kept as written and may hold "&lt;" itself."""
     text = "" if value is None else str(value)
     return escape(text.replace("&lt;", "<") if "&lt;" in text else text, quote=True)
 
