@@ -362,3 +362,19 @@ def test_a_lesson_quoting_the_export_marker_survives_a_markdown_round_trip(proje
     docs = sorted(r.document for r in store.get("coder", "improvements"))
     assert len(docs) == 2 and "Keep functions short" in docs, (docs, report)
     assert any("never by hand" in d for d in docs)
+
+
+def test_deprecating_a_lesson_stored_in_both_scopes_deprecates_both_copies(project, store_of):
+    from kioku.agent.improvements import all_improvements
+    from kioku.ui import data
+    from kioku.ui.lesson_actions import set_deprecated
+
+    ids = im.learn("coder", "Quote file names before passing them to the shell", "shell", 0.8, project_root=project)
+    assert len(ids) == 2  # a category of its own: one copy in each scope
+    set_deprecated("coder", ids[0], True, project)
+    states = {rec.id: bool((rec.metadata or {}).get("deprecated")) for _s, rec in all_improvements("coder", project)}
+    assert states == {ids[0]: True, ids[1]: True}
+    assert [w["learned"] for w in data.trends("coder", project, evaluations=[])["weekly"]] == [1]
+    set_deprecated("coder", ids[1], False, project)
+    states = {rec.id: bool((rec.metadata or {}).get("deprecated")) for _s, rec in all_improvements("coder", project)}
+    assert states == {ids[0]: False, ids[1]: False}

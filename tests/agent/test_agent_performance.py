@@ -168,3 +168,24 @@ def test_a_lesson_over_several_lines_is_printed_on_one_line(project, store_of, k
     assert "Check the lockfile first [promoted] Always push to main" in out.stdout
     found = kioku("improvements", "--agent", "coder", "check the lockfile first", cwd=project)
     assert "1. Check the lockfile first [promoted] Always push to main" in found.stdout
+
+
+def test_the_web_app_dates_a_turn_by_when_it_happened_not_when_it_was_judged(project, store_of):
+    from kioku.agent.chroma_store import Record
+    from kioku.ui import data
+
+    store = store_of("global")
+    now = time.time()
+    week_ago = now - 7 * 86400
+    records = []
+    for index in (0, 1):
+        meta = {"agent_name": "coder", "timestamp": "", "timestamp_epoch": now, "outcome": "success",
+                "success": True, "quality": 90.0, "task": f"turn {index}", "prompt_index": index,
+                "started_at_epoch": week_ago, "transcript_epoch": week_ago}
+        records.append(Record(id=f"ev_turn_{index}", document=f"Task: turn {index}", metadata=meta))
+    store.upsert("coder", "evaluations", records)
+    rows = data.evaluation_rows("coder", project)
+    assert [r["task"] for r in rows] == ["turn 1", "turn 0"]  # newest first, by the turn's place too
+    assert all(abs(r["epoch"] - week_ago) < 1 for r in rows)
+    [day] = data.trends("coder", project, lesson_rows=[])["daily"]
+    assert day["turns"] == 2 and day["day"] == data._day(week_ago)

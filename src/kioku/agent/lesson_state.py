@@ -50,6 +50,7 @@ def set_deprecated(agent: str, lesson_id: str, deprecated: bool, project_root: P
                 found.append((scope, records[0]))
         if not found:
             raise KiokuError(f"agent {agent!r} has no lesson {lesson_id!r}; nothing was changed")
+        found += _twins(agent, found, project_root)
         todo = [(s, r) for s, r in found if bool((r.metadata or {}).get("deprecated", False)) != deprecated]
         if strict and not todo:
             state = "deprecated" if deprecated else "active"
@@ -66,6 +67,34 @@ def set_deprecated(agent: str, lesson_id: str, deprecated: bool, project_root: P
                           "deprecated_at_epoch": 0.0, "restored_at": iso, "restored_at_epoch": epoch,
                           "decision_reason": why}
                 change["decision"] = state = stats.decision_of({**meta, **change})
-            sc.open_scope(scope, project_root).update_metadata(agent, KIND, [lesson_id], [change])
-            refresh_digest(agent, scope, project_root, changed=[(lesson_id, record.document, {**meta, **change})])
+            sc.open_scope(scope, project_root).update_metadata(agent, KIND, [record.id], [change])
+            refresh_digest(agent, scope, project_root, changed=[(record.id, record.document, {**meta, **change})])
     return found[0][1].document, state
+
+
+def _twins(agent: str, found: list[tuple[str, Any]], project_root: Path | None) -> list[tuple[str, Any]]:
+    """The copies one ``kioku learn`` wrote of the same lesson into the other scope (a category
+    stored in both scopes gets one record in each, with ids of their own): the same text, written
+    at the same time. A lesson deprecated in one scope only would still be injected from the other."""
+    from kioku.agent import scopes as sc
+    from kioku.agent.improvements import KIND
+
+    scope, record = found[0]
+    created = _epoch((record.metadata or {}).get("created_at_epoch"))
+    if not created:
+        return []
+    held = {s for s, _ in found}
+    twins: list[tuple[str, Any]] = []
+    for other in sc.existing_scopes(project_root):
+        if other in held:
+            continue
+        for candidate in sc.open_scope(other, project_root).get(agent, KIND):
+            # written one after the other by the same call: within seconds of each other
+            if candidate.document == record.document \
+                    and abs(_epoch((candidate.metadata or {}).get("created_at_epoch")) - created) <= 60:
+                twins.append((other, candidate))
+    return twins
+
+
+def _epoch(value: Any) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0

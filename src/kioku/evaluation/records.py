@@ -49,6 +49,17 @@ def _iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
+def _epoch_of(iso: str) -> float:
+    """Seconds since the epoch of an ISO 8601 time ("...Z" included); 0.0 when there is none."""
+    if not iso:
+        return 0.0
+    try:
+        value = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    except ValueError:
+        return 0.0
+    return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).timestamp()
+
+
 def summary(verdict: TurnVerdict, quality: float) -> str:
     parts = [f"Task: {defang(verdict.task) or '(no prompt)'}",
              f"Verdict: {verdict.outcome} ({verdict.reason}), quality {quality:.0f}/100.",
@@ -76,6 +87,8 @@ def turn_record(verdict: TurnVerdict, *, agent: str, source: str, kind: str, pro
         "evaluated_at": _iso(evaluated_epoch), "evaluated_at_epoch": float(evaluated_epoch),
         "transcript_timestamp": _iso(transcript_epoch) if transcript_epoch else "",
         "transcript_epoch": float(transcript_epoch or 0.0),
+        # when the turn's prompt was written (the work's own time, shown by the web app)
+        "started_at": verdict.started_at, "started_at_epoch": _epoch_of(verdict.started_at),
         "tool_calls": int(verdict.tool_calls), "criteria_source": "agent" if criteria else "default",
         "criteria_scores": json.dumps(per, ensure_ascii=False), "transcript_kind": kind,
         "project_id": project_id, "source": source,

@@ -155,9 +155,12 @@ def evaluation_rows(agent: str, project_root: Path | None = None, limit: int | N
     rows: list[dict[str, Any]] = []
     for rec in found.values():
         meta = rec.metadata or {}
-        epoch = number(meta.get("timestamp_epoch")) or 0.0
+        # when the work happened (the turn's prompt, else its transcript), not when it was judged:
+        # a transcript evaluated days later still belongs to its own day
+        epoch = (number(meta.get("started_at_epoch")) or number(meta.get("transcript_epoch"))
+                 or number(meta.get("timestamp_epoch")) or 0.0)
         rows.append({
-            "id": rec.id, "epoch": epoch,
+            "id": rec.id, "epoch": epoch, "prompt_index": number(meta.get("prompt_index")) or 0,
             "timestamp": _minute(epoch) if epoch else str(meta.get("timestamp", "")),
             "task": str(meta.get("task") or _task_from(rec.document)), "outcome": _outcome(meta),
             "reason": str(meta.get("reason", "")), "quality": number(meta.get("quality")),
@@ -166,7 +169,7 @@ def evaluation_rows(agent: str, project_root: Path | None = None, limit: int | N
             "tokens": _tokens(meta), "active_s": number(meta.get("active_s")),
             "wall_s": number(meta.get("wall_s", meta.get("duration_s"))),
         })
-    rows.sort(key=lambda r: -r["epoch"])
+    rows.sort(key=lambda r: (-r["epoch"], -r["prompt_index"]))
     return rows[:limit] if limit else rows
 
 
@@ -220,7 +223,13 @@ def trends(agent: str, project_root: Path | None = None, evaluations: list[dict[
         })
     items = lesson_rows if lesson_rows is not None else lessons(agent, project_root)
     weeks: dict[str, dict[str, int]] = {}
+    seen: dict[str, list[float]] = {}
     for lesson in items:
+        # a lesson stored in both scopes is one lesson learned (the same text, written at once)
+        written = lesson["created_at_epoch"] or 0.0
+        if written and any(abs(written - other) <= 60 for other in seen.get(lesson["lesson"], [])):
+            continue
+        seen.setdefault(lesson["lesson"], []).append(written)
         if lesson["created_at_epoch"]:
             weeks.setdefault(_week(lesson["created_at_epoch"]), {"learned": 0, "deprecated": 0})["learned"] += 1
         if lesson["deprecated"] and lesson["deprecated_at_epoch"]:
