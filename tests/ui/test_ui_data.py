@@ -108,3 +108,24 @@ def test_a_defanged_text_is_shown_with_its_bracket_escaped_once_and_a_memory_as_
     assert e_defanged("<script>") == "&lt;script&gt;"
     # a memory file's text is kept as written: a literal "&lt;" in it stays "&lt;" on the page
     assert e("In JSX write &lt;div&gt; as text") == "In JSX write &amp;lt;div&amp;gt; as text"
+
+
+def test_a_day_without_turns_is_a_gap_in_the_trend_not_a_join() -> None:
+    from kioku.ui import charts
+
+    day = 86400.0
+    rows = [{"epoch": 10 * day, "outcome": "success", "quality": 90.0},
+            {"epoch": 12 * day, "outcome": "failed", "quality": 40.0},
+            {"epoch": 13 * day, "outcome": "success", "quality": 80.0}]
+    daily = data.trends("main", None, evaluations=rows, lesson_rows=[])["daily"]
+    assert [d["turns"] for d in daily] == [1, 0, 1, 1] and daily[1]["quality"] is None
+    chart = charts.line_chart("q", [d["day"] for d in daily], [("quality", [d["quality"] for d in daily])], 100.0)
+    assert chart.count("<polyline") == 1 and chart.count('class="point"') == 3  # 11th day: no line across
+
+
+def test_pages_fit_a_phone() -> None:
+    from kioku.ui import pages
+
+    html = pages.layout("memory", "<p>x</p>")
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in html
+    assert 'aria-current="page"' in html

@@ -74,9 +74,16 @@ def line_chart(title: str, labels: list[str], series: list[tuple[str, list[float
     for n, (name, vals) in enumerate(series):
         colour = COLOURS[n % len(COLOURS)]
         points = [(xs[i], HEIGHT - BOTTOM - plot_h * min(v, top) / top) for i, v in enumerate(vals) if v is not None]
-        if len(points) > 1:
-            path = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
-            body.append(f'<polyline class="series" points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
+        # a day without data breaks the line: the points on either side are not joined
+        segment: list[tuple[float, float]] = []
+        for i, v in enumerate(list(vals) + [None]):
+            if v is not None:
+                segment.append((xs[i], HEIGHT - BOTTOM - plot_h * min(v, top) / top))
+                continue
+            if len(segment) > 1:
+                path = " ".join(f"{x:.1f},{y:.1f}" for x, y in segment)
+                body.append(f'<polyline class="series" points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
+            segment = []
         body.extend(f'<circle class="point" cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{colour}"><title>{_e(name)}</title></circle>'
                     for x, y in points)
     return _frame(title, body, _legend([name for name, _ in series]))

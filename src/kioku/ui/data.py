@@ -191,6 +191,22 @@ def _task_from(document: str) -> str:
 # -- trends ---------------------------------------------------------------------------------
 
 
+MAX_FILLED_DAYS = 92  # a longer span is shown by its days with data only (the axis stays readable)
+
+
+def _days_between(days: list[str]) -> list[str]:
+    """Every day from the first to the last of ``days`` (sorted ISO dates), or ``days`` itself
+    when they span more than MAX_FILLED_DAYS."""
+    if len(days) < 2:
+        return days
+    first = datetime.strptime(days[0], "%Y-%m-%d").replace(tzinfo=timezone.utc)
+    last = datetime.strptime(days[-1], "%Y-%m-%d").replace(tzinfo=timezone.utc)
+    span = (last - first).days
+    if span > MAX_FILLED_DAYS:
+        return days
+    return [_day(first.timestamp() + n * 86400) for n in range(span + 1)]
+
+
 def _day(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, tz=timezone.utc).strftime("%Y-%m-%d")
 
@@ -213,7 +229,10 @@ def trends(agent: str, project_root: Path | None = None, evaluations: list[dict[
         if row["epoch"]:
             by_day.setdefault(_day(row["epoch"]), []).append(row)
     daily = []
-    for day in sorted(by_day):
+    for day in _days_between(sorted(by_day)):
+        if day not in by_day:  # a day without turns: no point, and the line breaks there
+            daily.append({"day": day, "turns": 0, "success_rate": None, "quality": None})
+            continue
         judged = [r for r in by_day[day] if r["outcome"] in ("success", "partial", "failed")]
         qualities = [r["quality"] for r in by_day[day] if r["quality"] is not None]
         daily.append({

@@ -18,11 +18,13 @@ TYPES = ("user", "project", "feedback", "reference")
 
 
 def layout(active: str, body: str, message: str = "", error: bool = False, nonce: str = "") -> str:
-    nav = "".join(f'<a href="/{key}" class="{"active" if key == active else ""}" id="nav-{key}">{label}</a>'
-                  for key, label in VIEWS)
+    current = ' aria-current="page"'
+    nav = "".join(f'<a href="/{key}" class="{"active" if key == active else ""}" id="nav-{key}"'
+                  f'{current if key == active else ""}>{label}</a>' for key, label in VIEWS)
     flash = f'<p class="flash {"error" if error else "ok"}" role="status">{e(message)}</p>' if message else ""
     title = dict(VIEWS).get(active, "Kioku")
     return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>Kioku: {e(title)}</title><link rel=\"stylesheet\" href=\"/static/app.css\">"
             f"<script src=\"/static/app.js\" defer nonce=\"{e(nonce)}\"></script></head>"
             f'<body><header><span class="brand">Kioku</span><nav>{nav}</nav></header>'

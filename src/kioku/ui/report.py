@@ -37,6 +37,7 @@ def build_report(agent: str, project_root: Path | None = None, evaluations_limit
     css = (STATIC_DIR / "app.css").read_text(encoding="utf-8")
     generated = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<meta http-equiv="Content-Security-Policy" content="{report_csp(css)}">'
             f"<title>Kioku dashboard: {e(agent)}</title><style>{css}</style></head><body>"
             f'<header><span class="brand">Kioku</span><span>Agent dashboard: {e(agent)}</span></header>'

@@ -177,6 +177,9 @@ class Handler(BaseHTTPRequestHandler):
         if split.path.startswith("/static/"):
             self._static(split.path[len("/static/"):])
             return
+        if split.path == "/favicon.ico":  # asked for by every browser: no icon, and no error
+            self._send(HTTPStatus.NO_CONTENT, b"", "image/x-icon")
+            return
         views: dict[str, Callable[[dict[str, list[str]]], str]] = {
             "/memory": self._memory, "/agents": self._agents, "/evaluations": self._evaluations,
             "/trends": self._trends, "/health": self._health,
