@@ -80,7 +80,7 @@ def _tokens(tokens: dict[str, float | None]) -> str:
     return ", ".join(parts) or NO_DATA
 
 
-def evaluations_section(agent: str, rows: list[dict[str, Any]]) -> str:
+def evaluations_section(agent: str, rows: list[dict[str, Any]], total: int | None = None) -> str:
     headers = ("When", "Task", "Verdict", "Reason", "Quality", "Error kinds", "Tokens", "Active time")
     body = []
     for row in rows:
@@ -90,7 +90,8 @@ def evaluations_section(agent: str, rows: list[dict[str, Any]]) -> str:
                     + cell(f'<span class="verdict {e(verdict)}">{e(verdict)}</span>')
                     + cell(e_defanged(row["reason"] or NO_DATA)) + cell(num(row["quality"]))
                     + cell(_errors(row["errors"])) + cell(_tokens(row["tokens"])) + cell(active) + "</tr>")
-    return (f'<section id="evaluations"><h2>Latest turns of {e(agent)}</h2>'
+    shown = f" (newest {len(rows)} of {total})" if total is not None and total > len(rows) else ""
+    return (f'<section id="evaluations"><h2>Latest turns of {e(agent)}{shown}</h2>'
             f'{table(headers, body, "evaluations")}</section>')
 
 

@@ -113,9 +113,9 @@ def agents_page(agents: list[str], current: str, lessons: list[dict[str, Any]], 
     return body + (lessons_section(current, lessons, csrf) if current else "")
 
 
-def evaluations_page(agents: list[str], current: str, rows: list[dict[str, Any]]) -> str:
+def evaluations_page(agents: list[str], current: str, rows: list[dict[str, Any]], limit: int = 50) -> str:
     body = "<h1>Evaluations</h1>" + agent_picker("evaluations", agents, current)
-    return body + (evaluations_section(current, rows) if current else "")
+    return body + (evaluations_section(current, rows[:limit], total=len(rows)) if current else "")
 
 
 def trends_page(agents: list[str], current: str, trend: dict[str, Any] | None) -> str:

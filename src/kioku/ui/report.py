@@ -43,7 +43,7 @@ def build_report(agent: str, project_root: Path | None = None, evaluations_limit
             f'<header><span class="brand">Kioku</span><span>Agent dashboard: {e(agent)}</span></header>'
             f"<main><h1>{e(agent)}</h1><p class=\"generated\">Generated {e(generated)}</p>"
             + summary_section(dashboard) + lessons_section(agent, lessons, None) + trends_section(agent, trend)
-            + evaluations_section(agent, rows[:evaluations_limit]) + "</main></body></html>")
+            + evaluations_section(agent, rows[:evaluations_limit], total=len(rows)) + "</main></body></html>")
 
 
 def write_report(agent: str, out: Path, project_root: Path | None = None) -> Path:

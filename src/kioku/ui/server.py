@@ -232,7 +232,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _evaluations(self, query: dict[str, list[str]]) -> str:
         agents, current = self._agent(query)
-        rows = data.evaluation_rows(current, self.app.project_root) if current else []
+        rows = data.evaluation_rows(current, self.app.project_root, limit=None) if current else []
         return pages.evaluations_page(agents, current, rows)
 
     def _trends(self, query: dict[str, list[str]]) -> str:
