@@ -32,3 +32,16 @@ def test_doctor_reports_a_store_that_differs_from_its_journal(project):
     col.delete(ids=col.get()["ids"])  # lost behind Kioku's back
     check = _store_check(project)
     assert not check["ok"] and "differs from the journal" in check["detail"] and name in check["detail"]
+
+
+def test_doctor_compares_only_between_writes_and_says_so_when_a_writer_stays_busy(project, monkeypatch):
+    from kioku.core import fsutil
+    from kioku.install import doctor_stores
+
+    learn("main", "Run the linter before committing", "code_quality", 0.9, scope="global", project_root=project)
+    store = sc.open_scope("global", project)
+    monkeypatch.setattr(doctor_stores, "STEADY_WAIT", 0.2)
+    with fsutil.exclusive_lock(store.journal.lock_path):  # a writer in the middle of applying
+        check = _store_check(project)
+    assert check["ok"] and "not compared" in check["detail"] and "busy" in check["detail"]
+    assert "1 record(s)" in _store_check(project)["detail"]

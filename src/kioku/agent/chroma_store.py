@@ -834,6 +834,12 @@ class AgentStore:
             return store_apply.replay_all(self, self._conn())
 
 
+    def check(self) -> bool:
+        """Run the first-use check now (a missing, unreadable or stale store is rebuilt from its
+        journal, as any first use would); returns whether the store holds anything. For callers
+        that then hold the readers' lock, which that rebuild would wait on."""
+        return self._exists()
+
     def records_beyond_journal(self) -> dict[str, int]:
         """Collections holding more records than replaying the journal gives, with how many
         more: what a rebuild from the journal would lose (its journal was damaged or deleted)."""

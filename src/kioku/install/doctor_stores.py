@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from kioku.core import fsutil
 
 Add = Callable[..., None]
 INDEX_NAME = "MEMORY.md"
+STEADY_WAIT = 10.0  # seconds doctor waits for a writer before comparing a store with its journal
 
 
 def _secret_lines(name: str, text: str) -> list[str]:
@@ -146,6 +147,27 @@ def check_agent_store(scope: str, project_root: Path, add: Add) -> None:
     if damage:
         add(f"keyword index ({scope})", True, f"{lexical}: {damage}; the next agent-memory command sets it "
             "aside and rebuilds it from the store (lessons are not lost)", warn=True)
+    from kioku.agent.chroma_store import _try_shared
+
+    if (store.chroma_dir / "chroma.sqlite3").exists():
+        try:
+            store.check()  # a rebuild it needs takes the lock, so it runs before the lock below
+        except Exception:  # noqa: BLE001 - the comparison below reports what is wrong
+            pass
+    # the journal and the store are counted under the readers' lock, so a write the worker
+    # makes meanwhile never shows as a difference between them
+    if not store.chroma_dir.is_dir():  # the lock lives in the folder: taking it would create it
+        _compare_store_with_journal(store, scope, name, add, True)
+        return
+    with _try_shared(store.journal.lock_path, STEADY_WAIT) as steady:
+        _compare_store_with_journal(store, scope, name, add, steady)
+
+
+def _compare_store_with_journal(store: Any, scope: str, name: str, add: Add, steady: bool) -> None:
+    if not steady:
+        add(name, True, f"not compared with its journal: a writer kept the store busy for {STEADY_WAIT:g} s; run "
+            "`kioku doctor` again", warn=True)
+        return
     expected = store.journal.live_counts()
     if store.journal.has_history() and not (store.chroma_dir / "chroma.sqlite3").exists():
         what = "Chroma's files are" if store.chroma_dir.is_dir() else "the folder is"
