@@ -129,3 +129,18 @@ def test_pages_fit_a_phone() -> None:
     html = pages.layout("memory", "<p>x</p>")
     assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in html
     assert 'aria-current="page"' in html
+
+
+def test_notes_written_by_hand_are_listed_redacted(project: Path) -> None:
+    from kioku.memory import api
+    from kioku.ui import pages
+
+    api.remember("We use pnpm for installs")
+    index = project / ".agents" / "memory" / "MEMORY.md"
+    index.write_text(index.read_text(encoding="utf-8") + "- Ask Dana before touching billing\n"
+                     "- the staging password is hunter2-XYZ-998\n", encoding="utf-8")
+    notes = data.hand_notes(project)
+    assert [n["text"] for n in notes][0] == "Ask Dana before touching billing"
+    assert all("hunter2" not in n["text"] for n in notes)
+    html = pages.memory_page(data.memories(project), "csrf", notes=notes)
+    assert "Written by hand in MEMORY.md (2)" in html and "Ask Dana before touching billing" in html

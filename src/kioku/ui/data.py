@@ -65,6 +65,27 @@ def memories(project_root: Path | None = None) -> list[dict[str, Any]]:
     return out
 
 
+def hand_notes(project_root: Path | None = None) -> list[dict[str, Any]]:
+    """Notes written by hand into MEMORY.md (lines that are not Kioku's entries), as recall and
+    search read them: typed by their section, secrets redacted, comments and code left out."""
+    from kioku.memory.api import memory_dirs
+    from kioku.memory.index import IndexUnreadable, index_notes, read_index_text, redacted_index_lines
+
+    out: list[dict[str, Any]] = []
+    for md in memory_dirs(project_root):
+        try:
+            text = read_index_text(md.index_path) if not md.index_path.is_symlink() else None
+        except (IndexUnreadable, OSError):
+            continue
+        if not text:
+            continue
+        for number, type_, note, _topic, entry in index_notes(redacted_index_lines(text.splitlines())):
+            if not entry:
+                out.append({"scope": md.scope, "file": str(md.index_path), "line": number, "type": type_,
+                            "text": note})
+    return out
+
+
 def search_memories(query: str, project_root: Path | None = None,
                     limit: int = 20) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(hits, nearest): the same search as ``kioku search`` (archive included, so restorable hits

@@ -64,7 +64,8 @@ def _where(path: str) -> str:
 
 
 def memory_page(memories: list[dict[str, Any]], csrf: str, query: str = "",
-                hits: list[dict[str, Any]] | None = None, nearest: list[dict[str, Any]] | None = None) -> str:
+                hits: list[dict[str, Any]] | None = None, nearest: list[dict[str, Any]] | None = None,
+                notes: list[dict[str, Any]] | None = None) -> str:
     search = (f'<form method="get" action="/memory" class="search"><input type="search" name="q" '
               f'value="{e(query)}" placeholder="search memories" aria-label="search">'
               f'<button type="submit">Search</button></form>')
@@ -91,11 +92,17 @@ def memory_page(memories: list[dict[str, Any]], csrf: str, query: str = "",
             if group:
                 parts.append(f'<h3 class="group">{type_}</h3>' + "".join(_memory_card(m, csrf) for m in group))
         if not mine:
-            parts.append(f'<p class="empty">{NO_DATA}</p>')
+            parts.append('<p class="empty">No memories yet.</p>')
         parts.append("</section>")
+    if notes:
+        rows = [f'<tr>{cell(e(n["scope"]))}{cell(e(_where(n["file"])) + ":" + e(n["line"]))}'
+                f'{cell(e(n["type"] or "-"))}{cell(e(n["text"]))}</tr>' for n in notes]
+        parts.append(f'<section id="hand-notes"><h2>Written by hand in MEMORY.md ({len(notes)})</h2>'
+                     '<p>Recalled and searched like the others; edit them in the file itself.</p>'
+                     f'{table(("Scope", "Where", "Type", "Note"), rows, "hand-notes")}</section>')
     others = [m for m in memories if m["status"] != "active"]
     parts.append(f'<section id="archive"><h2>Archived and superseded ({len(others)})</h2>'
-                 + ("".join(_memory_card(m, csrf) for m in others) or f'<p class="empty">{NO_DATA}</p>')
+                 + ("".join(_memory_card(m, csrf) for m in others) or '<p class="empty">Nothing archived.</p>')
                  + "</section>")
     return "".join(parts)
 
@@ -136,7 +143,8 @@ def health_page(health: dict[str, Any]) -> str:
         same = row["journal"] is None or row["store"] == row["journal"]
         stores.append(f'<tr class="{"ok" if same else "failed"}">{cell(e(row["scope"]))}{cell(e(row["agent"]))}'
                       f'{cell(e(row["kind"]))}{cell(e(row["store"]))}'
-                      f'{cell(e(row["journal"]) if row["journal"] is not None else NO_DATA)}{cell(e(row["pending"]))}</tr>')
+                      f'{cell(e(row["journal"]) if row["journal"] is not None else ("0" if not row["store"] else "not in the journal"))}'
+                      f'{cell(e(row["pending"]))}</tr>')
     jobs = (f'<p class="jobs">Hook jobs: {e(health["jobs_pending"])} pending, {e(health["jobs_failed"])} failed.</p>')
     return ("<h1>Health</h1>" + f'<section id="doctor"><h2>kioku doctor</h2>'
             + table(("Check", "State", "Detail"), checks, "checks") + "</section>" + jobs

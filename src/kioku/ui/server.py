@@ -211,7 +211,8 @@ class Handler(BaseHTTPRequestHandler):
     def _memory(self, query: dict[str, list[str]]) -> str:
         text = _one(query, "q").strip()
         hits, nearest = data.search_memories(text, self.app.project_root) if text else (None, [])
-        return pages.memory_page(data.memories(self.app.project_root), self.app.csrf, text, hits, nearest)
+        return pages.memory_page(data.memories(self.app.project_root), self.app.csrf, text, hits, nearest,
+                                 data.hand_notes(self.app.project_root))
 
     def _agent(self, query: dict[str, list[str]]) -> tuple[list[str], str]:
         agents = data.agent_names(self.app.project_root)
