@@ -124,6 +124,13 @@ def test_edit_through_the_ui_writes_what_the_save_path_writes(page, ui: RunningU
     found = subprocess.run([sys.executable, "-m", "kioku", "search", "--lexical", "pnpm yarn"], cwd=seeded,
                            env=ui_env({"HOME": str(isolated_home)}), capture_output=True, text=True, timeout=120)
     assert "project-conventions.md" in found.stdout
+    # a new type of "user" moves the memory out of the project: the message says where to
+    card = page.locator(f'article[data-id="{entry_id}"]')
+    card.locator("summary").click()
+    card.locator("select").select_option("user")
+    card.locator("button", has_text="Save").click()
+    page.wait_for_load_state()
+    assert "Moved to the user-wide memory (~/.agents/memory)" in page.locator(".flash").inner_text()
 
 
 def _holding(files: dict[str, bytes], needle: bytes) -> list[str]:

@@ -295,6 +295,10 @@ class Handler(BaseHTTPRequestHandler):
 
         result = edit_memory(_one(form, "id"), text=_one(form, "text"), type=_one(form, "type") or None,
                              project_root=self.app.project_root)
+        if result.status == "moved":
+            where = ("the user-wide memory (~/.agents/memory), shared by all your projects" if result.scope == "user"
+                     else "this project's memory (.agents/memory)")
+            return "/memory", f"Moved to {where}: {result.summary}"
         return "/memory", f"{result.status.capitalize()}: {result.summary}"
 
     def _forget(self, form: dict[str, list[str]]) -> tuple[str, str]:
