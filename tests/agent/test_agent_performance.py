@@ -189,3 +189,14 @@ def test_the_web_app_dates_a_turn_by_when_it_happened_not_when_it_was_judged(pro
     assert all(abs(r["epoch"] - week_ago) < 1 for r in rows)
     [day] = data.trends("coder", project, lesson_rows=[])["daily"]
     assert day["turns"] == 2 and day["day"] == data._day(week_ago)
+
+
+def test_an_html_report_of_an_agent_without_memory_names_the_agents_that_have_some(project, kioku, tmp_path):
+    from kioku.agent import improvements as im
+
+    im.learn("coder", "Quote shell variables", "code_quality", 0.9)
+    out = kioku("dashboard", "--agent", "codr", "--html", str(tmp_path / "r.html"), cwd=project)
+    assert out.returncode == 0 and "agent 'codr' has no lessons or evaluations" in out.stderr
+    assert "coder" in out.stderr
+    ok = kioku("dashboard", "--agent", "coder", "--html", str(tmp_path / "r2.html"), cwd=project)
+    assert ok.returncode == 0 and ok.stderr == ""

@@ -126,6 +126,8 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         from kioku.ui.report import write_report
 
         print(f"wrote {write_report(args.agent, Path(args.html), _root())}")
+        if not _has_memory(args.agent):
+            _hint_known_agents(args.agent)
         return 0
     data = build_dashboard(args.agent, _root())
     if args.json:
@@ -137,6 +139,13 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         if not data["total_improvements"] and not data["total_evaluations"]:
             _hint_known_agents(args.agent)
     return 0
+
+
+def _has_memory(agent: str) -> bool:
+    """Whether any scope holds lessons or evaluations of ``agent``."""
+    from kioku.agent import scopes as sc
+
+    return any(agent in sc.open_scope(scope, _root()).agents() for scope in sc.existing_scopes(_root()))
 
 
 def _hint_known_agents(agent: str) -> None:
