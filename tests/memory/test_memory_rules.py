@@ -38,6 +38,10 @@ from kioku.memory.textutil import token_set
     ("このリポジトリではyarnを使わないで、pnpmを使う", "project"),
     ("APIはJSONで返答する", "project"),
     ("The team prefers squash merges", "project"),
+    ("Always run lint before pushing", "feedback"),          # as "Never run lint before pushing" is
+    ("We always deploy on Fridays", "project"),
+    ("コードにコメントを書きすぎないで", "feedback"),
+    ("この関数は引数を変えないで呼ぶ", "project"),
 ])
 def test_classify_type(text, expected):
     assert classify_type(text) == expected

@@ -263,9 +263,9 @@ def test_organize_does_not_merge_facts_that_differ_in_value_or_scope_or_may_repl
 def test_a_merged_memory_is_dated_by_its_newest_part_and_a_correction_of_one_part_keeps_it(project, pmem,
                                                                                            monkeypatch):
     monkeypatch.setenv("KIOKU_NOW", "2026-03-01T10:00:00Z")
-    api.remember("Always run unit tests before pushing")
+    api.remember("Always run unit tests before pushing", type="project")
     monkeypatch.setenv("KIOKU_NOW", "2026-03-05T10:00:00Z")
-    api.remember("Always run lint before pushing")
+    api.remember("Always run lint before pushing", type="project")
     monkeypatch.setenv("KIOKU_NOW", "2026-06-01T10:00:00Z")
     report = api.organize(apply=True)
     assert [p for p in report.proposals if p.kind == "merge"]
@@ -278,7 +278,7 @@ def test_a_merged_memory_is_dated_by_its_newest_part_and_a_correction_of_one_par
 
 def test_organize_names_a_deleted_topic_file_its_index_lines_point_to(project, pmem):
     api.remember("We use pnpm for installs")
-    api.remember("Always squash merge pull requests")
+    api.remember("We squash merge pull requests")
     (pmem / "project-conventions.md").unlink()
     notices = api.organize().notices
     assert any("project-conventions.md, which does not exist" in n and "2 lines" in n for n in notices), notices

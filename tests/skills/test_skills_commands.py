@@ -88,6 +88,10 @@ SEED = [
      "routes are registered by decorators", "--category", "search_strategy", "--confidence", "0.8"),
     ("learn", "--agent", "code-reviewer", "Check generated code folders last; they duplicate every symbol",
      "--category", "search_strategy", "--confidence", "0.8"),
+    # an evaluated turn, so maintenance has something to measure and the agent keeps memory
+    # after the documented rollback (which removes the lessons learned since its date)
+    ("evaluate", "--agent", "code-finder", "--transcript",
+     str(Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "plain_success.jsonl")),
 ]
 
 

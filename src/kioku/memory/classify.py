@@ -37,7 +37,10 @@ _ADVERBS = ("", "really", "usually", "always", "generally", "strongly")
 _CUES: dict[str, list[tuple[int, tuple[str, ...], tuple[str, ...], tuple[str, ...]]]] = {
     "feedback": [
         (3, (), ("don't", "do not", "dont", "stop", "quit", "avoid", "never", "please don't", "please do not",
-                 "please stop", "please avoid", "please never"), ()),
+                 "please stop", "please avoid", "please never",
+                 # the positive form of the same standing instruction ("Always run lint before pushing")
+                 "always", "please always", "make sure to", "be sure to"),
+         ("ないでください", "ないで下さい", "ないでね", "ないでほしい", "ないで欲しい")),
         (4, _combos(("that", "this", "it"), ("was", "is"), ("wrong", "bad", "incorrect", "great", "perfect", "helpful")) +
          ("that's wrong", "that's not right", "not what i asked", "not what i wanted"), (), ()),
         (3, _combos(("you",), ("should", "shouldn't", "must", "keep", "always", "never", "did", "were", "made")) +
@@ -115,6 +118,8 @@ def classify_type(text: str) -> str:
         scores["reference"] += 5
     elif "/" in low and _REPO_PATH.search(low):
         scores["project"] += 3  # "Handlers live in src/api": a place in this codebase, not a reference
+    if low.rstrip("。.!！ ").endswith("ないで"):
+        scores["feedback"] += 3  # "コメントを書きすぎないで": a request to stop doing something
     if low.startswith(_PRAISE_WORDS) and _PRAISE.match(low):
         scores["feedback"] += 5  # "Good: small commits are what I want" judges the assistant's work
     best = max(TYPE_ORDER, key=lambda t: (scores[t], -TYPE_ORDER.index(t)))
