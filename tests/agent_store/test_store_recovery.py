@@ -222,3 +222,34 @@ def test_a_store_behind_its_journal_that_holds_records_the_journal_lacks_is_not_
     total, err = _total(kioku)
     assert total == len(LESSONS) + 1
     assert "not rebuilt" in err and not list(learned.parent.glob("chroma_data.broken-*"))
+
+
+_STORE_STEP = """
+import hashlib, sys
+from pathlib import Path
+from kioku.agent.chroma_store import AgentStore, Record
+class Hashed:
+    def embed(self, texts):
+        return [[b / 255 for b in hashlib.sha256(t.encode()).digest()[:16]] for t in texts]
+store = AgentStore(Path(sys.argv[1]), embedder=Hashed())
+step = sys.argv[2]
+if step == "add":
+    store.upsert("main", "improvements", [Record(f"r{i}", f"lesson number {i}", {"x": 1}, 0.0) for i in range(3)])
+elif step == "delete":
+    store.delete("main", "improvements", ["r0", "r1"])
+else:
+    print(sorted(r.id for r in store.get("main", "improvements")), store.last_warning or "")
+"""
+
+
+def test_a_copy_put_back_that_missed_journaled_deletes_is_rebuilt_without_them(tmp_path):
+    from store_helpers import run_py
+
+    store, backup = tmp_path / "chroma", tmp_path / "backup"
+    run_py(_STORE_STEP, str(store), "add")
+    shutil.copytree(store, backup)
+    run_py(_STORE_STEP, str(store), "delete")
+    shutil.rmtree(store)
+    shutil.copytree(backup, store)  # the older copy, which still holds the deleted records
+    out = run_py(_STORE_STEP, str(store), "list").stdout
+    assert out.startswith("['r2']") and "never wrote" not in out

@@ -533,15 +533,16 @@ class AgentStore:
             if marker is not None and marker < self.journal.applied_seq():
                 problem = "behind its journal (an older copy of the folder was put back?)"
                 try:
-                    beyond = self.records_beyond_journal()
-                except Exception:  # noqa: BLE001 - cannot count: rebuilding is the safe side
-                    beyond = {}
-                if beyond:
-                    # it also holds records the journal lacks (its journal was moved or is an
-                    # older copy): a rebuild would drop them, so it is left alone
+                    unknown = self.ids_unknown_to_journal()
+                except Exception:  # noqa: BLE001 - cannot tell: rebuilding is the safe side
+                    unknown = 0
+                if unknown:
+                    # it holds records the journal never wrote (its journal was moved or is an
+                    # older copy): a rebuild would drop them, so it is left alone. (Records the
+                    # journal deleted since are no reason: the rebuild is right to drop them.)
                     self.last_warning = (
                         f"the agent-memory store in {self.chroma_dir} is {problem}, but it holds "
-                        f"{sum(beyond.values())} record(s) its journal lacks, so it was not rebuilt; "
+                        f"{unknown} record(s) its journal never wrote, so it was not rebuilt; "
                         "run `kioku doctor`")
                     log.warning("kioku: %s", self.last_warning)
                     return
@@ -833,6 +834,22 @@ class AgentStore:
                 store_apply.move_chroma_files_aside(self)
             return store_apply.replay_all(self, self._conn())
 
+
+    def ids_unknown_to_journal(self) -> int:
+        """How many records the store holds under ids its journal never wrote."""
+        written = self.journal.written_ids()
+
+        def run(conn: _Conn) -> int:
+            unknown = 0
+            for col in conn.client.list_collections():
+                name = getattr(col, "name", str(col))
+                found = self._collection(conn, name) if name.startswith("agent_") else None
+                if found is not None:
+                    ids = found.get(include=[])["ids"]
+                    unknown += len(set(ids) - written.get(name, set()))
+            return unknown
+
+        return run(self._conn())
 
     def check(self) -> bool:
         """Run the first-use check now (a missing, unreadable or stale store is rebuilt from its

@@ -311,6 +311,20 @@ class Journal:
             _fold(state, entry)
         return {name: len(col["records"]) for name, col in state.items()}
 
+    def written_ids(self) -> dict[str, set[str]]:
+        """Every record id the journal ever wrote per collection, deleted ones included: a store
+        holding an id outside these holds something the journal never knew."""
+        written: dict[str, set[str]] = {}
+        for entry in self.all_entries():
+            op = entry.get("op")
+            if op == "upsert":
+                written.setdefault(entry["collection"], set()).update(entry["ids"])
+            elif op == "copy":
+                state_ids = written
+                for src_name, dst_name, _kind in entry["pairs"]:
+                    state_ids.setdefault(dst_name, set()).update(state_ids.get(src_name, set()))
+        return written
+
     def has_history(self) -> bool:
         """Whether any entry was ever applied (so a store without data is a lost store)."""
         return self.applied_seq() > 0 or bool(self.archives())
