@@ -537,6 +537,11 @@ def test_a_made_up_value_with_both_cases_and_digit_groups_after_a_key_word_is_a_
 @pytest.mark.parametrize("text", [
     "pass=node-18-alpine", "pass: PROD-DB-01", "the key is v1-deps-3", "auth: OAuth2Provider",
     "secret: my_app_secret_name", "token: GITHUB_TOKEN", "key=settings.AUTO_MEMORY_KEY", "pass: Python3",
+    # names built of words, numbers and versions, after a key word
+    "The DynamoDB partition key is Region-2024-01 for the orders table", "The sort key is userId_2024_03",
+    "the primary key is Order_12_34", "the S3 key is Reports_2024_Q1", "key: Python3_11-Linux-2",
+    "CI pass: Build_2024_v2", "tests pass: Release-2024-Q1", "All tests pass: Linux-x86_64", "pass: Ubuntu-22-04",
+    "login: deploy / Release-2024-Q3",
 ])
 def test_a_name_in_one_case_after_a_key_word_is_not_a_secret(text):
     assert not contains_secret(text), text

@@ -224,9 +224,7 @@ _JA_DESCRIBING = frozenset(
 # percentage, an issue reference, an identifier or a word with a number ("Python3", "node18").
 _NAMED_VALUE = _Lazy(r"^(?:v?\d[\d.]*\w*|[-+].*|[A-Za-z]*#\d+|\d+(?:\.\d+)?%|\d+/\d+"
                      r"|(?:\.{0,2}/|~/)?[\w.-]+(?:/[\w.-]+)+/?|/[\w./-]*"
-                     r"|(?-i:[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+|[A-Z][A-Z0-9]*(?:[_.-][A-Z0-9]+)+)"
-                     r"|[A-Za-z][a-z]*\d{1,3}|1password)$", lazyre.IGNORECASE)
-# An identifier is written in one case ("node-18-alpine", "PROD-DB-01"); "hunter2-XYZ-998" mixes them.
+                     r"|[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+|[A-Za-z][a-z]*\d{1,3}|1password)$", lazyre.IGNORECASE)
 
 
 def _made_up_letters(value: str) -> bool:
@@ -240,8 +238,12 @@ def _check_short_key_password(m: re.Match[str]) -> bool:
     """"pw:" and "pass" are also everyday words ("tests pass: 12/14", "pass: --no-verify"),
     so the value must look made up: three kinds of character, or two with "=" (an assignment)."""
     value = m.group("val").strip("\"'`").rstrip(".!,")
-    if not _value_ok(value) or len(value) < 6 or _NAMED_VALUE.match(value):
+    if not _value_ok(value) or len(value) < 6:
         return False
+    if m.group("op") == "=" and _mixed_with_digit_groups(value, 10):
+        return True  # "pass=" before a value like Hunter2_Prod_2024 or Tr0ub4dor-Horse-77: made up
+    if _NAMED_VALUE.match(value) and not _made_up_segments(value):
+        return False  # "tests pass: Release-2024-Q1", "pass: Ubuntu-22-04", "pass: node-18-alpine"
     classes = _classes(value)
     return classes >= 3 or (classes == 2 and m.group("op") == "=" and not value.isalpha())
 
@@ -356,6 +358,20 @@ _DESCRIBING_SUFFIX = _Lazy(r"-(?:based|only|side|wide|free|enabled|compatible|st
                           lazyre.IGNORECASE)
 
 
+def _made_up_segments(value: str) -> bool:
+    """Parts between "-", "_", "." or "/" that no name is made of: two or more that glue letters
+    and digits in mixed case or back and forth ("Zx9-Qp7-Lm3", "s3cr3t-Tr0ub4dor"), or one part
+    gluing letters to digits beside a run of capitals ("hunter2-XYZ-998"). Names have words,
+    numbers and versions as their parts ("Region-2024-01", "Python3_11-Linux-2", "x86_64-v3",
+    "i18n-ja-v2")."""
+    parts = [p for p in _PIECE_SPLIT_RE.split(value) if p]
+    glued = [p for p in parts if any(c.isalpha() for c in p) and any(c.isdigit() for c in p)]
+    strong = sum(1 for p in glued if (any(c.islower() for c in p) and any(c.isupper() for c in p))
+                 or sum(a.isdigit() != b.isdigit() for a, b in zip(p, p[1:])) >= 3)
+    capitals = any(len(p) >= 2 and p.isalpha() and p.isupper() for p in parts)
+    return strong >= 2 or (bool(glued) and capitals and any(c.islower() for c in value))
+
+
 def _mixed_with_digit_groups(value: str, min_len: int) -> bool:
     """Lower and upper case letters with at least two groups of digits, at least ``min_len``
     characters, and nothing but "-" or "_" between them: made up, not a name ("OAuth2Provider"
@@ -375,7 +391,9 @@ def _check_token(m: re.Match[str]) -> bool:
     if _DESCRIBING_SUFFIX.search(value):
         return False  # "OAuth2-based", "JWT-only": what kind of auth, not a key
     if "op" in m.re.groupindex and m.group("op") in ("is", "was") and len(value) < 12 \
-            and not _mixed_with_digit_groups(value, 8):  # "s3cr3tRedis", "Zx9-Qp7-Lm3", not "v1-deps-3"
+            and not (len(value) >= 8 and value.isalnum() and value.isascii() and _classes(value) == 3
+                     and len(_DIGIT_RUNS.findall(value)) >= 2) \
+            and not (len(value) >= 8 and _made_up_segments(value)):  # "s3cr3tRedis", "Zx9-Qp7-Lm3", not "v1-deps-3"
         return False  # prose ("the key is short"): only clearly random values count
     if len(value) >= 16 and _HEX_RE.match(value) and any(c.isdigit() for c in value) \
             and any(c not in "-" for c in value):
@@ -386,8 +404,10 @@ def _check_token(m: re.Match[str]) -> bool:
     if len(value) >= 30 and "~" in value and value.isascii() and any(c.isdigit() for c in value) \
             and not value.startswith(("~", "http")) and "/" not in value:
         return True  # Azure AD client secrets carry a "~" in a 40-character run
-    if _value_ok(value) and _mixed_with_digit_groups(value, 10):
-        return True  # "Hunter2_Prod_2024", "hunter2-XYZ-998": both cases and two digit groups
+    op = m.group("op") if "op" in m.re.groupindex else ""
+    if _value_ok(value) and _mixed_with_digit_groups(value, 10) and (
+            op in ("=", ":=", "=>", "") or _made_up_segments(value)):
+        return True  # a value like Hunter2_Prod_2024 after "secret=", or hunter2-XYZ-998 after "token:"; not "key is Region-2024-01"
     if not _value_ok(value) or len(value) < 8 or _IDENT_VALUE.match(value) \
             or _avg_run(value) >= 3.0:
         return False  # oauth2_provider, created_at, hookSpecificOutput.context are names
