@@ -414,6 +414,12 @@ def test_lead_word_check_reads_the_first_word() -> None:
      "Run lint before every commit.\nUse pnpm, never npm"),
     ("remember: the deploy needs two approvals. Then run the smoke tests.",                # a procedure
      "the deploy needs two approvals. Then run the smoke tests"),
+    ("Remember: before a release, bump the version in pyproject. Run the migrations first.",
+     "before a release, bump the version in pyproject. Run the migrations first"),
+    ("Remember: we use pnpm, not npm. Also run the linter before every commit.",
+     "we use pnpm, not npm. Also run the linter before every commit"),
+    ("Remember: we squash merge. And update the changelog in every PR.",
+     "we squash merge. And update the changelog in every PR"),
 ])
 def test_a_remember_block_stops_before_a_request_for_work_now(prompt: str, content: str) -> None:
     found = detect_remember(prompt)

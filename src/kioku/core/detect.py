@@ -370,7 +370,11 @@ _TASK_VERBS = (r"(?:fix|run|add|update|create|write|make|implement|change|remove
 _TASK_SENTENCE = _Lazy(
     r"(?i)^(?:(?:also|and|and also|oh and|btw|but first|now|please)[,:]?\s+)+(?:please\s+)?(?:can you\s+)?"
     + _TASK_VERBS + r"\b"
-    r"|^(?:please\s+)?" + _TASK_VERBS + r"\b[^.!?\n]*\b(?:now|right away|asap|first|next)\s*[.!?]?\s*$")
+    r"|^(?:please\s+)?" + _TASK_VERBS + r"\b[^.!?\n]*\b(?:now|right away|asap|immediately)\s*[.!?]?\s*$")
+# Words of a standing rule or a procedure ("before every commit", "whenever", "in every PR"): a
+# sentence with one is part of the note even when it opens like a request ("Also run the linter
+# before every commit.").
+_STANDING = _Lazy(r"(?i)\b(?:every|always|never|whenever|each|before|after|when|unless|until)\b")
 _BLOCK_SENTENCE = _Lazy(r"(?:[^.!?\n]|[.!?](?!\s|$))+(?:[.!?](?=\s|$)|\n|$)")  # "foo.py" is no end
 
 
@@ -394,7 +398,7 @@ def _before_a_task(text: str, start: int, end: int) -> int:
             continue
         if sentence[:2] in ("- ", "* ", "+ ") or sentence[:1].isdigit():
             continue  # a list of notes
-        if _TASK_SENTENCE.match(sentence):
+        if _TASK_SENTENCE.match(sentence) and not _STANDING.search(sentence):
             return m.start() + (len(m.group(0)) - len(m.group(0).lstrip()))
     return end
 
