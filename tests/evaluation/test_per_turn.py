@@ -172,16 +172,23 @@ def test_a_failing_test_run_after_the_last_edit_is_recognised(command: str, outp
     assert v.outcome == "partial", (command, v.reason)
 
 
-def test_a_passing_run_that_prints_zero_failures_stays_a_success() -> None:
+@pytest.mark.parametrize("command,output", [
+    ("pytest -q | tail -1", "12 passed, 0 failed in 0.3s"),
+    ("ruff check --fix .", "Found 3 errors (3 fixed, 0 remaining)."),          # exit 0, not piped
+    ("pytest -q 2>&1 | tail -2", "Retry: attempt 1 failed, retrying\n12 passed in 0.4s"),  # a log line
+    ("go test ./... | tail -1", "FAIL-safe mode disabled\nok  \texample.com/x\t0.01s"),
+    ("git log --oneline | grep -i pytest", "a1b2c3 Fix 2 failed pytest tests"),  # reads a log, runs nothing
+])
+def test_a_passing_run_or_a_mere_mention_of_failures_stays_a_success(command: str, output: str) -> None:
     tx = Tx()
     tx.user("fix the parser")
     tx.assistant("", [("t1", "Edit", {"file_path": "m.py", "old_string": "a", "new_string": "b"})])
     tx.result("t1", "ok")
-    tx.assistant("", [("t2", "Bash", {"command": "pytest -q | tail -1"})])
-    tx.result("t2", "12 passed, 0 failed in 0.3s")
+    tx.assistant("", [("t2", "Bash", {"command": command})])
+    tx.result("t2", output)
     tx.assistant("Fixed; all tests pass.")
     [v] = evaluate_entries(tx.lines).verdicts
-    assert v.outcome == "success"
+    assert v.outcome == "success", (command, v.reason)
 
 
 def test_a_japanese_change_claimed_without_any_tool_call_is_failed() -> None:

@@ -51,9 +51,16 @@ _TEST_OR_BUILD = re.compile(
     r"swift (?:test|build)|xcodebuild|ctest|bazel (?:test|build)|sbt (?:test|compile)|flutter test|dart test|"
     r"zig build|(?:cabal|stack|dune) (?:test|build))\b")
 # A test run whose exit status was lost (``pytest | tail``) but whose summary reports failures.
+# Only the summary lines test runners print (pytest, jest, mocha, go, cargo, phpunit, gradle,
+# maven), not any line that says "failed": "attempt 1 failed, retrying" is a log line.
 _REPORTS_FAILURES = re.compile(
-    r"\b[1-9]\d* (?:failed|failing|errors?)\b|^FAILED\b|^--- FAIL\b|^FAIL\b|test result: FAILED|"
-    r"^Tests:.*\b[1-9]\d* failed|BUILD FAILED|\bFAILURES!", re.M)
+    r"\b[1-9]\d* failed(?:, \d+ (?:passed|errors?|skipped|deselected|xfailed)| in \d)|^FAILED \S|"
+    r"^\s*[1-9]\d* failing\b|^--- FAIL: |^FAIL(?:\t|$)|test result: FAILED|^Tests:.*\b[1-9]\d* failed|"
+    r"^BUILD FAIL(?:ED|URE)\b|^FAILURES!", re.M)
+# Commands that only read or record (a log, a search, a commit message): naming a test runner in
+# them runs nothing.
+_READS_ONLY = frozenset({"git", "gh", "ls", "cat", "echo", "grep", "rg", "find", "head", "tail", "less", "sed",
+                         "awk"})
 _NO_REQUEST = re.compile(
     r"^\s*(?:warmup|(?:ok(?:ay)?[,.!]?\s*)?(?:stop|stop now|that's all|nothing else)|"
     r"[^?]*\b(?:stop now|you can stop)\b[^?]*|(?:perfect|thanks|thank you|great|cool|nice)[!.,]?(?:\s+[^\s?]+){0,12}"
@@ -168,15 +175,26 @@ def _last_check_failed(calls: list[_Call]) -> bool:
     """The last test/build run after the last edit failed (agent's error, not a hook's)."""
     last_edit = max((c.order for c in calls if c.call.name in _WRITE_TOOLS and c.kind == ""), default=-1)
     checks = [c for c in calls if c.order > last_edit and c.call.name == "Bash" and c.result is not None
-              and _TEST_OR_BUILD.search(str(c.call.input.get("command", "")))]
+              and _TEST_OR_BUILD.search(str(c.call.input.get("command", "")))
+              and not _reads_only(str(c.call.input.get("command", "")))]
     if not checks:
         return False
     last = checks[-1]
-    return last.kind == ek.AGENT or (last.kind == "" and bool(_REPORTS_FAILURES.search(_result_text(last))))
+    if last.kind == ek.AGENT:
+        return True
+    # a pipe hides the runner's exit status ("pytest | tail -5"): then its summary line decides
+    piped = "|" in str(last.call.input.get("command", "")).replace("||", "")
+    return last.kind == "" and piped and bool(_REPORTS_FAILURES.search(_result_text(last)))
 
 
 def _result_text(call: _Call) -> str:
     return call.result.tail if call.result is not None else ""
+
+
+def _reads_only(command: str) -> bool:
+    """Whether the command (the first program of a pipeline) only reads or records."""
+    head = command.replace("||", "\x00").split("|")[0].replace("\x00", "||")
+    return ek.command_family(head).split(" ")[0] in _READS_ONLY
 
 
 def _denied_write(calls: list[_Call]) -> bool:
