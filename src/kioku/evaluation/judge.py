@@ -202,6 +202,8 @@ def _denied_write(calls: list[_Call]) -> bool:
     for c in calls:
         if c.kind not in (ek.REJECTION, ek.HOOK) or c.call.name not in _WRITE_TOOLS:
             continue
+        if c.kind == ek.HOOK and c.result is not None and "posttooluse" in c.result.head.lower():
+            continue  # a hook that ran after the write complained; the write itself was made
         target = ek.call_key(c.call)
         if not any(d.order > c.order and d.kind == "" and d.call.name in _WRITE_TOOLS
                    and ek.call_key(d.call) == target for d in calls):
