@@ -408,6 +408,8 @@ def _sentence_end(text: str, start: int, block: bool) -> int:
     if block:
         m = _PARA_END.search(text, start)
         return m.start() if m else len(text)
+    if not any(mark in text[start:] for mark in ".!?\n。！？"):
+        return len(text)  # no sentence mark after ``start``: the pattern cannot match
     m = _SENT_END.search(text, start)
     return m.end() if m else len(text)
 
@@ -440,11 +442,23 @@ def _continued_end(masked: str, end: int) -> int:
     return end
 
 
+_SENTENCE_MARKS = ".!?;\n。！？"
+
+
+def _sentence_starts(masked: str):  # -> Iterator[int]
+    """Where sentences start (``_SENT_START``); a text without any sentence mark is one
+    sentence, found without compiling the pattern."""
+    if not any(mark in masked for mark in _SENTENCE_MARKS):
+        yield 0
+        return
+    for ss in _SENT_START.finditer(masked):
+        yield ss.end()
+
+
 def _detect_en(text: str, masked: str) -> RememberRequest | None:
     candidates = 0
     start, bare = _en_start_for(masked)
-    for ss in _SENT_START.finditer(masked):
-        pos = ss.end()
+    for pos in _sentence_starts(masked):
         use_bare = bare is not None and not _starts_with_lead_word(masked, pos)
         m = (bare if use_bare else start).match(masked, pos)
         if not m:
