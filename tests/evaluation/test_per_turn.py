@@ -159,6 +159,7 @@ def test_a_write_a_hook_blocked_contradicts_a_claimed_success() -> None:
     ("vendor/bin/phpunit", "Exit code 1\nFAILURES!\nTests: 3, Assertions: 3, Failures: 1.", True),
     ("pytest -q 2>&1 | tail -3", "F..\n1 failed, 2 passed in 0.12s", False),   # exit status lost in a pipe
     ("go test ./... | tail", "--- FAIL: TestParse (0.00s)\nFAIL", False),
+    ("pytest -q || true", "F.\n1 failed, 1 passed in 0.1s", False),
 ])
 def test_a_failing_test_run_after_the_last_edit_is_recognised(command: str, output: str, error: bool) -> None:
     tx = Tx()

@@ -182,9 +182,11 @@ def _last_check_failed(calls: list[_Call]) -> bool:
     last = checks[-1]
     if last.kind == ek.AGENT:
         return True
-    # a pipe hides the runner's exit status ("pytest | tail -5"): then its summary line decides
-    piped = "|" in str(last.call.input.get("command", "")).replace("||", "")
-    return last.kind == "" and piped and bool(_REPORTS_FAILURES.search(_result_text(last)))
+    # a pipe, "|| true" or a later command hides the runner's exit status ("pytest | tail -5",
+    # "pytest; echo done"): then its summary line decides
+    command = str(last.call.input.get("command", ""))
+    hidden = "|" in command or ";" in command
+    return last.kind == "" and hidden and bool(_REPORTS_FAILURES.search(_result_text(last)))
 
 
 def _result_text(call: _Call) -> str:
