@@ -431,3 +431,25 @@ def test_a_long_remember_block_of_dots_is_read_in_linear_time() -> None:
     for hostile in ("remember: " + "." * 19990 + "x fix", "remember: " + "a." * 9990 + " fix"):
         detect_remember(hostile)
     assert timeit.default_timer() - start < 2.0
+
+
+@pytest.mark.parametrize("prompt,content", [
+    ("Remember that `pnpm` is the only package manager we use.", "`pnpm` is the only package manager we use"),
+    ("From now on, `ruff` replaces `flake8`.", "`ruff` replaces `flake8`"),
+    ("Remember this rule: never push to main.", "never push to main"),
+    ("Remember for all future sessions: tabs are banned.", "tabs are banned"),
+    ("Make a note that staging needs VPN", "staging needs VPN"),
+])
+def test_a_quoted_subject_and_the_request_words_are_kept_and_dropped_right(prompt: str, content: str) -> None:
+    found = detect_remember(prompt)
+    assert found is not None and found.content == content
+
+
+@pytest.mark.parametrize("prompt", [
+    "Put it in memory instead of writing to disk.", "Add this to memory.ts and export it.",
+    "Save that as memory.json in the fixtures folder.", "store this in memory cache and evict after 5 minutes",
+    "Make a note in the README that the API is deprecated.", "Make a note of any flaky tests you find",
+    "Make a note-taking app in React", "remember: tests",
+])
+def test_technical_memory_and_notes_about_other_places_are_no_save_request(prompt: str) -> None:
+    assert detect_remember(prompt) is None

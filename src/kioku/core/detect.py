@@ -137,14 +137,19 @@ _EN_ALTS = (
      ("forget",)),
     ("save", r"(?P<save>(?:save|store|add|put|write|keep|record)(?:\s+(?:this|that|it|these|the following))?"
      r"\s+(?:to|in|into|as)\s+(?:your\s+|the\s+|a\s+)?(?:long[- ]term\s+)?(?:memory|memories|kioku"
-     r"|(?:a\s+)?memory note))\s*(?::|that\b|-)?", ("memor", "kioku")),
+     r"|(?:a\s+)?memory note)(?![.\w]))\s*(?::|that\b|-)", ("memor", "kioku")),
     ("savethis", r"(?P<savethis>save (?:this|that|the following))\s*:", ("save",)),
     ("writedown", r"(?P<writedown>(?:write|jot|note) (?:this|that|it) down)\s*(?::|that\b)", ("down",)),
     ("remember", r"(?P<remember>remember|memori[sz]e)(?!\s+" + _WH + r")"
-     r"(?:(?:\s+(?:this|the following))?(?:\s+for (?:the )?(?:future|later|next time))?"
+     r"(?:(?:\s+(?:this|the following)(?:\s+(?:rule|note|fact|preference|convention|one))?)?"
+     r"(?:\s+(?:for (?:all )?(?:the )?(?:future(?: sessions?)?|later|next time|good)|forever|permanently"
+     r"|going forward|from now on))?"
      r"(?=\s*(?:[:\-—,]|that\b)))?"
      r"\s*(?::|-|—|,|that\b|to\b)?", ("remember", "memori")),
-    ("note", r"(?P<note>(?:make|take) a note|note (?:this |it )?(?:down )?for (?:the )?future(?: sessions?)?"
+    # "make a note" needs what follows to be the note ("Make a note: ...", "make a note that ..."),
+    # not where or about what ("Make a note in the README", "a note of any flaky test", "note-taking")
+    ("note", r"(?P<note>(?:make|take) a note(?:\s+for (?:the )?(?:future|later|next time))?(?=\s*(?::|,|that\b))"
+     r"|note (?:this |it )?(?:down )?for (?:the )?future(?: sessions?)?"
      r"|note for (?:later|next time)|for future reference|for future sessions?)\s*(?::|,|-|that\b)?",
      ("note", "future")),
     ("mind", r"(?P<mind>(?:keep|bear)(?: this| that)? in mind)\s*(?::|that\b)", ("mind",)),
@@ -477,11 +482,20 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
             end = _before_a_task(masked, m.end(), end)
         if not block:
             end = _continued_end(masked, end)
-        sentence = text[m.end():end]
+        # the pattern's trailing white space may have run over a masked quote ("remember that
+        # `pnpm` is ..."): the content starts where the trigger's own words end
+        begin = m.end()
+        while begin > pos and masked[begin - 1].isspace():
+            begin -= 1
+        while begin < end and text[begin].isspace():
+            begin += 1
+        sentence = text[begin:end]
         if _is_en_question(sentence) or _is_en_question(text[pos:end]):
             continue
         # for "from now on, ..." the sentence itself is the standing instruction to keep
         content = _clean_en(sentence)
+        if len(content.split()) < 2 and content.isascii():
+            continue  # "remember: tests", "remember edge-cases": a word is no note
         if len(content) < 3 or _is_reference(content, "en"):
             continue
         if masked[m.start():m.end()].rstrip().lower().endswith("that") and len(content.split()) < 2:
