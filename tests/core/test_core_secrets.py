@@ -545,3 +545,15 @@ def test_a_made_up_value_with_both_cases_and_digit_groups_after_a_key_word_is_a_
 ])
 def test_a_name_in_one_case_after_a_key_word_is_not_a_secret(text):
     assert not contains_secret(text), text
+
+
+@pytest.mark.parametrize("text", [
+    "覚えといて、本番のpwはQwerty!234", "本番のパスワードは、Tk9#mQ2z", "PINコードは4821", "ログインはadmin/admin123",
+])
+def test_japanese_ways_of_writing_a_password_or_pin_are_secrets(text):
+    assert contains_secret(text), text
+
+
+@pytest.mark.parametrize("text", ["passはOKです", "PINコードは4桁です", "テストがpassは確認済み"])
+def test_japanese_prose_about_passes_and_pins_is_not_a_secret(text):
+    assert not contains_secret(text), text

@@ -227,6 +227,10 @@ _NAMED_VALUE = _Lazy(r"^(?:v?\d[\d.]*\w*|[-+].*|[A-Za-z]*#\d+|\d+(?:\.\d+)?%|\d+
                      r"|[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+|[A-Za-z][a-z]*\d{1,3}|1password)$", lazyre.IGNORECASE)
 
 
+# A word with a number ("admin123"): a name after "pass:", but a password after "login: user /".
+_WORD_NUMBER = _Lazy(r"^[A-Za-z][a-z]*\d{1,3}$")
+
+
 def _made_up_letters(value: str) -> bool:
     """Three or more letter groups of at most four letters ("abcd1234efgh5678ijkl"), not names
     with versions ("ubuntu2204python311", "gpt4turbo20240409")."""
@@ -529,7 +533,7 @@ _RULES: list[_Rule] = [
         r"mysql(?:dump|admin|sh)?\b[^\n]*?\s-p(?P<val>[^\s\-][^\s]{2,})"), ("val",),
           lambda m: _value_ok(m.group("val")), in_chunks=False),  # mysql -u root -pSecret
     _Rule("password", ("パスワード", "暗証番号", "パスフレーズ", "合言葉"), _Lazy(
-        r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?P<jop>は|:|：|=|＝|を)\s*[「『\"']?"
+        r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?P<jop>は|:|：|=|＝|を)\s*(?:[、,]\s*)?[「『\"']?"
         r"(?P<q>)(?P<val>[\x21-\x7e]{4,}?)(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"),
           ("val",), lambda m: _check_password(m) and not (m.group("jop") == "は" and _ja_described(m)),
           in_chunks=False),
@@ -541,7 +545,7 @@ _RULES: list[_Rule] = [
         r"(?P<val>[ぁ-んァ-ヶー一-龥々0-9A-Za-z]{2,32}?)(?P<end>です|でした|だ(?=[よね。、\s]|$)|(?=[。、\s]|$))"),
           ("val",), _check_ja_plain_password, in_chunks=False),
     _Rule("password", ("pw", "pass"), _Lazy(  # short key words ("pw:", "pass =") before a random-looking value
-        r"(?<![A-Za-z0-9_\-])(?i:pw|pass)\s*(?P<op>=|:|：|\bis\b|\bwas\b)\s*(?P<q>[\"'`]?)"
+        r"(?<![A-Za-z0-9_\-])(?i:pw|pass)\s*(?P<op>=|:|：|\bis\b|\bwas\b|は[、,]?)\s*(?P<q>[\"'`]?)"
         r"(?P<val>[^\s\"'`,;]{4,512})(?P=q)"), ("val",),
           _check_short_key_password, in_chunks=False),
     _Rule("password", ("password", "passphrase", "passcode"), _Lazy(  # a quoted phrase: "purple monkey dishwasher"
@@ -562,10 +566,12 @@ _RULES: list[_Rule] = [
         r"(?<![ァ-ヶー])パス\s*(?P<op>は|:|：|=|＝)\s*[「『\"']?(?P<q>)(?P<val>[\x21-\x7e]{6,64}?)"
         r"(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"), ("val",),
           lambda m: _ja_short_password(m.group("val")) and not _ja_described(m), in_chunks=False),
-    _Rule("password", ("login", "credential", "creds"), _Lazy(  # "login: <user> / <password>"
-        r"(?i:login|credentials?|creds)\s*[:=]\s*[\w.@+\-]{1,64}\s*/\s*(?P<q>)(?P<val>[^\s/\"'`,;]{6,128})"),
+    _Rule("password", ("login", "credential", "creds", "ログイン"), _Lazy(  # "login: <user> / <password>"
+        r"(?:(?i:login|credentials?|creds)|ログイン(?:情報)?)\s*(?:[:=]|は)\s*[\w.@+\-]{1,64}\s*/\s*(?P<q>)"
+        r"(?P<val>[^\s/\"'`,;]{6,128})"),
           ("val",), lambda m: _value_ok(m.group("val")) and _classes(m.group("val")) >= 2
-          and not _NAMED_VALUE.match(m.group("val")), in_chunks=False),
+          and not (_NAMED_VALUE.match(m.group("val")) and not _WORD_NUMBER.match(m.group("val"))),
+          in_chunks=False),
     _Rule("provider_token", ("/api/webhooks/",), _Lazy(  # Discord webhook: the URL is the credential
         r"(?i:https?://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/)\d{15,20}/[A-Za-z0-9_\-]{50,}"),
           back="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:/.-", in_chunks=False),
@@ -573,7 +579,7 @@ _RULES: list[_Rule] = [
         r"(?i:api[ _\-]?key)\s*(?:=|:|\bis\b)?\s*[\"'`]?(?P<val>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}"
         r"-[0-9a-f]{12})\b"), ("val",), in_chunks=False),
     _Rule("password", ("pin",), _Lazy(  # a door or card PIN of 4-8 digits
-        r"(?<![A-Za-z])(?i:pin)(?:\s+(?i:code|number))?\s*(?:\bis\b|\bwas\b|=|:|：)\s*[\"'`]?"
+        r"(?<![A-Za-z])(?i:pin)(?:\s+(?i:code|number)|\s*(?:コード|番号))?\s*(?:\bis\b|\bwas\b|=|:|：|は[、,]?)\s*[\"'`]?"
         r"(?P<val>\d{4,8})(?![\d\w])(?!\s+(?i:digits?|characters?|chars|numbers|long))"), ("val",),
           in_chunks=False),
     _Rule("secret_assignment", ("secret", "token", "key", "auth", "credential"),
