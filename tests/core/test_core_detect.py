@@ -453,3 +453,13 @@ def test_a_quoted_subject_and_the_request_words_are_kept_and_dropped_right(promp
 ])
 def test_technical_memory_and_notes_about_other_places_are_no_save_request(prompt: str) -> None:
     assert detect_remember(prompt) is None
+
+
+@pytest.mark.parametrize("prompt,content", [
+    ("これは大事なので覚えておいてください。本番へのデプロイは必ず承認が必要です。", "本番へのデプロイは必ず承認が必要です"),
+    ("重要なので覚えておいて。mainへの直接pushは禁止。", "mainへの直接pushは禁止"),
+    ("本番へのデプロイは必ず承認が必要なので覚えておいて", "本番へのデプロイは必ず承認が必要"),
+])
+def test_a_japanese_note_is_the_fact_not_the_words_saying_it_matters(prompt: str, content: str) -> None:
+    found = detect_remember(prompt)
+    assert found is not None and found.content == content

@@ -242,7 +242,7 @@ _JA_MEMORY_WORD = _Lazy(r"(?i:メモリ|記憶|メモ|覚え|kioku|長期記憶|
 _JA_FILE_OBJ = _Lazy(r"(?:ファイル|変更|ドキュメント|画像|データ|設定|作業|コード|ページ|それ|これ)(?:を|は)?\s*$")
 _JA_QUESTION_END = _Lazy(r"(?:[?？]|(?:ます|です|でしょう|だろう|る|た|の)?か[。\s]*|かな[。\s]*)$")
 _JA_BEFORE_STRIP = _Lazy(
-    r"(?:\s*(?:ということを|ってことを|ことを|ことは|のを|って|と|を|は|から|ので|、|,|:|：)\s*)$")
+    r"(?:\s*(?:ということを|ってことを|ことを|ことは|のを|って|と|を|は|なので|だから|から|ので|、|,|:|：)\s*)$")
 _JA_TASK_BEFORE = _Lazy(r"(?:する|やる|実行する|走らせる|回す|入れる|送る|押す|閉じる|消す)のを\s*$")
 
 _JA_IMPERATIVE_END = _Lazy(r"(?:て|で)(?:ね|よ|ください|下さい|おいて)?$")
@@ -514,6 +514,11 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
     return None
 
 
+# "これは大事なので", "重要なことなので": what makes the next sentence worth keeping, not a note
+_JA_IMPORTANCE = _Lazy(r"^\s*(?:これは|これ|ここは|以下は|次は)?\s*(?:とても|すごく|本当に)?(?:大事|重要|大切)"
+                       r"(?:な(?:こと)?(?:なの)?|です|だ)?(?:ので|だから|から)?\s*$")
+
+
 def _detect_ja(text: str, masked: str) -> RememberRequest | None:
     for n, m in enumerate(_JA_TRIG.finditer(masked)):
         if n >= _MAX_CANDIDATES:
@@ -562,6 +567,12 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
                 content = _clean_ja(nxt.group(1)) if nxt else ""
             if trig.startswith("忘れ") and _JA_IMPERATIVE_END.search(content):
                 continue  # "テストを実行してね。忘れないで" is a task
+        if content and _JA_IMPORTANCE.match(content):
+            # "これは大事なので覚えておいてください。本番へのデプロイは…": the sentence before the
+            # request only says the next one matters; the note is the next sentence
+            nxt = re.match(r"\s*(?:ください|下さい|ね|よ)?\s*[。！!]?\s*(.+?)(?:[。！!]|\n|$)",
+                           text[m.end():m.end() + _WINDOW])
+            content = _clean_ja(nxt.group(1)) if nxt else ""
         if _JA_QUESTION_END.search(content) and content.endswith(("?", "？")):
             continue
         content = _JA_THAT_TAIL.sub("", content) or content
