@@ -463,3 +463,11 @@ def test_technical_memory_and_notes_about_other_places_are_no_save_request(promp
 def test_a_japanese_note_is_the_fact_not_the_words_saying_it_matters(prompt: str, content: str) -> None:
     found = detect_remember(prompt)
     assert found is not None and found.content == content
+
+
+@pytest.mark.parametrize("prompt", [
+    "これを直して\n```python\n# TODO: 覚えておいて: ここは後で直す\nx = 1\n```",
+    "fix this\n```\n# remember that the cache is warm\nx = 1\n```",
+])
+def test_a_request_inside_a_fenced_code_block_is_code_not_a_request(prompt: str) -> None:
+    assert detect_remember(prompt) is None

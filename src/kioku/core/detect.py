@@ -110,7 +110,9 @@ class RememberRequest:
 
 
 # --- masking: code, quotes and quoted lines cannot trigger (offsets are preserved) -------
-_MASK_RE = _Lazy(r"```[\s\S]*?(?:```|$)|`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|^>.*$", re.M)
+# (a fence runs to its closing fence or the end of the text: "\Z", since "$" under re.M would end
+# it at the end of its first line and leave the code after it readable as a request)
+_MASK_RE = _Lazy(r"```[\s\S]*?(?:```|\Z)|`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|^>.*$", re.M)
 
 
 def _mask(text: str) -> str:
