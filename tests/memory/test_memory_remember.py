@@ -148,6 +148,9 @@ def test_long_text_code_and_transcripts_are_refused(project, pmem, kioku, text, 
     ("I'm off ｔｏｄａｙ", "today"),
     ("For the rest of this session use French", "For the rest of this session"),
     ("このセッションではフランス語で答えて", "このセッションでは"),
+    ("this PR should only contain the rename, nothing else", "this PR should"),   # the work at hand
+    ("only touch the files in src/parser for this task", "for this task"),
+    ("nothing from this chat, it's just a test", "from this chat"),
 ])
 def test_a_note_for_today_or_this_session_only_is_refused(project, pmem, kioku, text, marker):
     out = kioku("remember", text)
@@ -167,6 +170,7 @@ def test_a_note_for_today_or_this_session_only_is_refused(project, pmem, kioku, 
     "The auth token is kept in this session cookie", "ファイル名には今日の日付を入れる",
     "Tomorrow.io is our weather API provider", "today.py computes the date window",
     "The TODAY constant in dates.py holds the date", "The dashboard has a Today tab",
+    "We squash merge every PR", "This branch protection rule blocks force pushes", "this task runner is called just",
 ])
 def test_a_note_that_lasts_is_kept_whatever_its_words_of_time(project, text):
     assert api.remember(text).status == "saved"

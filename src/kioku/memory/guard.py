@@ -53,7 +53,8 @@ _CODE_LINE = _Lazy(r"(?:[;{}]\s*$|^\s*(?:def|class|import|from|function|const|le
 # Cheap prefilter (the hook's save path): only a note holding one of these is checked further.
 _TRANSIENT_HINTS = ("today", "tonight", "this morning", "this afternoon", "this evening", "tomorrow", "session",
                     "conversation", "chat", "今日", "本日", "今夜", "今晩", "今朝", "明日", "今だけ", "セッション",
-                    "会話", "今回")
+                    "会話", "今回", "this task", "this pr", "this pull request", "this ticket", "this change",
+                    "this branch")
 # This session or conversation only: transient whatever else the note says ("For this session,
 # never run npm install"), unless it says it goes on in later sessions.
 _SESSION_ONLY = _Lazy(
@@ -61,6 +62,10 @@ _SESSION_ONLY = _Lazy(
     r"(?!\s+(?:cookie|token|id|key|storage|variable|state|data|store|object|name)s?\b)|"
     r"this (?:session|conversation|chat) only|for the rest of (?:this|the) (?:session|conversation|chat|day))\b|"
     r"(?:^|[.!;]\s*)this (?:session|conversation|chat)\s*[,:]|"
+    # the work at hand: "only touch src/parser for this task", "this PR should only contain the rename"
+    r"\b(?:for|in) this (?:task|pr|pull request|ticket|change|branch)\b|"
+    r"(?:^|[.!;]\s*)this (?:pr|pull request|task)\s+(?:should|must|will|is|only)\b|"
+    r"\bfrom this (?:chat|conversation|session)\b|"
     r"(?:このセッション|この会話)(?:では|だけ|のみ|中|の間)|今回だけ|今回のみ", re.I)
 _LATER_SESSIONS = _Lazy(r"\b(?:every (?:later|future|new|other|next)|(?:all |later |future |next )sessions?\b|"
                         r"from (?:this|the next) (?:session|conversation) on)|以降のセッション|今後のセッション|毎回", re.I)
