@@ -471,3 +471,26 @@ def test_a_japanese_note_is_the_fact_not_the_words_saying_it_matters(prompt: str
 ])
 def test_a_request_inside_a_fenced_code_block_is_code_not_a_request(prompt: str) -> None:
     assert detect_remember(prompt) is None
+
+
+@pytest.mark.parametrize("prompt", [
+    "Remember the diff above, now apply the same to users.py",
+    "remember the thing about the cache",
+    "Can you remember the name of that library we used for retries",
+    "Remember the user's last search query in the session and prefill the input.",
+    "Remember me checkbox should be checked by default.",
+    "From now on, let's work on the frontend.",
+    "Write this to memory-mapped file and benchmark it.",
+])
+def test_remember_followed_by_a_thing_to_recall_or_a_plan_is_no_save_request(prompt: str) -> None:
+    assert detect_remember(prompt) is None
+
+
+@pytest.mark.parametrize("prompt,content", [
+    ("remember we use pnpm", "we use pnpm"),
+    ("remember the API is rate limited", "the API is rate limited"),
+    ("remember to run lint before every commit", "run lint before every commit"),
+])
+def test_remember_followed_by_a_statement_or_a_rule_is_still_saved(prompt: str, content: str) -> None:
+    found = detect_remember(prompt)
+    assert found is not None and found.content == content

@@ -139,10 +139,10 @@ _EN_ALTS = (
      ("forget",)),
     ("save", r"(?P<save>(?:save|store|add|put|write|keep|record)(?:\s+(?:this|that|it|these|the following))?"
      r"\s+(?:to|in|into|as)\s+(?:your\s+|the\s+|a\s+)?(?:long[- ]term\s+)?(?:memory|memories|kioku"
-     r"|(?:a\s+)?memory note)(?![.\w]))\s*(?::|that\b|-)", ("memor", "kioku")),
+     r"|(?:a\s+)?memory note)(?![.\w-]))\s*(?::|that\b|-)", ("memor", "kioku")),
     ("savethis", r"(?P<savethis>save (?:this|that|the following))\s*:", ("save",)),
     ("writedown", r"(?P<writedown>(?:write|jot|note) (?:this|that|it) down)\s*(?::|that\b)", ("down",)),
-    ("remember", r"(?P<remember>remember|memori[sz]e)(?!\s+" + _WH + r")"
+    ("remember", r"(?P<remember>remember|memori[sz]e)(?!\s+" + _WH + r")(?!\s+me\b)"  # "Remember me" is a login box
      r"(?:(?:\s+(?:this|the following)(?:\s+(?:rule|note|fact|preference|convention|one))?)?"
      r"(?:\s+(?:for (?:all )?(?:the )?(?:future(?: sessions?)?|later|next time|good)|forever|permanently"
      r"|going forward|from now on))?"
@@ -462,6 +462,29 @@ def _sentence_starts(masked: str):  # -> Iterator[int]
         yield ss.end()
 
 
+# Words that make "remember <words>" a statement ("remember we use pnpm", "remember the API is
+# slow"), not a thing to recall ("remember the diff above", "remember the docs").
+_STATING_WORDS = frozenset(
+    "is are was were isn't aren't wasn't weren't be use uses need needs must should shouldn't can can't cannot "
+    "don't doesn't do does never always have has run runs live lives deploy deploys prefer prefers require "
+    "requires go goes get gets take takes mean means work works break breaks fail fails expect expects want "
+    "wants like likes hate hates call calls keep keeps stay stays point points belong belongs contain contains "
+    "return returns build builds store stores it's that's we're they're i'm you're there's we've i've "
+    "will won't".split())
+
+
+def _holds_secret(content: str) -> bool:
+    """A note with a secret in it ("remember my key sk-…") is still a request: refusing it is
+    what tells the user it was not kept."""
+    from kioku.core.secrets import contains_secret
+
+    return bool(contains_secret(content))
+
+
+def _states_something(content: str) -> bool:
+    return any(word.strip(".,;:!?()\"'`") in _STATING_WORDS for word in content.lower().split())
+
+
 def _detect_en(text: str, masked: str) -> RememberRequest | None:
     candidates = 0
     start, bare = _en_start_for(masked)
@@ -498,6 +521,11 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         content = _clean_en(sentence)
         if len(content.split()) < 2 and content.isascii():
             continue  # "remember: tests", "remember edge-cases": a word is no note
+        if content.lower().startswith(("let's ", "let us ")):
+            continue  # "From now on, let's work on the frontend": a plan for this work, not a rule
+        if kind == "remember" and not explicit and not masked[m.start():m.end()].rstrip().lower().endswith(" to") \
+                and content.isascii() and not _states_something(content) and not _holds_secret(content):
+            continue  # "Remember the diff above, now apply it", "remember the thing about the cache"
         if len(content) < 3 or _is_reference(content, "en"):
             continue
         if masked[m.start():m.end()].rstrip().lower().endswith("that") and len(content.split()) < 2:
