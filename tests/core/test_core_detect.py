@@ -122,6 +122,48 @@ POSITIVES: list[tuple[str, str, str, str]] = [
     ("バグを直して。今後は必ずテストを書いて", "必ずテストを書いて", "今後", "ja"),
     ("今後はbunを使う", "bunを使う", "今後", "ja"),
     ("次回からテストはpytestにする", "テストはpytestにする", "次回から", "ja"),
+    # a "remember:" block stops before a request for work now; a quoted subject stays; the words
+    # asking to keep it go; a statement after a bare "remember"; a Japanese note is the fact
+    ("Please remember: never push directly to main.\nAlso, fix the failing test in foo.py.",
+     "never push directly to main", "remember", "en"),
+    ("remember: we use bun.\nRun the tests now.",
+     "we use bun", "remember", "en"),
+    ("remember: staging is stage.example.com. Also, can you check the build?",
+     "staging is stage.example.com", "remember", "en"),
+    ("remember:\n- run lint before commit\n- use pnpm",
+     "- run lint before commit\n- use pnpm", "remember", "en"),
+    ("remember: Run lint before every commit.\nUse pnpm, never npm.",
+     "Run lint before every commit.\nUse pnpm, never npm", "remember", "en"),
+    ("remember: the deploy needs two approvals. Then run the smoke tests.",
+     "the deploy needs two approvals. Then run the smoke tests", "remember", "en"),
+    ("Remember: before a release, bump the version in pyproject. Run the migrations first.",
+     "before a release, bump the version in pyproject. Run the migrations first", "remember", "en"),
+    ("Remember: we use pnpm, not npm. Also run the linter before every commit.",
+     "we use pnpm, not npm. Also run the linter before every commit", "remember", "en"),
+    ("Remember: we squash merge. And update the changelog in every PR.",
+     "we squash merge. And update the changelog in every PR", "remember", "en"),
+    ("Remember that `pnpm` is the only package manager we use.",
+     "`pnpm` is the only package manager we use", "remember", "en"),
+    ("From now on, `ruff` replaces `flake8`.",
+     "`ruff` replaces `flake8`", "from now on", "en"),
+    ("Remember this rule: never push to main.",
+     "never push to main", "remember", "en"),
+    ("Remember for all future sessions: tabs are banned.",
+     "tabs are banned", "remember", "en"),
+    ("Make a note that staging needs VPN",
+     "staging needs VPN", "note for future", "en"),
+    ("これは大事なので覚えておいてください。本番へのデプロイは必ず承認が必要です。",
+     "本番へのデプロイは必ず承認が必要です", "覚えておいて", "ja"),
+    ("重要なので覚えておいて。mainへの直接pushは禁止。",
+     "mainへの直接pushは禁止", "覚えておいて", "ja"),
+    ("本番へのデプロイは必ず承認が必要なので覚えておいて",
+     "本番へのデプロイは必ず承認が必要", "覚えておいて", "ja"),
+    ("remember we use pnpm",
+     "we use pnpm", "remember", "en"),
+    ("remember the API is rate limited",
+     "the API is rate limited", "remember", "en"),
+    ("remember to run lint before every commit",
+     "run lint before every commit", "remember", "en"),
 ]
 POSITIVES = [p for p in POSITIVES if p[1] is not None]
 
@@ -203,6 +245,25 @@ NEGATIVES: list[str] = [
     "今後は売上が伸びる",
     "以降、ログが出力される",
     "今後は値上がりするだろう",
+    # "in memory" as a technical term, notes about other places, one word, fenced code,
+    # a thing to recall after a bare "remember", a plan, a login box
+    "Put it in memory instead of writing to disk.",
+    "Add this to memory.ts and export it.",
+    "Save that as memory.json in the fixtures folder.",
+    "store this in memory cache and evict after 5 minutes",
+    "Make a note in the README that the API is deprecated.",
+    "Make a note of any flaky tests you find",
+    "Make a note-taking app in React",
+    "remember: tests",
+    "これを直して\n```python\n# TODO: 覚えておいて: ここは後で直す\nx = 1\n```",
+    "fix this\n```\n# remember that the cache is warm\nx = 1\n```",
+    "Remember the diff above, now apply the same to users.py",
+    "remember the thing about the cache",
+    "Can you remember the name of that library we used for retries",
+    "Remember the user's last search query in the session and prefill the input.",
+    "Remember me checkbox should be checked by default.",
+    "From now on, let's work on the frontend.",
+    "Write this to memory-mapped file and benchmark it.",
 ]
 
 
@@ -404,93 +465,8 @@ def test_lead_word_check_reads_the_first_word() -> None:
     assert not detect._starts_with_lead_word("", 0)
 
 
-@pytest.mark.parametrize("prompt,content", [
-    ("Please remember: never push directly to main.\nAlso, fix the failing test in foo.py.",
-     "never push directly to main"),
-    ("remember: we use bun.\nRun the tests now.", "we use bun"),
-    ("remember: staging is stage.example.com. Also, can you check the build?", "staging is stage.example.com"),
-    ("remember:\n- run lint before commit\n- use pnpm", "- run lint before commit\n- use pnpm"),  # a list
-    ("remember: Run lint before every commit.\nUse pnpm, never npm.",                       # standing rules
-     "Run lint before every commit.\nUse pnpm, never npm"),
-    ("remember: the deploy needs two approvals. Then run the smoke tests.",                # a procedure
-     "the deploy needs two approvals. Then run the smoke tests"),
-    ("Remember: before a release, bump the version in pyproject. Run the migrations first.",
-     "before a release, bump the version in pyproject. Run the migrations first"),
-    ("Remember: we use pnpm, not npm. Also run the linter before every commit.",
-     "we use pnpm, not npm. Also run the linter before every commit"),
-    ("Remember: we squash merge. And update the changelog in every PR.",
-     "we squash merge. And update the changelog in every PR"),
-])
-def test_a_remember_block_stops_before_a_request_for_work_now(prompt: str, content: str) -> None:
-    found = detect_remember(prompt)
-    assert found is not None and found.content == content
-
-
 def test_a_long_remember_block_of_dots_is_read_in_linear_time() -> None:
     start = timeit.default_timer()
     for hostile in ("remember: " + "." * 19990 + "x fix", "remember: " + "a." * 9990 + " fix"):
         detect_remember(hostile)
     assert timeit.default_timer() - start < 2.0
-
-
-@pytest.mark.parametrize("prompt,content", [
-    ("Remember that `pnpm` is the only package manager we use.", "`pnpm` is the only package manager we use"),
-    ("From now on, `ruff` replaces `flake8`.", "`ruff` replaces `flake8`"),
-    ("Remember this rule: never push to main.", "never push to main"),
-    ("Remember for all future sessions: tabs are banned.", "tabs are banned"),
-    ("Make a note that staging needs VPN", "staging needs VPN"),
-])
-def test_a_quoted_subject_and_the_request_words_are_kept_and_dropped_right(prompt: str, content: str) -> None:
-    found = detect_remember(prompt)
-    assert found is not None and found.content == content
-
-
-@pytest.mark.parametrize("prompt", [
-    "Put it in memory instead of writing to disk.", "Add this to memory.ts and export it.",
-    "Save that as memory.json in the fixtures folder.", "store this in memory cache and evict after 5 minutes",
-    "Make a note in the README that the API is deprecated.", "Make a note of any flaky tests you find",
-    "Make a note-taking app in React", "remember: tests",
-])
-def test_technical_memory_and_notes_about_other_places_are_no_save_request(prompt: str) -> None:
-    assert detect_remember(prompt) is None
-
-
-@pytest.mark.parametrize("prompt,content", [
-    ("これは大事なので覚えておいてください。本番へのデプロイは必ず承認が必要です。", "本番へのデプロイは必ず承認が必要です"),
-    ("重要なので覚えておいて。mainへの直接pushは禁止。", "mainへの直接pushは禁止"),
-    ("本番へのデプロイは必ず承認が必要なので覚えておいて", "本番へのデプロイは必ず承認が必要"),
-])
-def test_a_japanese_note_is_the_fact_not_the_words_saying_it_matters(prompt: str, content: str) -> None:
-    found = detect_remember(prompt)
-    assert found is not None and found.content == content
-
-
-@pytest.mark.parametrize("prompt", [
-    "これを直して\n```python\n# TODO: 覚えておいて: ここは後で直す\nx = 1\n```",
-    "fix this\n```\n# remember that the cache is warm\nx = 1\n```",
-])
-def test_a_request_inside_a_fenced_code_block_is_code_not_a_request(prompt: str) -> None:
-    assert detect_remember(prompt) is None
-
-
-@pytest.mark.parametrize("prompt", [
-    "Remember the diff above, now apply the same to users.py",
-    "remember the thing about the cache",
-    "Can you remember the name of that library we used for retries",
-    "Remember the user's last search query in the session and prefill the input.",
-    "Remember me checkbox should be checked by default.",
-    "From now on, let's work on the frontend.",
-    "Write this to memory-mapped file and benchmark it.",
-])
-def test_remember_followed_by_a_thing_to_recall_or_a_plan_is_no_save_request(prompt: str) -> None:
-    assert detect_remember(prompt) is None
-
-
-@pytest.mark.parametrize("prompt,content", [
-    ("remember we use pnpm", "we use pnpm"),
-    ("remember the API is rate limited", "the API is rate limited"),
-    ("remember to run lint before every commit", "run lint before every commit"),
-])
-def test_remember_followed_by_a_statement_or_a_rule_is_still_saved(prompt: str, content: str) -> None:
-    found = detect_remember(prompt)
-    assert found is not None and found.content == content

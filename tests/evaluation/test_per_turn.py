@@ -133,24 +133,34 @@ def test_failing_tests_after_the_last_edit_are_not_a_success_even_if_it_says_don
     assert v.outcome == "partial"
 
 
-def test_denied_write_contradicts_a_claimed_success() -> None:
+@pytest.mark.parametrize("prompt,path,refusal,answer,counter", [
+    ("/init", "CLAUDE.md", "Claude requested permissions to write to CLAUDE.md, but you haven't granted it yet.",
+     "I've created CLAUDE.md.", "user_rejections"),
+    ("add a config file", "config.yaml", "PreToolUse:Write hook error: [policy.sh]: Blocked: config files need review",
+     "The hook blocked it, so config.yaml was not created.", "hook_blocks"),
+])
+def test_a_write_refused_by_the_user_or_a_hook_contradicts_a_claimed_success(prompt, path, refusal, answer,
+                                                                            counter) -> None:
     tx = Tx()
-    tx.user("/init")
-    tx.assistant("", [("t1", "Write", {"file_path": "CLAUDE.md", "content": "x"})])
-    tx.result("t1", "Claude requested permissions to write to CLAUDE.md, but you haven't granted it yet.", error=True)
-    tx.assistant("I've created CLAUDE.md.")
+    tx.user(prompt)
+    tx.assistant("", [("t1", "Write", {"file_path": path, "content": "x"})])
+    tx.result("t1", refusal, error=True)
+    tx.assistant(answer)
     [v] = evaluate_entries(tx.lines).verdicts
-    assert v.outcome == "failed" and v.user_rejections == 1 and v.agent_errors == 0
+    assert v.outcome == "failed" and getattr(v, counter) == 1 and v.agent_errors == 0
 
 
-def test_a_write_a_hook_blocked_contradicts_a_claimed_success() -> None:
+def _edit_then_run(command: str, output: str, error: bool, answer: str):
+    """The verdict of a turn that edits a file, runs ``command`` and answers."""
     tx = Tx()
-    tx.user("add a config file")
-    tx.assistant("", [("t1", "Write", {"file_path": "config.yaml", "content": "x"})])
-    tx.result("t1", "PreToolUse:Write hook error: [policy.sh]: Blocked: config files need review", error=True)
-    tx.assistant("The hook blocked it, so config.yaml was not created.")
+    tx.user("fix the parser")
+    tx.assistant("", [("t1", "Edit", {"file_path": "m.py", "old_string": "a", "new_string": "b"})])
+    tx.result("t1", "ok")
+    tx.assistant("", [("t2", "Bash", {"command": command})])
+    tx.result("t2", output, error=error)
+    tx.assistant(answer)
     [v] = evaluate_entries(tx.lines).verdicts
-    assert v.outcome == "failed" and v.hook_blocks == 1 and v.agent_errors == 0
+    return v
 
 
 @pytest.mark.parametrize("command,output,error", [
@@ -162,14 +172,7 @@ def test_a_write_a_hook_blocked_contradicts_a_claimed_success() -> None:
     ("pytest -q || true", "F.\n1 failed, 1 passed in 0.1s", False),
 ])
 def test_a_failing_test_run_after_the_last_edit_is_recognised(command: str, output: str, error: bool) -> None:
-    tx = Tx()
-    tx.user("fix the parser")
-    tx.assistant("", [("t1", "Edit", {"file_path": "m.py", "old_string": "a", "new_string": "b"})])
-    tx.result("t1", "ok")
-    tx.assistant("", [("t2", "Bash", {"command": command})])
-    tx.result("t2", output, error=error)
-    tx.assistant("Done.")
-    [v] = evaluate_entries(tx.lines).verdicts
+    v = _edit_then_run(command, output, error, "Done.")
     assert v.outcome == "partial", (command, v.reason)
 
 
@@ -181,14 +184,7 @@ def test_a_failing_test_run_after_the_last_edit_is_recognised(command: str, outp
     ("git log --oneline | grep -i pytest", "a1b2c3 Fix 2 failed pytest tests"),  # reads a log, runs nothing
 ])
 def test_a_passing_run_or_a_mere_mention_of_failures_stays_a_success(command: str, output: str) -> None:
-    tx = Tx()
-    tx.user("fix the parser")
-    tx.assistant("", [("t1", "Edit", {"file_path": "m.py", "old_string": "a", "new_string": "b"})])
-    tx.result("t1", "ok")
-    tx.assistant("", [("t2", "Bash", {"command": command})])
-    tx.result("t2", output)
-    tx.assistant("Fixed; all tests pass.")
-    [v] = evaluate_entries(tx.lines).verdicts
+    v = _edit_then_run(command, output, False, "Fixed; all tests pass.")
     assert v.outcome == "success", (command, v.reason)
 
 

@@ -320,9 +320,8 @@ class Journal:
             if op == "upsert":
                 written.setdefault(entry["collection"], set()).update(entry["ids"])
             elif op == "copy":
-                state_ids = written
                 for src_name, dst_name, _kind in entry["pairs"]:
-                    state_ids.setdefault(dst_name, set()).update(state_ids.get(src_name, set()))
+                    written.setdefault(dst_name, set()).update(written.get(src_name, set()))
         return written
 
     def has_history(self) -> bool:

@@ -78,9 +78,10 @@ def _twins(agent: str, found: list[tuple[str, Any]], project_root: Path | None) 
     at the same time. A lesson deprecated in one scope only would still be injected from the other."""
     from kioku.agent import scopes as sc
     from kioku.agent.improvements import KIND
+    from kioku.agent.stats import epoch_of
 
     scope, record = found[0]
-    created = _epoch((record.metadata or {}).get("created_at_epoch"))
+    created = epoch_of((record.metadata or {}).get("created_at_epoch"))
     if not created:
         return []
     held = {s for s, _ in found}
@@ -91,10 +92,7 @@ def _twins(agent: str, found: list[tuple[str, Any]], project_root: Path | None) 
         for candidate in sc.open_scope(other, project_root).get(agent, KIND):
             # written one after the other by the same call: within seconds of each other
             if candidate.document == record.document \
-                    and abs(_epoch((candidate.metadata or {}).get("created_at_epoch")) - created) <= 60:
+                    and abs(epoch_of((candidate.metadata or {}).get("created_at_epoch")) - created) <= 60:
                 twins.append((other, candidate))
     return twins
 
-
-def _epoch(value: Any) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0

@@ -185,13 +185,10 @@ def archive_records(agent: str, kind: str, scope: str, recs: list[Any], name: st
     return path
 
 
-def _epoch(value: Any) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
-
-
 def run_monthly(agent: str, project_root: Path | None = None,
                 older_than_days: float = DEFAULT_ARCHIVE_DAYS) -> dict[str, Any]:
     from kioku.agent import scopes as sc
+    from kioku.agent.stats import epoch_of
     from kioku.agent.digest import refresh_digest
 
     agent = sc.validate_agent(agent)
@@ -214,7 +211,7 @@ def run_monthly(agent: str, project_root: Path | None = None,
         # the same text is refused) until it has been deprecated for the archive age; one
         # without a recorded deprecation time stays.
         dead = [r for r in store.get(agent, "improvements") if (r.metadata or {}).get("deprecated")
-                and 0 < _epoch((r.metadata or {}).get("deprecated_at_epoch")) < cutoff]
+                and 0 < epoch_of((r.metadata or {}).get("deprecated_at_epoch")) < cutoff]
         path = archive_records(agent, "improvements", scope, dead, "improvements-deprecated",
                                project_root)
         if path:

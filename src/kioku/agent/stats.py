@@ -102,6 +102,12 @@ def _opt_float(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
+def epoch_of(value: Any) -> float:
+    """A stored time in seconds (``created_at_epoch`` and the like), 0.0 when it is missing or not a number."""
+    number = _opt_float(value)
+    return 0.0 if number is None else number
+
+
 def lesson_evidence(meta: dict[str, Any]) -> dict[str, Any]:
     """The evidence fields every report shows for a lesson (dashboard, ``improvements --json``).
 

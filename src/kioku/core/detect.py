@@ -372,8 +372,11 @@ _WINDOW = 400
 # A later sentence of a "remember:" block that asks for work now ("Also, fix the failing test",
 # "Run the tests now.") is a new request, not part of the note; a standing rule ("Run lint before
 # every commit.", "Never push to main.") stays.
-_TASK_VERBS = (r"(?:fix|run|add|update|create|write|make|implement|change|remove|delete|refactor|check|look|help"
-               r"|commit|push|deploy|start|continue|show|tell|explain|open|build|install|rename|move|test|review)")
+_TASK_VERB_WORDS = ("fix", "run", "add", "update", "create", "write", "make", "implement", "change", "remove",
+                    "delete", "refactor", "check", "look", "help", "commit", "push", "deploy", "start",
+                    "continue", "show", "tell", "explain", "open", "build", "install", "rename", "move", "test",
+                    "review")
+_TASK_VERBS = "(?:" + "|".join(_TASK_VERB_WORDS) + ")"
 _TASK_SENTENCE = _Lazy(
     r"(?i)^(?:(?:also|and|and also|oh and|btw|but first|now|please)[,:]?\s+)+(?:please\s+)?(?:can you\s+)?"
     + _TASK_VERBS + r"\b"
@@ -389,11 +392,7 @@ def _before_a_task(text: str, start: int, end: int) -> int:
     """Where the block ``text[start:end]`` stops: before its first sentence after the first that
     asks for work now, list items aside."""
     low = text[start:end].lower()
-    if not any(verb in low for verb in ("fix", "run", "add", "updat", "creat", "writ", "make", "implement",
-                                        "chang", "remov", "delet", "refactor", "check", "look", "help",
-                                        "commit", "push", "deploy", "start", "continu", "show", "tell",
-                                        "explain", "open", "build", "install", "renam", "move", "test",
-                                        "review")):
+    if not any(verb in low for verb in _TASK_VERB_WORDS):
         return end  # no task verb at all: the pattern is not compiled
     first = True
     for m in _BLOCK_SENTENCE.finditer(text, start, min(end, start + 4000)):  # a note is far shorter
@@ -498,10 +497,11 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
             return None
         groups = m.groupdict()
         kind = next(k for k in _EN_TRIGGER_NAMES if groups.get(k))
-        explicit = masked[m.start():m.end()].rstrip().lower().endswith((":", ",", "-", "—", "that"))
+        trigger = masked[m.start():m.end()].rstrip().lower()
+        explicit = trigger.endswith((":", ",", "-", "—", "that"))
         if kind == "remember" and not explicit and _WH_AFTER.match(masked, m.end()):
             continue  # "remember when we ...", "remember how to ..." (but "remember: when ...")
-        block = masked[m.start():m.end()].rstrip().endswith(":")
+        block = trigger.endswith(":")
         end = _sentence_end(masked, m.end(), block)
         if block:
             end = _before_a_task(masked, m.end(), end)
@@ -523,12 +523,12 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
             continue  # "remember: tests", "remember edge-cases": a word is no note
         if content.lower().startswith(("let's ", "let us ")):
             continue  # "From now on, let's work on the frontend": a plan for this work, not a rule
-        if kind == "remember" and not explicit and not masked[m.start():m.end()].rstrip().lower().endswith(" to") \
-                and content.isascii() and not _states_something(content) and not _holds_secret(content):
+        if kind == "remember" and not explicit and not trigger.endswith(" to") and content.isascii() \
+                and not _states_something(content) and not _holds_secret(content):
             continue  # "Remember the diff above, now apply it", "remember the thing about the cache"
         if len(content) < 3 or _is_reference(content, "en"):
             continue
-        if masked[m.start():m.end()].rstrip().lower().endswith("that") and len(content.split()) < 2:
+        if trigger.endswith("that") and len(content.split()) < 2:
             continue  # "remember that approach": a demonstrative, not "that <clause>"
         return RememberRequest(content, _EN_TRIGGER_NAMES[kind], "en")
     # closing tag form, only for a single short paragraph

@@ -304,6 +304,6 @@ def _checked_after_last_edit(calls: list[_Call]) -> bool:
 def _verifies(command: str) -> bool:
     """A command that runs or tests the work (not git bookkeeping, whose message may quote one)."""
     family = ek.command_family(command)
-    if family.split(" ")[0] in ("git", "gh", "ls", "cat", "echo", "grep", "rg", "find", "head", "tail"):
+    if family.split(" ")[0] in _READS_ONLY:
         return False
     return bool(_TEST_OR_BUILD.search(command) or _RUNS.search(command))

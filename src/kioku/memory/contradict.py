@@ -403,14 +403,24 @@ def _is_value(token: str) -> bool:
     return token in _OPTION_NAMES or token in _CALENDAR or any(c.isdigit() for c in token)
 
 
-def _after_copula(text: str) -> list[str] | None:
-    """The cased words after the first sentence's copula, "now" and the like left out; None
-    without a copula."""
+def _copula_split(text: str) -> tuple[list[str], str, list[str]] | None:
+    """The first sentence's cased words before its copula, the copula, and the words after it
+    ("now" and the like left out); None without a copula."""
     words = _CASED_WORD.findall(text.split(".", 1)[0] if ". " in text else text)
-    after = next((i for i, w in enumerate(words) if w.lower() in _COPULAS), None)
-    if after is None:
+    at = next((i for i, w in enumerate(words) if w.lower() in _COPULAS), None)
+    if at is None:
         return None
-    return [w for w in words[after + 1:] if w.lower() not in _NOW_WORDS]
+    return words[:at], words[at].lower(), [w for w in words[at + 1:] if w.lower() not in _NOW_WORDS]
+
+
+def _after_copula(text: str) -> list[str] | None:
+    split = _copula_split(text)
+    return None if split is None else split[2]
+
+
+def _looks_named(word: str) -> bool:
+    """Written as a name or a value: a capital, a dot or a digit, or a known option."""
+    return word[:1].isupper() or "." in word or any(c.isdigit() for c in word) or word.lower() in _OPTION_NAMES
 
 
 def _placed(rest: list[str]) -> str:
@@ -438,8 +448,7 @@ def _names_something(text: str, placed_as: str = "") -> bool:
         rest = rest[1:]
     if len(rest) == 1:
         return True  # "is master", "is now main" (but not "is protected", "is now versioned")
-    return any(w[:1].isupper() or "." in w or any(c.isdigit() for c in w) or w.lower() in _OPTION_NAMES
-               for w in rest)
+    return any(_looks_named(w) for w in rest)
 
 
 _ARTICLES = {"the", "a", "an"}
@@ -470,18 +479,15 @@ def _bare_name(text: str) -> _Named | None:
     None for anything longer or placed ("is in us-east-1", "is a Redis cluster", "is protected")."""
     if _has_ja(_lower(text)) or ". " in text.strip() or "," in text:
         return None
-    words = _CASED_WORD.findall(text)
-    after = next((i for i, w in enumerate(words) if w.lower() in _COPULAS), None)
-    if not after:
+    split = _copula_split(text)
+    if split is None:
         return None
-    subject = tuple(w.lower() for w in words[:after] if w.lower() not in _ARTICLES)
-    rest = [w for w in words[after + 1:] if w.lower() not in _NOW_WORDS]
+    before, copula, rest = split
+    subject = tuple(w.lower() for w in before if w.lower() not in _ARTICLES)
     if not subject or not rest or len(rest) > 3 or any(
             w.lower() in _FUNCTION_WORDS or w.lower() in _ADDITIVE for w in rest):
         return None
-    plain = [w[:1].isupper() or "." in w or any(c.isdigit() for c in w) or w.lower() in _OPTION_NAMES
-             for w in rest]
-    copula = words[after].lower()
+    plain = [_looks_named(w) for w in rest]
     if len(rest) == 1:
         if rest[0].lower().endswith(_DESCRIBING_SUFFIXES) or rest[0].lower() in _QUALIFIER_WORDS:
             return None
