@@ -414,8 +414,9 @@ def test_scan_is_fast_on_a_2kb_prompt() -> None:
     assert len(prompt) == 2048
     n = 200
     per_call = min(timeit.repeat(lambda: find_secrets(prompt), number=n, repeat=3)) / n
-    # Typical is a few hundred microseconds; the bound leaves room for a loaded CI box.
-    assert per_call < 0.005, per_call
+    # Typical is a few hundred microseconds. The bound only catches a pattern gone super-linear
+    # (tens of milliseconds and more); 7.5 ms was seen on a box at load 13 on 2 cores.
+    assert per_call < 0.025, per_call
 
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

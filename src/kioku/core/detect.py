@@ -13,18 +13,25 @@ Rules chosen for the ambiguous cases (tests pin each of them):
 - A trigger counts only at the start of a sentence (after optional lead-ins such as "please",
   "also,", "hey claude,", "can you", "I want you to") or as a closing tag after the content
   ("we use bun - remember that"). "I can't remember the command" is not a request.
-- Questions are never saves: the trigger's sentence ending in "?"/"？" (or Japanese "か"),
-  and "remember" followed by a wh-word ("remember when/what/how ...").
+- Questions are not saves: the trigger's sentence ending in "?"/"？" (or Japanese "か"),
+  and "remember" followed by a wh-word ("remember when/what/how ..."). The exception is a
+  polite request, "can/could/would/will you remember (or keep in mind) that <a statement in
+  the present>?" or "… remember to <a standing rule>?"; "can you remember that the bug was
+  …?" asks about the past, "could you remember to fix it?" asks for work now.
 - Text inside code blocks, inline code, double quotes or "> " quote lines cannot trigger.
 - "save this" needs a colon ("save this: ...") or a memory target ("save this to memory");
   "save this file" / "save the file and run tests" are file operations.
 - "don't forget that ..." / "don't forget: ..." is a memory; "don't forget to <verb>" is a
   one-off task for now, not a fact to keep. "remember to <verb>" IS a memory: "remember"
-  explicitly asks to keep something.
+  explicitly asks to keep something. Without "that" or a colon, "remember", "keep in mind"
+  and "don't forget" need a statement after them ("keep in mind we use pnpm"), not a thing
+  ("keep in mind the rate limit"); "keep in mind this …" and "… when you write the client"
+  are about the work at hand.
 - "note that ..." alone is prose; "note for future sessions: ...", "make a note that ...",
   "for future reference: ..." are memories.
 - "from now on, ..." and "in future sessions, ..." are standing instructions, so memories;
-  the content keeps the instruction ("always use bun").
+  the content keeps the instruction ("always use bun"). So is a last sentence that ends in
+  "from now on" / "going forward" ("Use tabs from now on."), kept without those words.
 - Japanese 保存して is a memory save only with a memory word (メモリ/記憶/メモ/覚え/kioku)
   before it, or with the content after a colon and no file-ish object (ファイル/変更/画像...);
   "ファイルを保存して" is a file save. 忘れないで is a memory when the content is a fact
@@ -132,11 +139,18 @@ _LEAD = (
 )
 _WH = r"(?:what|when|where|why|how|who|whom|whose|which|whether|if)\b"
 
+# How long a note is to be kept, between the trigger and the note ("remember for the future:",
+# "keep in mind going forward that")
+_LASTING = (r"\s+(?:for (?:all )?(?:the )?(?:future(?: sessions?)?|later|next time|good)|forever|permanently"
+            r"|going forward|from now on)")
+
 # Each alternative sets a named group naming its trigger; content follows the match.
 # (name, source, words one of which the alternative cannot match without, lower case)
 _EN_ALTS = (
-    ("dont", r"(?P<dont>(?:don'?t|do not|never) forget)(?:\s+(?:this|the following))?\s*(?::|that\b|,\s*that\b)",
-     ("forget",)),
+    # bare "don't forget we deploy with Helm" is checked like bare "remember"; "don't forget to
+    # run the tests" is a reminder for the work at hand, not a note
+    ("dont", r"(?P<dont>(?:don'?t|do not|never) forget)(?:\s+(?:this|the following))?\s*(?::|that\b|,\s*that\b"
+     r"|,|(?!\s*to\b))", ("forget",)),
     ("save", r"(?P<save>(?:save|store|add|put|write|keep|record)(?:\s+(?:this|that|it|these|the following))?"
      r"\s+(?:to|in|into|as)\s+(?:your\s+|the\s+|a\s+)?(?:long[- ]term\s+)?(?:memory|memories|kioku"
      r"|(?:a\s+)?memory note)(?![.\w-]))\s*(?::|that\b|-)", ("memor", "kioku")),
@@ -144,8 +158,7 @@ _EN_ALTS = (
     ("writedown", r"(?P<writedown>(?:write|jot|note) (?:this|that|it) down)\s*(?::|that\b)", ("down",)),
     ("remember", r"(?P<remember>remember|memori[sz]e)(?!\s+" + _WH + r")(?!\s+me\b)"  # "Remember me" is a login box
      r"(?:(?:\s+(?:this|the following)(?:\s+(?:rule|note|fact|preference|convention|one))?)?"
-     r"(?:\s+(?:for (?:all )?(?:the )?(?:future(?: sessions?)?|later|next time|good)|forever|permanently"
-     r"|going forward|from now on))?"
+     r"(?:" + _LASTING + r")?"
      r"(?=\s*(?:[:\-—,]|that\b)))?"
      r"\s*(?::|-|—|,|that\b|to\b)?", ("remember", "memori")),
     # "make a note" needs what follows to be the note ("Make a note: ...", "make a note that ..."),
@@ -154,7 +167,8 @@ _EN_ALTS = (
      r"|note (?:this |it )?(?:down )?for (?:the )?future(?: sessions?)?"
      r"|note for (?:later|next time)|for future reference|for future sessions?)\s*(?::|,|-|that\b)?",
      ("note", "future")),
-    ("mind", r"(?P<mind>(?:keep|bear)(?: this| that)? in mind)\s*(?::|that\b)", ("mind",)),
+    ("mind", r"(?P<mind>(?:keep|bear)(?: this| that)? in mind(?:" + _LASTING + r"(?=\s*(?:[:\-—,]|that\b)))?)"
+     r"\s*(?::|,|that\b)?", ("mind",)),
     ("fromnow", r"(?P<fromnow>from now on|in (?:all )?future sessions|going forward, always)\s*[,:]?",
      ("from now", "future", "going forward")),
 )
@@ -310,10 +324,15 @@ def _clean_en(content: str) -> str:
     if not content.isascii() or any(word in content.lower() for word in ("pleas", "pls", "thank", "thx")):
         content = _EN_POLITE_TAIL.sub("", content)  # (compiled only when one of its words is there)
     content = _strip_trail(content).strip()
+    tail = content[-30:].lower()
+    if any(words in tail for words in ("future", "from now", "going forward", "from here")):
+        content = _strip_trail(_EN_LASTING_TAIL.sub("", content)).strip()  # "… for future sessions"
     m = _QUOTED.match(content) if content[:1] in "'\"“「" else None
     return next(g for g in m.groups() if g).strip() if m else content
 
 
+_EN_LASTING_TAIL = _Lazy(r"(?i)[,\s]+(?:(?:for|in) (?:all )?(?:the )?future(?: sessions?)?|from now on"
+                         r"|from here on(?: out)?|going forward)[\s.!?]*$")
 _EN_TASK_TAIL = _Lazy(
     r"(?i)[,;]\s*(?:and|then|and then|but)\s+(?:please\s+)?(?:now\s+)?(?:fix|run|add|update|create"
     r"|write|make|implement|change|remove|delete|refactor|check|look|help|commit|push|deploy"
@@ -484,6 +503,27 @@ def _states_something(content: str) -> bool:
     return any(word.strip(".,;:!?()\"'`") in _STATING_WORDS for word in content.lower().split())
 
 
+# Triggers that may stand without ":" or "that" ("remember we use pnpm", "keep in mind we deploy
+# on Fridays", "don't forget we use Helm"): what follows must then state something.
+_BARE_KINDS = frozenset(("remember", "mind", "dont"))
+_DEMONSTRATIVE_START = _Lazy(r"(?i)(?:this|these|those|it|that)\b")
+# "Could you remember that we deploy on Fridays?" asks to keep a note, though it ends in "?"
+_ASKED_TO_KEEP = _Lazy(r"(?i)\b(?:can|could|would|will) you\b")
+_PAST_STATING = frozenset(("was", "were", "wasn't", "weren't"))
+_ABOUT_THE_NEXT_STEP = _Lazy(r"(?i)\b(?:when|while|as|once|before) you\b(?![^.!?\n]*\b(?:every|always|whenever)\b)")
+
+
+def _asks_to_keep(content: str, trigger: str) -> bool:
+    """Whether a request phrased as a question ("Could you remember that …?") holds a note to
+    keep: a statement in the present ("… that staging is on port 5433?"), or a standing rule
+    ("… remember to run lint before each commit?"). "Can you remember to fix it?" asks for
+    work now, and "can you remember that the bug was …?" asks about the past."""
+    words = {word.strip(".,;:!?()\"'`") for word in content.lower().split()}
+    if trigger.endswith(" to"):
+        return bool(_STANDING.search(content))
+    return bool((words & _STATING_WORDS) - _PAST_STATING)
+
+
 def _detect_en(text: str, masked: str) -> RememberRequest | None:
     candidates = 0
     start, bare = _en_start_for(masked)
@@ -499,7 +539,8 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         kind = next(k for k in _EN_TRIGGER_NAMES if groups.get(k))
         trigger = masked[m.start():m.end()].rstrip().lower()
         explicit = trigger.endswith((":", ",", "-", "—", "that"))
-        if kind == "remember" and not explicit and _WH_AFTER.match(masked, m.end()):
+        bare_kind = kind in _BARE_KINDS and not explicit
+        if bare_kind and _WH_AFTER.match(masked, m.end()):
             continue  # "remember when we ...", "remember how to ..." (but "remember: when ...")
         block = trigger.endswith(":")
         end = _sentence_end(masked, m.end(), block)
@@ -515,7 +556,8 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         while begin < end and text[begin].isspace():
             begin += 1
         sentence = text[begin:end]
-        if _is_en_question(sentence) or _is_en_question(text[pos:end]):
+        asked = _is_en_question(sentence) or _is_en_question(text[pos:end])
+        if asked and not _ASKED_TO_KEEP.search(masked, pos, m.end()):
             continue
         # for "from now on, ..." the sentence itself is the standing instruction to keep
         content = _clean_en(sentence)
@@ -523,9 +565,16 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
             continue  # "remember: tests", "remember edge-cases": a word is no note
         if content.lower().startswith(("let's ", "let us ")):
             continue  # "From now on, let's work on the frontend": a plan for this work, not a rule
-        if kind == "remember" and not explicit and not trigger.endswith(" to") and content.isascii() \
+        if bare_kind and not trigger.endswith(" to") and content.isascii() \
                 and not _states_something(content) and not _holds_secret(content):
             continue  # "Remember the diff above, now apply it", "remember the thing about the cache"
+        if kind != "remember" and bare_kind and (_DEMONSTRATIVE_START.match(content)
+                                                 or _ABOUT_THE_NEXT_STEP.search(content)):
+            continue  # "keep in mind this function is called twice", "… when you write the client"
+        if asked:
+            if not _asks_to_keep(content, trigger):
+                continue  # "Could you remember that bug we had?": a question about the past
+            content = content.rstrip("?？ ")
         if len(content) < 3 or _is_reference(content, "en"):
             continue
         if trigger.endswith("that") and len(content.split()) < 2:
@@ -541,7 +590,35 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
             if len(content) >= 3 and not _is_reference(content, "en"):
                 trig = re.sub(r"\s+(?:this|that|it)\b", "", m.group("trig").lower(), count=1)
                 return RememberRequest(content, trig, "en")
+        return _standing_tail(text, masked, para)
     return None
+
+
+# A rule that says at its end that it lasts: "Use tabs for indentation from now on."
+_EN_STANDING_END = _Lazy(r"(?i)[,\s]+(?:from now on|from here on(?: out)?|going forward|in (?:all )?future sessions)"
+                         r"[\s.!]*$")
+
+
+def _standing_tail(text: str, masked: str, para: str) -> RememberRequest | None:
+    """The last sentence of ``para`` when it ends with "from now on" (or "going forward", "in
+    future sessions"): a standing rule or fact, kept without those words."""
+    low = para[-40:].lower()
+    if not any(words in low for words in ("from now", "from here", "going forward", "future session")):
+        return None  # (the pattern is compiled only when its words are there)
+    m = _EN_STANDING_END.search(para)
+    if not m:
+        return None
+    start = max(para.rfind(mark, 0, m.start()) for mark in ".!?;\n") + 1
+    off = masked.index(para)
+    sentence = text[off + start:off + m.start()]
+    if _is_en_question(sentence) or _is_en_question(para):
+        return None
+    content = _clean_en(sentence)
+    if len(content.split()) < 3 or content.lower().startswith(("let's ", "let us ")):
+        return None  # "Sure, from now on.", "Let's work on the UI from now on": no rule to keep
+    if _is_reference(content, "en") or _DEMONSTRATIVE_START.match(content):
+        return None
+    return RememberRequest(content, "from now on", "en")
 
 
 # "これは大事なので", "重要なことなので": what makes the next sentence worth keeping, not a note
