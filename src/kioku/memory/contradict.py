@@ -94,6 +94,9 @@ _JA_POS = ("を使う", "を使います", "を使って", "使用", "にする"
 _NEG_WORDS = {"never", "not", "no", "don't", "dont", "avoid", "without", "drop", "dropped", "replace", "replaced",
               "ban", "forbid", "forbidden", "over", "doesn't"}
 _NEG_PHRASES = ("instead of", "rather than", "stop using", "away from", "no longer", "do not", "not using")
+# What may follow an option that answers the topic before は: a count and a copula
+# ("インデントはスペース2つです", "テーマはダークモード")
+_JA_NAMED_END = LazyPattern(r"[0-9]*(?:つ|個|文字)?(?:です|だ|にする|にします|で統一)?\s*$")
 _JA_NEG_AFTER = ("は使わない", "を使わない", "使わない", "は使用しない", "を使用しない", "は禁止", "禁止", "は使うな",
                  "を使うな", "はダメ", "ではなく", "じゃなく", "の代わりに", "より", "はやめ", "をやめ", "は不可")
 _QUALIFIER_WORDS = {"in", "for", "inside", "within", "on"}
@@ -164,8 +167,8 @@ def choices(text: str) -> dict[str, dict[str, int]]:
             after = clause[start + len(alias):].lstrip()
             if after.startswith(_JA_NEG_AFTER):
                 put(category, option, -1)
-            elif has_cue:
-                put(category, option, +1)
+            elif has_cue or ("は" in clause[:start] and _JA_NAMED_END.match(after)):
+                put(category, option, +1)  # "インデントはスペース2つ": the topic's answer
     return found
 
 
@@ -249,6 +252,9 @@ _JA_PARTICLES = ("には", "では", "に", "で", "の", "が")
 _JA_PROJECT = ("プロジェクトで", "プロジェクトに", "プロジェクト", "リポジトリで", "リポジトリ", "ここで")
 # Compiled on first use, and used only when the literal text each needs is there: most memories
 # state no replacement, and a save (a hook) would otherwise compile all of them.
+_JA_DAY = LazyPattern(r"([月火水木金土日])曜(?:日)?")
+_JA_DAYS = dict(zip("月火水木金土日", ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+                                       "sunday")))
 _FROM_TO = LazyPattern(r"\bfrom ([\w.+#-]+) to ([\w.+#-]+)")
 _TO_FROM = LazyPattern(r"\b(?:switched|switch|moved|move|migrated|migrate|changed|change) to ([\w.+#-]+) from ([\w.+#-]+)")
 _REPLACED_WITH = LazyPattern(r"\breplaced? ([\w.+#-]+) with ([\w.+#-]+)")
@@ -276,7 +282,7 @@ def _subject(text: str) -> tuple[str, ...] | None:
     """Content words of the subject (empty: the project itself), or None when unknown."""
     low = _lower(text)
     if _has_ja(low):
-        head = low.translate(_CLAUSE_SPLIT).split("\n")[0].split("は", 1)
+        head = _first_clause(low).split("は", 1)  # "node.jsのバージョンは": a dot inside a name
         if len(head) < 2 or not head[0].strip() or "を" in head[0]:
             return None
         subject = head[0].strip()
@@ -546,6 +552,9 @@ def _predicate(text: str) -> tuple[set[str], set[str], bool]:
         for marker in _JA_NOW:
             rest = rest.replace(marker, " ")
         values = {w for w in _WORD.findall(rest) if w.isascii()}
+        if "曜" in rest:  # a day of the week is a value, as "friday" is: "デプロイは金曜日です"
+            values |= {_JA_DAYS[m.group(1)] for m in _JA_DAY.finditer(rest)}
+            rest = _JA_DAY.sub(" ", rest)
         attrs = token_set("".join(ch if not ch.isascii() or ch == " " else " " for ch in rest))
         copula = rest.rstrip("。 ").endswith(("です", "だ", "でした"))
         return attrs, values, copula
