@@ -172,6 +172,7 @@ POSITIVES: list[tuple[str, str, str, str]] = [
      "mainへの直接pushは禁止", "覚えておいて", "ja"),
     ("本番へのデプロイは必ず承認が必要なので覚えておいて",
      "本番へのデプロイは必ず承認が必要", "覚えておいて", "ja"),
+    ("pnpmを使うこと覚えといて", "pnpmを使うこと", "覚えといて", "ja"),  # こと keeps its と
     ("remember we use pnpm",
      "we use pnpm", "remember", "en"),
     ("remember the API is rate limited",
