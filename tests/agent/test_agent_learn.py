@@ -90,6 +90,16 @@ def test_scope_by_category(category, scope, expected):
     assert sc.scopes_for(category, scope) == expected
 
 
+@pytest.mark.parametrize("lesson,expected", [
+    ("Search src/app/container.py first", ["project"]), ("Read ./scripts/run.sh before editing it", ["project"]),
+    ("Check the fixtures in tests/fixtures/x.json", ["project"]),
+    ("Prefer pathlib.Path over os.path", ["global"]), ("Keep CI/CD logs and/or traces short", ["global"]),
+    ("Read the README.md first", ["global"]),
+])
+def test_auto_scope_of_a_search_lesson_by_what_it_names(lesson, expected):
+    assert sc.scopes_for("search_strategy", "auto", lesson) == expected
+
+
 def test_both_scopes_written_and_project_collection_named_by_identity(project, store_of):
     ids = im.learn("coder", "Deploy previews from the release branch", "deployment", 0.8)
     assert len(ids) == 2 and ids[0] != ids[1]
@@ -127,6 +137,7 @@ def test_cli_sync_and_scope_override(project, kioku, store_of):
 @pytest.mark.parametrize("lesson", [
     "When deploying, ssh to deploy@prod-db-01.acme.internal and check /home/alice/deploy.log first",
     "Connect with psql -h db.acme.ai -U alice before running the migration",
+    "Search src/app/container.py first when looking for a service",  # a file of this project
 ])
 def test_auto_scope_keeps_a_lesson_naming_this_machine_in_the_project(project, store_of, lesson):
     [rec_id] = im.learn("coder", lesson, "error_handling", 0.8, project_root=project)

@@ -7,7 +7,8 @@
 Scope by category (``--scope`` overrides): :data:`GLOBAL_CATEGORIES` → global,
 :data:`PROJECT_CATEGORIES` → project, anything else → both; a lesson that names something of one
 machine (a URL, an absolute path, a login at a host; ``kioku.core.placeholders.names_machine``)
-stays in the project whatever its category. Retrieval reads project first.
+stays in the project whatever its category, and so does one that names a file of the project by
+its relative path (``names_project_file``). Retrieval reads project first.
 
 Ids are deterministic: ``imp_`` + sha256(agent, scope, normalised lesson)[:20], so learning the
 same lesson twice (case, spacing, trailing punctuation aside) updates one record.
@@ -53,9 +54,10 @@ def normalise_category(category: str) -> str:
 def scopes_for(category: str, scope: str = "auto", lesson: str = "") -> list[str]:
     """The scopes a lesson of ``category`` is stored in (``scope`` auto|global|project|both).
 
-    With ``auto``, a ``lesson`` that names a path, host, login, URL or branch of this machine or
-    project stays in the project scope whatever its category: it would mean nothing (or leak
-    details) in another project."""
+    With ``auto``, a ``lesson`` that names something of this machine (an absolute or home path,
+    a URL, a host, a login at a host) or a file of this project by its relative path
+    ("src/app/container.py") stays in the project scope whatever its category: it would mean
+    nothing (or leak details) in another project."""
     scope = (scope or "auto").lower()
     if scope == "both":
         return ["global", "project"]
@@ -65,9 +67,9 @@ def scopes_for(category: str, scope: str = "auto", lesson: str = "") -> list[str
         raise UsageError(f"invalid scope {scope!r}: use global, project, both or auto")
     cat = normalise_category(category)
     if lesson:
-        from kioku.core.placeholders import names_machine
+        from kioku.core.placeholders import names_machine, names_project_file
 
-        if names_machine(lesson):
+        if names_machine(lesson) or names_project_file(lesson):
             return ["project"]
     if cat in GLOBAL_CATEGORIES:
         return ["global"]

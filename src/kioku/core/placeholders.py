@@ -22,7 +22,9 @@ _FILE_EXTENSIONS = ("py|pyi|js|mjs|cjs|ts|tsx|jsx|ex|exs|rb|go|rs|java|kt|c|h|cc
 # A dotted name ending in letters that are not a file extension is a host (db.acme.ai,
 # build.corp, example.co.uk), unless it is a Python module run with -m; so is an IPv4 address.
 _IPV4_SOURCE = r"\b\d{1,3}(?:\.\d{1,3}){3}\b"
-_HOST = re.compile(r"(?<!-m )\b(?:[a-z0-9-]+\.)+(?!(?:" + _FILE_EXTENSIONS + r")\b)[a-z]{2,24}\b(?![\w/-])"
+# (a host starts where a dotted name starts, not after one of its dots: "a.a.a…" is then read
+# once, not once from every dot, which took seconds on a 2,000-character command)
+_HOST = re.compile(r"(?<!-m )(?<![\w.-])(?:[a-z0-9-]+\.)+(?!(?:" + _FILE_EXTENSIONS + r")\b)[a-z]{2,24}\b(?![\w/-])"
                    r"|" + _IPV4_SOURCE, re.I)
 _USER_AT = re.compile(r"\b[\w.-]+@(?=\{host\}|[\w.-]+)")
 # Clients that name a server and a login in flags: the values are this machine's, not the lesson's.
@@ -68,6 +70,17 @@ _LOGIN_AT_HOST = re.compile(r"\b[\w.-]+@(?:[\w-]*[A-Za-z][\w-]*\.)+[A-Za-z][\w-]
 _KNOWN_TLD_HOST = re.compile(r"\b(?!socket\.io\b)(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|ai|co|app|cloud|internal|local|lan|corp|"
                              r"home|intra|uk|de|jp|fr|nl|eu|us|ca|au|in)\b(?![\w/.-])", re.I)
 MAX_SCAN_CHARS = 2000  # a command or a lesson longer than this is cut before the rules scan it
+
+
+# A file of a repository named by its relative path: at least one folder and a known extension
+# ("src/app/container.py", "tests/fixtures/x.json"); "and/or", "CI/CD" and "v1/v2" have none.
+_PROJECT_FILE = re.compile(r"(?<![\w/{.-])(?:\.{1,2}/)?(?:[\w.@+-]+/)+[\w@+-][\w.@+-]*\.(?:" + _FILE_EXTENSIONS
+                           + r")(?![\w/])", re.I)
+
+
+def names_project_file(text: str) -> bool:
+    """Whether a sentence names a file of one repository by its relative path."""
+    return bool(_PROJECT_FILE.search(text[:MAX_SCAN_CHARS]))
 
 
 def names_machine(text: str) -> bool:
