@@ -70,6 +70,16 @@ def test_install_twice_then_uninstall_restores_settings_byte_for_byte(tmp_path, 
     assert "nothing to remove" in install("--uninstall").stdout
 
 
+def test_uninstall_restores_settings_with_an_empty_event_list_byte_for_byte(claude, project):
+    raw = b'{\n  "model": "opus",\n  "hooks": {"Stop": [], "PreToolUse": [{"matcher": "Bash", "hooks": []}]}\n}\n'
+    claude.mkdir()
+    (claude / "settings.json").write_bytes(raw)
+    assert install().returncode == 0
+    res = install("--uninstall")
+    assert res.returncode == 0, res.stderr
+    assert (claude / "settings.json").read_bytes() == raw
+
+
 def test_settings_created_by_kioku_are_removed_on_uninstall(claude, project):
     assert install().returncode == 0
     assert (claude / "settings.json").exists()
@@ -302,6 +312,38 @@ def test_an_edited_skill_file_is_kept_on_uninstall_and_upgrade(tmp_path, claude,
     assert any("another note" in p.read_text() for p in skill.parent.glob("SKILL.md.edited-*"))
 
 
+def test_reinstall_after_uninstall_keeps_the_copy_an_upgrade_set_aside(tmp_path, claude, project):
+    src = _copy_checkout(tmp_path / "checkout")
+    assert install(source=src).returncode == 0
+    skill = claude / "skills" / "agent-memory" / "SKILL.md"
+    skill.write_text(skill.read_text() + "\nMy own note.\n")
+    assert "kept your edited" in install(source=src).stdout  # back to Kioku's text, the edit set aside
+    assert install("--uninstall", source=src).returncode == 0
+    [kept] = skill.parent.glob("SKILL.md.edited-*")
+    again = install(source=src)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert kept.exists() and "My own note." in kept.read_text() and skill.exists()
+
+
+def test_a_teammate_installs_into_a_clone_of_a_committed_project_install(tmp_path, claude):
+    alice = tmp_path / "alice"
+    alice.mkdir()
+    subprocess.run(["git", "init", "-q", str(alice)], check=True)
+    assert install("--project", str(alice)).returncode == 0
+    subprocess.run(["git", "-C", str(alice), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(alice), "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "kioku"],
+                   check=True)
+    bob = tmp_path / "bob"
+    subprocess.run(["git", "clone", "-q", str(alice), str(bob)], check=True)
+    assert (bob / ".claude" / "skills" / "memory-system" / "SKILL.md").exists()
+    assert not (bob / ".claude" / "kioku").exists()  # per machine: git-ignored
+    res = install("--project", str(bob))
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert (bob / ".claude" / "kioku" / "venv" / "bin" / "python").exists()
+    assert subprocess.run(["git", "-C", str(bob), "status", "--porcelain"], capture_output=True,
+                          text=True).stdout == ""  # nothing committed changes
+
+
 def test_a_failed_environment_rebuild_keeps_the_working_one(tmp_path, claude, project):
     assert install().returncode == 0
     kioku = claude / "kioku" / "bin" / "kioku"
@@ -325,3 +367,44 @@ def test_a_project_install_beside_a_user_install_warns_that_hooks_run_twice(clau
     assert install().returncode == 0
     res = install("--project", str(project))
     assert res.returncode == 0 and "every hook runs twice" in res.stderr
+
+
+def test_uninstall_with_an_unwritable_settings_folder_is_one_line_and_changes_nothing(claude, project, monkeypatch,
+                                                                                     capsys):
+    from kioku.install import installer
+
+    claude.mkdir()
+    (claude / "settings.json").write_bytes(PRE)
+    assert install().returncode == 0
+    before = snapshot(claude)
+    real_access = os.access
+    # as root every folder is writable: stand in for a user whose Claude folder is read-only
+    monkeypatch.setattr(installer.os, "access", lambda p, mode: False if Path(p) == claude else real_access(p, mode))
+    assert installer.main(["--uninstall"], source_root=REPO) == 1
+    err = capsys.readouterr().err
+    assert "refusing to uninstall" in err and "Traceback" not in err
+    assert snapshot(claude) == before
+
+
+def test_the_same_claude_folder_by_another_path_gets_no_second_set_of_hooks(tmp_path, claude, project):
+    claude.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(claude.parent, target_is_directory=True)
+    assert install().returncode == 0
+    env = dict(os.environ, CLAUDE_CONFIG_DIR=str(link / ".claude"))
+    again = subprocess.run([sys.executable, str(REPO / "install.py"), "--reuse-site-packages"], env=env,
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    hooks = json.loads((claude / "settings.json").read_text())["hooks"]
+    assert {event: len(groups) for event, groups in hooks.items()} == dict.fromkeys(
+        ("SessionStart", "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop"), 1)
+
+
+def test_purge_leaves_no_kioku_folder_behind_after_the_plugin_was_used(claude, project):
+    # the plugin records where its environment is in Kioku's home; it is Kioku's state too
+    claude.mkdir()
+    assert install().returncode == 0
+    (claude / "kioku" / "plugin-env.json").write_text('{"python": "/gone/venv/bin/python"}\n')
+    res = install("--uninstall", "--purge")
+    assert res.returncode == 0, res.stderr
+    assert not (claude / "kioku").exists(), sorted(p.name for p in (claude / "kioku").iterdir())

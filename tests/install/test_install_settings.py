@@ -128,3 +128,12 @@ def test_a_project_installs_kioku_command_still_runs_after_the_project_moved(tmp
     out = subprocess.run(["kioku", "--version"], capture_output=True, text=True,
                          env={"PATH": f"{link_dir}:{os.environ['PATH']}"})
     assert out.returncode == 0 and out.stdout.endswith("-m|kioku|--version|"), out.stderr
+
+
+def test_an_empty_event_list_of_the_user_is_not_taken_for_kioku():
+    # "Stop": [] is what is left after deleting one's last Stop hook; it holds nothing of Kioku's
+    data = {"model": "opus", "hooks": {"Stop": [], "PreToolUse": FOREIGN["hooks"]["PreToolUse"]}}
+    assert not settings.has_kioku(data, MARKER)
+    assert settings.strip_kioku(data, MARKER) == data
+    merged = settings.merge(data, GROUPS, MARKER)
+    assert settings.strip_kioku(merged, MARKER, keep_events={"Stop", "PreToolUse"}) == data

@@ -113,7 +113,7 @@ def install(target: Target, args: argparse.Namespace, root: Path) -> int:
     for skill in layout.SKILLS:
         if not any(k.startswith(f"skills/{skill}/") for k in files):
             print(f"warning: skills/{skill} is missing from the checkout; not installed", file=sys.stderr)
-    adopted = _refuse_foreign_skills(target, files, old)
+    adopted = _refuse_foreign_skills(target, files, old, settings.has_kioku(data, target.marker()))
 
     deps = venv.runtime_deps(root)
     stamp_ok = venv.stamps_match(venv.current_stamp(target.venv),
@@ -149,10 +149,7 @@ def install(target: Target, args: argparse.Namespace, root: Path) -> int:
         actions.append(f"merge   {target.settings}")
         # refused now, before any file is written, rather than after the files are in place
         # without a manifest (which a later install would then take for someone else's)
-        dest, _note = settings.write_destination(target.settings)
-        folder = dest.parent if dest.parent.exists() else target.claude_dir.parent
-        if (dest.exists() and not os.access(dest, os.W_OK)) or (folder.exists() and not os.access(folder, os.W_OK)):
-            raise settings.SettingsError(f"refusing to install: {dest} cannot be written; nothing was written")
+        _refuse_unwritable_settings(target, "install")
 
     if not actions:
         print(f"Kioku {__version__} is already installed in {target.claude_dir}: nothing to change.")
@@ -231,6 +228,14 @@ def install(target: Target, args: argparse.Namespace, root: Path) -> int:
     return 0
 
 
+def _refuse_unwritable_settings(target: Target, what: str) -> None:
+    """SettingsError, before anything is changed, when settings.json cannot be replaced."""
+    dest, _note = settings.write_destination(target.settings)
+    folder = dest.parent if dest.parent.exists() else target.claude_dir.parent
+    if (dest.exists() and not os.access(dest, os.W_OK)) or (folder.exists() and not os.access(folder, os.W_OK)):
+        raise settings.SettingsError(f"refusing to {what}: {dest} cannot be written; nothing was changed")
+
+
 def _baseline(old: dict[str, Any], raw: bytes | None, data: dict[str, Any], target: Target) -> dict[str, Any]:
     """The settings.json bytes as they would be without Kioku, when known exactly."""
     marker = target.marker()
@@ -247,9 +252,15 @@ def _baseline(old: dict[str, Any], raw: bytes | None, data: dict[str, Any], targ
 KEPT_MARKER = ".kioku-kept"  # left by an uninstall in a skill folder whose edited files it kept
 
 
-def _refuse_foreign_skills(target: Target, files: dict[str, bytes], old: dict[str, Any]) -> list[Path]:
+def _refuse_foreign_skills(target: Target, files: dict[str, bytes], old: dict[str, Any],
+                           hooks_present: bool = False) -> list[Path]:
     """KiokuError for a skill folder Kioku did not install; returns the markers of folders an
-    uninstall left (the caller removes them once the install is written)."""
+    uninstall left (the caller removes them once the install is written).
+
+    A project install committed by a teammate has its skills and settings.json hooks in git but
+    no manifest (``kioku/`` is git-ignored): its skill folders are Kioku's when they hold only
+    Kioku's file names and either match this checkout byte for byte or the settings already run
+    Kioku's hooks (a file that differs is then kept beside the new one as ``.edited-<time>``)."""
     adopted: list[Path] = []
     owned = set(old.get("files", {})) if old else set()
     for skill in layout.SKILLS:
@@ -260,7 +271,13 @@ def _refuse_foreign_skills(target: Target, files: dict[str, bytes], old: dict[st
             ours = {r for r in files if r.startswith(f"skills/{skill}/")}
             present = {str(p.relative_to(target.claude_dir)) for p in folder.rglob("*") if p.is_file()}
             marker = f"skills/{skill}/{KEPT_MARKER}"
-            if marker not in present or not all(r in ours or r == marker or ".edited-" in r for r in present):
+            # an upgrade keeps an edited file as <name>.edited-<time>, which no manifest lists: a
+            # folder holding only such copies of Kioku's files is what an uninstall left
+            leftovers = all(r == marker or (".edited-" in r and r.split(".edited-")[0] in ours) for r in present)
+            committed = present and all(r in ours for r in present) and (
+                hooks_present or all((target.claude_dir / r).read_bytes() == files[r] for r in present))
+            if (marker not in present and not leftovers and not committed) or \
+                    not all(r in ours or r == marker or ".edited-" in r for r in present):
                 raise KiokuError(f"{folder} exists and was not installed by Kioku; move it aside and re-run.")
             adopted.append(folder / KEPT_MARKER)
     return adopted
@@ -319,6 +336,7 @@ def uninstall(target: Target, args: argparse.Namespace) -> int:
         print("Dry run: nothing was changed.")
         return 0
     if new_raw != raw:
+        _refuse_unwritable_settings(target, "uninstall")
         if new_raw is None and not target.settings.is_symlink():
             target.settings.unlink()
         elif new_raw is None:
@@ -406,10 +424,12 @@ def _purge_targets(target: Target) -> list[Path]:
     found += sorted(chroma.parent.glob(f"{chroma.name}.broken-*"))
     found += sorted(chroma.parent.glob(f"{chroma.name}.replaced-*"))
     found += sorted(journal.parent.glob(f"{journal.name}.legacy-*"))
-    found += [target.kioku_dir / name for name in ("state", "logs", "config.toml", "archive")]
+    # plugin-env.json: where the Claude Code plugin's environment was (kioku.install.plugin_env)
+    state = ("state", "logs", "config.toml", "archive", "plugin-env.json")
+    found += [target.kioku_dir / name for name in state]
     if target.project is None and paths.kioku_home() != target.kioku_dir:
         # KIOKU_HOME moved the state of this (user) installation elsewhere
-        found += [paths.kioku_home() / name for name in ("state", "logs", "config.toml", "archive")]
+        found += [paths.kioku_home() / name for name in state]
     return [p for p in found if p.exists()]
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,14 +111,19 @@ def is_kioku_handler(handler: Any, marker: str) -> bool:
     command = str(handler.get("command", ""))
     if marker in command:
         return True
-    if "'" not in command and '"' not in command and "\\" not in command:
-        return False
     import shlex
 
     try:
-        return any(marker in word for word in shlex.split(command))
+        words = shlex.split(command)
     except ValueError:
         return False
+    if any(marker in word for word in words):
+        return True
+    # the same folder reached by another spelling (a symlinked home, ``..``): one install, not two
+    if not os.path.isabs(marker):
+        return False
+    folder = os.path.realpath(marker)
+    return any(os.path.isabs(word) and os.path.realpath(os.path.dirname(word)) == folder for word in words)
 
 
 def strip_kioku(data: dict[str, Any], marker: str, keep_events: set[str] | None = None) -> dict[str, Any]:
@@ -134,15 +140,18 @@ def strip_kioku(data: dict[str, Any], marker: str, keep_events: set[str] | None 
         if not isinstance(groups, list):
             continue
         kept = []
+        removed = False
         for group in groups:
             handlers = group.get("hooks") if isinstance(group, dict) else None
             if isinstance(handlers, list) and any(is_kioku_handler(h, marker) for h in handlers):
+                removed = True
                 rest = [h for h in handlers if not is_kioku_handler(h, marker)]
                 if rest:
                     kept.append({**group, "hooks": rest})
                 continue
             kept.append(group)
-        if kept or (keep_events and event in keep_events):
+        # a list that was empty before (the user's own ``"Stop": []``) is not Kioku's to drop
+        if kept or not removed or (keep_events and event in keep_events):
             hooks[event] = kept
         else:
             del hooks[event]
