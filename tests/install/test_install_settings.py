@@ -137,3 +137,22 @@ def test_an_empty_event_list_of_the_user_is_not_taken_for_kioku():
     assert settings.strip_kioku(data, MARKER) == data
     merged = settings.merge(data, GROUPS, MARKER)
     assert settings.strip_kioku(merged, MARKER, keep_events={"Stop", "PreToolUse"}) == data
+
+
+def test_a_user_hook_without_its_environment_exits_0_and_session_start_says_what_to_run(tmp_path):
+    import json
+    import subprocess
+
+    from kioku.install.layout import Target
+
+    target = Target(tmp_path / "o'brien home" / ".claude")  # no venv: removed, or never built
+    for event in ("SessionStart", "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop"):
+        out = subprocess.run(["sh", "-c", target.hook_command(event)], capture_output=True, text=True,
+                             input="{}")
+        assert out.returncode == 0 and out.stderr == "", (event, out.stderr)
+        if event == "SessionStart":
+            assert "run install.py again" in json.loads(out.stdout)["systemMessage"].lower()
+        else:
+            assert out.stdout == ""
+        assert settings.is_kioku_handler({"type": "command", "command": target.hook_command(event)},
+                                         target.marker())

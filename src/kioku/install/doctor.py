@@ -116,7 +116,7 @@ def _check_settings(target: Target, add) -> None:
     python = target.venv / "bin" / "python"
     runs = os.access(python, os.X_OK)
     if not runs:
-        effect = "does nothing" if target.scope == "project" else "fails (status 127)"
+        effect = "does nothing" if target.scope == "project" else "does nothing (SessionStart says so)"
         add("hook interpreter", False, f"{python} is missing: Kioku's environment was removed or broken, so "
             f"every hook {effect}; run install.py again to rebuild it (memories and lessons are kept)")
     for event, group in want.items():

@@ -59,7 +59,11 @@ class Target:
             python = f"{PROJECT_REF}venv/bin/python"
             return f"[ -x {python} ] || exit 0; {python} {PROJECT_REF}hooks/{HOOK_LAUNCHER} {event}"
         launcher = shlex.quote(str(self.kioku_dir / "hooks" / HOOK_LAUNCHER))
-        return f"{shlex.quote(str(self.venv / 'bin' / 'python'))} {launcher} {event}"
+        python = shlex.quote(str(self.venv / "bin" / "python"))
+        # Kioku's environment removed or broken: the hook lets the session go on (exit 0) instead
+        # of a "hook error" on every prompt, and SessionStart tells the user once what to run
+        told = f"printf '%s\\n' {shlex.quote(_MISSING_VENV_NOTICE)}; " if event == "SessionStart" else ""
+        return f"[ -x {python} ] || {{ {told}exit 0; }}; {python} {launcher} {event}"
 
     def marker(self) -> str:
         # The unquoted folder path is a substring of every command we write.
@@ -100,6 +104,9 @@ def launcher_text(target: Target) -> str:
     return "\n".join(lines) + "\n"
 
 
+# What SessionStart shows the user (a documented hook output key) when the environment is gone.
+_MISSING_VENV_NOTICE = ('{"systemMessage": "Kioku is not working: its Python environment is missing or broken. '
+                        'Run install.py again to rebuild it (memories and lessons are kept)."}')
 # One clear line instead of "not found" when Kioku's environment was removed or broken.
 _MISSING_VENV = ("[ -x {python} ] || {{ echo 'kioku: its Python environment ({venv}) is missing or broken; "
                  "run install.py again to rebuild it (memories and lessons are kept)' >&2; exit 1; }}")
