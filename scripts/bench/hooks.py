@@ -17,7 +17,8 @@ Setup (in a temporary HOME; nothing outside it is touched):
 - a 20 MB transcript (recorded transcript lines repeated) for Stop, plus a 2 KB one to show
   Stop does not depend on transcript size.
 Each hook command is taken verbatim from the installed settings.json and run as a fresh
-process with a recorded payload on stdin; runs alternate with ``<venv python> -c pass``, and
+process with a recorded payload on stdin, through ``sh -c`` as Claude Code runs it; runs
+alternate with ``sh -c '<venv python> -c pass'``, and
 the table reports medians and the ratio. Stop runs while the bench holds the worker lock (as
 when a worker is already running), so no background evaluation competes for the CPU.
 Budgets: UserPromptSubmit no trigger <= 3x, with a save <= 5x, SessionStart <= 6x,
@@ -214,8 +215,10 @@ def main(argv: list[str] | None = None) -> int:
         make_transcript(big, 20 * 1024 * 1024)
         make_transcript(small, 2048)
         settings = json.loads((claude_dir / "settings.json").read_text())
-        cmds = {ev: shlex.split(groups[-1]["hooks"][0]["command"]) for ev, groups in settings["hooks"].items()}
-        python = cmds["Stop"][0]
+        # shell form, as Claude Code runs a hook's command (``sh -c``); the baseline goes through
+        # the same shell, so the ratio compares what Kioku adds to a bare interpreter start
+        cmds = {ev: ["sh", "-c", groups[-1]["hooks"][0]["command"]] for ev, groups in settings["hooks"].items()}
+        python = str(claude_dir / "kioku" / "venv" / "bin" / "python")
         index_text = (project / ".agents" / "memory" / "MEMORY.md").read_text()
         index_lines = len(index_text.splitlines())  # the index's cap (MAX_LINES) counts every line
         index_entries = sum(1 for ln in index_text.splitlines() if ln.startswith("- ["))
@@ -254,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
             hook_t, pass_t = [], []
             sample = b""
             for _ in range(args.runs):
-                pass_t.append(timed([python, "-c", "pass"], b"", env, project)[0])
+                pass_t.append(timed(["sh", "-c", f"{shlex.quote(python)} -c pass"], b"", env, project)[0])
                 t, sample = timed(cmds[event], make(), env, project)
                 hook_t.append(t)
             hook_ms, pass_ms = statistics.median(hook_t) * 1000, statistics.median(pass_t) * 1000
