@@ -77,7 +77,7 @@ __all__ = [
 # class plus look-behind branches because CPython's regex engine can then skip positions by
 # the class alone; a plain alternation of words is ~3x slower on ordinary prompts.
 REMEMBER_HINT: re.Pattern[str] = re.compile(
-    r"(?i)[rmsfnkwg覚記保メ忘今こ次以](?:(?<=r)emem|(?<=m)emor|(?<=m)ind\b|(?<=s)(?:ave|tore)\b|(?<=dow)n\b"
+    r"(?i)[rmsfnkwg覚記保メ忘今こ次以](?:(?<=r)(?:emem|emb|emeb|emmeb|mem)|(?<=m)emor|(?<=m)ind\b|(?<=s)(?:ave|tore)\b|(?<=dow)n\b"
     r"|(?<=g)oing forward"
     r"|(?<=f)(?:orget|uture|rom now)|(?<=n)ote\b|(?<=覚)え|(?<=記)[憶録]|(?<=保)存|(?<=メ)モ|(?<=忘)れ"
     r"|(?<=今)(?:後|度から)|(?<=こ)れからは|(?<=次)(?:回)?から|(?<=以)[後降])"
@@ -131,18 +131,22 @@ def _mask(text: str) -> str:
 # --- English -------------------------------------------------------------------------------
 _LEAD = (
     r"(?:(?:please|pls|plz|kindly|also|and|oh|ok|okay|hey|hi|so|btw|by the way|one more thing"
-    r"|fyi|important|claude|kioku|note)\b[,:!]?\s+"
+    r"|fyi|important|claude|kioku|note|permanently)\b\s*[,:!—–-]?\s+"
     r"|note to self\s*[,:]?\s+"
-    r"|(?:can|could|would|will) you\s+(?:please\s+)?"
+    r"|(?:can|could|would|will) (?:you|u)\s+(?:please\s+)?"
     r"|(?:you (?:should|must|need to|have to)|make sure (?:to|you)|be sure to|always)\s+"
-    r"|i(?:'d| would)? (?:want|need|like) you to\s+(?:please\s+)?)*"
+    r"|i(?:'d| would)? (?:want|need|like) (?:you|u) to\s+(?:please\s+)?)*"
 )
 _WH = r"(?:what|when|where|why|how|who|whom|whose|which|whether|if)\b"
 
 # How long a note is to be kept, between the trigger and the note ("remember for the future:",
 # "keep in mind going forward that")
-_LASTING = (r"\s+(?:for (?:all )?(?:the )?(?:future(?: sessions?)?|later|next time|good)|forever|permanently"
-            r"|going forward|from now on)")
+_LASTING = (r"\s+(?:for (?:all |every )?(?:the )?(?:future(?: (?:sessions?|work|reference|conversations?|chats?))?"
+            r"|later|next time|good)(?: on this (?:repo|project|codebase))?|forever|permanently|going forward"
+            r"|from now on|across sessions|in (?:all )?future sessions|this time)")
+
+# Misspellings of "remember" seen in quick typing
+_REMEMBER_TYPOS = ("rember", "remeber", "remmeber", "rmember", "remembr", "rememebr", "rememeber")
 
 # Each alternative sets a named group naming its trigger; content follows the match.
 # (name, source, words one of which the alternative cannot match without, lower case)
@@ -151,26 +155,29 @@ _EN_ALTS = (
     # run the tests" is a reminder for the work at hand, not a note
     ("dont", r"(?P<dont>(?:don'?t|do not|never) forget)(?:\s+(?:this|the following))?\s*(?::|that\b|,\s*that\b"
      r"|,|(?!\s*to\b))", ("forget",)),
-    ("save", r"(?P<save>(?:save|store|add|put|write|keep|record)(?:\s+(?:this|that|it|these|the following))?"
+    ("save", r"(?P<save>(?:save|store|add|put|write|keep|record|commit)(?:\s+(?:this|that|it|these|the following))?"
      r"\s+(?:to|in|into|as)\s+(?:your\s+|the\s+|a\s+)?(?:long[- ]term\s+)?(?:memory|memories|kioku"
      r"|(?:a\s+)?memory note)(?![.\w-]))\s*(?::|that\b|-)", ("memor", "kioku")),
     ("savethis", r"(?P<savethis>save (?:this|that|the following))\s*:", ("save",)),
-    ("writedown", r"(?P<writedown>(?:write|jot|note) (?:this|that|it) down)\s*(?::|that\b)", ("down",)),
-    ("remember", r"(?P<remember>remember|memori[sz]e)(?!\s+" + _WH + r")(?!\s+me\b)"  # "Remember me" is a login box
-     r"(?:(?:\s+(?:this|the following)(?:\s+(?:rule|note|fact|preference|convention|one))?)?"
+    ("writedown", r"(?P<writedown>(?:write|jot|note) (?:this|that|it) down(?:" + _LASTING + r")?)\s*(?::|that\b)",
+     ("down",)),
+    ("remember", r"(?P<remember>remember|memori[sz]e|" + "|".join(_REMEMBER_TYPOS) + r")(?!\s+" + _WH + r")"
+     r"(?!\s+me\b)"  # "Remember me" is a login box
+     r"(?:(?:\s+(?:this|it|the following)(?:\s+(?:rule|note|fact|preference|convention|one))?)?"
      r"(?:" + _LASTING + r")?"
      r"(?=\s*(?:[:\-—,]|that\b)))?"
-     r"\s*(?::|-|—|,|that\b|to\b)?", ("remember", "memori")),
+     r"\s*(?::|-|—|,|that\b|to\b)?", ("remember", "memori", *_REMEMBER_TYPOS)),
     # "make a note" needs what follows to be the note ("Make a note: ...", "make a note that ..."),
     # not where or about what ("Make a note in the README", "a note of any flaky test", "note-taking")
-    ("note", r"(?P<note>(?:make|take) a note(?:\s+for (?:the )?(?:future|later|next time))?(?=\s*(?::|,|that\b))"
+    ("note", r"(?P<note>(?:make|take) a note(?:\s+for (?:the )?(?:future(?: sessions?)?|later|next time))?"
+     r"(?=\s*(?::|,|that\b))|note for (?:your |the )?memory"
      r"|note (?:this |it )?(?:down )?for (?:the )?future(?: sessions?)?"
      r"|note for (?:later|next time)|for future reference|for future sessions?)\s*(?::|,|-|that\b)?",
      ("note", "future")),
     ("mind", r"(?P<mind>(?:keep|bear)(?: this| that)? in mind(?:" + _LASTING + r"(?=\s*(?:[:\-—,]|that\b)))?)"
      r"\s*(?::|,|that\b)?", ("mind",)),
-    ("fromnow", r"(?P<fromnow>from now on|in (?:all )?future sessions|going forward, always)\s*[,:]?",
-     ("from now", "future", "going forward")),
+    ("fromnow", r"(?P<fromnow>from now on|(?:in|for) (?:all )?future sessions|going forward, always"
+     r"|from here on(?: out)?)\s*[,:]?", ("from now", "future", "going forward", "from here")),
 )
 
 
@@ -179,7 +186,7 @@ _EN_ALTS = (
 _LEAD_FIRST_WORDS = frozenset((
     "please", "pls", "plz", "kindly", "also", "and", "oh", "ok", "okay", "hey", "hi", "so", "btw",
     "by", "one", "fyi", "important", "claude", "kioku", "note", "can", "could", "would", "will",
-    "you", "make", "be", "always", "i", "i'd",
+    "you", "make", "be", "always", "i", "i'd", "permanently",
 ))
 
 
@@ -233,7 +240,9 @@ _EN_END = _Lazy(
     r"(?i)^(?P<content>.+?)\s*[,;:.\-—!]+\s*(?:please\s+)?"
     r"(?P<trig>remember (?:this|that|it)|save (?:this|that|it) to (?:your )?memory"
     r"|(?:don'?t|do not) forget (?:this|that|it)|keep (?:this|that|it) in mind"
-    r"|note (?:this|that) for (?:the )?future(?: sessions?)?)(?:,?\s*please)?[\s.!]*$"
+    r"|note (?:this|that) for (?:the )?future(?: sessions?)?)"
+    r"(?:\s+(?:for (?:all )?(?:the )?future(?: sessions?)?|for next time|next (?:time|session)|going forward"
+    r"|from now on|in future sessions))?(?:,?\s*please)?[\s.!]*$"
 )
 _EN_TRIGGER_NAMES = {
     "dont": "don't forget", "save": "save to memory", "savethis": "save this",
@@ -242,7 +251,8 @@ _EN_TRIGGER_NAMES = {
     "fromnow": "from now on",
 }
 # Sentence starts: beginning, after sentence punctuation, or a newline.
-_SENT_START = _Lazy(r"(?:^|(?<=[.!?;])\s+|\n\s*|(?<=[。！？]))")
+_SENT_START = _Lazy(r"(?:^|(?<=[.!?;])\s+|\n\s*|(?<=[。！？])"
+                   r"|(?<=,)\s+(?:and|but)\s+(?=(?:please\s+)?(?:remember|keep (?:this |that )?in mind|don't forget)\b))")
 
 # --- Japanese --------------------------------------------------------------------------------
 _JA_POLITE = r"(?:ください|下さい|くれ(?:ますか|る)?|ね|よ|ほしい|欲しい|おいて|おいてね|おく|ておく|な)*"
@@ -254,6 +264,9 @@ _JA_TRIG = _Lazy(
     r"|記録して(?:おいて)?|忘れないで|忘れないように(?:して)?|忘れずに(?:覚えて(?:おいて)?)?"
     r"|保存して(?:おいて)?)" + _JA_POLITE
 )
+# Words before a request that only say how long to keep it ("ずっと", "今後のために", "次回以降のセッションでも")
+_JA_LASTING_ONLY = _Lazy(r"^(?:[、,\s]|あと|それと|ずっと|今後|次回|以降|将来|これから|セッション|ため|参考|の|に|で|も|は)+$")
+_JA_ASKED_TO_KEEP = ("くれる", "くれますか", "くれない", "もらえる", "もらえますか")
 _JA_MEMORY_WORD = _Lazy(r"(?i:メモリ|記憶|メモ|覚え|kioku|長期記憶|ナレッジ)")
 _JA_FILE_OBJ = _Lazy(r"(?:ファイル|変更|ドキュメント|画像|データ|設定|作業|コード|ページ|それ|これ)(?:を|は)?\s*$")
 _JA_QUESTION_END = _Lazy(r"(?:[?？]|(?:ます|です|でしょう|だろう|る|た|の)?か[。\s]*|かな[。\s]*)$")
@@ -313,6 +326,8 @@ def _may_lead(content: str) -> bool:
 
 def _clean_en(content: str) -> str:
     content = content.strip()
+    if any(words in content[:30].lower() for words in _LASTING_WORDS):
+        content = _EN_LASTING_HEAD.sub("", content) or content  # "In the future, always ask …"
     if "\n" in content:  # a block after "remember:": keep list markers, drop the colon
         content = re.sub(r"^[:\s]+", "", content)
     else:
@@ -324,15 +339,19 @@ def _clean_en(content: str) -> str:
     if not content.isascii() or any(word in content.lower() for word in ("pleas", "pls", "thank", "thx")):
         content = _EN_POLITE_TAIL.sub("", content)  # (compiled only when one of its words is there)
     content = _strip_trail(content).strip()
-    tail = content[-30:].lower()
-    if any(words in tail for words in ("future", "from now", "going forward", "from here")):
+    if any(words in content[-30:].lower() for words in _LASTING_WORDS):
         content = _strip_trail(_EN_LASTING_TAIL.sub("", content)).strip()  # "… for future sessions"
     m = _QUOTED.match(content) if content[:1] in "'\"“「" else None
     return next(g for g in m.groups() if g).strip() if m else content
 
 
 _EN_LASTING_TAIL = _Lazy(r"(?i)[,\s]+(?:(?:for|in) (?:all )?(?:the )?future(?: sessions?)?|from now on"
-                         r"|from here on(?: out)?|going forward)[\s.!?]*$")
+                         r"|from here on(?: out)?|going forward|(?:for )?next (?:time|session)|across sessions)[\s.!?]*$")
+# The same words opening a note ("In the future, always ask …", "and in future sessions, use uv")
+_EN_LASTING_HEAD = _Lazy(r"(?i)^[,\s]*(?:and\s+)?(?:in the future|going forward|from now on|from here on(?: out)?"
+                         r"|(?:for|in) (?:all |every )?future sessions?|in every session|across sessions)\s*[,:]\s*")
+_LASTING_WORDS = ("future", "from now", "going forward", "from here", "next time", "next session", "across sessions",
+                  "every session")
 _EN_TASK_TAIL = _Lazy(
     r"(?i)[,;]\s*(?:and|then|and then|but)\s+(?:please\s+)?(?:now\s+)?(?:fix|run|add|update|create"
     r"|write|make|implement|change|remove|delete|refactor|check|look|help|commit|push|deploy"
@@ -473,7 +492,7 @@ _SENTENCE_MARKS = ".!?;\n。！？"
 def _sentence_starts(masked: str):  # -> Iterator[int]
     """Where sentences start (``_SENT_START``); a text without any sentence mark is one
     sentence, found without compiling the pattern."""
-    if not any(mark in masked for mark in _SENTENCE_MARKS):
+    if not any(mark in masked for mark in _SENTENCE_MARKS) and ", and " not in masked and ", but " not in masked:
         yield 0
         return
     for ss in _SENT_START.finditer(masked):
@@ -508,9 +527,31 @@ def _states_something(content: str) -> bool:
 _BARE_KINDS = frozenset(("remember", "mind", "dont"))
 _DEMONSTRATIVE_START = _Lazy(r"(?i)(?:this|these|those|it|that)\b")
 # "Could you remember that we deploy on Fridays?" asks to keep a note, though it ends in "?"
-_ASKED_TO_KEEP = _Lazy(r"(?i)\b(?:can|could|would|will) you\b")
+_ASKED_TO_KEEP = _Lazy(r"(?i)\b(?:can|could|would|will) (?:you|u)\b")
 _PAST_STATING = frozenset(("was", "were", "wasn't", "weren't"))
 _ABOUT_THE_NEXT_STEP = _Lazy(r"(?i)\b(?:when|while|as|once|before) you\b(?![^.!?\n]*\b(?:every|always|whenever)\b)")
+
+
+# What a "remember <thing>: <value>" names when it is the work at hand, not a fact to keep
+_WORK_AT_HAND = frozenset(("plan", "steps", "order", "list", "sequence", "todo", "agenda"))
+
+
+def _names_a_value(content: str) -> bool:
+    """"the preferred log format: JSON lines", "the seed data command: `make seed`": a thing
+    and its value, which states a fact as a verb would. Not "this list: a, b, c" nor "the
+    plan: first …", which are the work at hand."""
+    thing, colon, value = content.partition(": ")
+    if not colon or not value.strip():
+        return False
+    words = [w.strip(".,;()'\"`").lower() for w in thing.split()]
+    return bool(words) and words[0] not in ("this", "that", "these", "those", "it") \
+        and not _WORK_AT_HAND.intersection(words)
+
+
+def _only_lasting(content: str) -> bool:
+    """Content that is only how long to keep something ("for future sessions", "next time")."""
+    low = content.lower()
+    return any(words in low for words in _LASTING_WORDS) and not _EN_LASTING_TAIL.sub("", " " + content).strip()
 
 
 def _asks_to_keep(content: str, trigger: str) -> bool:
@@ -565,12 +606,14 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
             continue  # "remember: tests", "remember edge-cases": a word is no note
         if content.lower().startswith(("let's ", "let us ")):
             continue  # "From now on, let's work on the frontend": a plan for this work, not a rule
-        if bare_kind and not trigger.endswith(" to") and content.isascii() \
+        if _only_lasting(content):
+            continue  # "Remember that for future sessions." points back: the closing form reads it
+        if bare_kind and not trigger.endswith(" to") and content.isascii() and not _names_a_value(content) \
                 and not _states_something(content) and not _holds_secret(content):
             continue  # "Remember the diff above, now apply it", "remember the thing about the cache"
-        if kind != "remember" and bare_kind and (_DEMONSTRATIVE_START.match(content)
-                                                 or _ABOUT_THE_NEXT_STEP.search(content)):
-            continue  # "keep in mind this function is called twice", "… when you write the client"
+        if (kind != "remember" and bare_kind and _DEMONSTRATIVE_START.match(content)) \
+                or (kind in ("mind", "dont") and (bare_kind or kind == "mind") and _ABOUT_THE_NEXT_STEP.search(content)):
+            continue  # "keep in mind this function is called twice", "… while you refactor this module"
         if asked:
             if not _asks_to_keep(content, trigger):
                 continue  # "Could you remember that bug we had?": a question about the past
@@ -635,15 +678,21 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
         lo = max(0, m.start() - _WINDOW)
         s_start = max(max(masked.rfind(c, lo, m.start()) for c in "。！？!?\n") + 1, lo)
         after = masked[m.end():m.end() + _WINDOW]
-        if _JA_QUESTION_END.match(after.lstrip()) or re.match(r"\s*[?？]", after):
+        # "これ覚えておいてくれる？本番はGCP。": a polite request with the fact after it
+        asked = m.group(0).endswith(_JA_ASKED_TO_KEEP) and re.match(r"\s*[?？]\s*\S", after) is not None
+        if (_JA_QUESTION_END.match(after.lstrip()) or re.match(r"\s*[?？]", after)) and not asked:
             continue
         before = text[s_start:m.start()]
         # content after a colon wins ("覚えておいて：テストにはRedisが必要")
         content_after = ""
-        am = re.match(r"\s*[:：]\s*", after)
+        am = re.match(r"\s*(?:こと|事)?\s*[:：]\s*", after)  # "覚えておいてほしいこと：…"
         if am is None and not before.strip():
             # "覚えておいて、テストには…", "覚えておいてほしいのは、本番DBは…"
             am = re.match(r"\s*(?:(?:ほしい|欲しい)?(?:のは|ことは)\s*[、,:：]?|[、,])\s*", after)
+        if am is None and _JA_LASTING_ONLY.match(before.strip()):
+            # "次回以降のセッションでも覚えておいてほしいんだけど、本番DBは…": before the request
+            # only how long; the fact follows it
+            am = re.match(r"\s*(?:ん(?:だ|です)?けど|のですが|けど|けれど)?\s*[、,]\s*(?=\S)", after)
         if am:
             end = _sentence_end(masked, m.end() + am.end(), block=True)
             content_after = text[m.end() + am.end():end]
@@ -656,6 +705,8 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
             if _JA_TASK_BEFORE.search(before) or not re.search(
                     r"(?:こと|ということ|って|と)(?:を|は)?\s*$", before):
                 continue  # "テストを実行するのを忘れないで" is a task, not a fact
+        if not content_after.strip() and before.strip() and _JA_LASTING_ONLY.match(before.strip()):
+            before = ""  # "今後のために覚えておいて": the note is the sentence around the request
         if content_after.strip():
             content = _clean_ja(content_after)
         else:
@@ -663,14 +714,14 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
             content = _clean_ja(_JA_BEFORE_STRIP.sub("", before))
             if re.search(r"ことを\s*$", before):
                 content = _clean_ja(re.sub(r"を\s*$", "", before))
-        if not content and not before.strip() and re.match(r"\s*(?:[。！!\n]|$)", after):
+        if not content and not before.strip() and re.match(r"\s*(?:[。！!\n]|$)" if not asked else r"\s*[?？]", after):
             # "…。覚えておいて" / "覚えておいて。…": the fact is the neighbouring sentence
             prev = _clean_ja(re.split(r"(?<=[。！？!?\n])",
                                       text[max(0, s_start - _WINDOW):s_start].rstrip("。！!\n "))[-1])
-            if prev and not _JA_QUESTION_END.search(prev):
+            if prev and not _JA_QUESTION_END.search(prev) and not asked:
                 content = prev
             else:
-                nxt = re.match(r"\s*[。！!]?\s*(.+?)(?:[。！!]|\n|$)", text[m.end():m.end() + _WINDOW])
+                nxt = re.match(r"\s*[。！!?？]?\s*(.+?)(?:[。！!]|\n|$)", text[m.end():m.end() + _WINDOW])
                 content = _clean_ja(nxt.group(1)) if nxt else ""
             if trig.startswith("忘れ") and _JA_IMPERATIVE_END.search(content):
                 continue  # "テストを実行してね。忘れないで" is a task
