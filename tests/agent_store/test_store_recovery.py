@@ -253,3 +253,42 @@ def test_a_copy_put_back_that_missed_journaled_deletes_is_rebuilt_without_them(t
     shutil.copytree(backup, store)  # the older copy, which still holds the deleted records
     out = run_py(_STORE_STEP, str(store), "list").stdout
     assert out.startswith("['r2']") and "never wrote" not in out
+
+
+def test_a_write_landing_during_rebuilds_damage_check_is_not_damage(tmp_path, monkeypatch):
+    """`kioku rebuild` refused ("the store holds 1 record(s) its journal lacks") and advised
+    writing the journal anew from the store when another process learned a lesson between
+    the check's journal read and its store read."""
+    import hashlib
+    import threading
+
+    from kioku.agent.chroma_store import AgentStore, Record
+    from kioku.agent.journal import Journal
+
+    class Hashed:
+        def embed(self, texts):
+            return [[b / 255 for b in hashlib.sha256(t.encode()).digest()[:16]] for t in texts]
+
+    store = AgentStore(tmp_path / "chroma", embedder=Hashed())
+    store.upsert("main", "improvements", [Record(f"r{i}", f"lesson number {i}", {"x": 1}, 0.0) for i in range(3)])
+    original, writers = Journal.live_counts, []
+
+    def journal_read_then_another_write(self):
+        counts = original(self)
+        other = AgentStore(tmp_path / "chroma", embedder=Hashed())
+        writer = threading.Thread(target=other.upsert, args=(
+            "main", "improvements", [Record("late", "a lesson learned meanwhile", {"x": 1}, 0.0)]))
+        writer.start()
+        writer.join(2.0)  # done at once when nothing holds the write lock
+        writers.append(writer)
+        return counts
+
+    monkeypatch.setattr(Journal, "live_counts", journal_read_then_another_write)
+    try:
+        assert store.records_beyond_journal() == {}
+    finally:
+        for writer in writers:
+            writer.join(60)
+    monkeypatch.setattr(Journal, "live_counts", original)
+    assert store.records_beyond_journal() == {}
+    assert sorted(r.id for r in store.get("main", "improvements")) == ["late", "r0", "r1", "r2"]

@@ -259,3 +259,41 @@ def test_malformed_input_gets_one_line_on_stderr_and_nothing_else(event, raw, pr
     assert hookio.run(event, stdin=io.BytesIO(raw), stdout=out, stderr=err) == 0
     assert out.getvalue() == ""
     assert err.getvalue().startswith(f"kioku: {event} hook skipped") and err.getvalue().count("\n") == 1
+
+
+@pytest.mark.parametrize("errno_", [28, 30, 13])  # ENOSPC, EROFS, EACCES
+def test_a_save_that_cannot_write_tells_claude_it_was_not_saved(hook_input, project, monkeypatch, errno_):
+    import os
+
+    from kioku.memory import api
+
+    def full(*_a, **_k):
+        raise OSError(errno_, os.strerror(errno_), str(project / ".agents" / "memory" / ".lock"))
+
+    monkeypatch.setattr(api, "remember", full)
+    result = user_prompt_submit.handle(hook_input("user_prompt_submit"))
+    assert result is not None, "the remember request was dropped without a word"
+    assert result.additional_context.startswith("Kioku could not save this to memory: ")
+    assert os.strerror(errno_) in result.additional_context
+    assert "Tell the user it was not saved." in result.additional_context
+    assert result.system_message.startswith("Kioku: not saved to memory - ")
+
+
+@pytest.mark.parametrize("event", ["UserPromptSubmit", "SessionStart", "Stop", "SubagentStart", "SubagentStop"])
+def test_closed_stdin_is_skipped_with_one_clear_line(event, project, monkeypatch):
+    monkeypatch.setattr("sys.stdin", None)  # what Python gives a process started with fd 0 closed
+    out, err = io.StringIO(), io.StringIO()
+    assert hookio.run(event, stdout=out, stderr=err) == 0
+    assert out.getvalue() == ""
+    assert err.getvalue() == f"kioku: {event} hook skipped: no hook input (standard input is closed)\n"
+    assert not (paths.logs_dir() / "hooks.log").exists()  # nothing failed: no traceback logged
+
+
+def test_oversized_input_says_so_instead_of_not_json(project, monkeypatch):
+    monkeypatch.setattr(hookio, "MAX_STDIN_BYTES", 1024)
+    raw = json.dumps({"prompt": "remember that we always use bun", "pad": "x" * 4096}).encode()
+    out, err = io.StringIO(), io.StringIO()
+    assert hookio.run("UserPromptSubmit", stdin=io.BytesIO(raw), stdout=out, stderr=err) == 0
+    assert out.getvalue() == ""
+    assert err.getvalue().startswith("kioku: UserPromptSubmit hook skipped: hook input is larger than ")
+    assert "not JSON" not in err.getvalue() and err.getvalue().count("\n") == 1

@@ -78,7 +78,7 @@ def read_payload(raw: bytes) -> dict:
         data = loads(raw.decode("utf-8", errors="replace"))
     except ValueError as exc:  # json.JSONDecodeError
         msg, line = getattr(exc, "msg", str(exc)), getattr(exc, "lineno", "?")
-        raise ValueError(f"hook input is not JSON ({msg} at line {line})") from None
+        raise ValueError(f"hook input is not JSON ({msg}, line {line})") from None
     if not isinstance(data, dict):
         raise ValueError(f"hook input is a JSON {type(data).__name__}, expected an object")
     return data
@@ -181,12 +181,19 @@ def run(event: str, stdin=None, stdout=None, stderr=None) -> int:
     try:
         if kill_switch_set() or event not in EVENT_MODULES:
             return 0
+        if stdin is None:  # launched with standard input closed: sys.stdin is None
+            stderr.write(f"kioku: {event} hook skipped: no hook input (standard input is closed)\n")
+            return 0
         source = getattr(stdin, "buffer", stdin)
         if getattr(stdin, "isatty", lambda: False)():
             return 0
-        raw = source.read(MAX_STDIN_BYTES)
+        raw = source.read(MAX_STDIN_BYTES + 1)
         if isinstance(raw, str):
             raw = raw.encode("utf-8", errors="replace")
+        if len(raw) > MAX_STDIN_BYTES:  # cut JSON would be reported as "not JSON": say what happened
+            stderr.write(f"kioku: {event} hook skipped: hook input is larger than "
+                         f"{MAX_STDIN_BYTES // (1024 * 1024)} MB\n")
+            return 0
         module = handler_module(event)
         skip_raw = getattr(module, "quick_skip_raw", None)
         if skip_raw is not None and raw.strip() and skip_raw(raw):

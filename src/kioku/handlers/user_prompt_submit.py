@@ -183,8 +183,14 @@ def _save(content: str, payload: dict, prompt: str) -> HookResult:
                 "do not save it to auto memory or any other file either."),
             system_message=f"Kioku: not saved to memory - {reason}",
         )
-    except KiokuError as exc:
-        reason = str(exc).removeprefix("not saved: ")  # the lead-in below says it already
+    except (KiokuError, OSError) as exc:
+        # OSError: a full disk, a read-only or unwritable memory folder. The save failed, so
+        # Claude must hear it like any other refusal (fail-open would drop the note silently).
+        if isinstance(exc, KiokuError):
+            reason = str(exc).removeprefix("not saved: ")  # the lead-in below says it already
+        else:
+            where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+            reason = f"{exc.strerror or type(exc).__name__}{where}; nothing was written"
         return HookResult(
             additional_context=f"Kioku could not save this to memory: {_sentence(reason)} Tell the user it was "
                                "not saved.",

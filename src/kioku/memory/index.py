@@ -329,6 +329,7 @@ def read_index_text(path: Path) -> str | None:
     if b"\x00" in data:
         raise IndexUnreadable(f"{path.name} contains NUL bytes")
     try:
-        return data.decode("utf-8")
+        # A byte order mark (Windows editors add one) is not part of the first line.
+        return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         raise IndexUnreadable(f"{path.name} is not valid UTF-8 (byte {exc.start})") from None

@@ -116,7 +116,7 @@ def _index_lines(path: Path) -> list[tuple[int, str, str, str, str | None]]:
     data = _read(path, MAX_INDEX_BYTES)
     if data is None:
         return []
-    lines = redacted_index_lines(data.decode("utf-8", errors="replace").splitlines())
+    lines = redacted_index_lines(data.decode("utf-8", errors="replace").removeprefix("\ufeff").splitlines())
     return [(number, lines[number - 1].strip(), type_, text, topic)
             for number, type_, text, topic, _entry in index_notes(lines)]
 

@@ -182,7 +182,7 @@ class MemoryDir:
             self.notices.append(f"{INDEX_NAME} was unreadable ({exc}); rebuilt from topic files, "
                                 f"original kept as {backup.name}")
             return self.rebuild_index(self._complete(topics) if topics is not None else self.load_topics())
-        if text is None:
+        if text is None or not text.strip():  # missing, or emptied: the topic files still hold every memory
             topics = self._complete(topics) if topics is not None else self.load_topics()
             return self.rebuild_index(topics) if topics else IndexDoc()
         doc = parse_index(text)

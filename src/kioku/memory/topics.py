@@ -261,7 +261,7 @@ def parse_topic(path: Path, data: bytes) -> TopicFile:
     except UnicodeDecodeError as exc:
         text = data.decode("utf-8", errors="replace")
         topic.broken = f"not valid UTF-8 (byte {exc.start})"
-    text = text.replace("\x00", "")
+    text = text.replace("\x00", "").removeprefix("\ufeff")  # a byte order mark is not text
     lines = text.splitlines()
     start = 0
     if lines and lines[0].strip() == "---":
