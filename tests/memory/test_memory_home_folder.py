@@ -77,3 +77,10 @@ def test_a_project_folder_that_no_longer_exists_is_never_created(tmp_path):
     with pytest.raises(UsageError, match="does not exist"):
         api.remember("we use pnpm", type="project", project_root=gone)
     assert not gone.exists()
+
+
+def test_a_project_save_with_the_file_system_root_as_project_is_refused(isolated_home):
+    before = sorted(p.name for p in Path("/").iterdir())
+    with pytest.raises(UsageError, match="file system's root"):
+        api.remember("We deploy from the release branch", type="project", project_root=Path("/"))
+    assert sorted(p.name for p in Path("/").iterdir()) == before  # no /.agents left behind

@@ -44,7 +44,12 @@ def target_dir(type_: str, project_root: Path | None = None) -> MemoryDir:
         # a session whose folder was deleted or moved: never create it again for one note
         raise UsageError(f"not saved: the project folder {project.base} does not exist (deleted or moved?); "
                          "nothing was created")
-    if project.base.resolve() == user.base.resolve():
+    base = project.base.resolve()
+    if base.parent == base:
+        raise UsageError(f"not saved: the project folder here is the file system's root ({base}), which is no "
+                         "project; run kioku from inside a project folder, or use --type user if the note is "
+                         "about you")
+    if base == user.base.resolve():
         raise HomeIsNotAProject(
             f"not saved: a {type_} memory belongs to a project, but the project folder here is your home "
             "folder, whose .agents/memory is the user-wide memory recalled in every project; run kioku "
