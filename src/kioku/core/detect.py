@@ -79,7 +79,7 @@ __all__ = [
 REMEMBER_HINT: re.Pattern[str] = re.compile(
     r"(?i)[rmsfnkwg覚記保メ忘今こ次以](?:(?<=r)(?:emem|emb|emeb|emmeb|mem)|(?<=m)emor|(?<=m)ind\b|(?<=s)(?:ave|tore)\b|(?<=dow)n\b"
     r"|(?<=g)oing forward"
-    r"|(?<=f)(?:orget|uture|rom now)|(?<=n)ote\b|(?<=覚)え|(?<=記)[憶録]|(?<=保)存|(?<=メ)モ|(?<=忘)れ"
+    r"|(?<=f)(?:orget|uture|rom now|rom here)|(?<=n)ote\b|(?<=覚)え|(?<=記)[憶録]|(?<=保)存|(?<=メ)モ|(?<=忘)れ"
     r"|(?<=今)(?:後|度から)|(?<=こ)れからは|(?<=次)(?:回)?から|(?<=以)[後降])"
 )
 
@@ -153,13 +153,14 @@ _REMEMBER_TYPOS = ("rember", "remeber", "remmeber", "rmember", "remembr", "remem
 _EN_ALTS = (
     # bare "don't forget we deploy with Helm" is checked like bare "remember"; "don't forget to
     # run the tests" is a reminder for the work at hand, not a note
-    ("dont", r"(?P<dont>(?:don'?t|do not|never) forget)(?:\s+(?:this|the following))?\s*(?::|that\b|,\s*that\b"
+    ("dont", r"(?P<dont>(?:don'?t|do not|never) forget)(?:\s+(?:this|the following))?(?:" + _LASTING + r")?"
+     r"\s*(?::|that\b|,\s*that\b"
      r"|,|(?!\s*to\b))", ("forget",)),
     ("save", r"(?P<save>(?:save|store|add|put|write|keep|record|commit)(?:\s+(?:this|that|it|these|the following))?"
      r"\s+(?:to|in|into|as)\s+(?:your\s+|the\s+|a\s+)?(?:long[- ]term\s+)?(?:memory|memories|kioku"
      r"|(?:a\s+)?memory note)(?![.\w-]))\s*(?::|that\b|-)", ("memor", "kioku")),
     ("savethis", r"(?P<savethis>save (?:this|that|the following))\s*:", ("save",)),
-    ("writedown", r"(?P<writedown>(?:write|jot|note) (?:this|that|it) down(?:" + _LASTING + r")?)\s*(?::|that\b)",
+    ("writedown", r"(?P<writedown>(?:write|jot|note) (?:this|that|it) down(?:" + _LASTING + r")?)\s*(?::|-|—|that\b)",
      ("down",)),
     ("remember", r"(?P<remember>remember|memori[sz]e|" + "|".join(_REMEMBER_TYPOS) + r")(?!\s+" + _WH + r")"
      r"(?!\s+me\b)"  # "Remember me" is a login box
@@ -170,14 +171,14 @@ _EN_ALTS = (
     # "make a note" needs what follows to be the note ("Make a note: ...", "make a note that ..."),
     # not where or about what ("Make a note in the README", "a note of any flaky test", "note-taking")
     ("note", r"(?P<note>(?:make|take) a note(?:\s+for (?:the )?(?:future(?: sessions?)?|later|next time))?"
-     r"(?=\s*(?::|,|that\b))|note for (?:your |the )?memory"
+     r"(?=\s*(?::|,|that\b))|note for (?:your |the )?memory(?=\s*[:,\-—])"
      r"|note (?:this |it )?(?:down )?for (?:the )?future(?: sessions?)?"
      r"|note for (?:later|next time)|for future reference|for future sessions?)\s*(?::|,|-|that\b)?",
      ("note", "future")),
     ("mind", r"(?P<mind>(?:keep|bear)(?: this| that)? in mind(?:" + _LASTING + r"(?=\s*(?:[:\-—,]|that\b)))?)"
      r"\s*(?::|,|that\b)?", ("mind",)),
-    ("fromnow", r"(?P<fromnow>from now on|(?:in|for) (?:all )?future sessions|going forward, always"
-     r"|from here on(?: out)?)\s*[,:]?", ("from now", "future", "going forward", "from here")),
+    ("fromnow", r"(?P<fromnow>from now on|(?:in|for) (?:all )?future sessions(?=\s*[,:])|going forward, always"
+     r"|from here on(?: out)?(?=\s*[,:]))\s*[,:]?", ("from now", "future", "going forward", "from here")),
 )
 
 
@@ -528,12 +529,30 @@ _BARE_KINDS = frozenset(("remember", "mind", "dont"))
 _DEMONSTRATIVE_START = _Lazy(r"(?i)(?:this|these|those|it|that)\b")
 # "Could you remember that we deploy on Fridays?" asks to keep a note, though it ends in "?"
 _ASKED_TO_KEEP = _Lazy(r"(?i)\b(?:can|could|would|will) (?:you|u)\b")
-_PAST_STATING = frozenset(("was", "were", "wasn't", "weren't"))
+# Not a statement in a question: the past, or a modal that asks ("…, or should I paste it again?")
+_NOT_STATED = frozenset(("was", "were", "wasn't", "weren't", "should", "can", "will", "shouldn't", "can't",
+                         "cannot", "won't"))
+# Who a note without "that" is about: "keep in mind we use pnpm", "don't forget I'm on Windows"
+_SUBJECT_START = _Lazy(r"(?i)(?:we|we're|we've|we'll|our|i|i'm|i've|i'd|my|the team|everyone|all of us)\b")
+# What ties a note to the task in hand rather than to later sessions
+_WORK_AT_HAND_EN = _Lazy(
+    r"(?i)\b(?:right now|for now|this time|so far|below|above|next step|the first run|latest changes"
+    r"|this (?:request|container|benchmark|function|file|fix|run|edit|bug|module|method|class|test|script|page"
+    r"|component|pr|task|endpoint|query|line|change|diff|commit|error|output|answer|step)"
+    r"|your (?:fix|answer|change|reply|response|edit|output)|the current (?:implementation|code|version|state)"
+    r"|when you(?:'re| are) done|while (?:we|you)(?:'re| are)? (?:work|at it)|(?:until|till) the end of"
+    r"|in the (?:except|else|if) branch)\b")
+# Words that make a request inside a task's sentence ("…, and remember that …") one that lasts
+_STANDING_WORDS = ("future", "from now", "going forward", "from here", "next time", "next session", "every session",
+                   "across sessions", "always", "every ", "whenever")
 _ABOUT_THE_NEXT_STEP = _Lazy(r"(?i)\b(?:when|while|as|once|before) you\b(?![^.!?\n]*\b(?:every|always|whenever)\b)")
 
 
 # What a "remember <thing>: <value>" names when it is the work at hand, not a fact to keep
 _WORK_AT_HAND = frozenset(("plan", "steps", "order", "list", "sequence", "todo", "agenda"))
+
+
+_LABEL = _Lazy(r"(?:this |the )?[\w-]+:\s")  # "password: …" after "Remember": a login box's label
 
 
 def _names_a_value(content: str) -> bool:
@@ -544,8 +563,9 @@ def _names_a_value(content: str) -> bool:
     if not colon or not value.strip():
         return False
     words = [w.strip(".,;()'\"`").lower() for w in thing.split()]
-    return bool(words) and words[0] not in ("this", "that", "these", "those", "it") \
-        and not _WORK_AT_HAND.intersection(words)
+    # "the preferred log format", not a one-word label ("Remember device: Yes/No" is a login box)
+    described = (len(words) >= 2 and words[0] in ("our", "my")) or (len(words) >= 3 and words[0] == "the")
+    return described and not _WORK_AT_HAND.intersection(words)
 
 
 def _only_lasting(content: str) -> bool:
@@ -556,13 +576,14 @@ def _only_lasting(content: str) -> bool:
 
 def _asks_to_keep(content: str, trigger: str) -> bool:
     """Whether a request phrased as a question ("Could you remember that …?") holds a note to
-    keep: a statement in the present ("… that staging is on port 5433?"), or a standing rule
+    keep: a statement in the present ("… that staging is on port 5433?", its verb among the
+    first eight words, not "… that far back in the conversation, or should I …?"), or a standing rule
     ("… remember to run lint before each commit?"). "Can you remember to fix it?" asks for
     work now, and "can you remember that the bug was …?" asks about the past."""
-    words = {word.strip(".,;:!?()\"'`") for word in content.lower().split()}
+    words = {word.strip(".,;:!?()\"'`") for word in content.lower().split()[:8]}
     if trigger.endswith(" to"):
         return bool(_STANDING.search(content))
-    return bool((words & _STATING_WORDS) - _PAST_STATING)
+    return bool((words & _STATING_WORDS) - _NOT_STATED)  # a clause: its verb comes early
 
 
 def _detect_en(text: str, masked: str) -> RememberRequest | None:
@@ -609,14 +630,24 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         if _only_lasting(content):
             continue  # "Remember that for future sessions." points back: the closing form reads it
         if bare_kind and not trigger.endswith(" to") and content.isascii() and not _names_a_value(content) \
-                and not _states_something(content) and not _holds_secret(content):
-            continue  # "Remember the diff above, now apply it", "remember the thing about the cache"
-        if (kind != "remember" and bare_kind and _DEMONSTRATIVE_START.match(content)) \
-                or (kind in ("mind", "dont") and (bare_kind or kind == "mind") and _ABOUT_THE_NEXT_STEP.search(content)):
-            continue  # "keep in mind this function is called twice", "… while you refactor this module"
+                and (not _states_something(content) or _LABEL.match(content)) and not _holds_secret(content):
+            continue  # "Remember the diff above, now apply it", "Remember password: <a UI label's text>"
+        if kind in ("mind", "dont") and (bare_kind or kind == "mind") and _ABOUT_THE_NEXT_STEP.search(content):
+            continue  # "keep in mind that parse() mutates its input while you refactor this module"
+        if kind != "remember" and bare_kind and not _SUBJECT_START.match(content):
+            continue  # "keep in mind memory usage here", "don't forget the trailing slash": the task's detail
+        # The weaker forms (no "that" or colon, a question, a request inside a task's sentence,
+        # a misspelling) are kept only when nothing ties the note to the work at hand
+        inside = masked[max(0, pos - 6):pos].rstrip().endswith((", and", ", but"))
+        misspelt = kind == "remember" and not masked[m.start("remember"):m.end("remember")].lower().startswith(
+            ("remember", "memori"))
+        if (bare_kind or asked or inside or misspelt) and _WORK_AT_HAND_EN.search(content):
+            continue  # "can u remember to close the file handle in the except branch too"
+        if inside and not any(words in masked[pos:end].lower() for words in _STANDING_WORDS):
+            continue  # "Write the migration, and remember that this table has 40M rows": for this task
         if asked:
-            if not _asks_to_keep(content, trigger):
-                continue  # "Could you remember that bug we had?": a question about the past
+            if (bare_kind and not trigger.endswith(" to")) or not _asks_to_keep(content, trigger):
+                continue  # "Could you remember that bug we had?", "can you remember the exact wording?"
             content = content.rstrip("?？ ")
         if len(content) < 3 or _is_reference(content, "en"):
             continue
@@ -642,6 +673,12 @@ _EN_STANDING_END = _Lazy(r"(?i)[,\s]+(?:from now on|from here on(?: out)?|going 
                          r"[\s.!]*$")
 
 
+_MARK_THEN_SPACE = _Lazy(r"[.!?;](?=\s)|\n")  # "pyproject.toml" is no sentence end
+# A sentence that asks for a change ("Add a warning so that old_api() logs it from now on") or
+# points into the code ("from line 30 going forward") tells how the code will behave from now on
+_RESULT_CLAUSE = _Lazy(r"(?i)\bso(?: that)? (?:it|they|ci|the|calling|every|all)\b|\bfrom line\b")
+
+
 def _standing_tail(text: str, masked: str, para: str) -> RememberRequest | None:
     """The last sentence of ``para`` when it ends with "from now on" (or "going forward", "in
     future sessions"): a standing rule or fact, kept without those words."""
@@ -651,9 +688,11 @@ def _standing_tail(text: str, masked: str, para: str) -> RememberRequest | None:
     m = _EN_STANDING_END.search(para)
     if not m:
         return None
-    start = max(para.rfind(mark, 0, m.start()) for mark in ".!?;\n") + 1
+    start = max((s.end() for s in _MARK_THEN_SPACE.finditer(para, 0, m.start())), default=0)
     off = masked.index(para)
     sentence = text[off + start:off + m.start()]
+    if _RESULT_CLAUSE.search(sentence):
+        return None  # "Change the handler so it returns 404 from now on": how the code will behave
     if _is_en_question(sentence) or _is_en_question(para):
         return None
     content = _clean_en(sentence)
@@ -679,7 +718,8 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
         s_start = max(max(masked.rfind(c, lo, m.start()) for c in "。！？!?\n") + 1, lo)
         after = masked[m.end():m.end() + _WINDOW]
         # "これ覚えておいてくれる？本番はGCP。": a polite request with the fact after it
-        asked = m.group(0).endswith(_JA_ASKED_TO_KEEP) and re.match(r"\s*[?？]\s*\S", after) is not None
+        asked = (m.group(0).endswith(_JA_ASKED_TO_KEEP) and re.match(r"\s*[?？]\s*(?!って|と(?:聞|言))\S", after) is not None
+                 and re.fullmatch(r"\s*(?:(?:これ|それ)(?:を|は)?)?\s*", text[s_start:m.start()]) is not None)
         if (_JA_QUESTION_END.match(after.lstrip()) or re.match(r"\s*[?？]", after)) and not asked:
             continue
         before = text[s_start:m.start()]
@@ -708,6 +748,8 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
         if not content_after.strip() and before.strip() and _JA_LASTING_ONLY.match(before.strip()):
             before = ""  # "今後のために覚えておいて": the note is the sentence around the request
         if content_after.strip():
+            if re.match(r"\s*(?:という|って|と(?:いう|言う))", content_after):
+                continue  # "覚えておいてほしいこと：という見出し…": the words are quoted, not asked
             content = _clean_ja(content_after)
         else:
             before = re.sub(r"^\s*(?:これ|それ|次のこと|以下|この(?:こと|事))(?:を|は)?\s*$", "", before)

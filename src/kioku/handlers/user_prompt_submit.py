@@ -34,7 +34,8 @@ SYSTEM_PREFIXES = ("<task-notification>", "<command-name>", "<command-message>",
                    "<local-command-stdout>", "<system-reminder>", "<bash-input>")
 # A superset of every word kioku.core.detect.REMEMBER_HINT can match, as lowercase UTF-8
 # substrings, so most prompts are skipped on the raw hook input without importing json or re.
-HINT_TEXT = ("remem", "memor", "rember", "remeb", "remmeb", "rmem", "mind", "save", "store", "down", "forget", "future", "from now", "going forward", "note",
+HINT_TEXT = ("remem", "memor", "rember", "remeb", "remmeb", "rmem", "mind", "save", "store", "down", "forget",
+             "future", "from now", "from here", "going forward", "note",
              "覚え", "記憶", "記録", "保存", "メモ", "忘れ", "今後", "今度から", "これからは", "次回から", "次から",
              "以後", "以降")
 HINT_WORDS = tuple(w.encode() for w in HINT_TEXT)

@@ -53,7 +53,7 @@ _CODE_LINE = _Lazy(r"(?:[;{}]\s*$|^\s*(?:def|class|import|from|function|const|le
 # Cheap prefilter (the hook's save path): only a note holding one of these is checked further.
 _TRANSIENT_HINTS = ("today", "tonight", "this morning", "this afternoon", "this evening", "tomorrow", "session",
                     "conversation", "chat", "今日", "本日", "今夜", "今晩", "今朝", "明日", "今だけ", "セッション",
-                    "会話", "今回", "this task", "this pr", "this pull request", "this ticket", "this change",
+                    "会話", "今回", "この作業", "このタスク", "this task", "this pr", "this pull request", "this ticket", "this change",
                     "this branch")
 # This session or conversation only: transient whatever else the note says ("For this session,
 # never run npm install"), unless it says it goes on in later sessions.
@@ -66,7 +66,7 @@ _SESSION_ONLY = _Lazy(
     r"\b(?:for|in) this (?:task|pr|pull request|ticket|change|branch)\b|"
     r"(?:^|[.!;]\s*)this (?:pr|pull request|task)\s+(?:should|must|will|is|only)\b|"
     r"\bfrom this (?:chat|conversation|session)\b|"
-    r"(?:このセッション|この会話)(?:では|だけ|のみ|中|の間)|今回だけ|今回のみ", re.I)
+    r"(?:このセッション|この会話|この作業|このタスク)(?:では|だけ|のみ|中|の間)|今回だけ|今回のみ", re.I)
 _LATER_SESSIONS = _Lazy(r"\b(?:every (?:later|future|new|other|next)|(?:all |later |future |next )sessions?\b|"
                         r"from (?:this|the next) (?:session|conversation) on)|以降のセッション|今後のセッション|毎回", re.I)
 # Today only: transient unless the note says it lasts. A name is not a time: in code or a file
