@@ -94,7 +94,8 @@ def test_scope_by_category(category, scope, expected):
     ("Search src/app/container.py first", ["project"]), ("Read ./scripts/run.sh before editing it", ["project"]),
     ("Check the fixtures in tests/fixtures/x.json", ["project"]),
     ("Prefer pathlib.Path over os.path", ["global"]), ("Keep CI/CD logs and/or traces short", ["global"]),
-    ("Read the README.md first", ["global"]),
+    ("Read the README.md first", ["global"]), ("Prefer React/Next.js for frontends", ["global"]),
+    ("Render charts with the D3/Chart.js lib", ["global"]), ("Keep components in src/App.js small", ["project"]),
 ])
 def test_auto_scope_of_a_search_lesson_by_what_it_names(lesson, expected):
     assert sc.scopes_for("search_strategy", "auto", lesson) == expected

@@ -41,3 +41,9 @@ def test_a_bom_before_a_topic_frontmatter_is_not_damage(project):
     text = topic.read_text(encoding="utf-8")
     assert text.count("\ntype:") + text.startswith("type:") == 1 and "type: project" in text
     assert text.count("---\n") == 2
+
+
+def test_an_index_holding_only_a_byte_order_mark_reads_like_an_empty_one(project):
+    api.remember("We deploy with terraform apply from the infra folder", type="project")
+    (_folder(project) / "MEMORY.md").write_bytes(BOM)
+    assert "terraform apply" in api.build_recall(project)

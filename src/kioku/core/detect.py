@@ -145,6 +145,11 @@ _LASTING = (r"\s+(?:for (?:all |every )?(?:the )?(?:future(?: (?:sessions?|work|
             r"|later|next time|good)(?: on this (?:repo|project|codebase))?|forever|permanently|going forward"
             r"|from now on|across sessions|in (?:all )?future sessions|this time)")
 
+# The same after a note or a closing "remember that" ("… for future sessions", "… across
+# sessions"): one list, so that what _only_lasting leaves to the closing form (_EN_END) is read there
+_LASTING_TAIL = (r"(?:(?:for|in|across) (?:all |every )?(?:the )?(?:future )?sessions?|(?:for|in) (?:all |every )?"
+                 r"(?:the )?future|from now on|from here on(?: out)?|going forward|(?:for )?next (?:time|session))")
+
 # Misspellings of "remember" seen in quick typing
 _REMEMBER_TYPOS = ("rember", "remeber", "remmeber", "rmember", "remembr", "rememebr", "rememeber")
 
@@ -242,8 +247,7 @@ _EN_END = _Lazy(
     r"(?P<trig>remember (?:this|that|it)|save (?:this|that|it) to (?:your )?memory"
     r"|(?:don'?t|do not) forget (?:this|that|it)|keep (?:this|that|it) in mind"
     r"|note (?:this|that) for (?:the )?future(?: sessions?)?)"
-    r"(?:\s+(?:for (?:all )?(?:the )?future(?: sessions?)?|for next time|next (?:time|session)|going forward"
-    r"|from now on|in future sessions))?(?:,?\s*please)?[\s.!]*$"
+    r"(?:\s+" + _LASTING_TAIL + r")?(?:,?\s*please)?[\s.!]*$"
 )
 _EN_TRIGGER_NAMES = {
     "dont": "don't forget", "save": "save to memory", "savethis": "save this",
@@ -253,10 +257,10 @@ _EN_TRIGGER_NAMES = {
 }
 # Sentence starts: beginning, after sentence punctuation, or a newline.
 _SENT_START = _Lazy(r"(?:^|(?<=[.!?;])\s+|\n\s*|(?<=[。！？])"
-                   r"|(?<=,)\s+(?:and|but)\s+(?=(?:please\s+)?(?:remember|keep (?:this |that )?in mind|don't forget)\b))")
+                   r"|(?<=,)\s+(?:and|but)\s+(?=(?:please\s+)?(?:remember(?!\s+to\b)|keep (?:this |that )?in mind|don't forget)\b))")
 
 # --- Japanese --------------------------------------------------------------------------------
-_JA_POLITE = r"(?:ください|下さい|くれ(?:ますか|る)?|ね|よ|ほしい|欲しい|おいて|おいてね|おく|ておく|な)*"
+_JA_POLITE = r"(?:ください|下さい|くれ(?:ますか|ない|る)?|もらえ(?:ますか|る)|ね|よ|ほしい|欲しい|おいて|おいてね|おく|ておく|な)*"
 _JA_TRIG = _Lazy(
     r"(?P<trig>覚えて(?:おいて|おいといて|置いて)|覚えといて|覚えてて|覚えておく(?:こと|ように)"
     r"|覚えて(?=ください|下さい|ほしい|欲しい|ね|[：:。！!、]|\s*$)"
@@ -346,8 +350,7 @@ def _clean_en(content: str) -> str:
     return next(g for g in m.groups() if g).strip() if m else content
 
 
-_EN_LASTING_TAIL = _Lazy(r"(?i)[,\s]+(?:(?:for|in) (?:all )?(?:the )?future(?: sessions?)?|from now on"
-                         r"|from here on(?: out)?|going forward|(?:for )?next (?:time|session)|across sessions)[\s.!?]*$")
+_EN_LASTING_TAIL = _Lazy(r"(?i)[,\s]+" + _LASTING_TAIL + r"[\s.!?]*$")
 # The same words opening a note ("In the future, always ask …", "and in future sessions, use uv")
 _EN_LASTING_HEAD = _Lazy(r"(?i)^[,\s]*(?:and\s+)?(?:in the future|going forward|from now on|from here on(?: out)?"
                          r"|(?:for|in) (?:all |every )?future sessions?|in every session|across sessions)\s*[,:]\s*")
@@ -424,6 +427,8 @@ _TASK_SENTENCE = _Lazy(
 # sentence with one is part of the note even when it opens like a request ("Also run the linter
 # before every commit.").
 _STANDING = _Lazy(r"(?i)\b(?:every|always|never|whenever|each|before|after|when|unless|until)\b")
+# Of those, the words that make "remember to <verb>" a rule rather than a step of this work
+_STANDING_RULE = _Lazy(r"(?i)\b(?:every|always|never|whenever|each|unless)\b")
 _BLOCK_SENTENCE = _Lazy(r"(?:[^.!?\n]|[.!?](?!\s|$))+(?:[.!?](?=\s|$)|\n|$)")  # "foo.py" is no end
 
 
@@ -582,7 +587,7 @@ def _asks_to_keep(content: str, trigger: str) -> bool:
     work now, and "can you remember that the bug was …?" asks about the past."""
     words = {word.strip(".,;:!?()\"'`") for word in content.lower().split()[:8]}
     if trigger.endswith(" to"):
-        return bool(_STANDING.search(content))
+        return bool(_STANDING_RULE.search(content))  # "… after this change?" is work now
     return bool((words & _STATING_WORDS) - _NOT_STATED)  # a clause: its verb comes early
 
 
@@ -765,8 +770,8 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
             else:
                 nxt = re.match(r"\s*[。！!?？]?\s*(.+?)(?:[。！!]|\n|$)", text[m.end():m.end() + _WINDOW])
                 content = _clean_ja(nxt.group(1)) if nxt else ""
-            if trig.startswith("忘れ") and _JA_IMPERATIVE_END.search(content):
-                continue  # "テストを実行してね。忘れないで" is a task
+            if (trig.startswith("忘れ") or asked) and _JA_IMPERATIVE_END.search(content):
+                continue  # "テストを実行してね。忘れないで", "覚えておいてくれる？あとテスト直して": a task
         if content and _JA_IMPORTANCE.match(content):
             # "これは大事なので覚えておいてください。本番へのデプロイは…": the sentence before the
             # request only says the next one matters; the note is the next sentence
@@ -778,6 +783,8 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
         content = _JA_THAT_TAIL.sub("", content) or content
         if len(content) < 2 or _is_reference(content, "ja"):
             continue
+        if content.endswith(("のこと", "の事")):
+            continue  # "さっきのこと覚えといて", "テストのこと覚えといて": a thing, not a fact
         return RememberRequest(content, trig, "ja")
     return None
 

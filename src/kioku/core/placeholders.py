@@ -74,8 +74,10 @@ MAX_SCAN_CHARS = 2000  # a command or a lesson longer than this is cut before th
 
 # A file of a repository named by its relative path: at least one folder and a known extension
 # ("src/app/container.py", "tests/fixtures/x.json"); "and/or", "CI/CD" and "v1/v2" have none.
-_PROJECT_FILE = re.compile(r"(?<![\w/{.-])(?:\.{1,2}/)?(?:[\w.@+-]+/)+[\w@+-][\w.@+-]*\.(?:" + _FILE_EXTENSIONS
-                           + r")(?![\w/])", re.I)
+# "React/Next.js", "Node/Express.js", "D3/Chart.js" name libraries, not files: a capitalised
+# "Name/Name.js" pair is not taken for a path
+_PROJECT_FILE = re.compile(r"(?<![\w/{.-])(?!(?-i:[A-Z][\w.]*/[A-Z]\w*\.[jt]s)\b(?!/))(?:\.{1,2}/)?(?:[\w.@+-]+/)+"
+                           r"[\w@+-][\w.@+-]*\.(?:" + _FILE_EXTENSIONS + r")(?![\w/])", re.I)
 
 
 def names_project_file(text: str) -> bool:

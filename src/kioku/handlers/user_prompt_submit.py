@@ -34,7 +34,7 @@ SYSTEM_PREFIXES = ("<task-notification>", "<command-name>", "<command-message>",
                    "<local-command-stdout>", "<system-reminder>", "<bash-input>")
 # A superset of every word kioku.core.detect.REMEMBER_HINT can match, as lowercase UTF-8
 # substrings, so most prompts are skipped on the raw hook input without importing json or re.
-HINT_TEXT = ("remem", "memor", "rember", "remeb", "remmeb", "rmem", "mind", "save", "store", "down", "forget",
+HINT_TEXT = ("remem", "memor", "remb", "remeb", "remmeb", "rmem", "mind", "save", "store", "down", "forget",
              "future", "from now", "from here", "going forward", "note",
              "覚え", "記憶", "記録", "保存", "メモ", "忘れ", "今後", "今度から", "これからは", "次回から", "次から",
              "以後", "以降")
@@ -191,7 +191,7 @@ def _save(content: str, payload: dict, prompt: str) -> HookResult:
             reason = str(exc).removeprefix("not saved: ")  # the lead-in below says it already
         else:
             where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
-            reason = f"{exc.strerror or type(exc).__name__}{where}; nothing was written"
+            reason = f"{exc.strerror or type(exc).__name__}{where}; the save did not complete"
         return HookResult(
             additional_context=f"Kioku could not save this to memory: {_sentence(reason)} Tell the user it was "
                                "not saved.",

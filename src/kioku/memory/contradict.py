@@ -97,6 +97,10 @@ _NEG_PHRASES = ("instead of", "rather than", "stop using", "away from", "no long
 # What may follow an option that answers the topic before は: a count and a copula
 # ("インデントはスペース2つです", "テーマはダークモード")
 _JA_NAMED_END = LazyPattern(r"[0-9]*(?:つ|個|文字)?(?:です|だ|にする|にします|で統一)?\s*$")
+# The topic words that ask for a category's option ("インデントは…", "テーマは…"); "READMEは英語"
+# says what the README is written in, not which language to answer in
+_JA_TOPIC_WORDS = {"indentation": ("インデント", "字下げ"), "theme": ("テーマ", "外観"),
+                   "quotes": ("クォート", "引用符"), "answer-language": ("回答", "返答", "返事", "応答")}
 _JA_NEG_AFTER = ("は使わない", "を使わない", "使わない", "は使用しない", "を使用しない", "は禁止", "禁止", "は使うな",
                  "を使うな", "はダメ", "ではなく", "じゃなく", "の代わりに", "より", "はやめ", "をやめ", "は不可")
 _QUALIFIER_WORDS = {"in", "for", "inside", "within", "on"}
@@ -167,8 +171,9 @@ def choices(text: str) -> dict[str, dict[str, int]]:
             after = clause[start + len(alias):].lstrip()
             if after.startswith(_JA_NEG_AFTER):
                 put(category, option, -1)
-            elif has_cue or ("は" in clause[:start] and _JA_NAMED_END.match(after)):
-                put(category, option, +1)  # "インデントはスペース2つ": the topic's answer
+            elif has_cue or ("は" in clause[:start] and _JA_NAMED_END.match(after)
+                             and any(word in clause[:start] for word in _JA_TOPIC_WORDS.get(category, ()))):
+                put(category, option, +1)  # "インデントはスペース2つ": the answer to the category's own topic
     return found
 
 

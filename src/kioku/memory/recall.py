@@ -77,8 +77,9 @@ def _index_lines(folder: Path) -> list[str]:
         return []
     try:
         data = read_regular(index, MAX_INDEX_BYTES)[:MAX_INDEX_BYTES]
-        if data.strip():
-            return data.decode("utf-8", errors="replace").removeprefix("\ufeff").splitlines()
+        text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+        if text.strip():
+            return text.splitlines()
         # an empty MEMORY.md (emptied, or truncated by another program) reads like a missing one
     except (FileNotFoundError, IsADirectoryError, NotRegularFile):
         pass  # a folder or a FIFO in its place is never read (the next save moves it aside)
