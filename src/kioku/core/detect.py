@@ -152,6 +152,12 @@ _LASTING_TAIL = (r"(?:(?:for|in|across) (?:all |every )?(?:the )?(?:future )?ses
 
 # Misspellings of "remember" seen in quick typing
 _REMEMBER_TYPOS = ("rember", "remeber", "remmeber", "rmember", "remembr", "rememebr", "rememeber")
+# A word of _LASTING, one of which its alternative cannot match without
+_LASTING_CUES = ("future", "later", "next time", "good", "forever", "permanently", "going forward", "from now",
+                 "across", "this time")
+_REMEMBER_THIS = r"(?:\s+(?:this|it|the following)(?:\s+(?:rule|note|fact|preference|convention|one))?)"
+_REMEMBER_TAIL = (r"(?!\s+" + _WH + r")(?!\s+me\b)"  # "Remember me" is a login box
+                  r"(?:" + _REMEMBER_THIS + r"?(?=\s*(?:[:\-—,]|that\b)))?\s*(?::|-|—|,|that\b|to\b)?")
 
 # Each alternative sets a named group naming its trigger; content follows the match.
 # (name, source, words one of which the alternative cannot match without, lower case)
@@ -167,12 +173,13 @@ _EN_ALTS = (
     ("savethis", r"(?P<savethis>save (?:this|that|the following))\s*:", ("save",)),
     ("writedown", r"(?P<writedown>(?:write|jot|note) (?:this|that|it) down(?:" + _LASTING + r")?)\s*(?::|-|—|that\b)",
      ("down",)),
-    ("remember", r"(?P<remember>remember|memori[sz]e|" + "|".join(_REMEMBER_TYPOS) + r")(?!\s+" + _WH + r")"
-     r"(?!\s+me\b)"  # "Remember me" is a login box
-     r"(?:(?:\s+(?:this|it|the following)(?:\s+(?:rule|note|fact|preference|convention|one))?)?"
-     r"(?:" + _LASTING + r")?"
-     r"(?=\s*(?:[:\-—,]|that\b)))?"
-     r"\s*(?::|-|—|,|that\b|to\b)?", ("remember", "memori", *_REMEMBER_TYPOS)),
+    # "remember" in three alternatives, so that a save compiles only what its text can match:
+    # with how long before the note ("remember for future reference that …"; tried first), plain,
+    # and misspelt
+    ("rememberlong", r"(?P<rememberlong>remember|memori[sz]e)" + _REMEMBER_THIS + r"?" + _LASTING
+     + r"(?=\s*(?:[:\-—,]|that\b))\s*(?::|-|—|,|that\b)?", _LASTING_CUES),
+    ("remember", r"(?P<remember>remember|memori[sz]e)" + _REMEMBER_TAIL, ("remember", "memori")),
+    ("misspelt", r"(?P<misspelt>" + "|".join(_REMEMBER_TYPOS) + r")" + _REMEMBER_TAIL, _REMEMBER_TYPOS),
     # "make a note" needs what follows to be the note ("Make a note: ...", "make a note that ..."),
     # not where or about what ("Make a note in the README", "a note of any flaky test", "note-taking")
     ("note", r"(?P<note>(?:make|take) a note(?:\s+for (?:the )?(?:future(?: sessions?)?|later|next time))?"
@@ -252,7 +259,8 @@ _EN_END = _Lazy(
 _EN_TRIGGER_NAMES = {
     "dont": "don't forget", "save": "save to memory", "savethis": "save this",
     "writedown": "write this down",
-    "remember": "remember", "note": "note for future", "mind": "keep in mind",
+    "remember": "remember", "rememberlong": "remember", "misspelt": "remember", "note": "note for future",
+    "mind": "keep in mind",
     "fromnow": "from now on",
 }
 # Sentence starts: beginning, after sentence punctuation, or a newline.
@@ -604,6 +612,8 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
             return None
         groups = m.groupdict()
         kind = next(k for k in _EN_TRIGGER_NAMES if groups.get(k))
+        misspelt = kind == "misspelt"
+        kind = "remember" if kind in ("rememberlong", "misspelt") else kind
         trigger = masked[m.start():m.end()].rstrip().lower()
         explicit = trigger.endswith((":", ",", "-", "—", "that"))
         bare_kind = kind in _BARE_KINDS and not explicit
@@ -644,8 +654,6 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         # The weaker forms (no "that" or colon, a question, a request inside a task's sentence,
         # a misspelling) are kept only when nothing ties the note to the work at hand
         inside = masked[max(0, pos - 6):pos].rstrip().endswith((", and", ", but"))
-        misspelt = kind == "remember" and not masked[m.start("remember"):m.end("remember")].lower().startswith(
-            ("remember", "memori"))
         if (bare_kind or asked or inside or misspelt) and _WORK_AT_HAND_EN.search(content):
             continue  # "can u remember to close the file handle in the except branch too"
         if inside and not any(words in masked[pos:end].lower() for words in _STANDING_WORDS):
