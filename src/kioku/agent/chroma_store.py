@@ -184,7 +184,7 @@ def _records(got: dict) -> list[Record]:
 
 
 @contextlib.contextmanager
-def _try_shared(lock_path: Path, wait: float) -> Iterator[bool]:
+def try_shared(lock_path: Path, wait: float) -> Iterator[bool]:
     """Shared flock for readers; yields whether it was obtained within ``wait`` seconds.
 
     Polls every 2 ms (writers back off up to 50 ms in fsutil.exclusive_lock), so a waiting
@@ -694,7 +694,7 @@ class AgentStore:
             fresh = conn is not None and conn.seen_seq == self.journal.applied_seq()
         if fresh and not attempt:
             return contextlib.nullcontext()
-        return _try_shared(self.journal.lock_path, READ_LOCK_WAIT)
+        return try_shared(self.journal.lock_path, READ_LOCK_WAIT)
 
     def _drop_conn(self) -> None:
         with _CONNS_LOCK:

@@ -72,6 +72,14 @@ def set_deprecated(agent: str, lesson_id: str, deprecated: bool, project_root: P
     return found[0][1].document, state
 
 
+TWIN_WINDOW_S = 60.0  # one ``kioku learn`` writes its copies for both scopes within seconds
+
+
+def written_together(a: float, b: float) -> bool:
+    """Whether two copies of a lesson's text were written by the same ``kioku learn`` call."""
+    return bool(a) and bool(b) and abs(a - b) <= TWIN_WINDOW_S
+
+
 def _twins(agent: str, found: list[tuple[str, Any]], project_root: Path | None) -> list[tuple[str, Any]]:
     """The copies one ``kioku learn`` wrote of the same lesson into the other scope (a category
     stored in both scopes gets one record in each, with ids of their own): the same text, written
@@ -90,9 +98,8 @@ def _twins(agent: str, found: list[tuple[str, Any]], project_root: Path | None) 
         if other in held:
             continue
         for candidate in sc.open_scope(other, project_root).get(agent, KIND):
-            # written one after the other by the same call: within seconds of each other
             if candidate.document == record.document \
-                    and abs(epoch_of((candidate.metadata or {}).get("created_at_epoch")) - created) <= 60:
+                    and written_together(epoch_of((candidate.metadata or {}).get("created_at_epoch")), created):
                 twins.append((other, candidate))
     return twins
 

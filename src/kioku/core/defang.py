@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from kioku.core.lazyre import LazyPattern
+from kioku.core.lazyre import NON_ASCII, LazyPattern
 
 # The patterns compile on first use and unicodedata is imported only for non-ASCII text: a save
 # (a hook) strips control characters from every note, and most notes need neither.
@@ -48,7 +48,6 @@ _INVISIBLE_EXTRA = {"\u034f", "\u115f", "\u1160", "\u3164", "\uffa0", "\u180b", 
 # Terminal escape sequences (colour, cursor moves, OSC hyperlinks and titles) and every other
 # C0/C1 control character but newline and tab: they are never part of a note, and printed raw
 # they drive the reader's terminal.
-_NON_ASCII = LazyPattern(r"[^\x00-\x7f]")
 _ESCAPES = LazyPattern(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|\x1b[@-_]?"
                        r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -67,7 +66,7 @@ def _visible(text: str) -> str:
 
     text = unicodedata.normalize("NFKC", text)
     # every character dropped here is outside ASCII: only those are looked at one by one
-    hidden = [m.start() for m in _NON_ASCII.finditer(text)
+    hidden = [m.start() for m in NON_ASCII.finditer(text)
               if unicodedata.category(text[m.start()]) == "Cf"
               or "\ufe00" <= text[m.start()] <= "\ufe0f" or "\U000e0100" <= text[m.start()] <= "\U000e01ef"
               or text[m.start()] in _INVISIBLE_EXTRA]

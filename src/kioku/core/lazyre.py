@@ -38,3 +38,8 @@ class LazyPattern:
 
     def __getattr__(self, name: str):
         return getattr(self.compiled(), name)
+
+
+# Any character outside ASCII: the secrets scan and the defanging visit only these (the text
+# NFKC normalisation could change), not every character in Python
+NON_ASCII = LazyPattern(r"[^\x00-\x7f]")

@@ -741,7 +741,7 @@ def _nfkc_with_offsets(text: str) -> tuple[str, list[int]] | None:
     pos = 0
     # only the characters that normalising changes are visited one by one (a MEMORY.md of 200
     # lines holds a few thousand characters, nearly all ASCII, and one "…" makes it unnormalised)
-    for m in _NON_ASCII.finditer(text):
+    for m in lazyre.NON_ASCII.finditer(text):
         i = m.start()
         folded = unicodedata.normalize("NFKC", text[i])
         if folded == text[i]:
@@ -757,7 +757,6 @@ def _nfkc_with_offsets(text: str) -> tuple[str, list[int]] | None:
     return "".join(out), origin
 
 
-_NON_ASCII = _Lazy(r"[^\x00-\x7f]")
 
 
 def find_secrets(text: str) -> list[SecretFinding]:

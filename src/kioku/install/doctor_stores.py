@@ -147,7 +147,7 @@ def check_agent_store(scope: str, project_root: Path, add: Add) -> None:
     if damage:
         add(f"keyword index ({scope})", True, f"{lexical}: {damage}; the next agent-memory command sets it "
             "aside and rebuilds it from the store (lessons are not lost)", warn=True)
-    from kioku.agent.chroma_store import _try_shared
+    from kioku.agent.chroma_store import try_shared
 
     if (store.chroma_dir / "chroma.sqlite3").exists():
         try:
@@ -159,7 +159,7 @@ def check_agent_store(scope: str, project_root: Path, add: Add) -> None:
     if not store.chroma_dir.is_dir():  # the lock lives in the folder: taking it would create it
         _compare_store_with_journal(store, scope, name, add, True)
         return
-    with _try_shared(store.journal.lock_path, STEADY_WAIT) as steady:
+    with try_shared(store.journal.lock_path, STEADY_WAIT) as steady:
         _compare_store_with_journal(store, scope, name, add, steady)
 
 

@@ -261,13 +261,15 @@ def trends(agent: str, project_root: Path | None = None, evaluations: list[dict[
             "success_rate": (sum(r["outcome"] == "success" for r in judged) / len(judged)) if judged else None,
             "quality": (sum(qualities) / len(qualities)) if qualities else None,
         })
+    from kioku.agent.lesson_state import written_together
+
     items = lesson_rows if lesson_rows is not None else lessons(agent, project_root)
     weeks: dict[str, dict[str, int]] = {}
     seen: dict[str, list[float]] = {}
     for lesson in items:
         # a lesson stored in both scopes is one lesson learned (the same text, written at once)
         written = lesson["created_at_epoch"] or 0.0
-        if written and any(abs(written - other) <= 60 for other in seen.get(lesson["lesson"], [])):
+        if any(written_together(written, other) for other in seen.get(lesson["lesson"], [])):
             continue
         seen.setdefault(lesson["lesson"], []).append(written)
         if lesson["created_at_epoch"]:
