@@ -147,6 +147,9 @@ def test_forget_and_restore_through_the_ui_match_the_cli(page, ui: RunningUI, se
     page.wait_for_load_state()
     assert dialogs == ["Move this memory to the archive?"]  # app.js ran: scripts work, yet data stays inert
     assert "Forgot:" in page.locator(".flash").inner_text()
+    assert "msg=" not in page.url  # the one-time message is dropped from the address
+    page.reload()
+    assert page.locator(".flash").count() == 0  # so a reload does not repeat it
     cli = subprocess.run([sys.executable, "-m", "kioku", "forget", "--id", entry_id], cwd=twin_project,
                          env=twin_env(twin_home), capture_output=True, text=True, timeout=120)
     assert cli.returncode == 0, cli.stderr
