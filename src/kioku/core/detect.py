@@ -556,8 +556,8 @@ _WORK_AT_HAND_EN = _Lazy(
     r"|when you(?:'re| are) done|while (?:we|you)(?:'re| are)? (?:work|at it)|(?:until|till) the end of"
     r"|in the (?:except|else|if) branch)\b")
 # Words that make a request inside a task's sentence ("…, and remember that …") one that lasts
-_STANDING_WORDS = ("future", "from now", "going forward", "from here", "next time", "next session", "every session",
-                   "across sessions", "always", "every ", "whenever")
+_LASTS_WORDS = ("future", "from now", "going forward", "from here", "next time", "next session", "every session",
+                "across sessions", "always", "every ", "whenever")
 _ABOUT_THE_NEXT_STEP = _Lazy(r"(?i)\b(?:when|while|as|once|before) you\b(?![^.!?\n]*\b(?:every|always|whenever)\b)")
 
 
@@ -656,7 +656,7 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         inside = masked[max(0, pos - 6):pos].rstrip().endswith((", and", ", but"))
         if (bare_kind or asked or inside or misspelt) and _WORK_AT_HAND_EN.search(content):
             continue  # "can u remember to close the file handle in the except branch too"
-        if inside and not any(words in masked[pos:end].lower() for words in _STANDING_WORDS):
+        if inside and not any(words in masked[pos:end].lower() for words in _LASTS_WORDS):
             continue  # "Write the migration, and remember that this table has 40M rows": for this task
         if asked:
             if (bare_kind and not trigger.endswith(" to")) or not _asks_to_keep(content, trigger):
