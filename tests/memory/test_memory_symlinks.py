@@ -122,6 +122,16 @@ def test_fifo_index_never_blocks_recall_or_a_save(project, kioku):
     assert stat.S_ISFIFO(os.lstat(aside).st_mode)  # moved aside whole, never read
 
 
+def test_a_folder_in_place_of_a_topic_file_is_refused_in_one_clear_line(project, kioku):
+    memory = project / ".agents" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "deploys.md").mkdir()
+    out = kioku("remember", "We deploy on Fridays", "--topic", "deploys", timeout=30)
+    assert out.returncode != 0 and len(out.stderr.strip().splitlines()) == 1
+    assert "deploys.md is not a regular file; Kioku leaves it alone" in out.stderr
+    assert (memory / "deploys.md").is_dir()
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_fifo_topic_file_named_by_a_save_is_refused(project, kioku):
     memory = project / ".agents" / "memory"

@@ -366,7 +366,7 @@ def read_topic_bytes(path: Path) -> bytes:
 
     try:
         data = read_regular(path, MAX_TOPIC_BYTES)
-    except NotRegularFile:
+    except (NotRegularFile, IsADirectoryError):  # a FIFO, a device or a folder in its place
         raise TopicFileError(f"topic file {path.name} is not a regular file; Kioku leaves it alone") from None
     if len(data) > MAX_TOPIC_BYTES:
         size = path.stat().st_size
