@@ -27,3 +27,21 @@ def test_a_reader_that_goes_away_stops_the_command_quietly(project, kioku):
     proc.stdout.close()  # like `| head -0`: nothing reads what the command prints
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 141 and err == ""
+
+
+def test_a_file_system_error_is_one_line_that_says_the_command_stopped(project, monkeypatch, capsys):
+    import errno
+    import os
+
+    from kioku import cli
+    from kioku.memory import api
+
+    def full(*_args, **_kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(project / ".agents" / "memory" / "MEMORY.md"))
+
+    monkeypatch.setattr(api, "remember", full)
+    monkeypatch.delenv("KIOKU_DEBUG", raising=False)
+    assert cli.main(["remember", "We deploy on Fridays", "--type", "project"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("kioku: error: No space left on device: ")
+    assert "MEMORY.md; the command did not complete" in err

@@ -82,6 +82,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+    except OSError as exc:  # a full disk, a read-only folder: say so, and that the command stopped
+        if os.environ.get("KIOKU_DEBUG"):
+            raise
+        where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"kioku: error: {exc.strerror or _one_line(exc)}{where}; the command did not complete "
+              f"(details in {_log_traceback(args.command)})", file=sys.stderr)
+        return 1
     except Exception as exc:  # noqa: BLE001 - one line for the user, the traceback in the log
         if os.environ.get("KIOKU_DEBUG"):
             raise

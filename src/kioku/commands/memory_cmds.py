@@ -36,7 +36,7 @@ def _oserrors_as_kioku_errors(func):
             raise  # the reader went away: the CLI stops quietly
         except OSError as exc:
             where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
-            raise KiokuError(f"{exc.strerror or exc}{where}") from None
+            raise KiokuError(f"{exc.strerror or exc}{where}; the command did not complete") from None
 
     wrapper.__name__ = func.__name__
     return wrapper
