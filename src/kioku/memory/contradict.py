@@ -179,8 +179,12 @@ def choices(text: str) -> dict[str, dict[str, int]]:
 
 @lru_cache(maxsize=4096)  # the new memory is compared with every old one
 def _qualifiers(text: str) -> set[str]:
-    words = [m.group(0) for m in _WORD.finditer(_lower(text))]
+    low = _lower(text)
+    words = [m.group(0) for m in _WORD.finditer(low)]
     out: set[str] = set()
+    if _has_ja(low) and ("では" in low or "には" in low or "場合" in low):
+        # "インデントはPythonではスペース4つ": where the statement holds, as "in Python files"
+        out |= {m.group(1) for m in _JA_SCOPE.finditer(low) if not m.group(1).endswith(("曜日", "曜"))}
     for i, word in enumerate(words):
         if word not in _QUALIFIER_WORDS:
             continue
@@ -228,7 +232,11 @@ _VALUE_NOUNS = {"port", "version", "v"}  # words that only say what kind of valu
 _PERSONAL = {"i", "my", "me", "i'm"}
 _NOW_WORDS = {"now", "anymore", "nowadays"}
 _NOW_PHRASES = ("no longer", "these days", "from now on", "any more")
-_JA_NOW = ("今は", "現在は", "これからは", "今後は", "もう")
+_JA_NOW = ("今は", "現在は", "これからは", "今後は", "もう",
+           # a change stated as done: "ポートは9000に変えた", "Node.jsは22にアップグレードした"
+           "に変えた", "に変えました", "に変わった", "に変わりました", "になった", "になりました",
+           "に変更した", "に変更しました", "に変更になった", "に変更になりました", "に移行した", "に移行しました",
+           "に切り替えた", "に切り替えました", "にアップグレードした", "にアップグレードしました")
 _ADDITIVE = {"also", "too", "both", "additionally", "another"}
 _FUNCTION_WORDS = {"in", "on", "at", "for", "to", "with", "by", "of", "into", "from", "be", "been", "being",
                    "the", "a", "an", "it", "this", "that", "all", "any"}
@@ -257,6 +265,7 @@ _JA_PARTICLES = ("には", "では", "に", "で", "の", "が")
 _JA_PROJECT = ("プロジェクトで", "プロジェクトに", "プロジェクト", "リポジトリで", "リポジトリ", "ここで")
 # Compiled on first use, and used only when the literal text each needs is there: most memories
 # state no replacement, and a save (a hook) would otherwise compile all of them.
+_JA_SCOPE = LazyPattern(r"([a-z0-9][\w.+#-]*|[ァ-ヶー一-龥]+)(?:では(?!なく|ない|あり)|には|の場合は|の場合|のときは|の時は)")
 _JA_DAY = LazyPattern(r"([月火水木金土日])曜(?:日)?")
 _JA_DAYS = dict(zip("月火水木金土日", ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
                                        "sunday")))
@@ -557,6 +566,8 @@ def _predicate(text: str) -> tuple[set[str], set[str], bool]:
         for marker in _JA_NOW:
             rest = rest.replace(marker, " ")
         values = {w for w in _WORD.findall(rest) if w.isascii()}
+        if "では" in rest or "には" in rest or "場合" in rest:
+            rest = _JA_SCOPE.sub(" ", rest)  # a scope ("Pythonでは") is no value of the statement
         if "曜" in rest:  # a day of the week is a value, as "friday" is: "デプロイは金曜日です"
             values |= {_JA_DAYS[m.group(1)] for m in _JA_DAY.finditer(rest)}
             rest = _JA_DAY.sub(" ", rest)
