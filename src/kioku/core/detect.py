@@ -80,7 +80,7 @@ REMEMBER_HINT: re.Pattern[str] = re.compile(
     r"(?i)[rmsfnkwg覚記保メ忘今こ次以](?:(?<=r)(?:emem|emb|emeb|emmeb|mem)|(?<=m)emor|(?<=m)ind\b|(?<=s)(?:ave|tore)\b|(?<=dow)n\b"
     r"|(?<=g)oing forward"
     r"|(?<=f)(?:orget|uture|rom now|rom here)|(?<=n)ote\b|(?<=覚)え|(?<=記)[憶録]|(?<=保)存|(?<=メ)モ|(?<=忘)れ"
-    r"|(?<=今)(?:後|度から)|(?<=こ)れからは|(?<=次)(?:回)?から|(?<=以)[後降])"
+    r"|(?<=今)(?:後|度から)|(?<=こ)れから(?:先)?は|(?<=次)(?:回)?から|(?<=以)[後降])"
 )
 
 
@@ -272,13 +272,15 @@ _JA_POLITE = r"(?:ください|下さい|くれ(?:ますか|ない|る)?|もら�
 _JA_TRIG = _Lazy(
     r"(?P<trig>覚えて(?:おいて|おいといて|置いて)|覚えといて|覚えてて|覚えておく(?:こと|ように)"
     r"|覚えて(?=ください|下さい|ほしい|欲しい|ね|[：:。！!、]|\s*$)"
-    r"|記憶して(?:おいて)?|記憶しておく(?:こと|ように)|記憶に(?:残して|とどめて|留めて)"
-    r"|メモして(?:おいて)?|メモっといて|メモっておいて|メモしておく(?:こと|ように)|メモに(?:残して|書いて)"
+    r"|記憶して(?:おいて)?|記憶しといて|記憶しておく(?:こと|ように)|記憶に(?:残して|とどめて|留めて)"
+    r"|メモして(?:おいて)?|メモしといて|メモっといて|メモっておいて|メモしておく(?:こと|ように)|メモに(?:残して|書いて)"
     r"|記録して(?:おいて)?|忘れないで|忘れないように(?:して)?|忘れずに(?:覚えて(?:おいて)?)?"
-    r"|保存して(?:おいて)?)" + _JA_POLITE
+    r"|保存して(?:おいて)?|保存しといて)" + _JA_POLITE
 )
 # Words before a request that only say how long to keep it ("ずっと", "今後のために", "次回以降のセッションでも")
-_JA_LASTING_ONLY = _Lazy(r"^(?:[、,\s]|あと|それと|ずっと|今後|次回|以降|将来|これから|セッション|ため|参考|の|に|で|も|は)+$")
+_JA_LASTING_ONLY = _Lazy(r"^(?:[、,\s]|あと|それと|それから|ついでに|ちょっと|あ|ずっと|今後|次回|以降|将来|これから"
+                         r"|セッション|ため|参考|の|に|で|も|は)+$")
+_JA_ONLY_NOW = _Lazy(r"(?:今回|今日|本日|今|この作業中|この作業の間|このセッション|このタスク)(?:だけ|のみ)")
 _JA_ASKED_TO_KEEP = ("くれる", "くれますか", "くれない", "もらえる", "もらえますか")
 _JA_MEMORY_WORD = _Lazy(r"(?i:メモリ|記憶|メモ|覚え|kioku|長期記憶|ナレッジ)")
 _JA_FILE_OBJ = _Lazy(r"(?:ファイル|変更|ドキュメント|画像|データ|設定|作業|コード|ページ|それ|これ)(?:を|は)?\s*$")
@@ -731,30 +733,38 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
         s_start = max(max(masked.rfind(c, lo, m.start()) for c in "。！？!?\n") + 1, lo)
         after = masked[m.end():m.end() + _WINDOW]
         # "これ覚えておいてくれる？本番はGCP。": a polite request with the fact after it
-        asked = (m.group(0).endswith(_JA_ASKED_TO_KEEP) and re.match(r"\s*[?？]\s*(?!って|と(?:聞|言))\S", after) is not None
-                 and re.fullmatch(r"\s*(?:(?:これ|それ)(?:を|は)?)?\s*", text[s_start:m.start()]) is not None)
-        if (_JA_QUESTION_END.match(after.lstrip()) or re.match(r"\s*[?？]", after)) and not asked:
+        # ("…。覚えておいてくれる？" asks the same of the sentence before it)
+        polite = (m.group(0).endswith(_JA_ASKED_TO_KEEP) and re.match(r"\s*[?？]\s*(?!って|と(?:聞|言))", after) is not None
+                  and re.fullmatch(r"\s*(?:(?:これ|それ)(?:を|は)?)?\s*", text[s_start:m.start()]) is not None)
+        asked = polite and re.match(r"\s*[?？]\s*\S", after) is not None
+        if (_JA_QUESTION_END.match(after.lstrip()) or re.match(r"\s*[?？]", after)) and not polite:
             continue
         before = text[s_start:m.start()]
+        if before.count("「") > before.count("」") or before.count("『") > before.count("』"):
+            continue  # 「覚えておいて」と言われた: the words are quoted, not asked
+        if _JA_ONLY_NOW.search(before):
+            continue  # "今回だけ覚えておいて：…": for this work only
         # content after a colon wins ("覚えておいて：テストにはRedisが必要")
         content_after = ""
         am = re.match(r"\s*(?:こと|事)?\s*[:：]\s*", after)  # "覚えておいてほしいこと：…"
         if am is None and not before.strip():
             # "覚えておいて、テストには…", "覚えておいてほしいのは、本番DBは…"
-            am = re.match(r"\s*(?:(?:ほしい|欲しい)?(?:のは|ことは)\s*[、,:：]?|[、,])\s*", after)
+            am = re.match(r"\s*(?:(?:ほしい|欲しい)?(?:のは|ことは)\s*[、,:：]?|(?:ん(?:だ|です)?けど|のですが|けど)?[、,])\s*",
+                          after)
         if am is None and _JA_LASTING_ONLY.match(before.strip()):
             # "次回以降のセッションでも覚えておいてほしいんだけど、本番DBは…": before the request
             # only how long; the fact follows it
             am = re.match(r"\s*(?:ん(?:だ|です)?けど|のですが|けど|けれど)?\s*[、,]\s*(?=\S)", after)
         if am:
-            end = _sentence_end(masked, m.end() + am.end(), block=True)
+            # after a colon a block of notes; after "、" or "んだけど、" the sentence
+            end = _sentence_end(masked, m.end() + am.end(), block=":" in am.group(0) or "：" in am.group(0))
             content_after = text[m.end() + am.end():end]
         if trig.startswith("保存"):
             if not (_JA_MEMORY_WORD.search(before) or (content_after.strip()
                                                         and not _JA_FILE_OBJ.search(before))):
                 continue  # "ファイルを保存して" is a file save
             before = re.sub(r"(?:メモリ|記憶|メモ|長期記憶|kioku|ナレッジ)(?:に|へ)\s*$", "", before)
-        if trig.startswith("忘れ") and not content_after.strip() and before.strip():
+        if trig.startswith("忘れ") and not content_after.strip() and before.strip() not in ("", "これ", "それ"):
             if _JA_TASK_BEFORE.search(before) or not re.search(
                     r"(?:こと|ということ|って|と)(?:を|は)?\s*$", before):
                 continue  # "テストを実行するのを忘れないで" is a task, not a fact
@@ -769,7 +779,7 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
             content = _clean_ja(_JA_BEFORE_STRIP.sub("", before))
             if re.search(r"ことを\s*$", before):
                 content = _clean_ja(re.sub(r"を\s*$", "", before))
-        if not content and not before.strip() and re.match(r"\s*(?:[。！!\n]|$)" if not asked else r"\s*[?？]", after):
+        if not content and not before.strip() and re.match(r"\s*(?:[。！!\n]|$)" if not polite else r"\s*[?？]", after):
             # "…。覚えておいて" / "覚えておいて。…": the fact is the neighbouring sentence
             prev = _clean_ja(re.split(r"(?<=[。！？!?\n])",
                                       text[max(0, s_start - _WINDOW):s_start].rstrip("。！!\n "))[-1])
@@ -800,12 +810,14 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
 # Standing instructions: "今後は敬語で返答して", "以後、mainへの直接pushは禁止". The sentence must
 # end as an instruction or a rule (imperative, prohibition, plain verb), not as a statement
 # about oneself ("今後は気をつけます") or a question.
-_JA_STANDING = _Lazy(r"(?:^|(?<=[。！？!?\n]))\s*(?P<trig>(?:今後|以後|以降)(?:は|(?=[、,]))"
-                     r"|(?:今度|次回|次)から(?:は)?(?![の次])|これからは(?![ぁ-ん]))\s*[、,]?\s*")
+_JA_STANDING = _Lazy(r"(?:^|(?<=[。！？!?\n]))\s*(?:(?:それから|あと|また|それと)[、,]?\s*)?"
+                     r"(?P<trig>(?:今後|以後|以降|次回以降)(?:は|(?=[、,]))|今後の(?:会話|セッション)では"
+                     r"|(?:今度|次回|次)から(?:は)?(?![の次])|これから(?:先)?は(?![ぁ-ん]))\s*[、,]?\s*")
 # Not a rule to keep: a caution with no content, a task on something in this conversation
 # ("このファイル", "そのPR"), or a one-off fix.
 _JA_GENERIC = _Lazy(r"気をつけ|気を付け|注意し|よろしく")
-_JA_ONE_OFF = _Lazy(r"(?:この|その|あの|これ|それ|あれ|こちら|そちら)|(?:直して|修正して|マージして|なおして)(?:ください|下さい|ね)?$")
+_JA_ONE_OFF = _Lazy(r"(?:この|その|あの|これ|それ|あれ|こちら|そちら)"
+                    r"|(?:直して|修正して|マージして|なおして|教えて|説明して|調べて|見せて)(?:ください|下さい|ね)?$")
 _JA_RULE_END = _Lazy(r"(?:(?:て|で)(?:ね|よ|ください|下さい|ほしい|欲しい)?|こと|ように|禁止|厳禁|ダメ|だめ|ないで|するな)$")
 # A plain verb is a rule only when someone does something to something ("bunを使う",
 # "テストはpytestにする"), not an event or a forecast ("雨が降る", "忙しくなる", "ログが出力される").

@@ -36,7 +36,7 @@ SYSTEM_PREFIXES = ("<task-notification>", "<command-name>", "<command-message>",
 # substrings, so most prompts are skipped on the raw hook input without importing json or re.
 HINT_TEXT = ("remem", "memor", "remb", "remeb", "remmeb", "rmem", "mind", "save", "store", "down", "forget",
              "future", "from now", "from here", "going forward", "note",
-             "覚え", "記憶", "記録", "保存", "メモ", "忘れ", "今後", "今度から", "これからは", "次回から", "次から",
+             "覚え", "記憶", "記録", "保存", "メモ", "忘れ", "今後", "今度から", "これからは", "これから先", "次回から", "次から",
              "以後", "以降")
 HINT_WORDS = tuple(w.encode() for w in HINT_TEXT)
 NOT_AGAIN = ("It is already stored by Kioku in .agents/memory, so it must not be saved again "
