@@ -176,8 +176,8 @@ _EN_ALTS = (
     # "remember" in three alternatives, so that a save compiles only what its text can match:
     # with how long before the note ("remember for future reference that …"; tried first), plain,
     # and misspelt
-    ("rememberlong", r"(?P<rememberlong>remember|memori[sz]e)" + _REMEMBER_THIS + r"?" + _LASTING
-     + r"(?=\s*(?:[:\-—,]|that\b))\s*(?::|-|—|,|that\b)?", _LASTING_CUES),
+    ("rememberlong", r"(?P<rememberlong>remember|memori[sz]e|" + "|".join(_REMEMBER_TYPOS) + r")" + _REMEMBER_THIS
+     + r"?" + _LASTING + r"(?=\s*(?:[:\-—,]|that\b))\s*(?::|-|—|,|that\b)?", _LASTING_CUES),
     ("remember", r"(?P<remember>remember|memori[sz]e)" + _REMEMBER_TAIL, ("remember", "memori")),
     ("misspelt", r"(?P<misspelt>" + "|".join(_REMEMBER_TYPOS) + r")" + _REMEMBER_TAIL, _REMEMBER_TYPOS),
     # "make a note" needs what follows to be the note ("Make a note: ...", "make a note that ..."),
@@ -265,7 +265,7 @@ _EN_TRIGGER_NAMES = {
 }
 # Sentence starts: beginning, after sentence punctuation, or a newline.
 _SENT_START = _Lazy(r"(?:^|(?<=[.!?;])\s+|\n\s*|(?<=[。！？])"
-                   r"|(?<=,)\s+(?:and|but)\s+(?=(?:please\s+)?(?:remember(?!\s+to\b)|keep (?:this |that )?in mind|don't forget)\b))")
+                   r"|(?<=,)\s+(?:and|but)\s+(?=(?:please\s+)?(?:remember|keep (?:this |that )?in mind|don't forget)\b))")
 
 # --- Japanese --------------------------------------------------------------------------------
 _JA_POLITE = r"(?:ください|下さい|くれ(?:ますか|ない|る)?|もらえ(?:ますか|る)|ね|よ|ほしい|欲しい|おいて|おいてね|おく|ておく|な)*"
@@ -437,8 +437,6 @@ _TASK_SENTENCE = _Lazy(
 # sentence with one is part of the note even when it opens like a request ("Also run the linter
 # before every commit.").
 _STANDING = _Lazy(r"(?i)\b(?:every|always|never|whenever|each|before|after|when|unless|until)\b")
-# Of those, the words that make "remember to <verb>" a rule rather than a step of this work
-_STANDING_RULE = _Lazy(r"(?i)\b(?:every|always|never|whenever|each|unless)\b")
 _BLOCK_SENTENCE = _Lazy(r"(?:[^.!?\n]|[.!?](?!\s|$))+(?:[.!?](?=\s|$)|\n|$)")  # "foo.py" is no end
 
 
@@ -559,7 +557,7 @@ _WORK_AT_HAND_EN = _Lazy(
     r"|in the (?:except|else|if) branch)\b")
 # Words that make a request inside a task's sentence ("…, and remember that …") one that lasts
 _LASTS_WORDS = ("future", "from now", "going forward", "from here", "next time", "next session", "every session",
-                "across sessions", "always", "every ", "whenever")
+                "across sessions", "always", "every ", "whenever", "forever", "permanently", "for good")
 _ABOUT_THE_NEXT_STEP = _Lazy(r"(?i)\b(?:when|while|as|once|before) you\b(?![^.!?\n]*\b(?:every|always|whenever)\b)")
 
 
@@ -597,7 +595,7 @@ def _asks_to_keep(content: str, trigger: str) -> bool:
     work now, and "can you remember that the bug was …?" asks about the past."""
     words = {word.strip(".,;:!?()\"'`") for word in content.lower().split()[:8]}
     if trigger.endswith(" to"):
-        return bool(_STANDING_RULE.search(content))  # "… after this change?" is work now
+        return bool(_STANDING.search(content))  # a rule; "… after this change?" is work at hand (see above)
     return bool((words & _STATING_WORDS) - _NOT_STATED)  # a clause: its verb comes early
 
 
@@ -614,7 +612,8 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
             return None
         groups = m.groupdict()
         kind = next(k for k in _EN_TRIGGER_NAMES if groups.get(k))
-        misspelt = kind == "misspelt"
+        misspelt = kind == "misspelt" or (kind == "rememberlong" and not groups["rememberlong"].lower().startswith(
+            ("remember", "memori")))
         kind = "remember" if kind in ("rememberlong", "misspelt") else kind
         trigger = masked[m.start():m.end()].rstrip().lower()
         explicit = trigger.endswith((":", ",", "-", "—", "that"))

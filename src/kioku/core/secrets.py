@@ -757,8 +757,6 @@ def _nfkc_with_offsets(text: str) -> tuple[str, list[int]] | None:
     return "".join(out), origin
 
 
-
-
 def find_secrets(text: str) -> list[SecretFinding]:
     """All secrets in ``text``, non-overlapping, sorted by start offset. Lookalike characters
     (full-width letters and digits, compatibility forms) are matched as their NFKC form;

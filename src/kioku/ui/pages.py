@@ -1,7 +1,8 @@
 """Whole pages of the web app: layout, Memory, Agents, Evaluations, Trends, Health.
 
 Pages are rendered on the server from escaped data; the only script is the static
-``app.js`` (confirmation prompts), which the page works without.
+``app.js`` (confirmation prompts; it drops the one-time message from the address), which the
+page works without.
 """
 
 from __future__ import annotations
