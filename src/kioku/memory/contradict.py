@@ -184,7 +184,8 @@ def _qualifiers(text: str) -> set[str]:
     out: set[str] = set()
     if _has_ja(low) and ("では" in low or "には" in low or "場合" in low):
         # "インデントはPythonではスペース4つ": where the statement holds, as "in Python files"
-        out |= {m.group(1) for m in _JA_SCOPE.finditer(low) if not m.group(1).endswith(("曜日", "曜"))}
+        out |= {m.group(1) for m in _JA_SCOPE.finditer(low)
+                if not m.group(1).endswith(("曜日", "曜")) and m.group(1) not in _JA_GENERIC_SCOPES}
     for i, word in enumerate(words):
         if word not in _QUALIFIER_WORDS:
             continue
@@ -265,6 +266,8 @@ _JA_PARTICLES = ("には", "では", "に", "で", "の", "が")
 _JA_PROJECT = ("プロジェクトで", "プロジェクトに", "プロジェクト", "リポジトリで", "リポジトリ", "ここで")
 # Compiled on first use, and used only when the literal text each needs is there: most memories
 # state no replacement, and a save (a hook) would otherwise compile all of them.
+# "このプロジェクトでは" is the project itself, as "in this project" is (_GENERIC_QUALIFIERS)
+_JA_GENERIC_SCOPES = frozenset(("プロジェクト", "リポジトリ", "レポジトリ", "ここ", "チーム", "全体", "社内", "うち"))
 _JA_SCOPE = LazyPattern(r"([a-z0-9][\w.+#-]*|[ァ-ヶー一-龥]+)(?:では(?!なく|ない|あり)|には|の場合は|の場合|のときは|の時は)")
 _JA_DAY = LazyPattern(r"([月火水木金土日])曜(?:日)?")
 _JA_DAYS = dict(zip("月火水木金土日", ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
