@@ -866,20 +866,18 @@ class AgentStore:
         would otherwise look like a record the journal lacks, and ``kioku rebuild`` would
         refuse and advise writing the journal anew from the store."""
         if self.server:
-            expected = self.journal.live_counts()
-            return {name: n - expected.get(name, 0) for name, n in self.collection_counts().items()
-                    if n > expected.get(name, 0)}
-        if not self._exists():  # the first-use check (it may rebuild, under the lock) runs before we take it
-            return {}
-        with self.journal.lock():
-            try:
-                self._sync_locked()
-            except Exception:  # noqa: BLE001 - a broken store is counted (or fails) below
-                pass
-            with contextlib.suppress(Exception):
-                self._conn()  # current for the applied sequence: the read below needs no reader lock
-            expected = self.journal.live_counts()
-            counts = self.collection_counts()
+            expected, counts = self.journal.live_counts(), self.collection_counts()
+        else:
+            if not self._exists():  # the first-use check (it may rebuild, under the lock) runs before we take it
+                return {}
+            with self.journal.lock():
+                try:
+                    self._sync_locked()
+                except Exception:  # noqa: BLE001 - a broken store is counted (or fails) below
+                    pass
+                with contextlib.suppress(Exception):
+                    self._conn()  # current for the applied sequence: the read below needs no reader lock
+                expected, counts = self.journal.live_counts(), self.collection_counts()
         return {name: n - expected.get(name, 0) for name, n in counts.items() if n > expected.get(name, 0)}
 
     def journal_from_store(self) -> int:

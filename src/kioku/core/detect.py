@@ -152,9 +152,10 @@ _LASTING_TAIL = (r"(?:(?:for|in|across) (?:all |every )?(?:the )?(?:future )?ses
 
 # Misspellings of "remember" seen in quick typing
 _REMEMBER_TYPOS = ("rember", "remeber", "remmeber", "rmember", "remembr", "rememebr", "rememeber")
-# A word of _LASTING, one of which its alternative cannot match without
-_LASTING_CUES = ("future", "later", "next time", "good", "forever", "permanently", "going forward", "from now",
-                 "across", "this time")
+# Words one of which every "how long" pattern needs (_LASTING, _LASTING_TAIL, _EN_LASTING_HEAD):
+# a text without any is not compiled against them
+_LASTING_CUES = ("future", "later", "next time", "next session", "every session", "good", "forever", "permanently",
+                 "going forward", "from now", "from here", "across", "this time")
 _REMEMBER_THIS = r"(?:\s+(?:this|it|the following)(?:\s+(?:rule|note|fact|preference|convention|one))?)"
 _REMEMBER_TAIL = (r"(?!\s+" + _WH + r")(?!\s+me\b)"  # "Remember me" is a login box
                   r"(?:" + _REMEMBER_THIS + r"?(?=\s*(?:[:\-—,]|that\b)))?\s*(?::|-|—|,|that\b|to\b)?")
@@ -341,7 +342,7 @@ def _may_lead(content: str) -> bool:
 
 def _clean_en(content: str) -> str:
     content = content.strip()
-    if any(words in content[:30].lower() for words in _LASTING_WORDS):
+    if any(words in content[:30].lower() for words in _LASTING_CUES):
         content = _EN_LASTING_HEAD.sub("", content) or content  # "In the future, always ask …"
     if "\n" in content:  # a block after "remember:": keep list markers, drop the colon
         content = re.sub(r"^[:\s]+", "", content)
@@ -354,7 +355,7 @@ def _clean_en(content: str) -> str:
     if not content.isascii() or any(word in content.lower() for word in ("pleas", "pls", "thank", "thx")):
         content = _EN_POLITE_TAIL.sub("", content)  # (compiled only when one of its words is there)
     content = _strip_trail(content).strip()
-    if any(words in content[-30:].lower() for words in _LASTING_WORDS):
+    if any(words in content[-30:].lower() for words in _LASTING_CUES):
         content = _strip_trail(_EN_LASTING_TAIL.sub("", content)).strip()  # "… for future sessions"
     m = _QUOTED.match(content) if content[:1] in "'\"“「" else None
     return next(g for g in m.groups() if g).strip() if m else content
@@ -364,8 +365,6 @@ _EN_LASTING_TAIL = _Lazy(r"(?i)[,\s]+" + _LASTING_TAIL + r"[\s.!?]*$")
 # The same words opening a note ("In the future, always ask …", "and in future sessions, use uv")
 _EN_LASTING_HEAD = _Lazy(r"(?i)^[,\s]*(?:and\s+)?(?:in the future|going forward|from now on|from here on(?: out)?"
                          r"|(?:for|in) (?:all |every )?future sessions?|in every session|across sessions)\s*[,:]\s*")
-_LASTING_WORDS = ("future", "from now", "going forward", "from here", "next time", "next session", "across sessions",
-                  "every session")
 _EN_TASK_TAIL = _Lazy(
     r"(?i)[,;]\s*(?:and|then|and then|but)\s+(?:please\s+)?(?:now\s+)?(?:fix|run|add|update|create"
     r"|write|make|implement|change|remove|delete|refactor|check|look|help|commit|push|deploy"
@@ -562,7 +561,7 @@ _ABOUT_THE_NEXT_STEP = _Lazy(r"(?i)\b(?:when|while|as|once|before) you\b(?![^.!?
 
 
 # What a "remember <thing>: <value>" names when it is the work at hand, not a fact to keep
-_WORK_AT_HAND = frozenset(("plan", "steps", "order", "list", "sequence", "todo", "agenda"))
+_WORK_NOUNS = frozenset(("plan", "steps", "order", "list", "sequence", "todo", "agenda"))
 
 
 _LABEL = _Lazy(r"(?:this |the )?[\w-]+:\s")  # "password: …" after "Remember": a login box's label
@@ -578,13 +577,13 @@ def _names_a_value(content: str) -> bool:
     words = [w.strip(".,;()'\"`").lower() for w in thing.split()]
     # "the preferred log format", not a one-word label ("Remember device: Yes/No" is a login box)
     described = (len(words) >= 2 and words[0] in ("our", "my")) or (len(words) >= 3 and words[0] == "the")
-    return described and not _WORK_AT_HAND.intersection(words)
+    return described and not _WORK_NOUNS.intersection(words)
 
 
 def _only_lasting(content: str) -> bool:
     """Content that is only how long to keep something ("for future sessions", "next time")."""
     low = content.lower()
-    return any(words in low for words in _LASTING_WORDS) and not _EN_LASTING_TAIL.sub("", " " + content).strip()
+    return any(words in low for words in _LASTING_CUES) and not _EN_LASTING_TAIL.sub("", " " + content).strip()
 
 
 def _asks_to_keep(content: str, trigger: str) -> bool:
