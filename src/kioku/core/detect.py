@@ -290,6 +290,9 @@ _JA_BEFORE_STRIP = _Lazy(
     r"(?:\s*(?:ということを|ってことを|ことを|ことは|のを|って|(?<!こ)と|を|は|なので|だから|から|ので|、|,|:|：)\s*)$")
 _JA_TASK_BEFORE = _Lazy(r"(?:する|やる|実行する|走らせる|回す|入れる|送る|押す|閉じる|消す)のを\s*$")
 
+# The request reported and asked about, not made: "…覚えておいてって頼んだっけ？",
+# "…保存してと言ったのはどれ？".
+_JA_RECALLED = _Lazy(r"\s*(?:って|と)\s*(?:頼|言|お願い|伝え|話し|指示)[^。！!\n]{0,30}?(?:[?？]|っけ)")
 _JA_IMPERATIVE_END = _Lazy(r"(?:て|で)(?:ね|よ|ください|下さい|おいて)?$")
 _TRAIL_CHARS = ".!。！、,;:"
 
@@ -737,6 +740,8 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
         asked = polite and re.match(r"\s*[?？]\s*\S", after) is not None
         if (_JA_QUESTION_END.match(after.lstrip()) or re.match(r"\s*[?？]", after)) and not polite:
             continue
+        if _JA_RECALLED.match(after):
+            continue  # "前に何を覚えておいてって頼んだっけ？": asks about an earlier request
         before = text[s_start:m.start()]
         if before.count("「") > before.count("」") or before.count("『") > before.count("』"):
             continue  # 「覚えておいて」と言われた: the words are quoted, not asked
