@@ -243,6 +243,17 @@ POSITIVES: list[tuple[str, str, str, str]] = [
      "the API is rate limited", "remember", "en"),
     ("remember to run lint before every commit",
      "run lint before every commit", "remember", "en"),
+    # the occasion of a "next time …," lead-in stays with the note
+    ("Next time we work on this, remember that the long-lived branch is feat-checkout.",
+     "Next time we work on this: the long-lived branch is feat-checkout", "remember", "en"),
+    ("Next time, remember to run the linter before pushing.", "run the linter before pushing", "remember", "en"),
+    ("i keep having to tell you this so please remember it: we don't use semicolons in TypeScript.",
+     "we don't use semicolons in TypeScript", "remember", "en"),
+    ("For the record, and please remember it this time: the API returns dates in UTC.",
+     "the API returns dates in UTC", "remember", "en"),
+    ("Going forward, treat warnings as errors. Make sure you still remember this next session.",
+     "treat warnings as errors", "remember", "en"),
+    ("今後のためにメモ：デプロイは金曜禁止", "デプロイは金曜禁止", "メモ", "ja"),
 ]
 POSITIVES = [p for p in POSITIVES if p[1] is not None]
 
@@ -277,6 +288,10 @@ NEGATIVES: list[str] = [
     "さっきのこと覚えといて",
     "前に何を覚えておいてって頼んだっけ？",  # asks about an earlier request
     "前回保存してと言ったのはどれ？",
+    "メモ：明日の会議は10時",  # a heading, with no "how long" before it
+    "会議のメモ：参加者は5人",
+    "Next time I ask, remember what we did here?",
+    "The loader is slow so please remember that when you profile it.",
     "この作業中だけ覚えておいて：一時ファイルは /tmp/work に置く",
     "今回だけ覚えておいて：一時ファイルは /tmp/work に置く",
     "同僚に「覚えておいて」と言われた",
@@ -559,8 +574,8 @@ def test_japanese_notes_with_many_sentences_stay_linear() -> None:
 
 _LEADS = ["", "please ", "Please, ", "ok ", "okay, ", "hey ", "btw ", "by the way ", "note to self: ",
           "can you please ", "you should ", "make sure to ", "always ", "I'd like you to ", "i want you to ",
-          "also ", "and ", "one more thing ", "important: ", "note "]
-_NOT_LEADS = ["pleased ", "hithere ", "oklahoma "]  # start like a lead-in word, are none
+          "also ", "and ", "one more thing ", "important: ", "note ", "next time we work on this, "]
+_NOT_LEADS = ["pleased ", "hithere ", "oklahoma ", "nextdoor "]  # start like a lead-in word, are none
 _TRIGGERS = ["remember that", "remember:", "Remember", "remember this:", "don't forget that",
              "save this to memory:", "save this:", "write this down:", "make a note:",
              "note for future sessions:", "keep in mind that", "from now on,", "for future reference,",

@@ -133,6 +133,7 @@ _LEAD = (
     r"(?:(?:please|pls|plz|kindly|also|and|oh|ok|okay|hey|hi|so|btw|by the way|one more thing"
     r"|fyi|important|claude|kioku|note|permanently)\b\s*[,:!—–-]?\s+"
     r"|note to self\s*[,:]?\s+"
+    r"|next time(?:\s+(?:we|you|i)\b[^,.;:!?\n]{1,40})?,\s+"  # "Next time we work on this, remember that …"
     r"|(?:can|could|would|will) (?:you|u)\s+(?:please\s+)?"
     r"|(?:you (?:should|must|need to|have to)|make sure (?:to|you)|be sure to|always)\s+"
     r"|i(?:'d| would)? (?:want|need|like) (?:you|u) to\s+(?:please\s+)?)*"
@@ -200,7 +201,7 @@ _EN_ALTS = (
 _LEAD_FIRST_WORDS = frozenset((
     "please", "pls", "plz", "kindly", "also", "and", "oh", "ok", "okay", "hey", "hi", "so", "btw",
     "by", "one", "fyi", "important", "claude", "kioku", "note", "can", "could", "would", "will",
-    "you", "make", "be", "always", "i", "i'd", "permanently",
+    "you", "make", "be", "always", "i", "i'd", "permanently", "next",
 ))
 
 
@@ -251,7 +252,7 @@ def _starts_with_lead_word(masked: str, pos: int) -> bool:
 
 # Closing tags: "<content> - remember that", "<content>, don't forget that!".
 _EN_END = _Lazy(
-    r"(?i)^(?P<content>.+?)\s*[,;:.\-—!]+\s*(?:please\s+)?"
+    r"(?i)^(?P<content>.+?)\s*[,;:.\-—!]+\s*(?:please\s+)?(?:(?:make sure|be sure) (?:you|to)\s+(?:still\s+)?)?"
     r"(?P<trig>remember (?:this|that|it)|save (?:this|that|it) to (?:your )?memory"
     r"|(?:don'?t|do not) forget (?:this|that|it)|keep (?:this|that|it) in mind"
     r"|note (?:this|that) for (?:the )?future(?: sessions?)?)"
@@ -266,7 +267,9 @@ _EN_TRIGGER_NAMES = {
 }
 # Sentence starts: beginning, after sentence punctuation, or a newline.
 _SENT_START = _Lazy(r"(?:^|(?<=[.!?;])\s+|\n\s*|(?<=[。！？])"
-                   r"|(?<=,)\s+(?:and|but)\s+(?=(?:please\s+)?(?:remember|keep (?:this |that )?in mind|don't forget)\b))")
+                   r"|(?<=,)\s+(?:and|but)\s+(?=(?:please\s+)?(?:remember|keep (?:this |that )?in mind|don't forget)\b)"
+                   # "I keep telling you this, so please remember it: …" (a colon and the note after it)
+                   r"|(?<=\s)so\s+(?=please\s+remember\s+(?:it|this)(?:\s+this\s+time)?\s*:))")
 
 # --- Japanese --------------------------------------------------------------------------------
 _JA_POLITE = r"(?:ください|下さい|くれ(?:ますか|ない|る)?|もらえ(?:ますか|る)|ね|よ|ほしい|欲しい|おいて|おいてね|おく|ておく|な)*"
@@ -275,12 +278,14 @@ _JA_TRIG = _Lazy(
     r"|覚えて(?=ください|下さい|ほしい|欲しい|ね|[：:。！!、]|\s*$)"
     r"|記憶して(?:おいて)?|記憶しといて|記憶しておく(?:こと|ように)|記憶に(?:残して|とどめて|留めて)"
     r"|メモして(?:おいて)?|メモしといて|メモっといて|メモっておいて|メモしておく(?:こと|ように)|メモに(?:残して|書いて)"
+    r"|メモ(?=\s*[：:])"  # "将来のセッションのためにメモ：…" (only after how long, see _detect_ja)
     r"|記録して(?:おいて)?|忘れないで|忘れないように(?:して)?|忘れずに(?:覚えて(?:おいて)?)?"
     r"|保存して(?:おいて)?|保存しといて)" + _JA_POLITE
 )
 # Words before a request that only say how long to keep it ("ずっと", "今後のために", "次回以降のセッションでも")
 _JA_LASTING_ONLY = _Lazy(r"^(?:[、,\s]|あと|それと|それから|ついでに|ちょっと|あ|ずっと|今後|次回|以降|将来|これから"
                          r"|セッション|ため|参考|の|に|で|も|は)+$")
+_JA_LATER = _Lazy(r"将来|今後|次回|以降|これから|ずっと")
 _JA_ONLY_NOW = _Lazy(r"(?:今回|今日|本日|今|この作業中|この作業の間|このセッション|このタスク)(?:だけ|のみ)")
 _JA_ASKED_TO_KEEP = ("くれる", "くれますか", "くれない", "もらえる", "もらえますか")
 _JA_MEMORY_WORD = _Lazy(r"(?i:メモリ|記憶|メモ|覚え|kioku|長期記憶|ナレッジ)")
@@ -508,7 +513,8 @@ _SENTENCE_MARKS = ".!?;\n。！？"
 def _sentence_starts(masked: str):  # -> Iterator[int]
     """Where sentences start (``_SENT_START``); a text without any sentence mark is one
     sentence, found without compiling the pattern."""
-    if not any(mark in masked for mark in _SENTENCE_MARKS) and ", and " not in masked and ", but " not in masked:
+    if not any(mark in masked for mark in _SENTENCE_MARKS) and ", and " not in masked and ", but " not in masked \
+            and " so please " not in masked:
         yield 0
         return
     for ss in _SENT_START.finditer(masked):
@@ -601,6 +607,10 @@ def _asks_to_keep(content: str, trigger: str) -> bool:
     return bool((words & _STATING_WORDS) - _NOT_STATED)  # a clause: its verb comes early
 
 
+# "Next time we work on this, remember that …": the occasion is part of the note
+_NEXT_TIME_WHEN = _Lazy(r"(?i)\bnext time\s+((?:we|you|i)\b[^,.;:!?\n]{1,40}),")
+
+
 def _detect_en(text: str, masked: str) -> RememberRequest | None:
     candidates = 0
     start, bare = _en_start_for(masked)
@@ -613,7 +623,8 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         if candidates > _MAX_CANDIDATES:
             return None
         groups = m.groupdict()
-        kind = next(k for k in _EN_TRIGGER_NAMES if groups.get(k))
+        kind = group = next(k for k in _EN_TRIGGER_NAMES if groups.get(k))
+        trigger_at = m.start(kind)  # after the lead-in
         misspelt = kind == "misspelt" or (kind == "rememberlong" and not groups["rememberlong"].lower().startswith(
             ("remember", "memori")))
         kind = "remember" if kind in ("rememberlong", "misspelt") else kind
@@ -659,7 +670,7 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         inside = masked[max(0, pos - 6):pos].rstrip().endswith((", and", ", but"))
         if (bare_kind or asked or inside or misspelt) and _WORK_AT_HAND_EN.search(content):
             continue  # "can u remember to close the file handle in the except branch too"
-        if inside and not any(words in masked[pos:end].lower() for words in _LASTS_WORDS):
+        if inside and group != "rememberlong" and not any(words in masked[pos:end].lower() for words in _LASTS_WORDS):
             continue  # "Write the migration, and remember that this table has 40M rows": for this task
         if asked:
             if (bare_kind and not trigger.endswith(" to")) or not _asks_to_keep(content, trigger):
@@ -669,6 +680,9 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
             continue
         if trigger.endswith("that") and len(content.split()) < 2:
             continue  # "remember that approach": a demonstrative, not "that <clause>"
+        when = _NEXT_TIME_WHEN.search(masked, pos, trigger_at)
+        if when:
+            content = f"Next time {text[when.start(1):when.end(1)]}: {content}"  # the note holds only for that occasion
         return RememberRequest(content, _EN_TRIGGER_NAMES[kind], "en")
     # closing tag form, only for a single short paragraph
     para = masked.strip()
@@ -743,6 +757,8 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
         if _JA_RECALLED.match(after):
             continue  # "前に何を覚えておいてって頼んだっけ？": asks about an earlier request
         before = text[s_start:m.start()]
+        if trig == "メモ" and not (_JA_LASTING_ONLY.match(before.strip()) and _JA_LATER.search(before)):
+            continue  # "メモ：明日の会議" is a heading; "今後のためにメモ：…" asks to keep it
         if before.count("「") > before.count("」") or before.count("『") > before.count("』"):
             continue  # 「覚えておいて」と言われた: the words are quoted, not asked
         if _JA_ONLY_NOW.search(before):
