@@ -623,7 +623,7 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         if candidates > _MAX_CANDIDATES:
             return None
         groups = m.groupdict()
-        kind = group = next(k for k in _EN_TRIGGER_NAMES if groups.get(k))
+        kind = alternative = next(k for k in _EN_TRIGGER_NAMES if groups.get(k))
         trigger_at = m.start(kind)  # after the lead-in
         misspelt = kind == "misspelt" or (kind == "rememberlong" and not groups["rememberlong"].lower().startswith(
             ("remember", "memori")))
@@ -670,7 +670,8 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         inside = masked[max(0, pos - 6):pos].rstrip().endswith((", and", ", but"))
         if (bare_kind or asked or inside or misspelt) and _WORK_AT_HAND_EN.search(content):
             continue  # "can u remember to close the file handle in the except branch too"
-        if inside and group != "rememberlong" and not any(words in masked[pos:end].lower() for words in _LASTS_WORDS):
+        lasts = alternative == "rememberlong" or any(words in masked[pos:end].lower() for words in _LASTS_WORDS)
+        if inside and not lasts:
             continue  # "Write the migration, and remember that this table has 40M rows": for this task
         if asked:
             if (bare_kind and not trigger.endswith(" to")) or not _asks_to_keep(content, trigger):
