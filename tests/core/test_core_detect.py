@@ -254,6 +254,15 @@ POSITIVES: list[tuple[str, str, str, str]] = [
     ("Going forward, treat warnings as errors. Make sure you still remember this next session.",
      "treat warnings as errors", "remember", "en"),
     ("今後のためにメモ：デプロイは金曜禁止", "デプロイは金曜禁止", "メモ", "ja"),
+    ("Next session we pair, remember that Bob reviews the API changes.",
+     "Next session we pair: Bob reviews the API changes", "remember", "en"),
+    ("The Sentry DSN env var is SENTRY_DSN_BACKEND, so please remember it for future sessions.",
+     "The Sentry DSN env var is SENTRY_DSN_BACKEND", "remember", "en"),
+    # "this repo …" with a verb is a fact about the project, not a pointer into the conversation
+    ("remember: this repo uses pnpm.", "this repo uses pnpm", "remember", "en"),
+    ("You used npm again, and please remember it this time: this repo uses pnpm.", "this repo uses pnpm",
+     "remember", "en"),
+    ("忘れないように、今後はコミット前にテストを実行して", "今後はコミット前にテストを実行して", "忘れないように", "ja"),
 ]
 POSITIVES = [p for p in POSITIVES if p[1] is not None]
 
@@ -289,6 +298,14 @@ NEGATIVES: list[str] = [
     "前に何を覚えておいてって頼んだっけ？",  # asks about an earlier request
     "前回保存してと言ったのはどれ？",
     "メモ：明日の会議は10時",  # a heading, with no "how long" before it
+    "前に覚えておいてって頼んだこと、全部一覧にして見せて",
+    "この会話の中だけでいいので、Windowsを使っていることを覚えておいて",
+    "このループの変数iは外側でも使ってるから、リファクタリング中は覚えておいて",
+    "忘れないように、この正規表現の意味をコードにコメントで書いて",  # a task, so as not to forget
+    "stderr:\nnote: next time, remember to pass --locked\nerror: could not compile `foo`\nWhat is cargo saying?",
+    "[12:00:01] INFO start\nremember that the cache is warm\n[12:00:02] INFO done",
+    "remember that these tests are flaky",
+    "remember: this is important",
     "会議のメモ：参加者は5人",
     "Next time I ask, remember what we did here?",
     "The loader is slow so please remember that when you profile it.",

@@ -133,7 +133,7 @@ _LEAD = (
     r"(?:(?:please|pls|plz|kindly|also|and|oh|ok|okay|hey|hi|so|btw|by the way|one more thing"
     r"|fyi|important|claude|kioku|note|permanently)\b\s*[,:!—–-]?\s+"
     r"|note to self\s*[,:]?\s+"
-    r"|next time(?:\s+(?:we|you|i)\b[^,.;:!?\n]{1,40})?,\s+"  # "Next time we work on this, remember that …"
+    r"|next (?:time|session)(?:\s+(?:we|you|i)\b[^,.;:!?\n]{1,40})?,\s+"  # "Next time we work on this, remember that …"
     r"|(?:can|could|would|will) (?:you|u)\s+(?:please\s+)?"
     r"|(?:you (?:should|must|need to|have to)|make sure (?:to|you)|be sure to|always)\s+"
     r"|i(?:'d| would)? (?:want|need|like) (?:you|u) to\s+(?:please\s+)?)*"
@@ -252,7 +252,7 @@ def _starts_with_lead_word(masked: str, pos: int) -> bool:
 
 # Closing tags: "<content> - remember that", "<content>, don't forget that!".
 _EN_END = _Lazy(
-    r"(?i)^(?P<content>.+?)\s*[,;:.\-—!]+\s*(?:please\s+)?(?:(?:make sure|be sure) (?:you|to)\s+(?:still\s+)?)?"
+    r"(?i)^(?P<content>.+?)\s*[,;:.\-—!]+\s*(?:so\s+)?(?:please\s+)?(?:(?:make sure|be sure) (?:you|to)\s+(?:still\s+)?)?"
     r"(?P<trig>remember (?:this|that|it)|save (?:this|that|it) to (?:your )?memory"
     r"|(?:don'?t|do not) forget (?:this|that|it)|keep (?:this|that|it) in mind"
     r"|note (?:this|that) for (?:the )?future(?: sessions?)?)"
@@ -286,7 +286,8 @@ _JA_TRIG = _Lazy(
 _JA_LASTING_ONLY = _Lazy(r"^(?:[、,\s]|あと|それと|それから|ついでに|ちょっと|あ|ずっと|今後|次回|以降|将来|これから"
                          r"|セッション|ため|参考|の|に|で|も|は)+$")
 _JA_LATER = _Lazy(r"将来|今後|次回|以降|これから|ずっと")
-_JA_ONLY_NOW = _Lazy(r"(?:今回|今日|本日|今|この作業中|この作業の間|このセッション|このタスク)(?:だけ|のみ)")
+_JA_ONLY_NOW = _Lazy(r"(?:今回|今日|本日|今|この作業中|この作業の間|このセッション|このタスク|この会話(?:の中)?|このチャット)"
+                     r"(?:だけ|のみ)|(?:リファクタリング|作業|デバッグ|実装|レビュー)(?:中|の間)は")
 _JA_ASKED_TO_KEEP = ("くれる", "くれますか", "くれない", "もらえる", "もらえますか")
 _JA_MEMORY_WORD = _Lazy(r"(?i:メモリ|記憶|メモ|覚え|kioku|長期記憶|ナレッジ)")
 _JA_FILE_OBJ = _Lazy(r"(?:ファイル|変更|ドキュメント|画像|データ|設定|作業|コード|ページ|それ|これ)(?:を|は)?\s*$")
@@ -296,8 +297,9 @@ _JA_BEFORE_STRIP = _Lazy(
 _JA_TASK_BEFORE = _Lazy(r"(?:する|やる|実行する|走らせる|回す|入れる|送る|押す|閉じる|消す)のを\s*$")
 
 # The request reported and asked about, not made: "…覚えておいてって頼んだっけ？",
-# "…保存してと言ったのはどれ？".
-_JA_RECALLED = _Lazy(r"\s*(?:って|と)\s*(?:頼|言|お願い|伝え|話し|指示)[^。！!\n]{0,30}?(?:[?？]|っけ)")
+# "…保存してと言ったのはどれ？", "覚えておいてって頼んだこと、一覧にして".
+_JA_RECALLED = _Lazy(r"\s*(?:って|と)\s*(?:頼|言|お願い|伝え|話し|指示)(?:[^。！!\n]{0,30}?(?:[?？]|っけ)"
+                     r"|(?:んだ|った|した|してた|していた)(?:こと|もの|やつ|内容|のは))")
 _JA_IMPERATIVE_END = _Lazy(r"(?:て|で)(?:ね|よ|ください|下さい|おいて)?$")
 _TRAIL_CHARS = ".!。！、,;:"
 
@@ -383,6 +385,7 @@ _QUOTED = _Lazy(r"^(?:'([^']+)'|\"([^\"]+)\"|“([^”]+)”|「([^」]+)」)$")
 _EN_REFERENCE = _Lazy(
     r"(?i)^(?:(?:this|that|these|those|it|them|the above|the following)\b(?:\s+[\w'.-]+){0,3}"
     r"|what (?:you|we|i) (?:just )?\w+)$")
+_THIS_PROJECT = frozenset("repo repository project codebase monorepo app team company org service".split())
 _JA_PARTICLE = _Lazy(r"[はがをにでとも]|って|、")
 _JA_PREDICATE_END = _Lazy(r"(?:る|た|だ|です|ます|い|ない|こと|ず|ん|よ|ね)$")
 _JA_THAT_TAIL = _Lazy(r"(?:ということ|ってこと)$")
@@ -394,7 +397,13 @@ def _is_reference(content: str, lang: str) -> bool:
     alone: there is no fact in it, so it is not treated as a save request."""
     if lang == "en":
         # both branches match at most four words: a longer note is not compiled against
-        return len(content.split(None, 4)) <= 4 and bool(_EN_REFERENCE.match(content))
+        words = content.lower().split(None, 4)
+        if len(words) > 4 or not _EN_REFERENCE.match(content):
+            return False
+        # "this repo uses pnpm" says something lasting of the project; "this is important", "that
+        # function's signature", "these tests are flaky" point at the conversation
+        return not (len(words) > 2 and words[0] == "this" and words[1] in _THIS_PROJECT
+                    and set(words[2:]) & _STATING_WORDS)
     return not _JA_PARTICLE.search(content) and not _JA_PREDICATE_END.search(content) \
         and "\n" not in content and not content.isascii()
 
@@ -607,8 +616,32 @@ def _asks_to_keep(content: str, trigger: str) -> bool:
     return bool((words & _STATING_WORDS) - _NOT_STATED)  # a clause: its verb comes early
 
 
+# A line of pasted program output: a request on a line between such lines is the program's text
+# ("note: next time, remember to pass --locked" inside a compiler's stderr)
+_OUTPUT_LINE = _Lazy(r"(?:(?:[Ee]rror|warning|fatal|panic)(?:\[[\w-]+\])?:|(?:stderr|stdout)\s*:|Caused by:"
+                     r"|Traceback \(most recent call last\)|Exception in thread|(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE)\b"
+                     r"|\[?\d{2}:\d{2}:\d{2}|\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:)")
+
+
+def _between_output_lines(masked: str, pos: int) -> bool:
+    """Whether the line at ``pos`` follows or precedes a line of program output."""
+    start = masked.rfind("\n", 0, pos)
+    if start < 0:
+        return False if "\n" not in masked[pos:] else bool(_OUTPUT_LINE.match(_next_line(masked, pos)))
+    prev_start = masked.rfind("\n", 0, start) + 1
+    return bool(_OUTPUT_LINE.match(masked[prev_start:start].lstrip()) or _OUTPUT_LINE.match(_next_line(masked, pos)))
+
+
+def _next_line(masked: str, pos: int) -> str:
+    end = masked.find("\n", pos)
+    if end < 0:
+        return ""
+    nxt = masked.find("\n", end + 1)
+    return masked[end + 1:nxt if nxt >= 0 else len(masked)].lstrip()
+
+
 # "Next time we work on this, remember that …": the occasion is part of the note
-_NEXT_TIME_WHEN = _Lazy(r"(?i)\bnext time\s+((?:we|you|i)\b[^,.;:!?\n]{1,40}),")
+_NEXT_TIME_WHEN = _Lazy(r"(?i)\bnext (?:time|session)\s+((?:we|you|i)\b[^,.;:!?\n]{1,40}),")
 
 
 def _detect_en(text: str, masked: str) -> RememberRequest | None:
@@ -622,6 +655,8 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         candidates += 1
         if candidates > _MAX_CANDIDATES:
             return None
+        if "\n" in masked and _between_output_lines(masked, pos):
+            continue
         groups = m.groupdict()
         kind = alternative = next(k for k in _EN_TRIGGER_NAMES if groups.get(k))
         trigger_at = m.start(kind)  # after the lead-in
@@ -683,7 +718,8 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
             continue  # "remember that approach": a demonstrative, not "that <clause>"
         when = _NEXT_TIME_WHEN.search(masked, pos, trigger_at)
         if when:
-            content = f"Next time {text[when.start(1):when.end(1)]}: {content}"  # the note holds only for that occasion
+            occasion = text[when.start():when.end(1)]
+            content = f"{occasion[:1].upper()}{occasion[1:]}: {content}"  # the note holds only for that occasion
         return RememberRequest(content, _EN_TRIGGER_NAMES[kind], "en")
     # closing tag form, only for a single short paragraph
     para = masked.strip()
@@ -784,6 +820,9 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
                                                         and not _JA_FILE_OBJ.search(before))):
                 continue  # "ファイルを保存して" is a file save
             before = re.sub(r"(?:メモリ|記憶|メモ|長期記憶|kioku|ナレッジ)(?:に|へ)\s*$", "", before)
+        if trig.startswith("忘れないように") and content_after.strip() and not before.strip() \
+                and _JA_IMPERATIVE_END.search(_clean_ja(content_after)) and not _JA_LATER.search(content_after):
+            continue  # "忘れないように、この正規表現の意味をコメントで書いて": a task, so as not to forget
         if trig.startswith("忘れ") and not content_after.strip() and before.strip() not in ("", "これ", "それ"):
             if _JA_TASK_BEFORE.search(before) or not re.search(
                     r"(?:こと|ということ|って|と)(?:を|は)?\s*$", before):
