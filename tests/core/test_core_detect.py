@@ -263,6 +263,9 @@ POSITIVES: list[tuple[str, str, str, str]] = [
     ("You used npm again, and please remember it this time: this repo uses pnpm.", "this repo uses pnpm",
      "remember", "en"),
     ("忘れないように、今後はコミット前にテストを実行して", "今後はコミット前にテストを実行して", "忘れないように", "ja"),
+    # a note block is not refused for one item that holds only for now
+    ("Remember:\n- we use pnpm\n- the staging DB is read-only for now",
+     "- we use pnpm\n- the staging DB is read-only for now", "remember", "en"),
 ]
 POSITIVES = [p for p in POSITIVES if p[1] is not None]
 
@@ -306,6 +309,8 @@ NEGATIVES: list[str] = [
     "[12:00:01] INFO start\nremember that the cache is warm\n[12:00:02] INFO done",
     "remember that these tests are flaky",
     "remember: this is important",
+    "Remember this for the next command only: use --dry-run.",
+    "Make sure to remember that edge case when you write the unit tests in the next step.",
     "会議のメモ：参加者は5人",
     "Next time I ask, remember what we did here?",
     "The loader is slow so please remember that when you profile it.",

@@ -575,6 +575,11 @@ _WORK_AT_HAND_EN = _Lazy(
 # Words that make a request inside a task's sentence ("…, and remember that …") one that lasts
 _LASTS_WORDS = ("future", "from now", "going forward", "from here", "next time", "next session", "every session",
                 "across sessions", "always", "every ", "whenever", "forever", "permanently", "for good")
+# A note the sentence itself limits to the next step: "remember that edge case when you write the
+# tests in the next step", "Remember this for the next command only: …"
+_ONE_SHOT_EN = _Lazy(r"(?i)\b(?:in the next step|for the next (?:command|step|run|prompt|message|reply|edit)"
+                     r"|(?:this|the next) (?:time|command|run|step|task) only|only for (?:now|this (?:command|run|step|task))"
+                     r"|(?:just|only) for now|for now only)\b")
 _ABOUT_THE_NEXT_STEP = _Lazy(r"(?i)\b(?:when|while|as|once|before) you\b(?![^.!?\n]*\b(?:every|always|whenever)\b)")
 
 
@@ -696,6 +701,9 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         if bare_kind and not trigger.endswith(" to") and content.isascii() and not _names_a_value(content) \
                 and (not _states_something(content) or _LABEL.match(content)) and not _holds_secret(content):
             continue  # "Remember the diff above, now apply it", "Remember password: <a UI label's text>"
+        line_end = masked.find("\n", m.end())
+        if _ONE_SHOT_EN.search(masked, pos, end if line_end < 0 else min(end, line_end)):
+            continue  # "Remember this for the next command only: use --dry-run"
         if kind in ("mind", "dont") and (bare_kind or kind == "mind") and _ABOUT_THE_NEXT_STEP.search(content):
             continue  # "keep in mind that parse() mutates its input while you refactor this module"
         if kind != "remember" and bare_kind and not _SUBJECT_START.match(content):
