@@ -266,6 +266,18 @@ POSITIVES: list[tuple[str, str, str, str]] = [
     # a note block is not refused for one item that holds only for now
     ("Remember:\n- we use pnpm\n- the staging DB is read-only for now",
      "- we use pnpm\n- the staging DB is read-only for now", "remember", "en"),
+    ("Keep in mind that the bucket is read-only for now.", "the bucket is read-only for now", "keep in mind", "en"),
+    # a request after a pasted error is the user's own words; only a line amid output is not
+    ("error: linker `cc` not found\nRemember that on this box you must install build-essential first.",
+     "on this box you must install build-essential first", "remember", "en"),
+    ("Next time you touch auth.py, remember that tokens expire after 15 minutes.",
+     "Next time you touch auth.py: tokens expire after 15 minutes", "remember", "en"),
+    ("Next time we deploy, remember:\n- bump the version\n- tag the release",
+     "Next time we deploy:\n- bump the version\n- tag the release", "remember", "en"),
+    ("I've said this before, So please remember it: we use pnpm.", "we use pnpm", "remember", "en"),
+    ("実装中はmainに直接pushしないことを覚えておいて", "実装中はmainに直接pushしないこと", "覚えておいて", "ja"),
+    ("忘れないように、コミット前には毎回lintを実行して", "コミット前には毎回lintを実行して", "忘れないように", "ja"),
+    ("忘れないように、本番DBはread-onlyだって覚えておいて", "本番DBはread-onlyだ", "覚えておいて", "ja"),
 ]
 POSITIVES = [p for p in POSITIVES if p[1] is not None]
 
@@ -310,6 +322,18 @@ NEGATIVES: list[str] = [
     "remember that these tests are flaky",
     "remember: this is important",
     "Remember this for the next command only: use --dry-run.",
+    "Next time you reply, remember to include the full diff.",  # this conversation
+    "Next time you run the build in this session, remember to pass --release.",
+    "The build is broken on main right now, so remember that.",
+    "Fix the failing test first, then push. Make sure you remember that.",
+    "I'll need it in the next step, so please remember it: the port is 8080.",
+    "Rerun the tests, and remember this time: use the -x flag.",  # this attempt
+    "remember: this repo is broken",
+    "Remember that for the rest of this chat, the db is sqlite.",
+    "[INFO] Building app 1.0\nNext time, remember to run mvn clean first\n[INFO] BUILD SUCCESS",
+    "次回メモ：来週の定例で進捗を共有する",
+    "このチャットの中だけ覚えておいて：ポートは3000",
+    "忘れないように、今のうちにコミットしておいて",
     "Make sure to remember that edge case when you write the unit tests in the next step.",
     "会議のメモ：参加者は5人",
     "Next time I ask, remember what we did here?",

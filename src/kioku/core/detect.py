@@ -129,11 +129,16 @@ def _mask(text: str) -> str:
 
 
 # --- English -------------------------------------------------------------------------------
+# The occasion in "Next time <occasion>, remember that …": someone doing something (a dot only
+# inside a name such as auth.py), and not a reply or a run in this conversation
+_OCCASION = (r"(?!(?:you|we|i)\s+(?:reply|respond|answer|run it|run this|try again)\b)"
+             r"(?:we|you|i|the\s+[\w-]+)\s(?:[^,.;:!?\n]|\.(?=\S)){1,40}?(?<!\bit)"
+             r"(?<!this session)(?<!this conversation)(?<!this chat)")
 _LEAD = (
     r"(?:(?:please|pls|plz|kindly|also|and|oh|ok|okay|hey|hi|so|btw|by the way|one more thing"
     r"|fyi|important|claude|kioku|note|permanently)\b\s*[,:!—–-]?\s+"
     r"|note to self\s*[,:]?\s+"
-    r"|next (?:time|session)(?:\s+(?:we|you|i)\b[^,.;:!?\n]{1,40})?,\s+"  # "Next time we work on this, remember that …"
+    r"|next (?:time|session)(?:\s+" + _OCCASION + r")?,\s+"  # "Next time we work on this, remember that …"
     r"|(?:can|could|would|will) (?:you|u)\s+(?:please\s+)?"
     r"|(?:you (?:should|must|need to|have to)|make sure (?:to|you)|be sure to|always)\s+"
     r"|i(?:'d| would)? (?:want|need|like) (?:you|u) to\s+(?:please\s+)?)*"
@@ -252,7 +257,8 @@ def _starts_with_lead_word(masked: str, pos: int) -> bool:
 
 # Closing tags: "<content> - remember that", "<content>, don't forget that!".
 _EN_END = _Lazy(
-    r"(?i)^(?P<content>.+?)\s*[,;:.\-—!]+\s*(?:so\s+)?(?:please\s+)?(?:(?:make sure|be sure) (?:you|to)\s+(?:still\s+)?)?"
+    r"(?i)^(?P<content>.+?)\s*[,;:.\-—!]+\s*"
+    r"(?P<urged>(?:so\s+)?(?:please\s+)?(?:(?:make sure|be sure) (?:you|to)\s+(?:still\s+)?)?)"
     r"(?P<trig>remember (?:this|that|it)|save (?:this|that|it) to (?:your )?memory"
     r"|(?:don'?t|do not) forget (?:this|that|it)|keep (?:this|that|it) in mind"
     r"|note (?:this|that) for (?:the )?future(?: sessions?)?)"
@@ -269,7 +275,7 @@ _EN_TRIGGER_NAMES = {
 _SENT_START = _Lazy(r"(?:^|(?<=[.!?;])\s+|\n\s*|(?<=[。！？])"
                    r"|(?<=,)\s+(?:and|but)\s+(?=(?:please\s+)?(?:remember|keep (?:this |that )?in mind|don't forget)\b)"
                    # "I keep telling you this, so please remember it: …" (a colon and the note after it)
-                   r"|(?<=\s)so\s+(?=please\s+remember\s+(?:it|this)(?:\s+this\s+time)?\s*:))")
+                   r"|(?<=\s)(?i:so),?\s+(?=(?i:please)\s+(?i:remember)\s+(?i:it|this)(?:\s+this\s+time)?\s*:))")
 
 # --- Japanese --------------------------------------------------------------------------------
 _JA_POLITE = r"(?:ください|下さい|くれ(?:ますか|ない|る)?|もらえ(?:ますか|る)|ね|よ|ほしい|欲しい|おいて|おいてね|おく|ておく|な)*"
@@ -285,9 +291,16 @@ _JA_TRIG = _Lazy(
 # Words before a request that only say how long to keep it ("ずっと", "今後のために", "次回以降のセッションでも")
 _JA_LASTING_ONLY = _Lazy(r"^(?:[、,\s]|あと|それと|それから|ついでに|ちょっと|あ|ずっと|今後|次回|以降|将来|これから"
                          r"|セッション|ため|参考|の|に|で|も|は)+$")
-_JA_LATER = _Lazy(r"将来|今後|次回|以降|これから|ずっと")
-_JA_ONLY_NOW = _Lazy(r"(?:今回|今日|本日|今|この作業中|この作業の間|このセッション|このタスク|この会話(?:の中)?|このチャット)"
-                     r"(?:だけ|のみ)|(?:リファクタリング|作業|デバッグ|実装|レビュー)(?:中|の間)は")
+_JA_FOR_LATER = _Lazy(r"(?:将来|今後|次回以降|以降|これから|ずっと)[^。]*ため|以降")  # "今後のために", "次回以降"
+# A task on something in this conversation, and the words that make a sentence a standing rule
+_JA_SENTENCE_END = _Lazy(r"[。！？!?\n]")
+_JA_THIS_TASK = _Lazy(r"この|その|あの|これ|それ|今のうちに|今すぐ|明日|あとで|後で|今日|今夜")
+_JA_STANDING_WORDS = _Lazy(r"今後|以降|毎回|必ず|いつも|常に|ときは|時は|際は|たびに|前には")
+_JA_ONLY_NOW = _Lazy(r"(?:今回|今日|本日|今|この作業中|この作業の間|このセッション|このタスク|(?:この会話|このチャット)(?:の中)?"
+                     r"|次のステップ)(?:だけ|のみ)"
+                     # "リファクタリング中は覚えておいて": the remembering itself lasts while the work does
+                     # ("実装中はmainに直接pushしないことを覚えておいて" is a rule about the work: kept)
+                     r"|(?:中|の間|のあいだ)(?:は|だけ|のみ)?\s*$")
 _JA_ASKED_TO_KEEP = ("くれる", "くれますか", "くれない", "もらえる", "もらえますか")
 _JA_MEMORY_WORD = _Lazy(r"(?i:メモリ|記憶|メモ|覚え|kioku|長期記憶|ナレッジ)")
 _JA_FILE_OBJ = _Lazy(r"(?:ファイル|変更|ドキュメント|画像|データ|設定|作業|コード|ページ|それ|これ)(?:を|は)?\s*$")
@@ -297,9 +310,12 @@ _JA_BEFORE_STRIP = _Lazy(
 _JA_TASK_BEFORE = _Lazy(r"(?:する|やる|実行する|走らせる|回す|入れる|送る|押す|閉じる|消す)のを\s*$")
 
 # The request reported and asked about, not made: "…覚えておいてって頼んだっけ？",
-# "…保存してと言ったのはどれ？", "覚えておいてって頼んだこと、一覧にして".
-_JA_RECALLED = _Lazy(r"\s*(?:って|と)\s*(?:頼|言|お願い|伝え|話し|指示)(?:[^。！!\n]{0,30}?(?:[?？]|っけ)"
-                     r"|(?:んだ|った|した|してた|していた)(?:こと|もの|やつ|内容|のは))")
+# "…保存してと言ったのはどれ？", "覚えておいてって頼んだこと、一覧にして"; with "？" alone only
+# after a question word ("前回、何をメモしておいてって言った？"): "覚えておいてって前にも言ったよね？
+# 本番DBは触らないで" says it again
+_JA_REPORTED = r"\s*(?:って|と)\s*(?:頼|言|お願い|伝え|話し|指示)"
+_JA_RECALLED = _Lazy(_JA_REPORTED + r"(?:[^。！!\n]{0,30}?っけ|(?:んだ|った|した|してた|していた)(?:こと|もの|やつ|内容|のは))")
+_JA_RECALLED_ASKED = _Lazy(_JA_REPORTED + r"[^。！!\n]{0,30}?[?？]")
 _JA_IMPERATIVE_END = _Lazy(r"(?:て|で)(?:ね|よ|ください|下さい|おいて)?$")
 _TRAIL_CHARS = ".!。！、,;:"
 
@@ -385,6 +401,7 @@ _QUOTED = _Lazy(r"^(?:'([^']+)'|\"([^\"]+)\"|“([^”]+)”|「([^」]+)」)$")
 _EN_REFERENCE = _Lazy(
     r"(?i)^(?:(?:this|that|these|those|it|them|the above|the following)\b(?:\s+[\w'.-]+){0,3}"
     r"|what (?:you|we|i) (?:just )?\w+)$")
+_COPULA = frozenset("is are was were be isn't aren't wasn't weren't".split())
 _THIS_PROJECT = frozenset("repo repository project codebase monorepo app team company org service".split())
 _JA_PARTICLE = _Lazy(r"[はがをにでとも]|って|、")
 _JA_PREDICATE_END = _Lazy(r"(?:る|た|だ|です|ます|い|ない|こと|ず|ん|よ|ね)$")
@@ -400,10 +417,11 @@ def _is_reference(content: str, lang: str) -> bool:
         words = content.lower().split(None, 4)
         if len(words) > 4 or not _EN_REFERENCE.match(content):
             return False
-        # "this repo uses pnpm" says something lasting of the project; "this is important", "that
-        # function's signature", "these tests are flaky" point at the conversation
+        # "this repo uses pnpm" says what the project does; "this repo is broken" (its state now),
+        # "this is important", "that function's signature", "these tests are flaky" point at the
+        # conversation
         return not (len(words) > 2 and words[0] == "this" and words[1] in _THIS_PROJECT
-                    and set(words[2:]) & _STATING_WORDS)
+                    and (set(words[2:]) & _STATING_WORDS) - _COPULA)
     return not _JA_PARTICLE.search(content) and not _JA_PREDICATE_END.search(content) \
         and "\n" not in content and not content.isascii()
 
@@ -523,7 +541,7 @@ def _sentence_starts(masked: str):  # -> Iterator[int]
     """Where sentences start (``_SENT_START``); a text without any sentence mark is one
     sentence, found without compiling the pattern."""
     if not any(mark in masked for mark in _SENTENCE_MARKS) and ", and " not in masked and ", but " not in masked \
-            and " so please " not in masked:
+            and not ("so" in masked.lower() and "please" in masked.lower()):
         yield 0
         return
     for ss in _SENT_START.finditer(masked):
@@ -577,9 +595,18 @@ _LASTS_WORDS = ("future", "from now", "going forward", "from here", "next time",
                 "across sessions", "always", "every ", "whenever", "forever", "permanently", "for good")
 # A note the sentence itself limits to the next step: "remember that edge case when you write the
 # tests in the next step", "Remember this for the next command only: …"
-_ONE_SHOT_EN = _Lazy(r"(?i)\b(?:in the next step|for the next (?:command|step|run|prompt|message|reply|edit)"
+_ONE_SHOT_EN = _Lazy(r"(?i)(?<![\w-])(?:in the next step|for the next (?:command|step|run|prompt|message|reply|edit)"
                      r"|(?:this|the next) (?:time|command|run|step|task) only|only for (?:now|this (?:command|run|step|task))"
-                     r"|(?:just|only) for now|for now only)\b")
+                     r"|(?:just|only) for now|for now only|(?:for|in) the current task"
+                     r"|in this (?:session|conversation|chat)"
+                     r"|in a minute|for the rest of (?:this|the) (?:conversation|session|chat))\b")
+# "…, and please remember it this time: <fact>": keep it, at last (not "remember this time:", this attempt)
+_FINALLY_KEEP = _Lazy(r"(?i)remember (?:it|this) this time\s*:")
+# What a closing "…, so remember it." / "Make sure you remember this." keeps when it is a task or
+# the user's next move: "Fix the failing test first, then push.", "I'll paste the schema next"
+_TASK_OR_PLAN = _Lazy(r"(?i)(?:(?:please\s+)?(?:fix|run|add|update|create|write|make|implement|change|remove|delete"
+                      r"|refactor|check|commit|push|deploy|rename|move|test|bump|merge|rebase|revert)\b"
+                      r"|i'll\b|i will\b|i'm going to\b|let me\b|let's\b)")
 _ABOUT_THE_NEXT_STEP = _Lazy(r"(?i)\b(?:when|while|as|once|before) you\b(?![^.!?\n]*\b(?:every|always|whenever)\b)")
 
 
@@ -621,32 +648,27 @@ def _asks_to_keep(content: str, trigger: str) -> bool:
     return bool((words & _STATING_WORDS) - _NOT_STATED)  # a clause: its verb comes early
 
 
-# A line of pasted program output: a request on a line between such lines is the program's text
-# ("note: next time, remember to pass --locked" inside a compiler's stderr)
-_OUTPUT_LINE = _Lazy(r"(?:(?:[Ee]rror|warning|fatal|panic)(?:\[[\w-]+\])?:|(?:stderr|stdout)\s*:|Caused by:"
-                     r"|Traceback \(most recent call last\)|Exception in thread|(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE)\b"
-                     r"|\[?\d{2}:\d{2}:\d{2}|\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:)")
+# A line of pasted program output: a request on a line with such lines on both sides is the
+# program's text ("note: next time, remember to pass --locked" inside a compiler's stderr)
+_OUTPUT_LINE = _Lazy(r"(?:(?i:error|warning|fatal(?: error)?|panic)(?:\[[\w-]+\])?:|(?:stderr|stdout)\s*:|Caused by:"
+                     r"|Traceback \(most recent call last\)|Exception in thread"
+                     r"|\[?(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE)(?:\]|:|\s+\[)"
+                     r"|\[?\d{2}:\d{2}:\d{2}|\[?\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{2}:)")
 
 
-def _between_output_lines(masked: str, pos: int) -> bool:
-    """Whether the line at ``pos`` follows or precedes a line of program output."""
-    start = masked.rfind("\n", 0, pos)
-    if start < 0:
-        return False if "\n" not in masked[pos:] else bool(_OUTPUT_LINE.match(_next_line(masked, pos)))
-    prev_start = masked.rfind("\n", 0, start) + 1
-    return bool(_OUTPUT_LINE.match(masked[prev_start:start].lstrip()) or _OUTPUT_LINE.match(_next_line(masked, pos)))
-
-
-def _next_line(masked: str, pos: int) -> str:
-    end = masked.find("\n", pos)
-    if end < 0:
-        return ""
-    nxt = masked.find("\n", end + 1)
-    return masked[end + 1:nxt if nxt >= 0 else len(masked)].lstrip()
+def _amid_output(masked: str, pos: int) -> bool:
+    """Whether the nearest non-blank lines before and after the line at ``pos`` are both
+    program output (blank lines between them are skipped)."""
+    line_start, line_end = masked.rfind("\n", 0, pos), masked.find("\n", pos)
+    if line_start < 0 or line_end < 0:
+        return False
+    preceding = masked[max(0, line_start - _WINDOW):line_start].rstrip().rsplit("\n", 1)[-1].lstrip()
+    following = masked[line_end:line_end + _WINDOW].lstrip().split("\n", 1)[0]
+    return bool(_OUTPUT_LINE.match(preceding) and _OUTPUT_LINE.match(following))
 
 
 # "Next time we work on this, remember that …": the occasion is part of the note
-_NEXT_TIME_WHEN = _Lazy(r"(?i)\bnext (?:time|session)\s+((?:we|you|i)\b[^,.;:!?\n]{1,40}),")
+_NEXT_TIME_WHEN = _Lazy(r"(?i)\bnext (?:time|session)\s+(" + _OCCASION + r"),")
 
 
 def _detect_en(text: str, masked: str) -> RememberRequest | None:
@@ -660,10 +682,10 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         candidates += 1
         if candidates > _MAX_CANDIDATES:
             return None
-        if "\n" in masked and _between_output_lines(masked, pos):
+        if "\n" in masked and _amid_output(masked, pos):
             continue
         groups = m.groupdict()
-        kind = alternative = next(k for k in _EN_TRIGGER_NAMES if groups.get(k))
+        kind = next(k for k in _EN_TRIGGER_NAMES if groups.get(k))
         trigger_at = m.start(kind)  # after the lead-in
         misspelt = kind == "misspelt" or (kind == "rememberlong" and not groups["rememberlong"].lower().startswith(
             ("remember", "memori")))
@@ -701,8 +723,11 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         if bare_kind and not trigger.endswith(" to") and content.isascii() and not _names_a_value(content) \
                 and (not _states_something(content) or _LABEL.match(content)) and not _holds_secret(content):
             continue  # "Remember the diff above, now apply it", "Remember password: <a UI label's text>"
+        # the whole sentence, also what came before a start inside it ("…, so please remember it: …")
+        opened = max(masked.rfind(mark, max(0, pos - _WINDOW), pos) for mark in ".!?\n。！？") + 1
         line_end = masked.find("\n", m.end())
-        if _ONE_SHOT_EN.search(masked, pos, end if line_end < 0 else min(end, line_end)):
+        closed = min(end, m.end() + _WINDOW, line_end if line_end >= 0 else end)
+        if _ONE_SHOT_EN.search(masked, max(opened, pos - _WINDOW), closed):
             continue  # "Remember this for the next command only: use --dry-run"
         if kind in ("mind", "dont") and (bare_kind or kind == "mind") and _ABOUT_THE_NEXT_STEP.search(content):
             continue  # "keep in mind that parse() mutates its input while you refactor this module"
@@ -711,10 +736,11 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         # The weaker forms (no "that" or colon, a question, a request inside a task's sentence,
         # a misspelling) are kept only when nothing ties the note to the work at hand
         inside = masked[max(0, pos - 6):pos].rstrip().endswith((", and", ", but"))
-        if (bare_kind or asked or inside or misspelt) and _WORK_AT_HAND_EN.search(content):
+        after_so = re.search(r"(?i)\bso,?\s*$", masked[max(0, pos - 6):pos]) is not None  # "…, so please remember it:"
+        if (bare_kind or asked or inside or after_so or misspelt) and _WORK_AT_HAND_EN.search(content):
             continue  # "can u remember to close the file handle in the except branch too"
-        lasts = alternative == "rememberlong" or any(words in masked[pos:end].lower() for words in _LASTS_WORDS)
-        if inside and not lasts:
+        if inside and not any(words in masked[pos:end].lower() for words in _LASTS_WORDS) \
+                and not _FINALLY_KEEP.match(masked, trigger_at):
             continue  # "Write the migration, and remember that this table has 40M rows": for this task
         if asked:
             if (bare_kind and not trigger.endswith(" to")) or not _asks_to_keep(content, trigger):
@@ -727,7 +753,8 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         when = _NEXT_TIME_WHEN.search(masked, pos, trigger_at)
         if when:
             occasion = text[when.start():when.end(1)]
-            content = f"{occasion[:1].upper()}{occasion[1:]}: {content}"  # the note holds only for that occasion
+            joint = ":\n" if "\n" in content else ": "  # a block of notes stays a block
+            content = f"{occasion[:1].upper()}{occasion[1:]}{joint}{content}"  # it holds for that occasion
         return RememberRequest(content, _EN_TRIGGER_NAMES[kind], "en")
     # closing tag form, only for a single short paragraph
     para = masked.strip()
@@ -736,7 +763,10 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         if m and not _is_en_question(m.group("content")):
             off = masked.index(para)
             content = _clean_en(text[off + m.start("content"):off + m.end("content")])
-            if len(content) >= 3 and not _is_reference(content, "en"):
+            urged = m.group("urged").lower().replace("please", "").strip()  # "so", "make sure you"
+            for_now = _ONE_SHOT_EN.search(para) or (urged and (_WORK_AT_HAND_EN.search(content)
+                                                               or _TASK_OR_PLAN.match(content)))
+            if len(content) >= 3 and not _is_reference(content, "en") and not for_now:
                 trig = re.sub(r"\s+(?:this|that|it)\b", "", m.group("trig").lower(), count=1)
                 return RememberRequest(content, trig, "en")
         return _standing_tail(text, masked, para)
@@ -799,10 +829,11 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
         asked = polite and re.match(r"\s*[?？]\s*\S", after) is not None
         if (_JA_QUESTION_END.match(after.lstrip()) or re.match(r"\s*[?？]", after)) and not polite:
             continue
-        if _JA_RECALLED.match(after):
+        if _JA_RECALLED.match(after) or (_JA_RECALLED_ASKED.match(after)
+                                         and _JA_ASKING.search(masked, s_start, m.start())):
             continue  # "前に何を覚えておいてって頼んだっけ？": asks about an earlier request
         before = text[s_start:m.start()]
-        if trig == "メモ" and not (_JA_LASTING_ONLY.match(before.strip()) and _JA_LATER.search(before)):
+        if trig == "メモ" and not (_JA_LASTING_ONLY.match(before.strip()) and _JA_FOR_LATER.search(before)):
             continue  # "メモ：明日の会議" is a heading; "今後のためにメモ：…" asks to keep it
         if before.count("「") > before.count("」") or before.count("『") > before.count("』"):
             continue  # 「覚えておいて」と言われた: the words are quoted, not asked
@@ -828,8 +859,13 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
                                                         and not _JA_FILE_OBJ.search(before))):
                 continue  # "ファイルを保存して" is a file save
             before = re.sub(r"(?:メモリ|記憶|メモ|長期記憶|kioku|ナレッジ)(?:に|へ)\s*$", "", before)
-        if trig.startswith("忘れないように") and content_after.strip() and not before.strip() \
-                and _JA_IMPERATIVE_END.search(_clean_ja(content_after)) and not _JA_LATER.search(content_after):
+        if trig.startswith("忘れないように") and not before.strip() \
+                and _JA_TRIG.search(_JA_SENTENCE_END.split(after, 1)[0]):
+            continue  # "忘れないように、本番DBはread-onlyだって覚えておいて": the next request keeps the note
+        before = re.sub(r"^\s*忘れないように\s*[、,]\s*", "", before)
+        if trig.startswith("忘れないように") and not before.strip() and re.match(r"\s*[、,]", after) \
+                and _JA_THIS_TASK.search(content_after) and _JA_IMPERATIVE_END.search(_clean_ja(content_after)) \
+                and not _JA_STANDING_WORDS.search(content_after) and not _JA_TRIG.search(content_after):
             continue  # "忘れないように、この正規表現の意味をコメントで書いて": a task, so as not to forget
         if trig.startswith("忘れ") and not content_after.strip() and before.strip() not in ("", "これ", "それ"):
             if _JA_TASK_BEFORE.search(before) or not re.search(
