@@ -278,6 +278,23 @@ POSITIVES: list[tuple[str, str, str, str]] = [
     ("実装中はmainに直接pushしないことを覚えておいて", "実装中はmainに直接pushしないこと", "覚えておいて", "ja"),
     ("忘れないように、コミット前には毎回lintを実行して", "コミット前には毎回lintを実行して", "忘れないように", "ja"),
     ("忘れないように、本番DBはread-onlyだって覚えておいて", "本番DBはread-onlyだ", "覚えておいて", "ja"),
+    ("忘れないように、これからはPRにCHANGELOGを書いて", "これからはPRにCHANGELOGを書いて", "忘れないように", "ja"),
+    ("今後の参考にメモ：本番DBはread-only", "本番DBはread-only", "メモ", "ja"),
+    ("Commit messages must follow Conventional Commits, so please remember that.",
+     "Commit messages must follow Conventional Commits", "remember", "en"),
+    ("Run lint before every commit. Make sure you remember this.", "Run lint before every commit", "remember", "en"),
+    ("I've told you this three times in this chat, so please remember it: we use pnpm.", "we use pnpm",
+     "remember", "en"),
+    ("You forgot again, and please remember this time: we use pnpm.", "we use pnpm", "remember", "en"),
+    ("Next time you reply to a code review, remember to be concise.",
+     "Next time you reply to a code review: be concise", "remember", "en"),
+    ("Next time we release it, remember to bump the version in pyproject.toml.",
+     "Next time we release it: bump the version in pyproject.toml", "remember", "en"),
+    ("remember: this repo is private", "this repo is private", "remember", "en"),
+    ("Remember that OTP codes on staging expire in a minute.", "OTP codes on staging expire in a minute",
+     "remember", "en"),
+    ("error: could not find `Cargo.toml`\nRemember:\nWarning: this repo is a workspace, run cargo from the root.",
+     "Warning: this repo is a workspace, run cargo from the root", "remember", "en"),
 ]
 POSITIVES = [p for p in POSITIVES if p[1] is not None]
 
@@ -324,16 +341,16 @@ NEGATIVES: list[str] = [
     "Remember this for the next command only: use --dry-run.",
     "Next time you reply, remember to include the full diff.",  # this conversation
     "Next time you run the build in this session, remember to pass --release.",
-    "The build is broken on main right now, so remember that.",
-    "Fix the failing test first, then push. Make sure you remember that.",
     "I'll need it in the next step, so please remember it: the port is 8080.",
     "Rerun the tests, and remember this time: use the -x flag.",  # this attempt
-    "remember: this repo is broken",
     "Remember that for the rest of this chat, the db is sqlite.",
     "[INFO] Building app 1.0\nNext time, remember to run mvn clean first\n[INFO] BUILD SUCCESS",
     "次回メモ：来週の定例で進捗を共有する",
     "このチャットの中だけ覚えておいて：ポートは3000",
     "忘れないように、今のうちにコミットしておいて",
+    "忘れないように、READMEを更新して",  # a task, so as not to forget it
+    "リファクタリング中は、覚えておいて：ポートは3000",
+    "デバッグしている間は覚えておいて：ログレベルはDEBUG",
     "Make sure to remember that edge case when you write the unit tests in the next step.",
     "会議のメモ：参加者は5人",
     "Next time I ask, remember what we did here?",

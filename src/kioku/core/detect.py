@@ -131,8 +131,8 @@ def _mask(text: str) -> str:
 # --- English -------------------------------------------------------------------------------
 # The occasion in "Next time <occasion>, remember that …": someone doing something (a dot only
 # inside a name such as auth.py), and not a reply or a run in this conversation
-_OCCASION = (r"(?!(?:you|we|i)\s+(?:reply|respond|answer|run it|run this|try again)\b)"
-             r"(?:we|you|i|the\s+[\w-]+)\s(?:[^,.;:!?\n]|\.(?=\S)){1,40}?(?<!\bit)"
+_OCCASION = (r"(?!(?:you|we|i)\s+(?:reply|respond|answer|run it|run this|try again|do it)\s*,)"
+             r"(?:we|you|i|the\s+[\w-]+)\s(?:[^,.;:!?\n]|\.(?=\S)){1,40}?"
              r"(?<!this session)(?<!this conversation)(?<!this chat)")
 _LEAD = (
     r"(?:(?:please|pls|plz|kindly|also|and|oh|ok|okay|hey|hi|so|btw|by the way|one more thing"
@@ -258,7 +258,7 @@ def _starts_with_lead_word(masked: str, pos: int) -> bool:
 # Closing tags: "<content> - remember that", "<content>, don't forget that!".
 _EN_END = _Lazy(
     r"(?i)^(?P<content>.+?)\s*[,;:.\-—!]+\s*"
-    r"(?P<urged>(?:so\s+)?(?:please\s+)?(?:(?:make sure|be sure) (?:you|to)\s+(?:still\s+)?)?)"
+    r"(?:so\s+)?(?:please\s+)?(?:(?:make sure|be sure) (?:you|to)\s+(?:still\s+)?)?"
     r"(?P<trig>remember (?:this|that|it)|save (?:this|that|it) to (?:your )?memory"
     r"|(?:don'?t|do not) forget (?:this|that|it)|keep (?:this|that|it) in mind"
     r"|note (?:this|that) for (?:the )?future(?: sessions?)?)"
@@ -291,16 +291,15 @@ _JA_TRIG = _Lazy(
 # Words before a request that only say how long to keep it ("ずっと", "今後のために", "次回以降のセッションでも")
 _JA_LASTING_ONLY = _Lazy(r"^(?:[、,\s]|あと|それと|それから|ついでに|ちょっと|あ|ずっと|今後|次回|以降|将来|これから"
                          r"|セッション|ため|参考|の|に|で|も|は)+$")
-_JA_FOR_LATER = _Lazy(r"(?:将来|今後|次回以降|以降|これから|ずっと)[^。]*ため|以降")  # "今後のために", "次回以降"
+_JA_FOR_LATER = _Lazy(r"(?:将来|今後|次回以降|以降|これから|ずっと)[^。]*(?:ため|参考)|以降")  # "今後のために", "次回以降"
 # A task on something in this conversation, and the words that make a sentence a standing rule
-_JA_SENTENCE_END = _Lazy(r"[。！？!?\n]")
-_JA_THIS_TASK = _Lazy(r"この|その|あの|これ|それ|今のうちに|今すぐ|明日|あとで|後で|今日|今夜")
-_JA_STANDING_WORDS = _Lazy(r"今後|以降|毎回|必ず|いつも|常に|ときは|時は|際は|たびに|前には")
+# Words that make an instruction a standing rule ("毎回", "PRを出すときは", "これからは", "次回から")
+_JA_RULE_WORDS = _Lazy(r"今後|以降|毎回|必ず|いつも|常に|ときは|時は|際は|たびに|前には|これから|から(?:は|も)")
 _JA_ONLY_NOW = _Lazy(r"(?:今回|今日|本日|今|この作業中|この作業の間|このセッション|このタスク|(?:この会話|このチャット)(?:の中)?"
                      r"|次のステップ)(?:だけ|のみ)"
                      # "リファクタリング中は覚えておいて": the remembering itself lasts while the work does
                      # ("実装中はmainに直接pushしないことを覚えておいて" is a rule about the work: kept)
-                     r"|(?:中|の間|のあいだ)(?:は|だけ|のみ)?\s*$")
+                     r"|(?:中|の間|ている間|のあいだ)(?:は|だけ|のみ)?\s*[、,]?\s*(?:以下を|これを|次のことを)?\s*$")
 _JA_ASKED_TO_KEEP = ("くれる", "くれますか", "くれない", "もらえる", "もらえますか")
 _JA_MEMORY_WORD = _Lazy(r"(?i:メモリ|記憶|メモ|覚え|kioku|長期記憶|ナレッジ)")
 _JA_FILE_OBJ = _Lazy(r"(?:ファイル|変更|ドキュメント|画像|データ|設定|作業|コード|ページ|それ|これ)(?:を|は)?\s*$")
@@ -311,8 +310,8 @@ _JA_TASK_BEFORE = _Lazy(r"(?:する|やる|実行する|走らせる|回す|入�
 
 # The request reported and asked about, not made: "…覚えておいてって頼んだっけ？",
 # "…保存してと言ったのはどれ？", "覚えておいてって頼んだこと、一覧にして"; with "？" alone only
-# after a question word ("前回、何をメモしておいてって言った？"): "覚えておいてって前にも言ったよね？
-# 本番DBは触らないで" says it again
+# after a question word ("前回、何をメモしておいてって言った？"), since "ポートは3000だって、覚えておいて
+# って言ったよね？" says it again
 _JA_REPORTED = r"\s*(?:って|と)\s*(?:頼|言|お願い|伝え|話し|指示)"
 _JA_RECALLED = _Lazy(_JA_REPORTED + r"(?:[^。！!\n]{0,30}?っけ|(?:んだ|った|した|してた|していた)(?:こと|もの|やつ|内容|のは))")
 _JA_RECALLED_ASKED = _Lazy(_JA_REPORTED + r"[^。！!\n]{0,30}?[?？]")
@@ -401,7 +400,6 @@ _QUOTED = _Lazy(r"^(?:'([^']+)'|\"([^\"]+)\"|“([^”]+)”|「([^」]+)」)$")
 _EN_REFERENCE = _Lazy(
     r"(?i)^(?:(?:this|that|these|those|it|them|the above|the following)\b(?:\s+[\w'.-]+){0,3}"
     r"|what (?:you|we|i) (?:just )?\w+)$")
-_COPULA = frozenset("is are was were be isn't aren't wasn't weren't".split())
 _THIS_PROJECT = frozenset("repo repository project codebase monorepo app team company org service".split())
 _JA_PARTICLE = _Lazy(r"[はがをにでとも]|って|、")
 _JA_PREDICATE_END = _Lazy(r"(?:る|た|だ|です|ます|い|ない|こと|ず|ん|よ|ね)$")
@@ -417,11 +415,10 @@ def _is_reference(content: str, lang: str) -> bool:
         words = content.lower().split(None, 4)
         if len(words) > 4 or not _EN_REFERENCE.match(content):
             return False
-        # "this repo uses pnpm" says what the project does; "this repo is broken" (its state now),
-        # "this is important", "that function's signature", "these tests are flaky" point at the
-        # conversation
+        # "this repo uses pnpm" says something of the project; "this is important", "that function's
+        # signature", "these tests are flaky" point at the conversation
         return not (len(words) > 2 and words[0] == "this" and words[1] in _THIS_PROJECT
-                    and (set(words[2:]) & _STATING_WORDS) - _COPULA)
+                    and set(words[2:]) & _STATING_WORDS)
     return not _JA_PARTICLE.search(content) and not _JA_PREDICATE_END.search(content) \
         and "\n" not in content and not content.isascii()
 
@@ -537,11 +534,14 @@ def _continued_end(masked: str, end: int) -> int:
 _SENTENCE_MARKS = ".!?;\n。！？"
 
 
+_SO_PLEASE = _Lazy(r"(?i)\bso,?\s+please\b")  # a sentence start of _SENT_START without a sentence mark
+
+
 def _sentence_starts(masked: str):  # -> Iterator[int]
     """Where sentences start (``_SENT_START``); a text without any sentence mark is one
     sentence, found without compiling the pattern."""
     if not any(mark in masked for mark in _SENTENCE_MARKS) and ", and " not in masked and ", but " not in masked \
-            and not ("so" in masked.lower() and "please" in masked.lower()):
+            and not _SO_PLEASE.search(masked):
         yield 0
         return
     for ss in _SENT_START.finditer(masked):
@@ -596,17 +596,14 @@ _LASTS_WORDS = ("future", "from now", "going forward", "from here", "next time",
 # A note the sentence itself limits to the next step: "remember that edge case when you write the
 # tests in the next step", "Remember this for the next command only: …"
 _ONE_SHOT_EN = _Lazy(r"(?i)(?<![\w-])(?:in the next step|for the next (?:command|step|run|prompt|message|reply|edit)"
-                     r"|(?:this|the next) (?:time|command|run|step|task) only|only for (?:now|this (?:command|run|step|task))"
+                     r"|(?:this|the next) (?:time|command|run|step|task|session) only"
+                     r"|only for (?:now|this (?:command|run|step|task|session))"
                      r"|(?:just|only) for now|for now only|(?:for|in) the current task"
-                     r"|in this (?:session|conversation|chat)"
-                     r"|in a minute|for the rest of (?:this|the) (?:conversation|session|chat))\b")
-# "…, and please remember it this time: <fact>": keep it, at last (not "remember this time:", this attempt)
-_FINALLY_KEEP = _Lazy(r"(?i)remember (?:it|this) this time\s*:")
-# What a closing "…, so remember it." / "Make sure you remember this." keeps when it is a task or
-# the user's next move: "Fix the failing test first, then push.", "I'll paste the schema next"
-_TASK_OR_PLAN = _Lazy(r"(?i)(?:(?:please\s+)?(?:fix|run|add|update|create|write|make|implement|change|remove|delete"
-                      r"|refactor|check|commit|push|deploy|rename|move|test|bump|merge|rebase|revert)\b"
-                      r"|i'll\b|i will\b|i'm going to\b|let me\b|let's\b)")
+                     r"|for the rest of (?:this|the) (?:conversation|session|chat))\b")
+# "…, and please remember it this time: <fact>" asks to keep the fact from now on, after it was
+# forgotten; "Rerun the tests, and remember this time: use -x" is about this attempt
+_FINALLY_KEEP = _Lazy(r"(?i)(?:please\s+remember\s+(?:(?:it|this)\s+)?|remember\s+(?:it|this)\s+)this time\s*:")
+_AFTER_SO = _Lazy(r"(?i)\bso,?\s*$")
 _ABOUT_THE_NEXT_STEP = _Lazy(r"(?i)\b(?:when|while|as|once|before) you\b(?![^.!?\n]*\b(?:every|always|whenever)\b)")
 
 
@@ -658,11 +655,13 @@ _OUTPUT_LINE = _Lazy(r"(?:(?i:error|warning|fatal(?: error)?|panic)(?:\[[\w-]+\]
 
 def _amid_output(masked: str, pos: int) -> bool:
     """Whether the nearest non-blank lines before and after the line at ``pos`` are both
-    program output (blank lines between them are skipped)."""
+    program output (blank lines between them are skipped). A line that opens a block of notes
+    ("Remember:") is the user's, whatever its notes look like."""
     line_start, line_end = masked.rfind("\n", 0, pos), masked.find("\n", pos)
-    if line_start < 0 or line_end < 0:
+    if line_start < 0 or line_end < 0 or masked[pos:line_end].rstrip().endswith(":"):
         return False
-    preceding = masked[max(0, line_start - _WINDOW):line_start].rstrip().rsplit("\n", 1)[-1].lstrip()
+    head = masked[:line_start].rstrip()
+    preceding = head[head.rfind("\n") + 1:].lstrip()
     following = masked[line_end:line_end + _WINDOW].lstrip().split("\n", 1)[0]
     return bool(_OUTPUT_LINE.match(preceding) and _OUTPUT_LINE.match(following))
 
@@ -736,11 +735,11 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         # The weaker forms (no "that" or colon, a question, a request inside a task's sentence,
         # a misspelling) are kept only when nothing ties the note to the work at hand
         inside = masked[max(0, pos - 6):pos].rstrip().endswith((", and", ", but"))
-        after_so = re.search(r"(?i)\bso,?\s*$", masked[max(0, pos - 6):pos]) is not None  # "…, so please remember it:"
+        after_so = _AFTER_SO.search(masked, max(0, pos - 6), pos) is not None  # "…, so please remember it:"
         if (bare_kind or asked or inside or after_so or misspelt) and _WORK_AT_HAND_EN.search(content):
             continue  # "can u remember to close the file handle in the except branch too"
         if inside and not any(words in masked[pos:end].lower() for words in _LASTS_WORDS) \
-                and not _FINALLY_KEEP.match(masked, trigger_at):
+                and not _FINALLY_KEEP.match(masked, max(pos, trigger_at - 7)):
             continue  # "Write the migration, and remember that this table has 40M rows": for this task
         if asked:
             if (bare_kind and not trigger.endswith(" to")) or not _asks_to_keep(content, trigger):
@@ -763,9 +762,7 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         if m and not _is_en_question(m.group("content")):
             off = masked.index(para)
             content = _clean_en(text[off + m.start("content"):off + m.end("content")])
-            urged = m.group("urged").lower().replace("please", "").strip()  # "so", "make sure you"
-            for_now = _ONE_SHOT_EN.search(para) or (urged and (_WORK_AT_HAND_EN.search(content)
-                                                               or _TASK_OR_PLAN.match(content)))
+            for_now = _ONE_SHOT_EN.search(para)  # "Use the mock server just for now, so please remember it."
             if len(content) >= 3 and not _is_reference(content, "en") and not for_now:
                 trig = re.sub(r"\s+(?:this|that|it)\b", "", m.group("trig").lower(), count=1)
                 return RememberRequest(content, trig, "en")
@@ -860,12 +857,12 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
                 continue  # "ファイルを保存して" is a file save
             before = re.sub(r"(?:メモリ|記憶|メモ|長期記憶|kioku|ナレッジ)(?:に|へ)\s*$", "", before)
         if trig.startswith("忘れないように") and not before.strip() \
-                and _JA_TRIG.search(_JA_SENTENCE_END.split(after, 1)[0]):
+                and _JA_TRIG.search(_JA_SENTENCE_SPLIT.split(after, 1)[0]):
             continue  # "忘れないように、本番DBはread-onlyだって覚えておいて": the next request keeps the note
         before = re.sub(r"^\s*忘れないように\s*[、,]\s*", "", before)
         if trig.startswith("忘れないように") and not before.strip() and re.match(r"\s*[、,]", after) \
-                and _JA_THIS_TASK.search(content_after) and _JA_IMPERATIVE_END.search(_clean_ja(content_after)) \
-                and not _JA_STANDING_WORDS.search(content_after) and not _JA_TRIG.search(content_after):
+                and _JA_IMPERATIVE_END.search(_clean_ja(content_after)) \
+                and not _JA_RULE_WORDS.search(content_after) and not _JA_TRIG.search(content_after):
             continue  # "忘れないように、この正規表現の意味をコメントで書いて": a task, so as not to forget
         if trig.startswith("忘れ") and not content_after.strip() and before.strip() not in ("", "これ", "それ"):
             if _JA_TASK_BEFORE.search(before) or not re.search(
