@@ -541,7 +541,7 @@ def _sentence_starts(masked: str):  # -> Iterator[int]
     """Where sentences start (``_SENT_START``); a text without any sentence mark is one
     sentence, found without compiling the pattern."""
     if not any(mark in masked for mark in _SENTENCE_MARKS) and ", and " not in masked and ", but " not in masked \
-            and not _SO_PLEASE.search(masked):
+            and ("please" not in masked.lower() or not _SO_PLEASE.search(masked)):
         yield 0
         return
     for ss in _SENT_START.finditer(masked):
@@ -604,6 +604,13 @@ _ONE_SHOT_EN = _Lazy(r"(?i)(?<![\w-])(?:in the next step|for the next (?:command
 # forgotten; "Rerun the tests, and remember this time: use -x" is about this attempt
 _FINALLY_KEEP = _Lazy(r"(?i)(?:please\s+remember\s+(?:(?:it|this)\s+)?|remember\s+(?:it|this)\s+)this time\s*:")
 _AFTER_SO = _Lazy(r"(?i)\bso,?\s*$")
+_ONE_SHOT_WORDS = ("next", "only", "for now", "current task", "rest of")  # one of which _ONE_SHOT_EN needs
+
+
+def _limited_to_now(segment: str) -> bool:
+    """``_ONE_SHOT_EN`` in ``segment``, compiled only when one of its words is there."""
+    low = segment.lower()
+    return any(word in low for word in _ONE_SHOT_WORDS) and _ONE_SHOT_EN.search(segment) is not None
 _ABOUT_THE_NEXT_STEP = _Lazy(r"(?i)\b(?:when|while|as|once|before) you\b(?![^.!?\n]*\b(?:every|always|whenever)\b)")
 
 
@@ -726,7 +733,7 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         opened = max(masked.rfind(mark, max(0, pos - _WINDOW), pos) for mark in ".!?\n。！？") + 1
         line_end = masked.find("\n", m.end())
         closed = min(end, m.end() + _WINDOW, line_end if line_end >= 0 else end)
-        if _ONE_SHOT_EN.search(masked, max(opened, pos - _WINDOW), closed):
+        if _limited_to_now(masked[max(opened, pos - _WINDOW):closed]):
             continue  # "Remember this for the next command only: use --dry-run"
         if kind in ("mind", "dont") and (bare_kind or kind == "mind") and _ABOUT_THE_NEXT_STEP.search(content):
             continue  # "keep in mind that parse() mutates its input while you refactor this module"
@@ -735,7 +742,7 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         # The weaker forms (no "that" or colon, a question, a request inside a task's sentence,
         # a misspelling) are kept only when nothing ties the note to the work at hand
         inside = masked[max(0, pos - 6):pos].rstrip().endswith((", and", ", but"))
-        after_so = _AFTER_SO.search(masked, max(0, pos - 6), pos) is not None  # "…, so please remember it:"
+        after_so = pos > 0 and _AFTER_SO.search(masked, max(0, pos - 6), pos) is not None  # "…, so please remember it:"
         if (bare_kind or asked or inside or after_so or misspelt) and _WORK_AT_HAND_EN.search(content):
             continue  # "can u remember to close the file handle in the except branch too"
         if inside and not any(words in masked[pos:end].lower() for words in _LASTS_WORDS) \
@@ -749,7 +756,8 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
             continue
         if trigger.endswith("that") and len(content.split()) < 2:
             continue  # "remember that approach": a demonstrative, not "that <clause>"
-        when = _NEXT_TIME_WHEN.search(masked, pos, trigger_at)
+        lead_in = masked[pos:trigger_at]
+        when = _NEXT_TIME_WHEN.search(masked, pos, trigger_at) if "next" in lead_in.lower() else None
         if when:
             occasion = text[when.start():when.end(1)]
             joint = ":\n" if "\n" in content else ": "  # a block of notes stays a block
@@ -762,7 +770,7 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         if m and not _is_en_question(m.group("content")):
             off = masked.index(para)
             content = _clean_en(text[off + m.start("content"):off + m.end("content")])
-            for_now = _ONE_SHOT_EN.search(para)  # "Use the mock server just for now, so please remember it."
+            for_now = _limited_to_now(para)  # "Use the mock server just for now, so please remember it."
             if len(content) >= 3 and not _is_reference(content, "en") and not for_now:
                 trig = re.sub(r"\s+(?:this|that|it)\b", "", m.group("trig").lower(), count=1)
                 return RememberRequest(content, trig, "en")
