@@ -292,7 +292,6 @@ _JA_TRIG = _Lazy(
 _JA_LASTING_ONLY = _Lazy(r"^(?:[、,\s]|あと|それと|それから|ついでに|ちょっと|あ|ずっと|今後|次回|以降|将来|これから"
                          r"|セッション|ため|参考|の|に|で|も|は)+$")
 _JA_FOR_LATER = _Lazy(r"(?:将来|今後|次回以降|以降|これから|ずっと)[^。]*(?:ため|参考)|以降")  # "今後のために", "次回以降"
-# A task on something in this conversation, and the words that make a sentence a standing rule
 # Words that make an instruction a standing rule ("毎回", "PRを出すときは", "これからは", "次回から")
 _JA_RULE_WORDS = _Lazy(r"今後|以降|毎回|必ず|いつも|常に|ときは|時は|際は|たびに|前には|これから|から(?:は|も)")
 _JA_ONLY_NOW = _Lazy(r"(?:今回|今日|本日|今|この作業中|この作業の間|このセッション|このタスク|(?:この会話|このチャット)(?:の中)?"
@@ -611,6 +610,8 @@ def _limited_to_now(segment: str) -> bool:
     """``_ONE_SHOT_EN`` in ``segment``, compiled only when one of its words is there."""
     low = segment.lower()
     return any(word in low for word in _ONE_SHOT_WORDS) and _ONE_SHOT_EN.search(segment) is not None
+
+
 _ABOUT_THE_NEXT_STEP = _Lazy(r"(?i)\b(?:when|while|as|once|before) you\b(?![^.!?\n]*\b(?:every|always|whenever)\b)")
 
 
@@ -746,7 +747,7 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         if (bare_kind or asked or inside or after_so or misspelt) and _WORK_AT_HAND_EN.search(content):
             continue  # "can u remember to close the file handle in the except branch too"
         if inside and not any(words in masked[pos:end].lower() for words in _LASTS_WORDS) \
-                and not _FINALLY_KEEP.match(masked, max(pos, trigger_at - 7)):
+                and not _FINALLY_KEEP.search(masked, pos, m.end() + 2):
             continue  # "Write the migration, and remember that this table has 40M rows": for this task
         if asked:
             if (bare_kind and not trigger.endswith(" to")) or not _asks_to_keep(content, trigger):
