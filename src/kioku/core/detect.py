@@ -602,7 +602,6 @@ _ONE_SHOT_EN = _Lazy(r"(?i)(?<![\w-])(?:in the next step|for the next (?:command
 # "…, and please remember it this time: <fact>" asks to keep the fact from now on, after it was
 # forgotten; "Rerun the tests, and remember this time: use -x" is about this attempt
 _FINALLY_KEEP = _Lazy(r"(?i)(?:please\s+remember\s+(?:(?:it|this)\s+)?|remember\s+(?:it|this)\s+)this time\s*:")
-_AFTER_SO = _Lazy(r"(?i)\bso,?\s*$")
 _ONE_SHOT_WORDS = ("next", "only", "for now", "current task", "rest of")  # one of which _ONE_SHOT_EN needs
 
 
@@ -668,8 +667,10 @@ def _amid_output(masked: str, pos: int) -> bool:
     line_start, line_end = masked.rfind("\n", 0, pos), masked.find("\n", pos)
     if line_start < 0 or line_end < 0 or masked[pos:line_end].rstrip().endswith(":"):
         return False
-    head = masked[:line_start].rstrip()
-    preceding = head[head.rfind("\n") + 1:].lstrip()
+    end = line_start
+    while end > 0 and masked[end - 1].isspace():
+        end -= 1
+    preceding = masked[masked.rfind("\n", 0, end) + 1:end].lstrip()
     following = masked[line_end:line_end + _WINDOW].lstrip().split("\n", 1)[0]
     return bool(_OUTPUT_LINE.match(preceding) and _OUTPUT_LINE.match(following))
 
@@ -731,7 +732,7 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
                 and (not _states_something(content) or _LABEL.match(content)) and not _holds_secret(content):
             continue  # "Remember the diff above, now apply it", "Remember password: <a UI label's text>"
         # the whole sentence, also what came before a start inside it ("…, so please remember it: …")
-        opened = max(masked.rfind(mark, max(0, pos - _WINDOW), pos) for mark in ".!?\n。！？") + 1
+        opened = max(masked.rfind(mark, max(0, pos - _WINDOW), pos) for mark in _SENTENCE_MARKS) + 1
         line_end = masked.find("\n", m.end())
         closed = min(end, m.end() + _WINDOW, line_end if line_end >= 0 else end)
         if _limited_to_now(masked[max(opened, pos - _WINDOW):closed]):
@@ -742,8 +743,9 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
             continue  # "keep in mind memory usage here", "don't forget the trailing slash": the task's detail
         # The weaker forms (no "that" or colon, a question, a request inside a task's sentence,
         # a misspelling) are kept only when nothing ties the note to the work at hand
-        inside = masked[max(0, pos - 6):pos].rstrip().endswith((", and", ", but"))
-        after_so = pos > 0 and _AFTER_SO.search(masked, max(0, pos - 6), pos) is not None  # "…, so please remember it:"
+        just_before = masked[max(0, pos - 6):pos].rstrip()
+        inside = just_before.endswith((", and", ", but"))
+        after_so = pos > 0 and just_before.lower().rstrip(",").split()[-1:] == ["so"]  # "…, so please remember it:"
         if (bare_kind or asked or inside or after_so or misspelt) and _WORK_AT_HAND_EN.search(content):
             continue  # "can u remember to close the file handle in the except branch too"
         if inside and not any(words in masked[pos:end].lower() for words in _LASTS_WORDS) \
@@ -865,14 +867,13 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
                                                         and not _JA_FILE_OBJ.search(before))):
                 continue  # "ファイルを保存して" is a file save
             before = re.sub(r"(?:メモリ|記憶|メモ|長期記憶|kioku|ナレッジ)(?:に|へ)\s*$", "", before)
-        if trig.startswith("忘れないように") and not before.strip() \
-                and _JA_TRIG.search(_JA_SENTENCE_SPLIT.split(after, 1)[0]):
-            continue  # "忘れないように、本番DBはread-onlyだって覚えておいて": the next request keeps the note
+        if trig.startswith("忘れないように") and not before.strip():
+            if _JA_TRIG.search(_JA_SENTENCE_SPLIT.split(after, 1)[0]):
+                continue  # "忘れないように、本番DBはread-onlyだって覚えておいて": the next request keeps the note
+            if re.match(r"\s*[、,]", after) and _JA_IMPERATIVE_END.search(_clean_ja(content_after)) \
+                    and not _JA_RULE_WORDS.search(content_after):
+                continue  # "忘れないように、この正規表現の意味をコメントで書いて": a task, so as not to forget
         before = re.sub(r"^\s*忘れないように\s*[、,]\s*", "", before)
-        if trig.startswith("忘れないように") and not before.strip() and re.match(r"\s*[、,]", after) \
-                and _JA_IMPERATIVE_END.search(_clean_ja(content_after)) \
-                and not _JA_RULE_WORDS.search(content_after) and not _JA_TRIG.search(content_after):
-            continue  # "忘れないように、この正規表現の意味をコメントで書いて": a task, so as not to forget
         if trig.startswith("忘れ") and not content_after.strip() and before.strip() not in ("", "これ", "それ"):
             if _JA_TASK_BEFORE.search(before) or not re.search(
                     r"(?:こと|ということ|って|と)(?:を|は)?\s*$", before):
