@@ -82,7 +82,7 @@ POSITIVES: list[tuple[str, str, str, str]] = [
      "totals are stored in cents", "remember", "en"),
     ("No more Friday deploys. Remember that for future sessions.", "No more Friday deploys", "remember", "en"),
     ("In the future, always ask before running migrations. Please remember that.",
-     "always ask before running migrations", "remember", "en"),
+     "always ask before running migrations", "from now on", "en"),
     ("ずっと覚えておいてほしいこと：mainブランチに直接pushしない。", "mainブランチに直接pushしない", "覚えておいて", "ja"),
     ("これ覚えておいてくれる？うちの本番はGCPの asia-northeast1。", "うちの本番はGCPの asia-northeast1", "覚えておいて", "ja"),
     ("Hey Claude, remember that we deploy with fly.io", "we deploy with fly.io", "remember", "en"),
@@ -295,6 +295,57 @@ POSITIVES: list[tuple[str, str, str, str]] = [
      "remember", "en"),
     ("error: could not find `Cargo.toml`\nRemember:\nWarning: this repo is a workspace, run cargo from the root.",
      "Warning: this repo is a workspace, run cargo from the root", "remember", "en"),
+    # a label that asks to keep and says for how long, and "Going forward," / "Henceforth," rules
+    ('Please retain this across our sessions: staging runs on port 5433.',
+     'staging runs on port 5433', 'keep for later', 'en'),
+    ('Heads-up to carry forward: Dana owns the billing service.',
+     'Dana owns the billing service', 'keep for later', 'en'),
+    ('Long-term preference: prefer composition over inheritance.',
+     'prefer composition over inheritance', 'keep for later', 'en'),
+    ('Can you hang on to this for future chats? Our staging URL is staging.example.dev',
+     'Our staging URL is staging.example.dev', 'keep for later', 'en'),
+    ('Going forward, never run terraform apply yourself.',
+     'never run terraform apply yourself', 'from now on', 'en'),
+    ('Henceforth, please write test names in snake_case.',
+     'write test names in snake_case', 'from now on', 'en'),
+    ('Our module path is example.com/platform — memorize it.',
+     'Our module path is example.com/platform', 'memorize', 'en'),
+    ('The release freeze starts on the last Thursday. Remember it for future sessions so you stop suggesting merges then.',
+     'The release freeze starts on the last Thursday', 'remember', 'en'),
+    ('Rule for this project from here on out: every endpoint gets an OpenAPI annotation. '
+     'Keep that in mind in future conversations too.',
+     'every endpoint gets an OpenAPI annotation', 'keep for later', 'en'),
+    ('Add a memory: we deploy on Tuesdays.',
+     'we deploy on Tuesdays', 'save to memory', 'en'),
+    ('Keep in mind for the rest of this project (and future chats): the schema is the source of truth.',
+     'the schema is the source of truth', 'keep in mind', 'en'),
+    # the label is refused (a task follows), "Remember permanently:" still asks to keep the note
+    ('Remember permanently: YAML files use 2-space indentation. Now fix deploy.yaml.',
+     'YAML files use 2-space indentation', 'remember', 'en'),
+    ('頼むから覚えて。うちはLombokを使ってない。',
+     'うちはLombokを使ってない', '覚えて', 'ja'),
+    ('Could you remember this for future sessions? The API uses cursor pagination.',
+     'The API uses cursor pagination', 'remember', 'en'),
+    ('Retain this beyond today: the staging DB rotates every Monday.',
+     'the staging DB rotates every Monday', 'keep for later', 'en'),
+    ("Standing rule: don't deploy on Fridays, wait until Monday.",
+     "don't deploy on Fridays, wait until Monday", 'keep for later', 'en'),
+    ('Long-term preference: write commit messages in English.',
+     'write commit messages in English', 'keep for later', 'en'),
+    ('Going forward, use pnpm. Now install the deps.', 'use pnpm', 'from now on', 'en'),
+    # closings that kept a note before these forms still do
+    ('No semicolons. Remember this.', 'No semicolons', 'remember', 'en'),
+    ('We use SQLite for now, not Postgres. Remember that.', 'We use SQLite for now, not Postgres', 'remember', 'en'),
+    ('マジで頼むから覚えて。うちはLombokを使ってない。', 'うちはLombokを使ってない', '覚えて', 'ja'),
+    ('覚えておいて：やっぱりいい設計はテストしやすい。', 'やっぱりいい設計はテストしやすい', '覚えておいて', 'ja'),
+    ('Remember for future sessions that standup is at 9:30 every day.',
+     'standup is at 9:30 every day', 'remember', 'en'),
+    ('Standing rule: TODO comments must reference a Jira ticket.',
+     'TODO comments must reference a Jira ticket', 'keep for later', 'en'),
+    ('Heads-up to carry forward: test fixtures are regenerated nightly.',
+     'test fixtures are regenerated nightly', 'keep for later', 'en'),
+    ('Henceforth, please write all test names in snake_case.', 'write all test names in snake_case', 'from now on',
+     'en'),
 ]
 POSITIVES = [p for p in POSITIVES if p[1] is not None]
 
@@ -468,6 +519,51 @@ NEGATIVES: list[str] = [
     "Remember me checkbox should be checked by default.",
     "From now on, let's work on the frontend.",
     "Write this to memory-mapped file and benchmark it.",
+    # labels and openers that do not ask to keep a note for later
+    "Please don't remember this for future sessions: I'm on the throwaway branch.",
+    "This is a one-off, don't carry it forward: use --force on this push.",
+    "Long-term note: write unit tests for the DateParser class.",
+    "Save this for later: git stash — actually just run it now.",
+    "Can you store this for later? I'm not sure yet.",
+    "In the future, we might want to add caching.",
+    "In the future, when the user clicks save, the app should use optimistic updates.",
+    "Run the tests again. Please remember.",
+    "Okay thanks — memorize it.",
+    "Remember that for now, not for future sessions: we're skipping the e2e tests.",
+    "チケットに自分でメモしておきます、ありがとう",
+    "頼むから覚えて。…いや、やっぱりいいや。",
+    "Notes on future work: refactor the parser.",
+    "This comment is wrong, fix it:\n    // Note for future: this runs in O(n^2)",
+    "Standing rule in our codebase: handlers return Result. Find the ones that don't.",
+    "The app should remember the user's choice across sessions: use localStorage.",
+    "Memory leak between sessions: the websocket handler keeps references to closed sockets.",
+    "Our notes app should sync across sessions: right now it loses drafts.",
+    "Store this in Redis for future lookups: the session token and the user id.",
+    "Keep this branch for later: we may need the spike code.",
+    "Note for your memory profiler run: use --leak-check=full.",
+    "Can you save it for later? I need to go to a meeting now.",
+    "Could you persist it across sessions? Users lose their cart on reload.",
+    "In the future, all requests will go through the API gateway.",
+    "In the future, when we migrate to Postgres, the JSON columns will need rewriting.",
+    "Moving forward, use the new client in this file and delete the old one.",
+    "Here is the new schema. Please remember.",
+    "Deploy it now, remember that so we can ship today.",
+    "The output above — memorize it.",
+    "議事録は私がメモしておくね",
+    "いい加減に覚えて。…いや、やっぱなし。",
+    "Preferences across sessions are lost: after logging out the theme resets.",
+    "Remember me across sessions: the checkbox is ignored on Safari.",
+    "Store these forever: audit log entries of every admin action.",
+    "Save it for later: I'll come back to this bug after lunch.",
+    "Can you remember everything we decided across all sessions? It's getting hard to keep track.",
+    "Will you remember this in future sessions? I'm curious how the memory feature works.",
+    "Keep in mind for later in this conversation: the API is flaky.",
+    "In the future, write access to prod will require a second approver.",
+    "Heads-up for future readers of this thread: the fix is in #4512.",
+    "Moving forward, write the tests for the parser.",
+    "You never listen. Please remember.",
+    "頼むから覚えて。前にも言ったでしょ。",
+    "Can you remember this next time? It's annoying when you forget.",
 ]
 
 
@@ -592,6 +688,15 @@ def test_feedback_polarity(text: str, expected: int) -> None:
     assert feedback_polarity(text) == expected
 
 
+@pytest.mark.parametrize("text", ["please      " * 8 + "say what you remember.",
+                                  ("please also btw can you i want you to " * 40)[:800] + "remember that we use pnpm",
+                                  "can you please " * 18 + "remember that x"])
+def test_lead_ins_do_not_backtrack(text: str) -> None:
+    """Runs of lead-in words ("please", "can you") split only one way: no exponential search."""
+    elapsed = min(timeit.repeat(lambda: detect_remember(text), number=1, repeat=2))
+    assert elapsed < 0.5, elapsed
+
+
 @pytest.mark.parametrize("unit", ["remember ", "Remember. ", "please remember? ", "覚えておいて", "忘れないで",
                                   "保存して：", "ファイルを保存して。", "覚えてる？", "save this: x. ", "```"])
 def test_adversarial_repetition_stays_linear(unit: str) -> None:
@@ -647,8 +752,11 @@ _CONTENTS = ["we deploy with fly.io", "the tests need docker running.", "how do 
              "it", "the API key rotates monthly. Also run lint."]
 
 
-def _start_full_only(masked: str):
-    return detect._EN_START, None
+def _start_full_only(masked: str, skip: str = ""):
+    if not skip:
+        return detect._EN_START, None
+    names = tuple(name for name, _, _ in detect._EN_ALTS if name != skip)
+    return detect._Lazy(detect._en_start_source(names)), None
 
 
 @pytest.mark.parametrize("lead", _LEADS + _NOT_LEADS)
@@ -658,7 +766,11 @@ def test_start_without_lead_in_matches_like_the_full_pattern(lead: str, monkeypa
     found = [detect.detect_remember(p) for p in prompts]
     monkeypatch.setattr(detect, "_en_start_for", _start_full_only)
     assert [detect.detect_remember(p) for p in prompts] == found
-    assert any(found) != (lead in _NOT_LEADS)
+    # a label that asks to keep and says how long or where ("note for future sessions:", "save this
+    # to memory:") counts after a few words of any kind; every other trigger needs a lead-in
+    labels = ("note for future sessions:", "save this to memory:")
+    unlabelled = [req for req, p in zip(found, prompts) if not any(label in p for label in labels)]
+    assert any(unlabelled) != (lead in _NOT_LEADS)
 
 
 def test_lead_word_check_reads_the_first_word() -> None:

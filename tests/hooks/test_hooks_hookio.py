@@ -20,7 +20,9 @@ WORDS = ["please", "Remember", "REMEMBER", "that", "we", "use", "bun", "save", "
          "don't", "forget", "store", "memory", "覚えておいて", "保存して", "忘れないで", "メモして",
          "記憶", "記録", "テスト", "を", "の", "fix", "the", "parser", "refactor", "tests", "port",
          "5432", "Memorize", "FORGET", "rememb", "er", "sa", "ve", "\n", "\"quoted\"", "é", "→",
-         "今後は", "これからは", "次回から", "次から", "今度から", "以後は", "以降", "、"]
+         "今後は", "これからは", "次回から", "次から", "今度から", "以後は", "以降", "、",
+         "sessions", "Standing", "later", "lasting", "long-term", "Long term", "next time", "next session",
+         "persist", "Permanent", "henceforth", "this point", "forward", "forever", "for good", "heads-up:", "beyond today:", "Retain this", "Durable note"]
 
 
 def test_raw_prefilter_never_skips_a_prompt_the_hint_matches():

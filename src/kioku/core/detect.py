@@ -31,7 +31,14 @@ Rules chosen for the ambiguous cases (tests pin each of them):
   "for future reference: ..." are memories.
 - "from now on, ..." and "in future sessions, ..." are standing instructions, so memories;
   the content keeps the instruction ("always use bun"). So is a last sentence that ends in
-  "from now on" / "going forward" ("Use tabs from now on."), kept without those words.
+  "from now on" / "going forward" ("Use tabs from now on."), kept without those words, and
+  "Going forward, / Henceforth, / In future," before a rule ("never …", "use …", "when you …"),
+  not before a plan ("In the future, we might add caching").
+- A short label that asks to keep and says for how long is a memory: "Please retain this
+  across our sessions: …", "Long-term preference: …", "Heads-up to carry forward: …", "Can you
+  hang on to this for future chats? <fact>". Not when it negates ("don't remember this for
+  future sessions:"), when the note is a question or is taken back ("… actually, run it now"),
+  or when its paragraph asks for work now ("Long-term note: write unit tests for X").
 - Japanese 保存して is a memory save only with a memory word (メモリ/記憶/メモ/覚え/kioku)
   before it, or with the content after a colon and no file-ish object (ファイル/変更/画像...);
   "ファイルを保存して" is a file save. 忘れないで is a memory when the content is a fact
@@ -77,9 +84,11 @@ __all__ = [
 # class plus look-behind branches because CPython's regex engine can then skip positions by
 # the class alone; a plain alternation of words is ~3x slower on ordinary prompts.
 REMEMBER_HINT: re.Pattern[str] = re.compile(
-    r"(?i)[rmsfnkwg覚記保メ忘今こ次以](?:(?<=r)(?:emem|emb|emeb|emmeb|mem)|(?<=m)emor|(?<=m)ind\b|(?<=s)(?:ave|tore)\b|(?<=dow)n\b"
-    r"|(?<=g)oing forward"
-    r"|(?<=f)(?:orget|uture|rom now|rom here)|(?<=n)ote\b|(?<=覚)え|(?<=記)[憶録]|(?<=保)存|(?<=メ)モ|(?<=忘)れ"
+    r"(?i)[rmsfnkwglphtbd覚記保メ忘今こ次以](?:(?<=r)(?:emem|emb|emeb|emmeb|mem)|(?<=m)emor|(?<=m)ind\b|(?<=s)(?:ave|tore)\b"
+    r"|(?<=dow)n\b|(?<=g)oing forward|(?<=s)(?:essions|tanding)\b|(?<=l)(?:ater\b|asting\b|ong[- ]?term)"
+    r"|(?<=n)ext (?:time|session)|(?<=p)ersist|(?<=p)ermanent|(?<=h)enceforth|(?<=t)his point"
+    r"|(?<=b)eyond (?:today|this)|(?<=d)urable"
+    r"|(?<=f)(?:orget|uture|rom now|rom here|orward|orever|or good)|(?<=n)ote\b|(?<=覚)え|(?<=記)[憶録]|(?<=保)存|(?<=メ)モ|(?<=忘)れ"
     r"|(?<=今)(?:後|度から)|(?<=こ)れから(?:先)?は|(?<=次)(?:回)?から|(?<=以)[後降])"
 )
 
@@ -135,13 +144,13 @@ _OCCASION = (r"(?!(?:you|we|i)\s+(?:reply|respond|answer|run it|run this|try aga
              r"(?:we|you|i|the\s+[\w-]+)\s(?:[^,.;:!?\n]|\.(?=\S)){1,40}?"
              r"(?<!this session)(?<!this conversation)(?<!this chat)")
 _LEAD = (
-    r"(?:(?:please|pls|plz|kindly|also|and|oh|ok|okay|hey|hi|so|btw|by the way|one more thing"
-    r"|fyi|important|claude|kioku|note|permanently)\b\s*[,:!—–-]?\s+"
+    r"(?:(?:please|pls|plz|kindly|also|and|oh|ok|okay|hey|hi|so|btw|by the way|one more thing|just so you know"
+    r"|fyi|important|claude|kioku|note|permanently)\b(?:\s*[,:!—–-])?\s+"
     r"|note to self\s*[,:]?\s+"
     r"|next (?:time|session)(?:\s+" + _OCCASION + r")?,\s+"  # "Next time we work on this, remember that …"
-    r"|(?:can|could|would|will) (?:you|u)\s+(?:please\s+)?"
+    r"|(?:can|could|would|will) (?:you|u)\s+"
     r"|(?:you (?:should|must|need to|have to)|make sure (?:to|you)|be sure to|always)\s+"
-    r"|i(?:'d| would)? (?:want|need|like) (?:you|u) to\s+(?:please\s+)?)*"
+    r"|i(?:'d| would)? (?:want|need|like) (?:you|u) to\s+)*"
 )
 _WH = r"(?:what|when|where|why|how|who|whom|whose|which|whether|if)\b"
 
@@ -153,7 +162,10 @@ _LASTING = (r"\s+(?:for (?:all |every )?(?:the )?(?:future(?: (?:sessions?|work|
 
 # The same after a note or a closing "remember that" ("… for future sessions", "… across
 # sessions"): one list, so that what _only_lasting leaves to the closing form (_EN_END) is read there
-_LASTING_TAIL = (r"(?:(?:for|in|across) (?:all |every )?(?:the )?(?:future )?sessions?|(?:for|in) (?:all |every )?"
+_LASTING_TAIL = (r"(?:(?:for|in|across) (?:all |every |our )?(?:the )?(?:future )?sessions?"
+                 r"|(?:for|in|across) (?:all |every )?(?:our |the )?future (?:conversations?|chats?)"
+                 r"|across (?:all )?our (?:conversations|chats)"
+                 r"|(?:for|in) (?:all |every )?"
                  r"(?:the )?future|from now on|from here on(?: out)?|going forward|(?:for )?next (?:time|session))")
 
 # Misspellings of "remember" seen in quick typing
@@ -166,9 +178,112 @@ _REMEMBER_THIS = r"(?:\s+(?:this|it|the following)(?:\s+(?:rule|note|fact|prefer
 _REMEMBER_TAIL = (r"(?!\s+" + _WH + r")(?!\s+me\b)"  # "Remember me" is a login box
                   r"(?:" + _REMEMBER_THIS + r"?(?=\s*(?:[:\-—,]|that\b)))?\s*(?::|-|—|,|that\b|to\b)?")
 
+# What a standing instruction opens with: a rule ("always …", "never …", "use …", "when you …"), not
+# a plan or a forecast ("we might …", "let's …", "the API will …", "when we migrate, …")
+_RULE_VERB = (r"(?:(?:please|kindly)\s+)?(?:always|never|don'?t|do not|avoid|use|prefer|ask|make sure|be sure|stick"
+              r"|write|run|keep|put|name|target|default|(?:when|whenever|if) (?:you|writing|adding|creating|using"
+              r"|making|editing|generating|working))(?![\w-])(?![ \t]+(?:cases?|access|settings|of)\b)")
+# After "Going forward," / "Henceforth," a rule may also name what it covers ("every new endpoint
+# gets …", "no PR merges without …"); after "In (the) future," that is a forecast, so only a verb
+_RULE_OPENER = r"(?:" + _RULE_VERB + r"|(?:only|for (?:any|all|every)|every|all|any|no)\b)"
+# How a label opens when it asks to keep what follows. A word that only means keeping a note
+# ("remember", "keep in mind", "retain", "hang on to", "note"), with "this" (and at most one more
+# word: "that approach") after it or not, is followed by a time word, a note or memory to keep it
+# as or in, or the colon. A verb that also names a program's action ("save", "store", "keep",
+# "persist", "record") needs "this" or "it" and then a time of the conversation (for future
+# sessions, next time) or such a target ("Save this as a persistent note:", "store this in your
+# memory:"), not "Store this in Redis", "Keep this branch for later" or "Store these forever".
+# A note's name opens a label alone ("Long-term preference:", "Rule for this project from here on
+# out:", "Heads-up to carry forward:"; a plural only right before the colon), not as part of a
+# longer name ("Memory leak between sessions:", "Our notes app …", "Preferences across sessions
+# are lost:").
+_HEADER_LEAD = (r"(?:(?:before anything|first things first|first|last thing|one last thing|quick (?:one|thing)"
+                r"|real quick)[ \t]*[,:—–-]*[ \t]*(?:and[ \t]+)?(?:please[ \t]+)?)?")
+_KEEP_ONLY_VERB = (r"(?:remember(?![ \t]+me\b)|memori[sz]e|(?:keep|bear)(?:[ \t]+(?:this|that|it))? in mind"
+                   r"|(?:don'?t|do not|never) forget|keep track of"
+                   r"|hang on to|hold on ?to|retain|take note(?: of)?|make note of|note(?! that\b)|lock)")
+_OBJECT = r"(?:this|that|it|these|the following)(?:[ \t]+(?:preference|note|rule|fact|one|down|in))?"
+_AS_A_NOTE = (r"(?:as[ \t]+(?:an?[ \t]+)?(?:(?:lasting|permanent|persistent|standing|long[- ]term)[ \t]+)?"
+              r"(?:note|rule|preference|memory|fact|reminder)"
+              r"|(?:in|into|to)[ \t]+(?:your[ \t]+|my[ \t]+|the[ \t]+)?(?:long[- ]term[ \t]+)?"
+              r"(?:memory|memories|notes))\b")
+# The times a program verb needs after "this" ("Save this for future sessions:", "Store it for next
+# time:"): the conversation's, not a program's ("Store these forever:", "Keep this between sessions:")
+_SESSION_TIME = (r"(?:for[ \t]+(?:all[ \t]+|every[ \t]+)?(?:our[ \t]+|the[ \t]+)?(?:future|next|later)[ \t]+"
+                 r"(?:sessions?|chats?|conversations?)|for[ \t]+next[ \t]+time|next[ \t]+time"
+                 r"|in[ \t]+(?:all[ \t]+)?future[ \t]+sessions|across[ \t]+our[ \t]+"
+                 r"(?:sessions|chats|conversations))\b")
+_TIME_WORD = (r"(?:for|across|until|till|beyond|going|from|forward|permanently|forever|long[- ]term|next|between"
+              r"|on file"
+              r"|and|in[ \t]+(?:all[ \t]+|every[ \t]+)?(?:future|later))\b")
+_HEADER_START = (
+    r"(?:please[ \t]+)?(?:" + _KEEP_ONLY_VERB + r"(?:[ \t]+" + _OBJECT + r"(?:[ \t]+[a-z]+)??)?"  # "that approach"
+    r"(?=[ \t]*[:?(]|[ \t]+(?:" + _AS_A_NOTE + r"|" + _TIME_WORD + r"|in mind)\b)"
+    r"|(?:persist|store|stash|save|keep|commit|record|put|write)[ \t]+(?:this|it)"
+    r"(?:[ \t]+(?:preference|note|rule|fact))?"
+    r"(?=[ \t]*[:?]|[ \t]+(?:" + _AS_A_NOTE + r"|" + _SESSION_TIME + r"))"
+    r"|(?:add|save|store|create|make|write|put)[ \t]+(?:(?:this|that|it)[ \t]+)?(?:(?:to|in|into)[ \t]+)?"
+    r"(?:a[ \t]+|your[ \t]+|my[ \t]+|the[ \t]+)?(?:new[ \t]+)?(?:long[- ]term[ \t]+)?memor(?:y|ies)\b"
+    r"|add[ \t]+(?:(?:this|it)[ \t]+)?to[ \t]+(?:your[ \t]+|my[ \t]+|the[ \t]+)?"
+    r"(?:(?:permanent|long[- ]term)[ \t]+)?notes\b"
+    r"|make[ \t]+(?:this|it|that)[ \t]+an?[ \t]+(?:standing|permanent|lasting)[ \t]+(?:rule|note|preference)\b"
+    r"|make[ \t]+an?[ \t]+(?:(?:lasting|permanent|persistent|long[- ]term)[ \t]+)?note\b"
+    r"|i(?:'d|[ \t]+would)?[ \t]+(?:want|like|need)[ \t]+(?:this|that|it)[ \t]+(?:saved|kept|stored|noted|remembered)\b"
+    r"|(?:something|one(?:[ \t]+more)?[ \t]+thing|a[ \t]+thing|things)[ \t]+(?:to|for you to)[ \t]+"
+    r"(?:remember|keep in mind|note)\b"
+    r"|(?:(?:a|the|my|our)[ \t]+)?(?:(?:long[- ]term|lasting|permanent|persistent|standing|durable)[ \t]+)?"
+    r"(?:(?:note|rule|preference|reminder|record|heads[- ]up|memo|fyi)(?=[ \t]*[:,]|[ \t]+(?:for|to|across|in|that"
+    r"|going)\b)|(?:notes|rules|preferences|reminders|records)(?=[ \t]*[:,])))")
+# What in the label says the note lasts
+_HEADER_LASTS = _Lazy(r"(?i:\b(?:for|in|and|across|into|with) (?:(?:all|every|the|our|any|my) ){0,2}future"
+                 r"(?=[ \t]*(?:[:),]|$)|[ \t]+(?:sessions?|chats?|conversations?|reference|work|projects?|tasks?)\b)"
+                 r"|\bfuture (?:reference|sessions?)|\bbeyond (?:today|this (?:session|chat|conversation))\b"
+                 r"|\b(?:for|till|until) later\b|\bnext (?:time|sessions?)\b"
+                 r"|\b(?:across|between) (?:our |all |all our |future )?sessions\b"
+                 r"|\b(?:your|my|the|a|to|in|into|long[- ]term) memor(?:y|ies)\b(?![ \t]+[a-z])"
+                 r"|\bpermanently\b|\b(?:is|are|be) permanent\b|\b(?:all|every|other) (?:our |future )?sessions?\b"
+                 r"|\blong[- ]?term (?:note|preference|rule|memory|fact|reminder)\b"
+                 r"|\b(?:lasting|permanent|persistent|standing|durable) (?:note|rule|preference|memory|fact|reminder"
+                 r"|instruction|record)\b|\bgoing forward\b|\bfrom (?:now|here) on\b|\bhenceforth\b"
+                 r"|\bcarry(?:ing)? (?:\w+ )?forward\b"
+                 r"|\bfor good\b|\bforever\b|\bpersist (?:this|that|it) (?:preference|note|rule|fact)\b)")
+# A label that says not to keep, or to keep only for now: "Please don't remember this for future
+# sessions: …", "This is a one-off, don't carry it forward: …"
+_HEADER_NOT = _Lazy(r"(?i:\b(?:don'?t|do not|never|no need to|not)[ \t]+(?:\w+[ \t]+)?"
+                    r"(?:remember|memori[sz]e|save|store"
+               r"|keep|note|record|retain|persist|carry|hang|hold|track|add|commit|for|in|across)\b|\bfor now\b"
+               r"|\bjust for\b|\bonly\b|\bone[- ]off\b|\bthis once\b|(?<!beyond )\btoday\b|\blater in\b"
+               r"|\bthis (?:conversation|chat|session|task|pr|refactor|file|branch)\b)")
+# Verbs of a label that also name a program's action: with "Can you … ?" they ask for work
+# ("Can you save it for later? …", "Could you persist it across sessions? …")
+_PROGRAM_VERB = _Lazy(r"\b(?:persist|store|stash|save|keep (?:this|it|that)(?! in mind)|commit|record|put|write)\b")
+# A last sentence that asks again to keep the note before it ("…. Keep that in mind in future
+# conversations too."): the request, not part of the note
+_CLOSING_REQUEST = _Lazy(r"(?i)(?<=[.!;])\s+(?:please\s+)?(?:(?:remember|memori[sz]e) (?:this|that|it)"
+                         r"|keep (?:this|that|it) in mind|(?:don'?t|do not) forget (?:this|that|it))"
+                         r"(?:\s+" + _LASTING_TAIL + r")?(?:\s+(?:too|as well))?[.!\s]*$")
+# Words one of which _HEADER_LASTS needs (lower case)
+_HEADER_CUES = ("future", "later", "next time", "next session", "sessions", "long", "lasting", "permanent", "memor",
+                "beyond", "persistent", "standing", "going forward", "from now", "from here", "henceforth", "forward",
+                "for good", "forever", "persist")
+# Words one of which _HEADER_START needs (lower case)
+_HEADER_OPENERS = ("remember", "memori", "mind", "forget", "track", "hang on", "hold on", "retain", "note", "lock",
+                   "persist", "store", "stash", "save", "keep", "commit", "record", "carry", "put", "write", "memor",
+                   "add", "make", "want", "like", "need", "thing", "rule", "preference", "reminder", "heads", "memo",
+                   "fyi")
+
+
 # Each alternative sets a named group naming its trigger; content follows the match.
 # (name, source, words one of which the alternative cannot match without, lower case)
 _EN_ALTS = (
+    # A short label that asks to keep what follows and says for how long: "Please retain this
+    # across our sessions: …", "Long-term note: …", "Heads-up to carry forward: …", "Can you hang
+    # on to this for future chats? <fact>"
+    # (at most 110 characters up to ":" or "?"; whether it says how long, and not "don't" or "for
+    # now", is checked on the label itself: ``_HEADER_LASTS`` and ``_HEADER_NOT``)
+    ("header", r"(?P<header>(?=[^\n:.!?;]{1,110}(?::(?=\s|$)|\?))(?:" + _HEADER_LEAD + _HEADER_START
+     + r")[^\n:.!?;]{0,100}?)"
+     r"[ \t]*(?::(?=\s|$)|\?(?=\s+\S))", (_HEADER_CUES, _HEADER_OPENERS, (":", "?"))),
     # bare "don't forget we deploy with Helm" is checked like bare "remember"; "don't forget to
     # run the tests" is a reminder for the work at hand, not a note
     ("dont", r"(?P<dont>(?:don'?t|do not|never) forget)(?:\s+(?:this|the following))?(?:" + _LASTING + r")?"
@@ -198,6 +313,11 @@ _EN_ALTS = (
      r"\s*(?::|,|that\b)?", ("mind",)),
     ("fromnow", r"(?P<fromnow>from now on|(?:in|for) (?:all )?future sessions(?=\s*[,:])|going forward, always"
      r"|from here on(?: out)?(?=\s*[,:]))\s*[,:]?", ("from now", "future", "going forward", "from here")),
+    # "Going forward, never run …", "Henceforth, please write …", "In future, when you …": the
+    # sentence is kept when it is a rule (see _RULE_OPENER), not a plan ("In the future, we might …")
+    ("henceforth", r"(?P<henceforth>(?:(?:going|moving) forward|henceforth|from this point (?:on(?:wards?)?|forward))"
+     r"\s*,\s*(?=" + _RULE_OPENER + r")|in (?:the )?future\s*,\s*(?=" + _RULE_VERB + r"))",
+     ("forward,", "henceforth", "this point", "future,")),
 )
 
 
@@ -206,7 +326,7 @@ _EN_ALTS = (
 _LEAD_FIRST_WORDS = frozenset((
     "please", "pls", "plz", "kindly", "also", "and", "oh", "ok", "okay", "hey", "hi", "so", "btw",
     "by", "one", "fyi", "important", "claude", "kioku", "note", "can", "could", "would", "will",
-    "you", "make", "be", "always", "i", "i'd", "permanently", "next",
+    "you", "make", "be", "always", "i", "i'd", "permanently", "next", "just",
 ))
 
 
@@ -219,7 +339,14 @@ _EN_START = _Lazy(lambda: _en_start_source(tuple(name for name, _, _ in _EN_ALTS
 _EN_START_PARTS: dict[tuple[str, ...], tuple[_Lazy, _Lazy]] = {}
 
 
-def _en_start_for(masked: str) -> tuple[_Lazy, _Lazy | None]:
+def _may_match(low: str, words: tuple) -> bool:
+    """Whether ``low`` has one of ``words``, or, for a tuple of word groups, one of each group's."""
+    if words and isinstance(words[0], tuple):
+        return all(any(w in low for w in group) for group in words)
+    return any(w in low for w in words)
+
+
+def _en_start_for(masked: str, skip: str = "") -> tuple[_Lazy, _Lazy | None]:
     """``_EN_START`` restricted to the alternatives that can match in ``masked``, and the same
     without the lead-in (``None`` when there is no such variant).
 
@@ -228,12 +355,19 @@ def _en_start_for(masked: str) -> tuple[_Lazy, _Lazy | None]:
     match anywhere and the matches are the same. The lead-in is most of the rest (~1 ms), and
     a sentence that does not start with one of its words ("remember that ...") is matched the
     same without it. Only for ASCII text: under re.I some non-ASCII letters match ASCII ones
-    (K Kelvin sign, ſ, ı), which ``lower`` does not fold.
+    (K Kelvin sign, ſ, ı), which ``lower`` does not fold. ``skip`` leaves one alternative out
+    (a refused label is matched again without it).
     """
     if not masked.isascii():
-        return _EN_START, None
+        if not skip:
+            return _EN_START, None
+        names = tuple(name for name, _, _ in _EN_ALTS if name != skip)
+        pair = _EN_START_PARTS.get(("",) + names)  # (no variant without the lead-in here)
+        if pair is None:
+            pair = _EN_START_PARTS[("",) + names] = (_Lazy(_en_start_source(names)), None)
+        return pair
     low = masked.lower()
-    names = tuple(name for name, _, words in _EN_ALTS if any(w in low for w in words))
+    names = tuple(name for name, _, words in _EN_ALTS if name != skip and _may_match(low, words))
     if len(names) == len(_EN_ALTS):
         return _EN_START, None
     pair = _EN_START_PARTS.get(names)
@@ -259,17 +393,28 @@ def _starts_with_lead_word(masked: str, pos: int) -> bool:
 _EN_END = _Lazy(
     r"(?i)^(?P<content>.+?)\s*[,;:.\-—!]+\s*"
     r"(?:so\s+)?(?:please\s+)?(?:(?:make sure|be sure) (?:you|to)\s+(?:still\s+)?)?"
-    r"(?P<trig>remember (?:this|that|it)|save (?:this|that|it) to (?:your )?memory"
+    r"(?P<trig>(?:remember|memori[sz]e) (?:this|that|it)|(?:save|commit) (?:this|that|it) to (?:your )?memory"
     r"|(?:don'?t|do not) forget (?:this|that|it)|keep (?:this|that|it) in mind"
-    r"|note (?:this|that) for (?:the )?future(?: sessions?)?)"
-    r"(?:\s+" + _LASTING_TAIL + r")?(?:,?\s*please)?[\s.!]*$"
+    r"|note (?:this|that) for (?:the )?future(?: sessions?)?"
+    r"|(?<=please )remember(?=[\s.!]*$)|(?<=pls )remember(?=[\s.!]*$))"  # "<fact>. Please remember." (see below)
+    # how long, and after it "too" or why ("…. Remember it for future sessions so you stop
+    # suggesting merges then."); a plain "…, remember that so we can ship today" is no closing
+    r"(?:\s+" + _LASTING_TAIL + r"(?:\s+(?:too|as well))?(?:,?\s+so(?: that)? (?:you|i|we)\b[^.!?\n]{0,80})?)?"
+    r"(?:,?\s*please)?[\s.!]*$"
 )
+# A bare closing "Please remember." keeps the note before it only when that says it lasts or
+# holds always ("This is important for future work: …. Please remember.", "Never use npm here -
+# please remember."), not after a remark ("Here is the new schema. Please remember.") nor a
+# complaint about the assistant ("You never listen. Please remember.")
+_BARE_CLOSING_LASTS = ("future", "from now", "going forward", "next time", "next session", "forever", "permanently",
+                       "for good", "across sessions")
+_RULE_FIRST_WORDS = ("never ", "always ", "don't ", "do not ", "every ", "whenever ")
 _EN_TRIGGER_NAMES = {
     "dont": "don't forget", "save": "save to memory", "savethis": "save this",
     "writedown": "write this down",
     "remember": "remember", "rememberlong": "remember", "misspelt": "remember", "note": "note for future",
     "mind": "keep in mind",
-    "fromnow": "from now on",
+    "fromnow": "from now on", "henceforth": "from now on", "header": "keep for later",
 }
 # Sentence starts: beginning, after sentence punctuation, or a newline.
 _SENT_START = _Lazy(r"(?:^|(?<=[.!?;])\s+|\n\s*|(?<=[。！？])"
@@ -299,6 +444,17 @@ _JA_ONLY_NOW = _Lazy(r"(?:今回|今日|本日|今|この作業中|この作業�
                      # "リファクタリング中は覚えておいて": the remembering itself lasts while the work does
                      # ("実装中はmainに直接pushしないことを覚えておいて" is a rule about the work: kept)
                      r"|(?:中|の間|ている間|のあいだ)(?:は|だけ|のみ)?\s*[、,]?\s*(?:以下を|これを|次のことを)?\s*$")
+# A plea before the request, not a note: "頼むから覚えて。うちはLombok使ってない。"
+# What follows a plea when it is a complaint, not the note ("前にも言ったでしょ", "もう3回目だよ")
+_JA_COMPLAINT = _Lazy(r"言った|言ってる|言ってます|回目|何度|何回|疲れ")
+_JA_PLEA = _Lazy(r"^.{0,6}?(?:頼むから|お願いだから|いい加減に?|いいかげんに?|今度こそ)[、,]?$")
+# What follows a bare verb when the speaker says what they will do or are doing ("メモしておきます",
+# "記録しておく。", "メモしておくね", "記録してます"), not a request
+_JA_OWN_ACTION = ("おきます", "おきました", "おく。", "おくね", "おくよ", "おくから", "おくので", "おく\n", "います", "いる",
+                  "ます", "ました", "る。", "るね", "るよ", "るから", "た。")
+# A note taken back at its end ("…いや、やっぱりいいや", "やっぱなし", "なんでもない")
+_JA_RETRACT_WORDS = ("やっぱ", "なんでもない", "何でもない")
+_JA_RETRACTED = _Lazy(r"(?:^|[。、…\s])(?:いや[、,]?)?(?:やっぱ(?:り)?(?:いい|なし)|なんでもない|何でもない)[やでわ]?[。！!…]*$")
 _JA_ASKED_TO_KEEP = ("くれる", "くれますか", "くれない", "もらえる", "もらえますか")
 _JA_MEMORY_WORD = _Lazy(r"(?i:メモリ|記憶|メモ|覚え|kioku|長期記憶|ナレッジ)")
 _JA_FILE_OBJ = _Lazy(r"(?:ファイル|変更|ドキュメント|画像|データ|設定|作業|コード|ページ|それ|これ)(?:を|は)?\s*$")
@@ -679,6 +835,220 @@ def _amid_output(masked: str, pos: int) -> bool:
 _NEXT_TIME_WHEN = _Lazy(r"(?i)\bnext (?:time|session)\s+(" + _OCCASION + r"),")
 
 
+# A note taken back ("… — actually, just run it now", "Never mind, it'll change", "No wait, …"),
+# or a to-do; only at the start of a clause ("don't deploy on Fridays, wait until Monday" is a rule)
+_RETRACTED = _Lazy(r"(?i)(?:^|[.!?;]\s+|[—–-]\s*|\n\s*)"
+                   r"(?:actually(?:,|\s+(?:just|no|never|don'?t|forget|run|do|skip)\b)"
+                   r"|(?:never ?mind|forget it|scratch that|on second thought|no,? wait)\b)"
+                   r"|^(?:i'?m )?not sure(?: yet)?[.!]?$"
+                   r"|^(?:todo|fixme|tbd)\s*[:—–-]")
+_RETRACT_WORDS = ("actually", "never", "nevermind", "forget it", "scratch", "second thought", "wait", "not sure",
+                  "todo", "fixme", "tbd")
+# A sentence that asks for work now: "Fix the CSS.", "Wire it up.", "Now fix deploy.yaml.", "please
+# rewrite it". ``_asks_for_work`` also reads ``_STANDING``, so that a rule such as "Run lint before
+# every commit." is no task. Without "now", "please" or "can you" before it, the verb needs an
+# object after it ("Find the ones that don't"), so a noun ("Test files go in __tests__") is no task.
+_WORK_VERBS = "(?:" + "|".join(_TASK_VERB_WORDS) + r"|wire|find|restart|implement|finish|benchmark|debug|investigate)"
+_WORK_NOW = _Lazy(r"(?i)(?:(?:now|then|so|ok|okay)[,\s]+(?:please\s+)?(?:can you\s+)?|please\s+(?:can you\s+)?"
+                  r"|can you\s+)" + _WORK_VERBS + r"\b"
+                  r"|" + _WORK_VERBS + r"\s+(?:the|a|an|this|that|these|those|it|them|my|our|all|some|up|out)\b")
+# A task on one thing after "Going forward," ("write the tests for the parser"), not a rule over a
+# kind of thing ("write all test names in …", "write commit messages in …")
+_WORK_ON_A_THING = _Lazy(r"(?i)(?:please\s+)?" + _WORK_VERBS
+                         + r"\s+(?:the|a|an|this|that|these|those|it|them|my|our|up|out)\b")
+_WORK_START = _Lazy(r"(?i)(?:please\s+)?" + _WORK_VERBS + r"\b")  # the first sentence after a label
+_PLEASE_WORK = _Lazy(r"(?i)\bplease (?:" + "|".join(_TASK_VERB_WORDS) + r"|rewrite|restart|implement)\b")
+# Labels of a rule or a preference, whose first sentence may be an imperative ("Long-term
+# preference: write commit messages in English"); after any other label it asks for work now
+# ("Long-term note: write unit tests for the DateParser class")
+_RULE_LABELS = ("rule", "preference", "instruction", "convention", "policy")
+_REST_LIMIT = 2000  # how much of a note's paragraph is read for a task or a retraction
+
+
+def _a_note_to_keep(content: str, rest: str, label: str) -> bool:
+    """Whether the text after a label is a note to keep: no question in its first sentence, not
+    taken back, and no sentence in its paragraph that asks for work now (the label then
+    introduces the task's context, not a memory). The first sentence is a task when it opens
+    with a task verb and has no verb of its own after it ("Long-term note: write unit tests for
+    X", but not "Heads-up: test fixtures are regenerated nightly"), except after a label of a
+    rule or a preference ("Long-term preference: write commit messages in English")."""
+    rest = rest[:_REST_LIMIT]
+    first = _SENT_END.split(content, 1)[0] if any(mark in content for mark in _SENTENCE_MARKS) else content
+    if "?" in first or "?" in rest[:len(first) + 2]:
+        return False
+    low = rest.lower()
+    if any(word in low for word in _RETRACT_WORDS) and _RETRACTED.search(rest.strip()):
+        return False
+    rule = any(word in label for word in _RULE_LABELS)
+    for n, m in enumerate(_BLOCK_SENTENCE.finditer(rest)):
+        sentence = m.group(0).strip()
+        if not sentence:
+            continue
+        if n == 0 and not rule and not _STANDING.search(sentence) and (
+                (_WORK_START.match(sentence) and not _states_something(sentence.split(None, 1)[-1]))
+                or ("please" in sentence.lower() and _PLEASE_WORK.search(sentence))):
+            return False  # "Write unit tests for X" (but "Test fixtures are regenerated nightly")
+        if n and _asks_for_work(sentence):
+            return False
+    return True
+
+
+def _asks_for_work(sentence: str) -> bool:
+    """A sentence that asks for work now (see ``_WORK_NOW``), with no word of a standing rule."""
+    return bool((_WORK_NOW.match(sentence) or ("please" in sentence.lower() and _PLEASE_WORK.search(sentence)))
+                and not _STANDING.search(sentence))
+
+
+# "that" opening a clause inside a label: the clause is part of the note, which an older form reads
+# whole ("Remember for future sessions that the env vars are: …")
+_THAT_CLAUSE = _Lazy(r"(?i)\bthat\s+(?!in mind\b|down\b)(?P<clause>.+)")
+
+
+def _opens_a_clause(label: str) -> bool:
+    """"that" in a label opening a clause with a verb ("… that the env vars are: …"), not
+    pointing at something ("Remember that approach for future sessions: …")."""
+    m = _THAT_CLAUSE.search(label) if "that" in label.lower() else None
+    return m is not None and _states_something(m.group("clause"))
+
+
+# A complaint after "Can you remember this next time?", not the note ("It's annoying when you forget")
+_COMPLAINT = _Lazy(r"(?i)\b(?:annoying|frustrating|you (?:keep|always|never|forgot|forget)|i keep having to"
+                   r"|repeat(?:ing)? (?:it|this|that|myself))\b")
+# A reply rather than a note ("Thanks, that's all for today", "OK, sounds good")
+_ACKNOWLEDGED = _Lazy(r"(?i)(?:thanks|thank you|thx|ok|okay|sure|great|cool|got it|sounds good)\b")
+# A polite request, not a question about what will happen ("Will you remember this …?")
+_POLITE_ASK = _Lazy(r"(?i)\b(?:can|could|would) (?:you|u)\b")
+# A note that opens by limiting itself to now
+_NOW_FIRST = _Lazy(r"(?i)(?:(?:just|only) )?for now\b|not (?:for|in|across) (?:all |the )?future")
+# Chatter after "Can you hang on to this for later?": the speaker's own plans, not a note
+_OWN_PLANS = _Lazy(r"(?i)i(?:'m| am)? (?:need|have to|must|think|guess|will|gotta|heading|going|off|leaving|not sure"
+                   r"|curious|wonder)\b|i'(?:ll|m (?:heading|going|off|leaving|not sure|curious))\b")
+
+
+def _paragraph_end(masked: str, start: int) -> int:
+    m = _PARA_END.search(masked, start)
+    return m.start() if m else len(masked)
+
+
+def _header_trigger(label: str) -> str:
+    """The trigger named by the words of a label ("Keep this in mind for all future work:" is
+    "keep in mind"); "keep for later" when it names none of the usual ones."""
+    for words, name in ((("down",), "write this down"), (("in mind",), "keep in mind"), (("forget",), "don't forget"),
+                        (("remember", "memori"), "remember"), (("note",), "note for future"),
+                        (("memory", "memories"), "save to memory")):
+        if any(word in label for word in words):
+            return name
+    return _EN_TRIGGER_NAMES["header"]
+
+
+def _en_request_at(text: str, masked: str, pos: int, m: re.Match[str]) -> RememberRequest | None:
+    """The request that the trigger matched at sentence start ``pos`` makes, if it is one."""
+    if "\n" in masked and _amid_output(masked, pos):
+        return None
+    groups = m.groupdict()
+    kind = next(k for k in _EN_TRIGGER_NAMES if groups.get(k))
+    trigger_at = m.start(kind)  # after the lead-in
+    misspelt = kind == "misspelt" or (kind == "rememberlong" and not groups["rememberlong"].lower().startswith(
+        ("remember", "memori")))
+    kind = "remember" if kind in ("rememberlong", "misspelt") else kind
+    trigger = masked[m.start():m.end()].rstrip().lower()
+    explicit = trigger.endswith((":", ",", "-", "—", "that"))
+    bare_kind = kind in _BARE_KINDS and not explicit
+    if bare_kind and _WH_AFTER.match(masked, m.end()):
+        return None  # "remember when we ...", "remember how to ..." (but "remember: when ...")
+    block = trigger.endswith(":")
+    end = _sentence_end(masked, m.end(), block)
+    if block:
+        end = _before_a_task(masked, m.end(), end)
+    if not block:
+        end = _continued_end(masked, end)
+    # the pattern's trailing white space may have run over a masked quote ("remember that
+    # `pnpm` is ..."): the content starts where the trigger's own words end
+    begin = m.end()
+    while begin > pos and masked[begin - 1].isspace():
+        begin -= 1
+    while begin < end and text[begin].isspace():
+        begin += 1
+    sentence = text[begin:end]
+    asked = _is_en_question(sentence) or _is_en_question(text[pos:end])
+    if asked and not _ASKED_TO_KEEP.search(masked, pos, m.end()):
+        return None
+    # for "from now on, ..." the sentence itself is the standing instruction to keep
+    content = _clean_en(sentence)
+    if kind == "header" and any(word in content.lower() for word in ("remember", "mind", "forget", "memori")):
+        content = _strip_trail(_CLOSING_REQUEST.sub("", content)) or content  # "…. Keep that in mind too."
+    if kind == "header":
+        label = groups["header"]
+        if not _HEADER_LASTS.search(label) or _HEADER_NOT.search(masked, pos, m.end()) or _opens_a_clause(label):
+            return None  # "Please don't remember this …:", "Remember for future sessions that the env vars are: …"
+        # (the paragraph is the text's: a masked code block is blank, but no blank line)
+        if not _a_note_to_keep(content, masked[m.end():_paragraph_end(text, m.end())], trigger):
+            return None  # "Long-term note: write unit tests for X", "Save this for later: … actually, run it now"
+        if _OWN_PLANS.match(content) or _ACKNOWLEDGED.match(content):
+            return None  # "Save it for later: I'll come back to this after lunch", "…? Thanks, that's all"
+        if trigger.endswith("?") and (not _POLITE_ASK.search(masked, pos, m.end()) or _PROGRAM_VERB.search(trigger)
+                                      or not _asks_to_keep(content, "") or _WORK_AT_HAND_EN.search(content)
+                                      or _COMPLAINT.search(content)):
+            return None  # "Can you save it for later? …", "Could you take note of this? It was a nightmare"
+    if kind == "henceforth" and (_WORK_AT_HAND_EN.search(content) or (
+            _WORK_ON_A_THING.match(content) and not _STANDING.search(content))):
+        return None  # "Going forward, use the new client in this file", "Moving forward, write the tests for X"
+    if _NOW_FIRST.match(content):
+        return None  # "Remember that for now, not for future sessions: …"
+    if len(content.split()) < 2 and content.isascii():
+        return None  # "remember: tests", "remember edge-cases": a word is no note
+    if content.lower().startswith(("let's ", "let us ")):
+        return None  # "From now on, let's work on the frontend": a plan for this work, not a rule
+    if _only_lasting(content):
+        return None  # "Remember that for future sessions." points back: the closing form reads it
+    if bare_kind and not trigger.endswith(" to") and content.isascii() and not _names_a_value(content) \
+            and (not _states_something(content) or _LABEL.match(content)) and not _holds_secret(content):
+        return None  # "Remember the diff above, now apply it", "Remember password: <a UI label's text>"
+    # the whole sentence, also what came before a start inside it ("…, so please remember it: …")
+    opened = max(masked.rfind(mark, max(0, pos - _WINDOW), pos) for mark in _SENTENCE_MARKS) + 1
+    line_end = masked.find("\n", m.end())
+    closed = min(end, m.end() + _WINDOW, line_end if line_end >= 0 else end)
+    if _limited_to_now(masked[max(opened, pos - _WINDOW):closed]):
+        return None  # "Remember this for the next command only: use --dry-run"
+    if kind in ("mind", "dont") and (bare_kind or kind == "mind") and _ABOUT_THE_NEXT_STEP.search(content):
+        return None  # "keep in mind that parse() mutates its input while you refactor this module"
+    if kind != "remember" and bare_kind and not _SUBJECT_START.match(content):
+        return None  # "keep in mind memory usage here", "don't forget the trailing slash": the task's detail
+    # The weaker forms (no "that" or colon, a question, a request inside a task's sentence,
+    # a misspelling) are kept only when nothing ties the note to the work at hand
+    just_before = masked[max(0, pos - 6):pos].rstrip()
+    inside = just_before.endswith((", and", ", but"))
+    after_so = pos > 0 and just_before.lower().rstrip(",").split()[-1:] == ["so"]  # "…, so please remember it:"
+    if (bare_kind or asked or inside or after_so or misspelt) and _WORK_AT_HAND_EN.search(content):
+        return None  # "can u remember to close the file handle in the except branch too"
+    if inside and not any(words in masked[pos:end].lower() for words in _LASTS_WORDS) \
+            and not _FINALLY_KEEP.search(masked, pos, m.end() + 2):
+        return None  # "Write the migration, and remember that this table has 40M rows": for this task
+    if asked:
+        if (bare_kind and not trigger.endswith(" to")) or not _asks_to_keep(content, trigger):
+            return None  # "Could you remember that bug we had?", "can you remember the exact wording?"
+        content = content.rstrip("?？ ")
+    if len(content) < 3 or _is_reference(content, "en"):
+        return None
+    if trigger.endswith("that") and len(content.split()) < 2:
+        return None  # "remember that approach": a demonstrative, not "that <clause>"
+    lead_in = masked[pos:trigger_at]
+    when = _NEXT_TIME_WHEN.search(masked, pos, trigger_at) if "next" in lead_in.lower() else None
+    if when:
+        occasion = text[when.start():when.end(1)]
+        joint = ":\n" if "\n" in content else ": "  # a block of notes stays a block
+        content = f"{occasion[:1].upper()}{occasion[1:]}{joint}{content}"  # it holds for that occasion
+    name = _header_trigger(trigger) if kind == "header" else _EN_TRIGGER_NAMES[kind]
+    return RememberRequest(content, name, "en")
+
+
+def _other_start(masked: str, pos: int) -> re.Match[str] | None:
+    """The start of a request at ``pos`` by any form but a label."""
+    other, other_bare = _en_start_for(masked, skip="header")
+    use_bare = other_bare is not None and not _starts_with_lead_word(masked, pos)
+    return (other_bare if use_bare else other).match(masked, pos)
+
+
 def _detect_en(text: str, masked: str) -> RememberRequest | None:
     candidates = 0
     start, bare = _en_start_for(masked)
@@ -687,85 +1057,25 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
         m = (bare if use_bare else start).match(masked, pos)
         if not m:
             continue
+        label = m.groupdict().get("header")
+        lasting_label = label is not None and _HEADER_LASTS.search(label) is not None
+        if label is not None and not lasting_label:
+            # "Note: …" lines of a pasted log say nothing of how long: not a label that asks, and
+            # no candidate of the limit below; the other forms may still start here
+            m = _other_start(masked, pos)
+            if not m:
+                continue
         candidates += 1
         if candidates > _MAX_CANDIDATES:
             return None
-        if "\n" in masked and _amid_output(masked, pos):
-            continue
-        groups = m.groupdict()
-        kind = next(k for k in _EN_TRIGGER_NAMES if groups.get(k))
-        trigger_at = m.start(kind)  # after the lead-in
-        misspelt = kind == "misspelt" or (kind == "rememberlong" and not groups["rememberlong"].lower().startswith(
-            ("remember", "memori")))
-        kind = "remember" if kind in ("rememberlong", "misspelt") else kind
-        trigger = masked[m.start():m.end()].rstrip().lower()
-        explicit = trigger.endswith((":", ",", "-", "—", "that"))
-        bare_kind = kind in _BARE_KINDS and not explicit
-        if bare_kind and _WH_AFTER.match(masked, m.end()):
-            continue  # "remember when we ...", "remember how to ..." (but "remember: when ...")
-        block = trigger.endswith(":")
-        end = _sentence_end(masked, m.end(), block)
-        if block:
-            end = _before_a_task(masked, m.end(), end)
-        if not block:
-            end = _continued_end(masked, end)
-        # the pattern's trailing white space may have run over a masked quote ("remember that
-        # `pnpm` is ..."): the content starts where the trigger's own words end
-        begin = m.end()
-        while begin > pos and masked[begin - 1].isspace():
-            begin -= 1
-        while begin < end and text[begin].isspace():
-            begin += 1
-        sentence = text[begin:end]
-        asked = _is_en_question(sentence) or _is_en_question(text[pos:end])
-        if asked and not _ASKED_TO_KEEP.search(masked, pos, m.end()):
-            continue
-        # for "from now on, ..." the sentence itself is the standing instruction to keep
-        content = _clean_en(sentence)
-        if len(content.split()) < 2 and content.isascii():
-            continue  # "remember: tests", "remember edge-cases": a word is no note
-        if content.lower().startswith(("let's ", "let us ")):
-            continue  # "From now on, let's work on the frontend": a plan for this work, not a rule
-        if _only_lasting(content):
-            continue  # "Remember that for future sessions." points back: the closing form reads it
-        if bare_kind and not trigger.endswith(" to") and content.isascii() and not _names_a_value(content) \
-                and (not _states_something(content) or _LABEL.match(content)) and not _holds_secret(content):
-            continue  # "Remember the diff above, now apply it", "Remember password: <a UI label's text>"
-        # the whole sentence, also what came before a start inside it ("…, so please remember it: …")
-        opened = max(masked.rfind(mark, max(0, pos - _WINDOW), pos) for mark in _SENTENCE_MARKS) + 1
-        line_end = masked.find("\n", m.end())
-        closed = min(end, m.end() + _WINDOW, line_end if line_end >= 0 else end)
-        if _limited_to_now(masked[max(opened, pos - _WINDOW):closed]):
-            continue  # "Remember this for the next command only: use --dry-run"
-        if kind in ("mind", "dont") and (bare_kind or kind == "mind") and _ABOUT_THE_NEXT_STEP.search(content):
-            continue  # "keep in mind that parse() mutates its input while you refactor this module"
-        if kind != "remember" and bare_kind and not _SUBJECT_START.match(content):
-            continue  # "keep in mind memory usage here", "don't forget the trailing slash": the task's detail
-        # The weaker forms (no "that" or colon, a question, a request inside a task's sentence,
-        # a misspelling) are kept only when nothing ties the note to the work at hand
-        just_before = masked[max(0, pos - 6):pos].rstrip()
-        inside = just_before.endswith((", and", ", but"))
-        after_so = pos > 0 and just_before.lower().rstrip(",").split()[-1:] == ["so"]  # "…, so please remember it:"
-        if (bare_kind or asked or inside or after_so or misspelt) and _WORK_AT_HAND_EN.search(content):
-            continue  # "can u remember to close the file handle in the except branch too"
-        if inside and not any(words in masked[pos:end].lower() for words in _LASTS_WORDS) \
-                and not _FINALLY_KEEP.search(masked, pos, m.end() + 2):
-            continue  # "Write the migration, and remember that this table has 40M rows": for this task
-        if asked:
-            if (bare_kind and not trigger.endswith(" to")) or not _asks_to_keep(content, trigger):
-                continue  # "Could you remember that bug we had?", "can you remember the exact wording?"
-            content = content.rstrip("?？ ")
-        if len(content) < 3 or _is_reference(content, "en"):
-            continue
-        if trigger.endswith("that") and len(content.split()) < 2:
-            continue  # "remember that approach": a demonstrative, not "that <clause>"
-        lead_in = masked[pos:trigger_at]
-        when = _NEXT_TIME_WHEN.search(masked, pos, trigger_at) if "next" in lead_in.lower() else None
-        if when:
-            occasion = text[when.start():when.end(1)]
-            joint = ":\n" if "\n" in content else ": "  # a block of notes stays a block
-            content = f"{occasion[:1].upper()}{occasion[1:]}{joint}{content}"  # it holds for that occasion
-        return RememberRequest(content, _EN_TRIGGER_NAMES[kind], "en")
+        request = _en_request_at(text, masked, pos, m)
+        if request is None and lasting_label:
+            # a label refused (a task follows it, say) may still start another form of request:
+            # "Remember permanently: <fact>. Now fix deploy.yaml."
+            m = _other_start(masked, pos)
+            request = _en_request_at(text, masked, pos, m) if m else None
+        if request is not None:
+            return request
     # closing tag form, only for a single short paragraph
     para = masked.strip()
     if len(para) <= 2000 and "\n\n" not in para:
@@ -774,6 +1084,15 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
             off = masked.index(para)
             content = _clean_en(text[off + m.start("content"):off + m.end("content")])
             for_now = _limited_to_now(para)  # "Use the mock server just for now, so please remember it."
+            trig_words = m.group("trig").lower()
+            bare, memorize = trig_words == "remember", trig_words.startswith("memori")
+            low = m.group("content").lower()  # before cleaning took "from now on" away
+            lasts = any(word in low for word in _BARE_CLOSING_LASTS) or low.lstrip().startswith(_RULE_FIRST_WORDS)
+            if bare and not (_states_something(content) and lasts and not _asks_for_work(content)
+                             and not low.startswith("you ")):
+                content = ""  # "Run the tests again. Please remember."
+            if memorize and (not _states_something(content) or _WORK_AT_HAND_EN.search(content)):
+                content = ""  # "Okay thanks — memorize it.", "The output above — memorize it."
             if len(content) >= 3 and not _is_reference(content, "en") and not for_now:
                 trig = re.sub(r"\s+(?:this|that|it)\b", "", m.group("trig").lower(), count=1)
                 return RememberRequest(content, trig, "en")
@@ -837,6 +1156,8 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
         asked = polite and re.match(r"\s*[?？]\s*\S", after) is not None
         if (_JA_QUESTION_END.match(after.lstrip()) or re.match(r"\s*[?？]", after)) and not polite:
             continue
+        if masked.startswith(_JA_OWN_ACTION, m.end("trig")):
+            continue  # "チケットに自分でメモしておきます": the speaker will do it, nothing is asked
         if _JA_RECALLED.match(after) or (_JA_RECALLED_ASKED.match(after)
                                          and _JA_ASKING.search(masked, s_start, m.start())):
             continue  # "前に何を覚えておいてって頼んだっけ？": asks about an earlier request
@@ -878,7 +1199,8 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
             if _JA_TASK_BEFORE.search(before) or not re.search(
                     r"(?:こと|ということ|って|と)(?:を|は)?\s*$", before):
                 continue  # "テストを実行するのを忘れないで" is a task, not a fact
-        if not content_after.strip() and before.strip() and _JA_LASTING_ONLY.match(before.strip()):
+        pleaded = bool(before.strip()) and _JA_PLEA.match(before.strip()) is not None
+        if not content_after.strip() and before.strip() and (_JA_LASTING_ONLY.match(before.strip()) or pleaded):
             before = ""  # "今後のために覚えておいて": the note is the sentence around the request
         if content_after.strip():
             if re.match(r"\s*(?:という|って|と(?:いう|言う))", content_after):
@@ -898,8 +1220,13 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
             else:
                 nxt = re.match(r"\s*[。！!?？]?\s*(.+?)(?:[。！!]|\n|$)", text[m.end():m.end() + _WINDOW])
                 content = _clean_ja(nxt.group(1)) if nxt else ""
+            if pleaded and (_JA_COMPLAINT.search(content) or _JA_TASK_OPENER.match(content)
+                            or _JA_TASK_CLOSER.search(content)):
+                continue  # "頼むから覚えて。前にも言ったでしょ。", "…。あとテストも直して。": no note after the plea
             if (trig.startswith("忘れ") or asked) and _JA_IMPERATIVE_END.search(content):
                 continue  # "テストを実行してね。忘れないで", "覚えておいてくれる？あとテスト直して": a task
+        if content and any(word in content for word in _JA_RETRACT_WORDS) and _JA_RETRACTED.search(content):
+            continue  # "頼むから覚えて。…いや、やっぱりいいや。": taken back
         if content and _JA_IMPORTANCE.match(content):
             # "これは大事なので覚えておいてください。本番へのデプロイは…": the sentence before the
             # request only says the next one matters; the note is the next sentence

@@ -35,7 +35,9 @@ SYSTEM_PREFIXES = ("<task-notification>", "<command-name>", "<command-message>",
 # A superset of every word kioku.core.detect.REMEMBER_HINT can match, as lowercase UTF-8
 # substrings, so most prompts are skipped on the raw hook input without importing json or re.
 HINT_TEXT = ("remem", "memor", "remb", "remeb", "remmeb", "rmem", "mind", "save", "store", "down", "forget",
-             "future", "from now", "from here", "going forward", "note",
+             "future", "from now", "from here", "going forward", "note", "sessions", "standing", "later", "lasting",
+             "long-term", "long term", "longterm", "next time", "next session", "persist", "permanent", "henceforth",
+             "this point", "forward", "forever", "for good", "beyond", "durable",
              "覚え", "記憶", "記録", "保存", "メモ", "忘れ", "今後", "今度から", "これからは", "これから先", "次回から", "次から",
              "以後", "以降")
 HINT_WORDS = tuple(w.encode() for w in HINT_TEXT)
