@@ -786,3 +786,26 @@ def test_a_long_remember_block_of_dots_is_read_in_linear_time() -> None:
     for hostile in ("remember: " + "." * 19990 + "x fix", "remember: " + "a." * 9990 + " fix"):
         detect_remember(hostile)
     assert timeit.default_timer() - start < 2.0
+
+
+# --- the label form is compiled only where it can be needed ------------------------------------
+
+@pytest.mark.parametrize("prompt", ["Note: this function is too long, refactor it later",
+                                    "fix the memory leak: the cache keeps growing",
+                                    "remember for later: we use pnpm"])
+def test_label_pattern_is_not_compiled_where_older_forms_suffice(prompt: str) -> None:
+    """The label pattern is the costliest to compile (a hook pays for it in a fresh process): a
+    prompt that holds no label, or one an older form reads, does not compile it."""
+    code = ("import sys; from kioku.core import detect as d; d.detect_remember(sys.argv[1]); "
+            "print(d._EN_LABEL[0]._p is None and d._EN_LABEL[1]._p is None)")
+    out = subprocess.run([sys.executable, "-c", code, prompt], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
+
+
+@pytest.mark.parametrize("prompt", ["ſave this to memory: we use pnpm", "Remember that we use pnpm。テスト",
+                                    "İ want you to remember that the API is slow", "今後のためにメモ：ステージングは5433",
+                                    "Please retain this across our ſessions: staging runs on 5433."])
+def test_non_ascii_text_gets_the_same_requests_as_the_full_pattern(prompt: str, monkeypatch) -> None:
+    found = detect.detect_remember(prompt)
+    monkeypatch.setattr(detect, "_en_start_for", _start_full_only)
+    assert detect.detect_remember(prompt) == found

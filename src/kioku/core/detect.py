@@ -262,10 +262,10 @@ _PROGRAM_VERB = _Lazy(r"\b(?:persist|store|stash|save|keep (?:this|it|that)(?! i
 _CLOSING_REQUEST = _Lazy(r"(?i)(?<=[.!;])\s+(?:please\s+)?(?:(?:remember|memori[sz]e) (?:this|that|it)"
                          r"|keep (?:this|that|it) in mind|(?:don'?t|do not) forget (?:this|that|it))"
                          r"(?:\s+" + _LASTING_TAIL + r")?(?:\s+(?:too|as well))?[.!\s]*$")
-# Words one of which _HEADER_LASTS needs (lower case)
-_HEADER_CUES = ("future", "later", "next time", "next session", "sessions", "long", "lasting", "permanent", "memor",
-                "beyond", "persistent", "standing", "going forward", "from now", "from here", "henceforth", "forward",
-                "for good", "forever", "persist")
+# Words one of which _HEADER_LASTS needs (lower case), besides a label ending in "memory"
+_HEADER_CUES = ("future", "later", "next time", "next session", "sessions", "long-term", "long term", "longterm",
+                "lasting", "permanent", "beyond", "persist", "standing", "durable", "going forward", "from now",
+                "from here", "henceforth", "forward", "for good", "forever")
 # Words one of which _HEADER_START needs (lower case)
 _HEADER_OPENERS = ("remember", "memori", "mind", "forget", "track", "hang on", "hold on", "retain", "note", "lock",
                    "persist", "store", "stash", "save", "keep", "commit", "record", "carry", "put", "write", "memor",
@@ -283,7 +283,7 @@ _EN_ALTS = (
     # now", is checked on the label itself: ``_HEADER_LASTS`` and ``_HEADER_NOT``)
     ("header", r"(?P<header>(?=[^\n:.!?;]{1,110}(?::(?=\s|$)|\?))(?:" + _HEADER_LEAD + _HEADER_START
      + r")[^\n:.!?;]{0,100}?)"
-     r"[ \t]*(?::(?=\s|$)|\?(?=\s+\S))", (_HEADER_CUES, _HEADER_OPENERS, (":", "?"))),
+     r"[ \t]*(?::(?=\s|$)|\?(?=\s+\S))", ()),  # (compiled when ``_may_hold_a_label``)
     # bare "don't forget we deploy with Helm" is checked like bare "remember"; "don't forget to
     # run the tests" is a reminder for the work at hand, not a note
     ("dont", r"(?P<dont>(?:don'?t|do not|never) forget)(?:\s+(?:this|the following))?(?:" + _LASTING + r")?"
@@ -299,7 +299,8 @@ _EN_ALTS = (
     # with how long before the note ("remember for future reference that …"; tried first), plain,
     # and misspelt
     ("rememberlong", r"(?P<rememberlong>remember|memori[sz]e|" + "|".join(_REMEMBER_TYPOS) + r")" + _REMEMBER_THIS
-     + r"?" + _LASTING + r"(?=\s*(?:[:\-—,]|that\b))\s*(?::|-|—|,|that\b)?", _LASTING_CUES),
+     + r"?" + _LASTING + r"(?=\s*(?:[:\-—,]|that\b))\s*(?::|-|—|,|that\b)?",
+     (("remember", "memori") + _REMEMBER_TYPOS, _LASTING_CUES)),
     ("remember", r"(?P<remember>remember|memori[sz]e)" + _REMEMBER_TAIL, ("remember", "memori")),
     ("misspelt", r"(?P<misspelt>" + "|".join(_REMEMBER_TYPOS) + r")" + _REMEMBER_TAIL, _REMEMBER_TYPOS),
     # "make a note" needs what follows to be the note ("Make a note: ...", "make a note that ..."),
@@ -336,14 +337,47 @@ def _en_start_source(names: tuple[str, ...], lead: bool = True) -> str:
 
 
 _EN_START = _Lazy(lambda: _en_start_source(tuple(name for name, _, _ in _EN_ALTS)))
+# The label form alone, with and without the lead-in (see _detect_en)
+_EN_LABEL = (_Lazy(lambda: _en_start_source(("header",))), _Lazy(lambda: _en_start_source(("header",), lead=False)))
+_LABEL_LEFT_WORDS = ("future", "later", "next time", "next session", "sessions", "across", "conversation", "chat",
+                     "going forward", "from now", "long-term", "permanent")
 _EN_START_PARTS: dict[tuple[str, ...], tuple[_Lazy, _Lazy]] = {}
 
 
-def _may_match(low: str, words: tuple) -> bool:
+def _has_words(low: str, words: tuple) -> bool:
     """Whether ``low`` has one of ``words``, or, for a tuple of word groups, one of each group's."""
     if words and isinstance(words[0], tuple):
         return all(any(w in low for w in group) for group in words)
     return any(w in low for w in words)
+
+
+_LABEL_ENDS = 200  # a text with more ":" and "?" than this is taken to hold a label (no scan)
+
+
+def _may_hold_a_label(low: str) -> bool:
+    """Whether a label could end at some ":" (with white space after it) or "?" of ``low``: the
+    text before it, back to a sentence mark and at most 110 characters, has a word that opens a
+    label and one that says it lasts. Most prompts with a colon have neither, so the label
+    pattern is not compiled for them (it is the costliest part of the start pattern)."""
+    ends = 0
+    for mark in (":", "?"):
+        at = low.find(mark)
+        while at >= 0:
+            ends += 1
+            if ends > _LABEL_ENDS:
+                return True
+            if mark == "?" or at + 1 == len(low) or low[at + 1].isspace():
+                label = low[max(0, at - 110):at]
+                label = label[max(label.rfind(m) for m in ".!?;\n:") + 1:]
+                if any(w in label for w in _HEADER_OPENERS) and (
+                        any(w in label for w in _HEADER_CUES) or label.rstrip().endswith(("memory", "memories"))):
+                    return True
+            at = low.find(mark, at + 1)
+    return False
+
+
+# Non-ASCII letters that re.I matches to ASCII ones; mapped before looking for an alternative's words
+_FOLDS_TO_ASCII = {0x130: "i", 0x131: "i", 0x17F: "s", 0x212A: "k"}
 
 
 def _en_start_for(masked: str, skip: str = "") -> tuple[_Lazy, _Lazy | None]:
@@ -354,20 +388,13 @@ def _en_start_for(masked: str, skip: str = "") -> tuple[_Lazy, _Lazy | None]:
     process). An alternative left out needs a word that is not in the text, so it could not
     match anywhere and the matches are the same. The lead-in is most of the rest (~1 ms), and
     a sentence that does not start with one of its words ("remember that ...") is matched the
-    same without it. Only for ASCII text: under re.I some non-ASCII letters match ASCII ones
-    (K Kelvin sign, ſ, ı), which ``lower`` does not fold. ``skip`` leaves one alternative out
-    (a refused label is matched again without it).
+    same without it. Under re.I four non-ASCII letters match ASCII ones (İ, ı, ſ and the Kelvin
+    sign); they are mapped to those before the words are looked for. ``skip`` leaves one
+    alternative out (a refused label is matched again without it).
     """
-    if not masked.isascii():
-        if not skip:
-            return _EN_START, None
-        names = tuple(name for name, _, _ in _EN_ALTS if name != skip)
-        pair = _EN_START_PARTS.get(("",) + names)  # (no variant without the lead-in here)
-        if pair is None:
-            pair = _EN_START_PARTS[("",) + names] = (_Lazy(_en_start_source(names)), None)
-        return pair
-    low = masked.lower()
-    names = tuple(name for name, _, words in _EN_ALTS if name != skip and _may_match(low, words))
+    low = (masked if masked.isascii() else masked.translate(_FOLDS_TO_ASCII)).lower()
+    names = tuple(name for name, _, words in _EN_ALTS if name != skip
+                  and (_may_hold_a_label(low) if name == "header" else _has_words(low, words)))
     if len(names) == len(_EN_ALTS):
         return _EN_START, None
     pair = _EN_START_PARTS.get(names)
@@ -382,11 +409,12 @@ def _en_start_for(masked: str, skip: str = "") -> tuple[_Lazy, _Lazy | None]:
 
 
 def _starts_with_lead_word(masked: str, pos: int) -> bool:
-    """Whether the ASCII text at ``pos`` begins with a word a lead-in can start with."""
+    """Whether the text at ``pos`` begins with a word a lead-in can start with."""
     end = pos
     while end < len(masked) and (masked[end].isalpha() or masked[end] == "'"):
         end += 1
-    return masked[pos:end].lower() in _LEAD_FIRST_WORDS
+    word = masked[pos:end]
+    return (word if word.isascii() else word.translate(_FOLDS_TO_ASCII)).lower() in _LEAD_FIRST_WORDS
 
 
 # Closing tags: "<content> - remember that", "<content>, don't forget that!".
@@ -1042,38 +1070,45 @@ def _en_request_at(text: str, masked: str, pos: int, m: re.Match[str]) -> Rememb
     return RememberRequest(content, name, "en")
 
 
-def _other_start(masked: str, pos: int) -> re.Match[str] | None:
-    """The start of a request at ``pos`` by any form but a label."""
-    other, other_bare = _en_start_for(masked, skip="header")
-    use_bare = other_bare is not None and not _starts_with_lead_word(masked, pos)
-    return (other_bare if use_bare else other).match(masked, pos)
+def _label_at(masked: str, pos: int) -> re.Match[str] | None:
+    """A label that asks to keep and says how long, starting at ``pos`` (``_EN_LABEL``)."""
+    with_lead, bare = _EN_LABEL
+    return (with_lead if _starts_with_lead_word(masked, pos) else bare).match(masked, pos)
+
+
+def _left_a_label(content: str) -> bool:
+    """Whether an older form's note still begins with a label's words ("for next time: …",
+    "sessions: Lena from QA …", "approach for future sessions: …"): the label form reads it better."""
+    head, colon, _ = content[:90].partition(": ")
+    return bool(colon) and any(word in head.lower() for word in _LABEL_LEFT_WORDS)
 
 
 def _detect_en(text: str, masked: str) -> RememberRequest | None:
     candidates = 0
-    start, bare = _en_start_for(masked)
+    # The older forms first; the label form (the costliest pattern to compile) only where they
+    # find no request, or leave a label's words in the note, and only in a text that may hold a
+    # label at all
+    start, bare = _en_start_for(masked, skip="header")
+    labels = _may_hold_a_label((masked if masked.isascii() else masked.translate(_FOLDS_TO_ASCII)).lower())
     for pos in _sentence_starts(masked):
         use_bare = bare is not None and not _starts_with_lead_word(masked, pos)
         m = (bare if use_bare else start).match(masked, pos)
-        if not m:
-            continue
-        label = m.groupdict().get("header")
-        lasting_label = label is not None and _HEADER_LASTS.search(label) is not None
-        if label is not None and not lasting_label:
-            # "Note: …" lines of a pasted log say nothing of how long: not a label that asks, and
-            # no candidate of the limit below; the other forms may still start here
-            m = _other_start(masked, pos)
-            if not m:
-                continue
-        candidates += 1
-        if candidates > _MAX_CANDIDATES:
-            return None
-        request = _en_request_at(text, masked, pos, m)
-        if request is None and lasting_label:
-            # a label refused (a task follows it, say) may still start another form of request:
-            # "Remember permanently: <fact>. Now fix deploy.yaml."
-            m = _other_start(masked, pos)
-            request = _en_request_at(text, masked, pos, m) if m else None
+        request = None
+        if m:
+            candidates += 1
+            if candidates > _MAX_CANDIDATES:
+                return None
+            request = _en_request_at(text, masked, pos, m)
+        if labels and (request is None or _left_a_label(request.content)):
+            label = _label_at(masked, pos)
+            # a line shaped like a label that says nothing of how long ("Note: …" in a pasted
+            # log) is no candidate of the limit above
+            if label and _HEADER_LASTS.search(label.group("header")):
+                if not m:
+                    candidates += 1
+                    if candidates > _MAX_CANDIDATES:
+                        return None
+                request = _en_request_at(text, masked, pos, label) or request
         if request is not None:
             return request
     # closing tag form, only for a single short paragraph
