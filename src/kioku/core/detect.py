@@ -1021,7 +1021,7 @@ def _en_request_at(text: str, masked: str, pos: int, m: re.Match[str]) -> Rememb
     if kind == "henceforth" and (_WORK_AT_HAND_EN.search(content) or (
             _WORK_ON_A_THING.match(content) and not _STANDING.search(content))):
         return None  # "Going forward, use the new client in this file", "Moving forward, write the tests for X"
-    if _NOW_FIRST.match(content):
+    if content[:14].lower().startswith(("for now", "just for now", "only for now", "not ")) and _NOW_FIRST.match(content):
         return None  # "Remember that for now, not for future sessions: …"
     if len(content.split()) < 2 and content.isascii():
         return None  # "remember: tests", "remember edge-cases": a word is no note
