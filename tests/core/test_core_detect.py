@@ -752,11 +752,8 @@ _CONTENTS = ["we deploy with fly.io", "the tests need docker running.", "how do 
              "it", "the API key rotates monthly. Also run lint."]
 
 
-def _start_full_only(masked: str, skip: str = ""):
-    if not skip:
-        return detect._EN_START, None
-    names = tuple(name for name, _, _ in detect._EN_ALTS if name != skip)
-    return detect._Lazy(detect._en_start_source(names)), None
+def _start_full_only(masked: str):
+    return detect._EN_START, None
 
 
 @pytest.mark.parametrize("lead", _LEADS + _NOT_LEADS)
@@ -766,11 +763,7 @@ def test_start_without_lead_in_matches_like_the_full_pattern(lead: str, monkeypa
     found = [detect.detect_remember(p) for p in prompts]
     monkeypatch.setattr(detect, "_en_start_for", _start_full_only)
     assert [detect.detect_remember(p) for p in prompts] == found
-    # a label that asks to keep and says how long or where ("note for future sessions:", "save this
-    # to memory:") counts after a few words of any kind; every other trigger needs a lead-in
-    labels = ("note for future sessions:", "save this to memory:")
-    unlabelled = [req for req, p in zip(found, prompts) if not any(label in p for label in labels)]
-    assert any(unlabelled) != (lead in _NOT_LEADS)
+    assert any(found) != (lead in _NOT_LEADS)
 
 
 def test_lead_word_check_reads_the_first_word() -> None:

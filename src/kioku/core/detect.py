@@ -275,15 +275,16 @@ _HEADER_OPENERS = ("remember", "memori", "mind", "forget", "track", "hang on", "
 
 # Each alternative sets a named group naming its trigger; content follows the match.
 # (name, source, words one of which the alternative cannot match without, lower case)
+# A short label that asks to keep what follows and says for how long: "Please retain this across
+# our sessions: …", "Long-term note: …", "Heads-up to carry forward: …", "Can you hang on to this
+# for future chats? <fact>" (at most 110 characters up to ":" or "?"; whether it says how long,
+# and not "don't" or "for now", is checked on the label itself: ``_HEADER_LASTS`` and
+# ``_HEADER_NOT``). It is a pattern of its own (``_EN_LABEL``): the costliest to compile, it is
+# compiled only for a text that may hold a label (``_may_hold_a_label``).
+_LABEL_ALT = ("header", r"(?P<header>(?=[^\n:.!?;]{1,110}(?::(?=\s|$)|\?))(?:" + _HEADER_LEAD + _HEADER_START
+              + r")[^\n:.!?;]{0,100}?)[ \t]*(?::(?=\s|$)|\?(?=\s+\S))", ())
+
 _EN_ALTS = (
-    # A short label that asks to keep what follows and says for how long: "Please retain this
-    # across our sessions: …", "Long-term note: …", "Heads-up to carry forward: …", "Can you hang
-    # on to this for future chats? <fact>"
-    # (at most 110 characters up to ":" or "?"; whether it says how long, and not "don't" or "for
-    # now", is checked on the label itself: ``_HEADER_LASTS`` and ``_HEADER_NOT``)
-    ("header", r"(?P<header>(?=[^\n:.!?;]{1,110}(?::(?=\s|$)|\?))(?:" + _HEADER_LEAD + _HEADER_START
-     + r")[^\n:.!?;]{0,100}?)"
-     r"[ \t]*(?::(?=\s|$)|\?(?=\s+\S))", ()),  # (compiled when ``_may_hold_a_label``)
     # bare "don't forget we deploy with Helm" is checked like bare "remember"; "don't forget to
     # run the tests" is a reminder for the work at hand, not a note
     ("dont", r"(?P<dont>(?:don'?t|do not|never) forget)(?:\s+(?:this|the following))?(?:" + _LASTING + r")?"
@@ -331,14 +332,15 @@ _LEAD_FIRST_WORDS = frozenset((
 ))
 
 
-def _en_start_source(names: tuple[str, ...], lead: bool = True) -> str:
+def _en_start_source(names: tuple[str, ...], lead: bool = True, alts: tuple = _EN_ALTS) -> str:
     return (r"(?i)" + (_LEAD if lead else "") + r"(?:"
-            + "|".join(src for name, src, _ in _EN_ALTS if name in names) + r")\s*")
+            + "|".join(src for name, src, _ in alts if name in names) + r")\s*")
 
 
 _EN_START = _Lazy(lambda: _en_start_source(tuple(name for name, _, _ in _EN_ALTS)))
 # The label form alone, with and without the lead-in (see _detect_en)
-_EN_LABEL = (_Lazy(lambda: _en_start_source(("header",))), _Lazy(lambda: _en_start_source(("header",), lead=False)))
+_EN_LABEL = (_Lazy(lambda: _en_start_source(("header",), alts=(_LABEL_ALT,))),
+             _Lazy(lambda: _en_start_source(("header",), lead=False, alts=(_LABEL_ALT,))))
 _LABEL_LEFT_WORDS = ("future", "later", "next time", "next session", "sessions", "across", "conversation", "chat",
                      "going forward", "from now", "long-term", "permanent")
 _EN_START_PARTS: dict[tuple[str, ...], tuple[_Lazy, _Lazy]] = {}
@@ -380,7 +382,13 @@ def _may_hold_a_label(low: str) -> bool:
 _FOLDS_TO_ASCII = {0x130: "i", 0x131: "i", 0x17F: "s", 0x212A: "k"}
 
 
-def _en_start_for(masked: str, skip: str = "") -> tuple[_Lazy, _Lazy | None]:
+def _folded(masked: str) -> str:
+    """``masked`` in lower case, with the four non-ASCII letters that re.I matches to ASCII ones
+    (İ, ı, ſ and the Kelvin sign) mapped to those: where a pattern's words are looked for."""
+    return (masked if masked.isascii() else masked.translate(_FOLDS_TO_ASCII)).lower()
+
+
+def _en_start_for(masked: str) -> tuple[_Lazy, _Lazy | None]:
     """``_EN_START`` restricted to the alternatives that can match in ``masked``, and the same
     without the lead-in (``None`` when there is no such variant).
 
@@ -388,13 +396,10 @@ def _en_start_for(masked: str, skip: str = "") -> tuple[_Lazy, _Lazy | None]:
     process). An alternative left out needs a word that is not in the text, so it could not
     match anywhere and the matches are the same. The lead-in is most of the rest (~1 ms), and
     a sentence that does not start with one of its words ("remember that ...") is matched the
-    same without it. Under re.I four non-ASCII letters match ASCII ones (İ, ı, ſ and the Kelvin
-    sign); they are mapped to those before the words are looked for. ``skip`` leaves one
-    alternative out (a refused label is matched again without it).
+    same without it. The words are looked for in ``_folded`` text.
     """
-    low = (masked if masked.isascii() else masked.translate(_FOLDS_TO_ASCII)).lower()
-    names = tuple(name for name, _, words in _EN_ALTS if name != skip
-                  and (_may_hold_a_label(low) if name == "header" else _has_words(low, words)))
+    low = _folded(masked)
+    names = tuple(name for name, _, words in _EN_ALTS if _has_words(low, words))
     if len(names) == len(_EN_ALTS):
         return _EN_START, None
     pair = _EN_START_PARTS.get(names)
@@ -414,7 +419,7 @@ def _starts_with_lead_word(masked: str, pos: int) -> bool:
     while end < len(masked) and (masked[end].isalpha() or masked[end] == "'"):
         end += 1
     word = masked[pos:end]
-    return (word if word.isascii() else word.translate(_FOLDS_TO_ASCII)).lower() in _LEAD_FIRST_WORDS
+    return _folded(word) in _LEAD_FIRST_WORDS
 
 
 # Closing tags: "<content> - remember that", "<content>, don't forget that!".
@@ -877,13 +882,12 @@ _RETRACT_WORDS = ("actually", "never", "nevermind", "forget it", "scratch", "sec
 # every commit." is no task. Without "now", "please" or "can you" before it, the verb needs an
 # object after it ("Find the ones that don't"), so a noun ("Test files go in __tests__") is no task.
 _WORK_VERBS = "(?:" + "|".join(_TASK_VERB_WORDS) + r"|wire|find|restart|implement|finish|benchmark|debug|investigate)"
+_ON_A_THING = r"\s+(?:the|a|an|this|that|these|those|it|them|my|our|up|out)\b"  # what a task verb is done to
 _WORK_NOW = _Lazy(r"(?i)(?:(?:now|then|so|ok|okay)[,\s]+(?:please\s+)?(?:can you\s+)?|please\s+(?:can you\s+)?"
-                  r"|can you\s+)" + _WORK_VERBS + r"\b"
-                  r"|" + _WORK_VERBS + r"\s+(?:the|a|an|this|that|these|those|it|them|my|our|all|some|up|out)\b")
+                  r"|can you\s+)" + _WORK_VERBS + r"\b|" + _WORK_VERBS + r"(?:" + _ON_A_THING + r"|\s+(?:all|some)\b)")
 # A task on one thing after "Going forward," ("write the tests for the parser"), not a rule over a
 # kind of thing ("write all test names in …", "write commit messages in …")
-_WORK_ON_A_THING = _Lazy(r"(?i)(?:please\s+)?" + _WORK_VERBS
-                         + r"\s+(?:the|a|an|this|that|these|those|it|them|my|our|up|out)\b")
+_WORK_ON_A_THING = _Lazy(r"(?i)(?:please\s+)?" + _WORK_VERBS + _ON_A_THING)
 _WORK_START = _Lazy(r"(?i)(?:please\s+)?" + _WORK_VERBS + r"\b")  # the first sentence after a label
 _PLEASE_WORK = _Lazy(r"(?i)\bplease (?:" + "|".join(_TASK_VERB_WORDS) + r"|rewrite|restart|implement)\b")
 # Labels of a rule or a preference, whose first sentence may be an imperative ("Long-term
@@ -953,11 +957,6 @@ _OWN_PLANS = _Lazy(r"(?i)i(?:'m| am)? (?:need|have to|must|think|guess|will|gott
                    r"|curious|wonder)\b|i'(?:ll|m (?:heading|going|off|leaving|not sure|curious))\b")
 
 
-def _paragraph_end(masked: str, start: int) -> int:
-    m = _PARA_END.search(masked, start)
-    return m.start() if m else len(masked)
-
-
 def _header_trigger(label: str) -> str:
     """The trigger named by the words of a label ("Keep this in mind for all future work:" is
     "keep in mind"); "keep for later" when it names none of the usual ones."""
@@ -1010,7 +1009,7 @@ def _en_request_at(text: str, masked: str, pos: int, m: re.Match[str]) -> Rememb
         if not _HEADER_LASTS.search(label) or _HEADER_NOT.search(masked, pos, m.end()) or _opens_a_clause(label):
             return None  # "Please don't remember this …:", "Remember for future sessions that the env vars are: …"
         # (the paragraph is the text's: a masked code block is blank, but no blank line)
-        if not _a_note_to_keep(content, masked[m.end():_paragraph_end(text, m.end())], trigger):
+        if not _a_note_to_keep(content, masked[m.end():_sentence_end(text, m.end(), block=True)], trigger):
             return None  # "Long-term note: write unit tests for X", "Save this for later: … actually, run it now"
         if _OWN_PLANS.match(content) or _ACKNOWLEDGED.match(content):
             return None  # "Save it for later: I'll come back to this after lunch", "…? Thanks, that's all"
@@ -1088,8 +1087,8 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
     # The older forms first; the label form (the costliest pattern to compile) only where they
     # find no request, or leave a label's words in the note, and only in a text that may hold a
     # label at all
-    start, bare = _en_start_for(masked, skip="header")
-    labels = _may_hold_a_label((masked if masked.isascii() else masked.translate(_FOLDS_TO_ASCII)).lower())
+    start, bare = _en_start_for(masked)
+    labels = _may_hold_a_label(_folded(masked))
     for pos in _sentence_starts(masked):
         use_bare = bare is not None and not _starts_with_lead_word(masked, pos)
         m = (bare if use_bare else start).match(masked, pos)
