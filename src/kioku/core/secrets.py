@@ -286,10 +286,10 @@ _NAMED_SUFFIX = _Lazy(r"-(?:hashed|salted|encrypted|protected|based|only|link|fi
 
 def _ja_short_password(value: str) -> bool:
     """After パス (short for パスワード, but also "path"): letters with digits or symbols, never a
-    path or a file name."""
+    path or a file name. A word with a number ("hunter22") counts: after パス it names no version."""
     value = value.strip("\"'`")
-    if not _value_ok(value) or "/" in value or "\\" in value or "." in value or _NAMED_VALUE.match(value) \
-            or len(value) < 8:
+    if not _value_ok(value) or "/" in value or "\\" in value or "." in value or len(value) < 8 \
+            or (_NAMED_VALUE.match(value) and not _WORD_NUMBER.match(value)):
         return False
     return any(c.isalpha() for c in value) and any(not c.isalpha() for c in value)
 
