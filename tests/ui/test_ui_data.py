@@ -144,3 +144,30 @@ def test_notes_written_by_hand_are_listed_redacted(project: Path) -> None:
     assert all("hunter2" not in n["text"] for n in notes)
     html = pages.memory_page(data.memories(project), "csrf", notes=notes)
     assert "Written by hand in MEMORY.md (2)" in html and "Ask Dana before touching billing" in html
+
+
+def test_a_lesson_learned_into_both_scopes_is_one_row(project: Path) -> None:
+    from kioku.agent import improvements as im
+    from kioku.learning import evidence
+    from kioku.ui.lesson_actions import set_deprecated
+
+    copies = im.learn("coder", "Deploy from the release branch", "deployment", 0.75)
+    only_global = im.learn("coder", "Quote every variable in shell scripts", "code_quality", 0.8)[0]
+    assert len(copies) == 2  # the deployment category is stored in both scopes
+    global_copy, project_copy = copies
+    # the hooks gave the global copy: its evidence is the one to show
+    for n in range(3):
+        evidence.write_turn("coder", f"s{n}", "t1", {global_copy: "global"}, {}, True, 0.0)
+    from kioku.learning import lifecycle
+
+    lifecycle.refresh("coder", {global_copy: "global"}, project)
+    rows = data.lessons("coder", project)
+    assert sorted(r["lesson"] for r in rows) == ["Deploy from the release branch",
+                                                 "Quote every variable in shell scripts"]
+    deploy = next(r for r in rows if r["lesson"].startswith("Deploy"))
+    assert deploy["scope"] == "project + global" and deploy["id"] == global_copy and deploy["turns_given"] == 3
+    assert next(r for r in rows if r["id"] == only_global)["scope"] == "global"
+    set_deprecated("coder", deploy["id"], True, project)
+    rows = data.lessons("coder", project)
+    assert [r["decision"] for r in rows if r["lesson"].startswith("Deploy")] == ["deprecated"]
+    assert {r["id"] for r in rows} == {global_copy, only_global} and project_copy != global_copy
