@@ -171,3 +171,15 @@ def test_a_lesson_learned_into_both_scopes_is_one_row(project: Path) -> None:
     rows = data.lessons("coder", project)
     assert [r["decision"] for r in rows if r["lesson"].startswith("Deploy")] == ["deprecated"]
     assert {r["id"] for r in rows} == {global_copy, only_global} and project_copy != global_copy
+
+
+def test_the_cli_dashboard_lists_a_lesson_in_both_scopes_once(project: Path) -> None:
+    from kioku.agent import improvements as im
+    from kioku.agent.dashboard import build_dashboard
+
+    im.learn("coder", "Deploy from the release branch", "deployment", 0.75)
+    board = build_dashboard("coder", project)
+    assert [(e["improvement"], e["scope"]) for e in board["lessons"]] == [
+        ("Deploy from the release branch", "project + global")]
+    assert board["total_improvements"] == 1 and board["by_scope"] == {"project": 1, "global": 1}
+    assert [e["scope"] for e in board["top_improvements"]] == ["project + global"]

@@ -16,7 +16,9 @@ when there is none - "no data" is not 0 %. ``lessons``: every lesson (deprecated
 sees why) with the evidence fields of ``kioku.agent.stats.lesson_evidence`` (``turns_given``,
 ``turns_held_back``, ``success_given``, ``success_held_back``, ``uplift``, ``uplift_low``,
 ``uplift_high``, ``decision``, ``decision_reason``, ``seed_rule``), promoted first, deprecated
-last. Top improvements carry the same fields.
+last. Top improvements carry the same fields. The two copies one ``kioku learn`` wrote of a lesson
+into both scopes are one lesson everywhere (scope ``"project + global"``, the copy the hooks give;
+``kioku.agent.lesson_state.one_per_lesson``) except in ``by_scope``, which counts stored records.
 """
 
 from __future__ import annotations
@@ -61,10 +63,14 @@ def _fresh_snapshot(snapshot: dict[str, Any] | None, recent: list[Any]) -> dict[
 def build_dashboard(agent: str, project_root: Path | None = None, top: int = 5) -> dict[str, Any]:
     from kioku.agent import maintenance, performance
     from kioku.agent.improvements import all_improvements
+    from kioku.agent.lesson_state import one_per_lesson
 
     agent = sc.validate_agent(agent)
     recs = all_improvements(agent, project_root)
-    metas = [(s, r, r.metadata or {}) for s, r in recs]
+    by_scope: dict[str, int] = {}
+    for s, _r in recs:  # stored records: a lesson kept in both scopes counts in each
+        by_scope[s] = by_scope.get(s, 0) + 1
+    metas = [(s, r, r.metadata or {}) for s, r in one_per_lesson(recs)]
     week_ago = time.time() - 7 * 86400
     total_evals = 0
     for scope in sc.existing_scopes(project_root):
@@ -74,10 +80,8 @@ def build_dashboard(agent: str, project_root: Path | None = None, top: int = 5) 
     latest = _fresh_snapshot(performance.latest_snapshot(agent, project_root), recent) or current
     ranked = sorted(((stats.digest_score(m), s, r, m) for s, r, m in metas if stats.is_active(m)),
                     key=lambda t: (-t[0], t[2].id))
-    by_scope: dict[str, int] = {}
     by_category: dict[str, int] = {}
-    for s, _r, m in metas:
-        by_scope[s] = by_scope.get(s, 0) + 1
+    for _s, _r, m in metas:
         cat = str(m.get("category", ""))
         by_category[cat] = by_category.get(cat, 0) + 1
     return {

@@ -75,6 +75,39 @@ def set_deprecated(agent: str, lesson_id: str, deprecated: bool, project_root: P
 TWIN_WINDOW_S = 60.0  # one ``kioku learn`` writes its copies for both scopes within seconds
 
 
+BOTH_SCOPES = "project + global"
+
+
+def one_per_lesson(found: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """``(scope, record)`` pairs (``all_improvements``' order) with the two copies one ``kioku
+    learn`` wrote of a lesson into both scopes (the same text, written at once) as one pair: the
+    copy with more credited turns (the one the hooks give, as the digest picks it; the project
+    one on a tie), its scope :data:`BOTH_SCOPES`. Deprecating or restoring it changes both."""
+    from kioku.agent.stats import epoch_of
+    from kioku.core.names import normalise_lesson
+
+    def turns(record: Any) -> int:
+        meta = record.metadata or {}
+        return sum(int(meta.get(k, 0) or 0) for k in ("turns_given", "turns_held_back"))
+
+    kept: list[list[Any]] = []
+    by_text: dict[str, list[list[Any]]] = {}
+    for scope, record in found:
+        key = normalise_lesson(str(record.document or ""))
+        created = epoch_of((record.metadata or {}).get("created_at_epoch"))
+        twin = next((k for k in by_text.get(key, []) if k[0] != scope and k[0] != BOTH_SCOPES
+                     and written_together(k[2], created)), None)
+        if twin is None:
+            entry = [scope, record, created]
+            by_text.setdefault(key, []).append(entry)
+            kept.append(entry)
+            continue
+        if turns(record) > turns(twin[1]):
+            twin[1] = record
+        twin[0] = BOTH_SCOPES
+    return [(scope, record) for scope, record, _created in kept]
+
+
 def written_together(a: float, b: float) -> bool:
     """Whether two copies of a lesson's text were written by the same ``kioku learn`` call."""
     return bool(a) and bool(b) and abs(a - b) <= TWIN_WINDOW_S

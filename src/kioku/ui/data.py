@@ -110,10 +110,11 @@ def agent_names(project_root: Path | None = None) -> list[str]:
 
 def lessons(agent: str, project_root: Path | None = None) -> list[dict[str, Any]]:
     from kioku.agent.improvements import all_improvements
+    from kioku.agent.lesson_state import one_per_lesson
     from kioku.agent.stats import decision_of, seed_rule, wilson_of
 
     out: list[dict[str, Any]] = []
-    for scope, rec in all_improvements(agent, project_root):
+    for scope, rec in one_per_lesson(all_improvements(agent, project_root)):
         meta = rec.metadata or {}
         seed = seed_rule(meta)  # computed from the usage counters, as the CLI shows it (never stored)
         item = {
@@ -138,37 +139,9 @@ def lessons(agent: str, project_root: Path | None = None) -> list[dict[str, Any]
         for key in LESSON_EVIDENCE:
             item[key] = number(meta.get(key))
         out.append(item)
-    out = _one_row_per_lesson(out)
     order = {"promoted": 0, "active": 1, "candidate": 2, "deprecated": 3}
     out.sort(key=lambda x: (order.get(x["decision"], 2), -(x["confidence"] or 0.0), x["id"]))
     return out
-
-
-def _one_row_per_lesson(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Copies one ``kioku learn`` wrote of a lesson into both scopes (the same text, written at
-    once) are one lesson: one row, scope "project + global", with the copy that holds more
-    credited turns (the one the hooks give, as the digest picks it; the project one on a tie).
-    Deprecating or restoring it changes both copies (``kioku.agent.lesson_state``)."""
-    from kioku.agent.lesson_state import written_together
-    from kioku.core.names import normalise_lesson
-
-    def turns(row: dict[str, Any]) -> float:
-        return (row["turns_given"] or 0.0) + (row["turns_held_back"] or 0.0)
-
-    kept: list[dict[str, Any]] = []
-    by_text: dict[str, list[dict[str, Any]]] = {}
-    for row in rows:  # project scope first (all_improvements' order)
-        key = normalise_lesson(row["lesson"])
-        twin = next((k for k in by_text.get(key, []) if k["scope"] != row["scope"]
-                     and written_together(k["created_at_epoch"] or 0.0, row["created_at_epoch"] or 0.0)), None)
-        if twin is None:
-            by_text.setdefault(key, []).append(row)
-            kept.append(row)
-            continue
-        if turns(row) > turns(twin):
-            twin.update({k: v for k, v in row.items() if k != "scope"})
-        twin["scope"] = "project + global"
-    return kept
 
 
 # -- evaluations ----------------------------------------------------------------------------
@@ -289,17 +262,9 @@ def trends(agent: str, project_root: Path | None = None, evaluations: list[dict[
             "success_rate": (sum(r["outcome"] == "success" for r in judged) / len(judged)) if judged else None,
             "quality": (sum(qualities) / len(qualities)) if qualities else None,
         })
-    from kioku.agent.lesson_state import written_together
-
     items = lesson_rows if lesson_rows is not None else lessons(agent, project_root)
     weeks: dict[str, dict[str, int]] = {}
-    seen: dict[str, list[float]] = {}
-    for lesson in items:
-        # a lesson stored in both scopes is one lesson learned (the same text, written at once)
-        written = lesson["created_at_epoch"] or 0.0
-        if any(written_together(written, other) for other in seen.get(lesson["lesson"], [])):
-            continue
-        seen.setdefault(lesson["lesson"], []).append(written)
+    for lesson in items:  # one row per lesson, also when it is stored in both scopes
         if lesson["created_at_epoch"]:
             weeks.setdefault(_week(lesson["created_at_epoch"]), {"learned": 0, "deprecated": 0})["learned"] += 1
         if lesson["deprecated"] and lesson["deprecated_at_epoch"]:
