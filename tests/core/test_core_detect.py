@@ -304,6 +304,19 @@ POSITIVES: list[tuple[str, str, str, str]] = [
      'prefer composition over inheritance', 'keep for later', 'en'),
     ('Can you hang on to this for future chats? Our staging URL is staging.example.dev',
      'Our staging URL is staging.example.dev', 'keep for later', 'en'),
+    # a thing named in the label heads the note about it
+    ('Can you remember the output format for next time? It is JSON with keys id and name.',
+     'The output format: It is JSON with keys id and name', 'remember', 'en'),
+    ('Can you remember the output format for next time? It is JSON lines.',
+     'The output format: It is JSON lines', 'remember', 'en'),
+    ('Can you remember my preferences for future sessions? I like short answers.',
+     'My preferences: I like short answers', 'remember', 'en'),
+    ('Could you hang on to our release cadence for future sessions? We ship every other Tuesday.',
+     'Our release cadence: We ship every other Tuesday', 'keep for later', 'en'),
+    ('Can you note our commit message style for later? They are Conventional Commits with a scope.',
+     'Our commit message style: They are Conventional Commits with a scope', 'note for future', 'en'),
+    ('Please remember our naming convention for future sessions: tables are plural snake_case.',
+     'Our naming convention: tables are plural snake_case', 'remember', 'en'),
     ('Going forward, never run terraform apply yourself.',
      'never run terraform apply yourself', 'from now on', 'en'),
     ('Henceforth, please write test names in snake_case.',
@@ -350,6 +363,14 @@ POSITIVES: list[tuple[str, str, str, str]] = [
 POSITIVES = [p for p in POSITIVES if p[1] is not None]
 
 NEGATIVES: list[str] = [
+    # a thing of the work at hand, or what the speaker wants to do with it, is no note
+    "Can you remember the last three errors for next time? Here they are again.",
+    "Can you remember the results for next time? I want to compare them.",
+    "Can you remember the output format from last time?",
+    "Can you remember the output format for next time? It is this.",
+    "Can you remember the seed script for next time? It keeps timing out and I don't know why.",
+    "Can you remember the port for next time? Is it 5432 or 5433?",
+    "Can you remember the next time we deploy? It is Tuesday.",
     "do you remember what we did?",
     "Remember when we fixed the login bug?",
     "I can't remember the command",

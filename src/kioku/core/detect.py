@@ -216,8 +216,16 @@ _SESSION_TIME = (r"(?:for[ \t]+(?:all[ \t]+|every[ \t]+)?(?:our[ \t]+|the[ \t]+)
 _TIME_WORD = (r"(?:for|across|until|till|beyond|going|from|forward|permanently|forever|long[- ]term|next|between"
               r"|on file"
               r"|and|in[ \t]+(?:all[ \t]+|every[ \t]+)?(?:future|later))\b")
+# A thing named after a keep-only verb, up to three words ("Can you remember the output format for
+# next time? It is …"): the note is about it, so it heads the note ("The output format: It is …").
+# Not a time, and not a thing of the work at hand ("the last three errors", "the output above").
+_NAMED_THING = (r"(?P<thing>(?:the|our|my)(?:[ \t]+(?!(?:next|future|later|following|time|sessions?|chats?"
+                r"|conversations?|for|in|across|as|to|into|until|till|and|going|from|forward|permanently"
+                r"|forever|between|beyond|last|above|below|previous|latest|recent|current|earlier|same"
+                r"|this|that|these|those)\b)[a-z][a-z-]*){1,3}?)")
 _HEADER_START = (
-    r"(?:please[ \t]+)?(?:" + _KEEP_ONLY_VERB + r"(?:[ \t]+" + _OBJECT + r"(?:[ \t]+[a-z]+)??)?"  # "that approach"
+    r"(?:please[ \t]+)?(?:" + _KEEP_ONLY_VERB + r"(?:[ \t]+(?:" + _OBJECT + r"(?:[ \t]+[a-z]+)??"  # "that approach"
+    r"|" + _NAMED_THING + r"))?"
     r"(?=[ \t]*[:?(]|[ \t]+(?:" + _AS_A_NOTE + r"|" + _TIME_WORD + r"|in mind)\b)"
     r"|(?:persist|store|stash|save|keep|commit|record|put|write)[ \t]+(?:this|it)"
     r"(?:[ \t]+(?:preference|note|rule|fact))?"
@@ -955,6 +963,22 @@ _NOW_FIRST = _Lazy(r"(?i)(?:(?:just|only) )?for now\b|not (?:for|in|across) (?:a
 # Chatter after "Can you hang on to this for later?": the speaker's own plans, not a note
 _OWN_PLANS = _Lazy(r"(?i)i(?:'m| am)? (?:need|have to|must|think|guess|will|gotta|heading|going|off|leaving|not sure"
                    r"|curious|wonder)\b|i'(?:ll|m (?:heading|going|off|leaving|not sure|curious))\b")
+# After a named thing: a sentence that points at something or reports a trouble says nothing of
+# what the thing is ("Here they are again", "It keeps timing out and I don't know why")
+_POINTS_OR_TROUBLE = _Lazy(r"(?i)^(?:here|there)\b|\bkeeps? \w+ing\b|\b(?:(?:do not|don'?t) know|no idea|not sure)"
+                          r" (?:why|how|what)\b|\b(?:is|are) (?:broken|failing|flaky)\b")
+# After a named thing, "It is …" / "They are …" says what the thing is: the pronoun points back
+_IT_IS = _Lazy(r"(?i)^(?:it|they)(?:'s|'re|\s+(?:is|are))\s+")
+# After a named thing, what the speaker wants to do ("Can you remember the results for next time?
+# I want to compare them"): the thing is then the work's, and no note about it follows
+_OWN_WISHES = _Lazy(r"(?i)i(?:'d| would)? (?:want|like|plan|hope|need) to\b|i wanna\b")
+
+
+def _about_the_thing(content: str) -> bool:
+    """After "Can you remember <a thing> for next time?", a sentence of three words or more says
+    what the thing is ("We ship every other Tuesday"), unless it points at something, reports a
+    trouble or asks ("Here they are again", "It keeps timing out and I don't know why")."""
+    return len(content.split()) >= 3 and not content.endswith("?") and not _POINTS_OR_TROUBLE.search(content)
 
 
 def _header_trigger(label: str) -> str:
@@ -1013,9 +1037,11 @@ def _en_request_at(text: str, masked: str, pos: int, m: re.Match[str]) -> Rememb
             return None  # "Long-term note: write unit tests for X", "Save this for later: … actually, run it now"
         if _OWN_PLANS.match(content) or _ACKNOWLEDGED.match(content):
             return None  # "Save it for later: I'll come back to this after lunch", "…? Thanks, that's all"
-        if trigger.endswith("?") and (not _POLITE_ASK.search(masked, pos, m.end()) or _PROGRAM_VERB.search(trigger)
-                                      or not _asks_to_keep(content, "") or _WORK_AT_HAND_EN.search(content)
-                                      or _COMPLAINT.search(content)):
+        verb = trigger[:m.start("thing") - m.start()] if groups.get("thing") else trigger
+        if trigger.endswith("?") and (not _POLITE_ASK.search(masked, pos, m.end()) or _PROGRAM_VERB.search(verb)
+                                      or not (_about_the_thing(content) if groups.get("thing")
+                                              else _asks_to_keep(content, ""))
+                                      or _WORK_AT_HAND_EN.search(content) or _COMPLAINT.search(content)):
             return None  # "Can you save it for later? …", "Could you take note of this? It was a nightmare"
     if kind == "henceforth" and (_WORK_AT_HAND_EN.search(content) or (
             _WORK_ON_A_THING.match(content) and not _STANDING.search(content))):
@@ -1055,7 +1081,9 @@ def _en_request_at(text: str, masked: str, pos: int, m: re.Match[str]) -> Rememb
         if (bare_kind and not trigger.endswith(" to")) or not _asks_to_keep(content, trigger):
             return None  # "Could you remember that bug we had?", "can you remember the exact wording?"
         content = content.rstrip("?？ ")
-    if len(content) < 3 or _is_reference(content, "en"):
+    # after a named thing, "It is JSON lines" says what the thing is: only its complement may point away
+    about = _IT_IS.sub("", content, count=1) if groups.get("thing") else content
+    if len(content) < 3 or _is_reference(about, "en"):
         return None
     if trigger.endswith("that") and len(content.split()) < 2:
         return None  # "remember that approach": a demonstrative, not "that <clause>"
@@ -1065,6 +1093,11 @@ def _en_request_at(text: str, masked: str, pos: int, m: re.Match[str]) -> Rememb
         occasion = text[when.start():when.end(1)]
         joint = ":\n" if "\n" in content else ": "  # a block of notes stays a block
         content = f"{occasion[:1].upper()}{occasion[1:]}{joint}{content}"  # it holds for that occasion
+    if kind == "header" and groups.get("thing"):
+        if _OWN_WISHES.match(content):
+            return None
+        thing = text[m.start("thing"):m.end("thing")]
+        content = f"{thing[:1].upper()}{thing[1:]}: {content}"
     name = _header_trigger(trigger) if kind == "header" else _EN_TRIGGER_NAMES[kind]
     return RememberRequest(content, name, "en")
 
