@@ -350,6 +350,10 @@ POSITIVES: list[tuple[str, str, str, str]] = [
     ('No semicolons. Remember this.', 'No semicolons', 'remember', 'en'),
     ('We use SQLite for now, not Postgres. Remember that.', 'We use SQLite for now, not Postgres', 'remember', 'en'),
     ('マジで頼むから覚えて。うちはLombokを使ってない。', 'うちはLombokを使ってない', '覚えて', 'ja'),
+    # the request said again as a complaint keeps the note after it (or before it), never the lead
+    ('前にも覚えておいてって言ったよね。本番DBは触らないで。', '本番DBは触らないで', '覚えておいて', 'ja'),
+    ('覚えておいてって前にも言ったよね？本番DBは触らないで', '本番DBは触らないで', '覚えておいて', 'ja'),
+    ('本番DBは触らないでって、前にも覚えておいてって言ったよね？', '本番DBは触らないで', '覚えておいて', 'ja'),
     ('覚えておいて：やっぱりいい設計はテストしやすい。', 'やっぱりいい設計はテストしやすい', '覚えておいて', 'ja'),
     ('Remember for future sessions that standup is at 9:30 every day.',
      'standup is at 9:30 every day', 'remember', 'en'),
@@ -584,6 +588,9 @@ NEGATIVES: list[str] = [
     "Moving forward, write the tests for the parser.",
     "You never listen. Please remember.",
     "頼むから覚えて。前にも言ったでしょ。",
+    "前にも覚えておいてって言ったよね。",
+    "前にも覚えておいてって言ったよね。あとテストも直して。",
+    "上司に覚えておいてって言った。本番DBは触らないで。",
     "Can you remember this next time? It's annoying when you forget.",
 ]
 

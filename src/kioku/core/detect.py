@@ -511,6 +511,13 @@ _JA_TASK_BEFORE = _Lazy(r"(?:する|やる|実行する|走らせる|回す|入�
 _JA_REPORTED = r"\s*(?:って|と)\s*(?:頼|言|お願い|伝え|話し|指示)"
 _JA_RECALLED = _Lazy(_JA_REPORTED + r"(?:[^。！!\n]{0,30}?っけ|(?:んだ|った|した|してた|していた)(?:こと|もの|やつ|内容|のは))")
 _JA_RECALLED_ASKED = _Lazy(_JA_REPORTED + r"[^。！!\n]{0,30}?[?？]")
+# The request said again as a complaint, with the note after it ("前にも覚えておいてって言ったよね。
+# 本番DBは触らないで"); before the request at most how often it was said
+_JA_SAID_AGAIN = _Lazy(r"\s*(?:って|と)\s*(?:前にも|前に|何度も|何回も|もう)?\s*(?:言った|言いました|頼んだ|お願いした)"
+                       r"[^。！!?？\n]{0,8}?[。！!?？]+\s*")
+_JA_AGAIN_TAIL = _Lazy(r"(?:前にも|前に|何度も|何回も|もう)\s*$")
+_JA_TOLD_SOMEONE = _Lazy(r"(?:に|へ|には)\s*$")
+_JA_AGAIN_LEAD = _Lazy(r"\s*(?:前にも|前に|何度も|何回も|もう|だから|ねえ)?\s*[、,]?\s*")
 _JA_IMPERATIVE_END = _Lazy(r"(?:て|で)(?:ね|よ|ください|下さい|おいて)?$")
 _TRAIL_CHARS = ".!。！、,;:"
 
@@ -1229,6 +1236,19 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
                                          and _JA_ASKING.search(masked, s_start, m.start())):
             continue  # "前に何を覚えておいてって頼んだっけ？": asks about an earlier request
         before = text[s_start:m.start()]
+        said = _JA_SAID_AGAIN.match(after)
+        if said and _JA_AGAIN_LEAD.fullmatch(before):
+            nxt = re.match(r"\s*(.+?)(?:[。！!]|\n|$)", text[m.end() + said.end():m.end() + _WINDOW])
+            content = _clean_ja(nxt.group(1)) if nxt else ""
+            if not content or _JA_COMPLAINT.search(content) or _JA_TASK_OPENER.match(content) \
+                    or _JA_TASK_CLOSER.search(content) or _JA_QUESTION_END.search(content) \
+                    or _JA_RETRACTED.search(content) or _is_reference(content, "ja"):
+                continue  # "前にも覚えておいてって言ったよね。" alone, or a task after it: no note
+            return RememberRequest(content, trig, "ja")
+        if _JA_TOLD_SOMEONE.search(before) and re.match(_JA_REPORTED, after):
+            continue  # "上司に覚えておいてって言った": someone else was asked
+        if said:  # "本番DBは触らないでって、前にも覚えておいてって言ったよね？": the note is before it
+            before = _JA_BEFORE_STRIP.sub("", _JA_AGAIN_TAIL.sub("", before))
         if trig == "メモ" and not (_JA_LASTING_ONLY.match(before.strip()) and _JA_FOR_LATER.search(before)):
             continue  # "メモ：明日の会議" is a heading; "今後のためにメモ：…" asks to keep it
         if before.count("「") > before.count("」") or before.count("『") > before.count("』"):
