@@ -350,6 +350,16 @@ POSITIVES: list[tuple[str, str, str, str]] = [
     ('No semicolons. Remember this.', 'No semicolons', 'remember', 'en'),
     ('We use SQLite for now, not Postgres. Remember that.', 'We use SQLite for now, not Postgres', 'remember', 'en'),
     ('マジで頼むから覚えて。うちはLombokを使ってない。', 'うちはLombokを使ってない', '覚えて', 'ja'),
+    # before the request only how long, politeness or how often it was said: the note is next to it
+    ('これは長期的に覚えておいてほしいんだけど、フロントエンドは Vue 3 に移行中。',
+     'フロントエンドは Vue 3 に移行中', '覚えておいて', 'ja'),
+    ('永続的にメモしておいて。Terraformのplanは必ず-out付きで実行する。',
+     'Terraformのplanは必ず-out付きで実行する', 'メモしておいて', 'ja'),
+    ('お手数ですが覚えておいていただけますか。弊社ではJavaは17を使っています。',
+     '弊社ではJavaは17を使っています', '覚えておいて', 'ja'),
+    ('覚えておいていただけますか？本番はGCPです。', '本番はGCPです', '覚えておいて', 'ja'),
+    ('何度も言ってるけど、legacy ディレクトリは触らないで。次からも絶対に覚えておいて。',
+     'legacy ディレクトリは触らないで', '覚えておいて', 'ja'),
     # the request said again as a complaint keeps the note after it (or before it), never the lead
     ('前にも覚えておいてって言ったよね。本番DBは触らないで。', '本番DBは触らないで', '覚えておいて', 'ja'),
     ('覚えておいてって前にも言ったよね？本番DBは触らないで', '本番DBは触らないで', '覚えておいて', 'ja'),

@@ -464,7 +464,8 @@ _SENT_START = _Lazy(r"(?:^|(?<=[.!?;])\s+|\n\s*|(?<=[。！？])"
                    r"|(?<=\s)(?i:so),?\s+(?=(?i:please)\s+(?i:remember)\s+(?i:it|this)(?:\s+this\s+time)?\s*:))")
 
 # --- Japanese --------------------------------------------------------------------------------
-_JA_POLITE = r"(?:ください|下さい|くれ(?:ますか|ない|る)?|もらえ(?:ますか|る)|ね|よ|ほしい|欲しい|おいて|おいてね|おく|ておく|な)*"
+_JA_POLITE = (r"(?:ください|下さい|くれ(?:ますか|ない|る)?|もらえ(?:ますか|る)|いただけ(?:ますか|ますでしょうか|る|ない)?"
+              r"|ね|よ|ほしい|欲しい|おいて|おいてね|おく|ておく|な)*")
 _JA_TRIG = _Lazy(
     r"(?P<trig>覚えて(?:おいて|おいといて|置いて)|覚えといて|覚えてて|覚えておく(?:こと|ように)"
     r"|覚えて(?=ください|下さい|ほしい|欲しい|ね|[：:。！!、]|\s*$)"
@@ -476,7 +477,7 @@ _JA_TRIG = _Lazy(
 )
 # Words before a request that only say how long to keep it ("ずっと", "今後のために", "次回以降のセッションでも")
 _JA_LASTING_ONLY = _Lazy(r"^(?:[、,\s]|あと|それと|それから|ついでに|ちょっと|あ|ずっと|今後|次回|以降|将来|これから"
-                         r"|セッション|ため|参考|の|に|で|も|は)+$")
+                         r"|セッション|ため|参考|の|に|で|も|は|これ|全|長期|永続|永久|恒久|的|次|から|絶対|必ず|いつまでも)+$")
 _JA_FOR_LATER = _Lazy(r"(?:将来|今後|次回以降|以降|これから|ずっと)[^。]*(?:ため|参考)|以降")  # "今後のために", "次回以降"
 # Words that make an instruction a standing rule ("毎回", "PRを出すときは", "これからは", "次回から")
 _JA_RULE_WORDS = _Lazy(r"今後|以降|毎回|必ず|いつも|常に|ときは|時は|際は|たびに|前には|これから|から(?:は|も)")
@@ -488,7 +489,9 @@ _JA_ONLY_NOW = _Lazy(r"(?:今回|今日|本日|今|この作業中|この作業�
 # A plea before the request, not a note: "頼むから覚えて。うちはLombok使ってない。"
 # What follows a plea when it is a complaint, not the note ("前にも言ったでしょ", "もう3回目だよ")
 _JA_COMPLAINT = _Lazy(r"言った|言ってる|言ってます|回目|何度|何回|疲れ")
-_JA_PLEA = _Lazy(r"^.{0,6}?(?:頼むから|お願いだから|いい加減に?|いいかげんに?|今度こそ)[、,]?$")
+_JA_PLEA = _Lazy(r"^.{0,6}?(?:頼むから|お願いだから|いい加減に?|いいかげんに?|今度こそ|お手数ですが|お手数ですけど"
+                 r"|すみませんが|すいませんが|悪いけど|悪いんだけど|申し訳ない(?:です)?(?:が|けど)|申し訳ありませんが"
+                 r"|恐れ入りますが|恐縮ですが)[、,]?$")
 # What follows a bare verb when the speaker says what they will do or are doing ("メモしておきます",
 # "記録しておく。", "メモしておくね", "記録してます"), not a request
 _JA_OWN_ACTION = ("おきます", "おきました", "おく。", "おくね", "おくよ", "おくから", "おくので", "おく\n", "います", "いる",
@@ -496,7 +499,8 @@ _JA_OWN_ACTION = ("おきます", "おきました", "おく。", "おくね", "
 # A note taken back at its end ("…いや、やっぱりいいや", "やっぱなし", "なんでもない")
 _JA_RETRACT_WORDS = ("やっぱ", "なんでもない", "何でもない")
 _JA_RETRACTED = _Lazy(r"(?:^|[。、…\s])(?:いや[、,]?)?(?:やっぱ(?:り)?(?:いい|なし)|なんでもない|何でもない)[やでわ]?[。！!…]*$")
-_JA_ASKED_TO_KEEP = ("くれる", "くれますか", "くれない", "もらえる", "もらえますか")
+_JA_ASKED_TO_KEEP = ("くれる", "くれますか", "くれない", "もらえる", "もらえますか", "いただける", "いただけますか",
+                     "いただけますでしょうか")
 _JA_MEMORY_WORD = _Lazy(r"(?i:メモリ|記憶|メモ|覚え|kioku|長期記憶|ナレッジ)")
 _JA_FILE_OBJ = _Lazy(r"(?:ファイル|変更|ドキュメント|画像|データ|設定|作業|コード|ページ|それ|これ)(?:を|は)?\s*$")
 _JA_QUESTION_END = _Lazy(r"(?:[?？]|(?:ます|です|でしょう|だろう|る|た|の)?か[。\s]*|かな[。\s]*)$")
@@ -642,10 +646,13 @@ def _clean_ja(content: str) -> str:
     sentences = [x for x in _JA_SENTENCE_SPLIT.split(content) if x.strip()]
     if len(sentences) > 1 and _JA_TASK_OPENER.match(sentences[-1]) and _JA_TASK_CLOSER.search(sentences[-1]):
         content = "".join(sentences[:-1])
-    content = _strip_trail(content)
+    content = _JA_SAID_BEFORE_LEAD.sub("", _strip_trail(content))
     return content.strip()
 
 
+# A note never opens with how often it was said: "何度も言ってるけど、`legacy` は触らないで"
+_JA_SAID_BEFORE_LEAD = _Lazy(r"^\s*(?:何度も|何回も|前にも|前に|もう)?\s*(?:言って(?:る|ます|います)|言った|言いました)"
+                             r"(?:けど|けれど|が|よね|でしょ)?\s*[、,]\s*")
 _PARA_END = _Lazy(r"\n\s*\n")
 _SENT_END = _Lazy(r"[.!?](?=\s|$)|[。！？]|\n")
 _WH_AFTER = _Lazy(r"(?i)\s*(?:to\s+)?" + _WH)
