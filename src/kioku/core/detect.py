@@ -216,16 +216,24 @@ _SESSION_TIME = (r"(?:for[ \t]+(?:all[ \t]+|every[ \t]+)?(?:our[ \t]+|the[ \t]+)
 _TIME_WORD = (r"(?:for|across|until|till|beyond|going|from|forward|permanently|forever|long[- ]term|next|between"
               r"|on file"
               r"|and|in[ \t]+(?:all[ \t]+|every[ \t]+)?(?:future|later))\b")
-# A thing named after a keep-only verb, up to three words ("Can you remember the output format for
-# next time? It is …"): the note is about it, so it heads the note ("The output format: It is …").
-# Not a time, and not a thing of the work at hand ("the last three errors", "the output above").
+# A thing named after a verb that only keeps, up to six words and right before how long ("Can you
+# remember the output format for next time? It is …", "Remember the host and port for later: …"):
+# the note is about it, so it heads the note ("The output format: It is …"). Its words are no time,
+# pronoun or article again, and no mark of the work at hand ("the last three errors", "the output
+# above"); a thing of the work at hand named plainly ("the diff") is refused by what follows it.
+_THING_VERB = (r"(?:remember(?![ \t]+me\b)|memori[sz]e|(?:take|make)[ \t]+note[ \t]+of|note|hang[ \t]+on[ \t]+to"
+               r"|hold[ \t]+on[ \t]?to|(?:keep|bear)[ \t]+in[ \t]+mind)")
 _NAMED_THING = (r"(?P<thing>(?:the|our|my)(?:[ \t]+(?!(?:next|future|later|following|time|sessions?|chats?"
-                r"|conversations?|for|in|across|as|to|into|until|till|and|going|from|forward|permanently"
-                r"|forever|between|beyond|last|above|below|previous|latest|recent|current|earlier|same"
-                r"|this|that|these|those)\b)[a-z][a-z-]*){1,3}?)")
+                r"|conversations?|going|forward|permanently|forever|the|our|my|a|an|it|them|this|that|these"
+                r"|those|last|above|below|previous|latest|recent|current|earlier|same|mind|memory|memories"
+                r"|notes?)\b)[a-z][a-z'-]*){1,6}?)")
+_THING_LASTS = (r"(?=[ \t]*[:?]|[ \t]+(?:for[ \t]+(?:(?:all|every|our|the|any)[ \t]+){0,2}(?:future|later|next)"
+                r"|next[ \t]+time|across[ \t]+(?:our[ \t]+|all[ \t]+|future[ \t]+)?(?:sessions|chats|conversations)"
+                r"|going[ \t]+forward|in[ \t]+(?:all[ \t]+)?future|from[ \t]+now[ \t]+on|permanently|forever"
+                r"|long[- ]term|between[ \t]+sessions|in[ \t]+(?:your[ \t]+|my[ \t]+|the[ \t]+)?(?:long[- ]term[ \t]+)?memory)\b)")
 _HEADER_START = (
-    r"(?:please[ \t]+)?(?:" + _KEEP_ONLY_VERB + r"(?:[ \t]+(?:" + _OBJECT + r"(?:[ \t]+[a-z]+)??"  # "that approach"
-    r"|" + _NAMED_THING + r"))?"
+    r"(?:please[ \t]+)?(?:" + _THING_VERB + r"[ \t]+" + _NAMED_THING + _THING_LASTS
+    + r"|" + _KEEP_ONLY_VERB + r"(?:[ \t]+" + _OBJECT + r"(?:[ \t]+[a-z]+)??)?"  # "that approach"
     r"(?=[ \t]*[:?(]|[ \t]+(?:" + _AS_A_NOTE + r"|" + _TIME_WORD + r"|in mind)\b)"
     r"|(?:persist|store|stash|save|keep|commit|record|put|write)[ \t]+(?:this|it)"
     r"(?:[ \t]+(?:preference|note|rule|fact))?"
@@ -977,22 +985,60 @@ _NOW_FIRST = _Lazy(r"(?i)(?:(?:just|only) )?for now\b|not (?:for|in|across) (?:a
 # Chatter after "Can you hang on to this for later?": the speaker's own plans, not a note
 _OWN_PLANS = _Lazy(r"(?i)i(?:'m| am)? (?:need|have to|must|think|guess|will|gotta|heading|going|off|leaving|not sure"
                    r"|curious|wonder)\b|i'(?:ll|m (?:heading|going|off|leaving|not sure|curious))\b")
-# After a named thing: a sentence that points at something or reports a trouble says nothing of
-# what the thing is ("Here they are again", "It keeps timing out and I don't know why")
-_POINTS_OR_TROUBLE = _Lazy(r"(?i)^(?:here|there)\b|\bkeeps? \w+ing\b|\b(?:(?:do not|don'?t) know|no idea|not sure)"
-                          r" (?:why|how|what)\b|\b(?:is|are) (?:broken|failing|flaky)\b")
-# After a named thing, "It is …" / "They are …" says what the thing is: the pronoun points back
+# After a named thing, what says nothing of what the thing is: a pointer into the conversation, the
+# past, a trouble, the speaker's wishes or plans ("Same as the last one", "It's what I showed you
+# earlier", "It keeps timing out and I have no clue why", "We want to compare them", "We'll compare
+# them after the refactor", "I always forget them", "That would help a lot")
+_NOT_ABOUT_THE_THING = _Lazy(
+    r"(?i)^(?:here|there)(?:'s|\s+(?:it|they|is|are)\b)|\b(?:the )?same as\b|\bkeeps? \w+ing\b"
+    r"|\b(?:(?:do not|don'?t) know|no (?:idea|clue)|not sure) (?:why|how|what)\b|\b(?:is|are) (?:broken|failing|flaky)\b"
+    r"|\b(?:yesterday|earlier|previous(?:ly)?|again|showed|above|below|last (?:one|time|week|run))\b"
+    r"|\b(?:just|you) (?:wrote|did|sent|made|gave|produced|printed|generated|showed)\b|\b(?:always|often|keep) forget\b"
+    r"|(?<!^)\b(?:it|them)\b"  # "I like it a lot", "We want to reuse them": what is done with the thing
+    # a guess, a remark or a state of the work ("It might be related to caching", "It is important",
+    # "It's hard to explain", "It's not merged yet", "We are halfway through", "We lose data on refresh")
+    r"|^(?:it|they|we|i)(?:'s|'re)? (?:may|might|could|should|would)\b"
+    r"|^(?:it|they)(?:'s|'re| is| are) (?:(?:really|very|so|quite|super) )?(?:important|useful|helpful|hard|tricky"
+    r"|complicated|interesting|nice|great|good|bad|annoying|weird|cool|a long story|a mess)\b"
+    r"|\byet\b|\bstill needs?\b|\bhalfway\b|\bin progress\b|\blos(?:e|es|ing|t)\b"
+    r"|\b(?:wants?|plans?|hopes?) to\b|\bwanna\b|(?:'d|would) like to\b"
+    r"|\b(?:we|i)(?:'ll| will|'re going to| are going to|'m going to| am going to)\b|\bwould help\b")
+# After "Can you remember <a thing> for next time?", the note refers back to the thing or says
+# what we or I do ("It is JSON lines", "They are Conventional Commits", "We ship every other
+# Tuesday", "Our CI runs on GitHub"): a sentence opening with a verb is a task ("Store it in
+# localStorage", "Then run the tests again"), and one about someone else is no note of ours
+_THING_SUBJECT = _Lazy(r"(?i)(?:it|they|we|our|i|my)(?:'s|'re|'m)?\b")
+# The subject's verb in the past: what happened to the thing, not what it is ("It took ages to get
+# right", "I picked option B", "We only finished two")
+_THING_PAST = _Lazy(r"(?i)^(?:it|they|we|i|(?:our|my) [\w'-]+)(?: (?:only|just|already|also|finally|never))? "
+                    r"(?:was|were|had|did|took|made|got|went|said|broke|gave|wrote|chose|came|ran|picked|finished"
+                    r"|decided|tried|changed|fixed|added|used|wanted|needed|started|agreed|discussed|merged"
+                    r"|shipped|released|found|lost|forgot)\b")
+# Words a task or a remark opens with, not a subject
+_NOT_A_SUBJECT = frozenset(_TASK_VERB_WORDS) | frozenset(
+    "store save put keep generate see then also and just no let please use try do don't make sure so but "
+    "thanks thank ok okay sure yes yeah here there that this same like you would could should might may "
+    "will".split())
+# "It is …" / "They are …": the pronoun is the thing, so only what follows it may point away
 _IT_IS = _Lazy(r"(?i)^(?:it|they)(?:'s|'re|\s+(?:is|are))\s+")
-# After a named thing, what the speaker wants to do ("Can you remember the results for next time?
-# I want to compare them"): the thing is then the work's, and no note about it follows
-_OWN_WISHES = _Lazy(r"(?i)i(?:'d| would)? (?:want|like|plan|hope|need) to\b|i wanna\b")
 
 
-def _about_the_thing(content: str) -> bool:
-    """After "Can you remember <a thing> for next time?", a sentence of three words or more says
-    what the thing is ("We ship every other Tuesday"), unless it points at something, reports a
-    trouble or asks ("Here they are again", "It keeps timing out and I don't know why")."""
-    return len(content.split()) >= 3 and not content.endswith("?") and not _POINTS_OR_TROUBLE.search(content)
+def _about_the_thing(content: str, asked: bool) -> bool:
+    """Whether what follows a named thing says what it is (see :data:`_NOT_ABOUT_THE_THING`).
+    After a question, only a statement in the present of three words or more: one that opens with
+    the thing's pronoun or with "we"/"our"/"I"/"my" (:data:`_THING_SUBJECT`), or one with another
+    subject whose verb is among its first words ("Staging runs on port 8443"), never one that opens
+    with a verb or a connective (a task: "Then run the tests", "Generate the migration from it")."""
+    if _NOT_ABOUT_THE_THING.search(content) or _WORK_AT_HAND_EN.search(content) or _COMPLAINT.search(content):
+        return False
+    if not asked:
+        return True
+    if len(content.split()) < 3 or content.endswith("?") or _THING_PAST.match(content):
+        return False
+    words = content.lower().split()
+    if _THING_SUBJECT.match(content):
+        return _asks_to_keep(content, "") or (words[0] in ("we", "they", "i") and words[1] not in _NOT_STATED)
+    return words[0].strip(",:") not in _NOT_A_SUBJECT and _asks_to_keep(content, "")
 
 
 def _header_trigger(label: str) -> str:
@@ -1021,7 +1067,7 @@ def _en_request_at(text: str, masked: str, pos: int, m: re.Match[str]) -> Rememb
     bare_kind = kind in _BARE_KINDS and not explicit
     if bare_kind and _WH_AFTER.match(masked, m.end()):
         return None  # "remember when we ...", "remember how to ..." (but "remember: when ...")
-    block = trigger.endswith(":")
+    block = trigger.endswith(":") and not groups.get("thing")  # a named thing's note is one sentence
     end = _sentence_end(masked, m.end(), block)
     if block:
         end = _before_a_task(masked, m.end(), end)
@@ -1051,11 +1097,13 @@ def _en_request_at(text: str, masked: str, pos: int, m: re.Match[str]) -> Rememb
             return None  # "Long-term note: write unit tests for X", "Save this for later: … actually, run it now"
         if _OWN_PLANS.match(content) or _ACKNOWLEDGED.match(content):
             return None  # "Save it for later: I'll come back to this after lunch", "…? Thanks, that's all"
-        verb = trigger[:m.start("thing") - m.start()] if groups.get("thing") else trigger
-        if trigger.endswith("?") and (not _POLITE_ASK.search(masked, pos, m.end()) or _PROGRAM_VERB.search(verb)
-                                      or not (_about_the_thing(content) if groups.get("thing")
-                                              else _asks_to_keep(content, ""))
-                                      or _WORK_AT_HAND_EN.search(content) or _COMPLAINT.search(content)):
+        if groups.get("thing"):
+            if not _about_the_thing(content, trigger.endswith("?")) or (
+                    trigger.endswith("?") and not _POLITE_ASK.search(masked, pos, m.end())):
+                return None  # "Can you remember the results for next time? I want to compare them"
+        elif trigger.endswith("?") and (not _POLITE_ASK.search(masked, pos, m.end()) or _PROGRAM_VERB.search(trigger)
+                                        or not _asks_to_keep(content, "") or _WORK_AT_HAND_EN.search(content)
+                                        or _COMPLAINT.search(content)):
             return None  # "Can you save it for later? …", "Could you take note of this? It was a nightmare"
     if kind == "henceforth" and (_WORK_AT_HAND_EN.search(content) or (
             _WORK_ON_A_THING.match(content) and not _STANDING.search(content))):
@@ -1095,23 +1143,20 @@ def _en_request_at(text: str, masked: str, pos: int, m: re.Match[str]) -> Rememb
         if (bare_kind and not trigger.endswith(" to")) or not _asks_to_keep(content, trigger):
             return None  # "Could you remember that bug we had?", "can you remember the exact wording?"
         content = content.rstrip("?？ ")
-    # after a named thing, "It is JSON lines" says what the thing is: only its complement may point away
-    about = _IT_IS.sub("", content, count=1) if groups.get("thing") else content
+    about = _IT_IS.sub("", content, count=1) if groups.get("thing") else content  # "It is JSON lines"
     if len(content) < 3 or _is_reference(about, "en"):
         return None
     if trigger.endswith("that") and len(content.split()) < 2:
         return None  # "remember that approach": a demonstrative, not "that <clause>"
     lead_in = masked[pos:trigger_at]
     when = _NEXT_TIME_WHEN.search(masked, pos, trigger_at) if "next" in lead_in.lower() else None
+    head = text[m.start("thing"):m.end("thing")] if kind == "header" and groups.get("thing") else ""
     if when:
         occasion = text[when.start():when.end(1)]
+        head = f"{occasion}, {head}" if head else occasion  # "Next time we deploy, the rollout order: …"
+    if head:
         joint = ":\n" if "\n" in content else ": "  # a block of notes stays a block
-        content = f"{occasion[:1].upper()}{occasion[1:]}{joint}{content}"  # it holds for that occasion
-    if kind == "header" and groups.get("thing"):
-        if _OWN_WISHES.match(content):
-            return None
-        thing = text[m.start("thing"):m.end("thing")]
-        content = f"{thing[:1].upper()}{thing[1:]}: {content}"
+        content = f"{head[:1].upper()}{head[1:]}{joint}{content}"  # what it is about, or when it holds
     name = _header_trigger(trigger) if kind == "header" else _EN_TRIGGER_NAMES[kind]
     return RememberRequest(content, name, "en")
 
