@@ -858,6 +858,18 @@ def test_label_pattern_is_not_compiled_where_older_forms_suffice(prompt: str) ->
     assert out.stdout.strip() == "True"
 
 
+@pytest.mark.parametrize("prompt", ["Note: this function is too long, refactor it later",
+                                    "remember for later: we use pnpm",
+                                    "Please retain this across our sessions: we deploy on Fridays.",
+                                    "Can you hang on to this for future chats? Our staging URL is staging.example.dev"])
+def test_named_thing_pattern_is_compiled_only_where_a_thing_may_be_named(prompt: str) -> None:
+    """The named-thing label is a pattern of its own: a prompt read without it does not compile it."""
+    code = ("import sys; from kioku.core import detect as d; d.detect_remember(sys.argv[1]); "
+            "print(d._EN_THING_LABEL[0]._p is None and d._EN_THING_LABEL[1]._p is None)")
+    out = subprocess.run([sys.executable, "-c", code, prompt], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
+
+
 @pytest.mark.parametrize("prompt", ["ſave this to memory: we use pnpm", "Remember that we use pnpm。テスト",
                                     "İ want you to remember that the API is slow", "今後のためにメモ：ステージングは5433",
                                     "Please retain this across our ſessions: staging runs on 5433."])

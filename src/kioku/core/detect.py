@@ -232,8 +232,7 @@ _THING_LASTS = (r"(?=[ \t]*[:?]|[ \t]+(?:for[ \t]+(?:(?:all|every|our|the|any)[ 
                 r"|going[ \t]+forward|in[ \t]+(?:all[ \t]+)?future|from[ \t]+now[ \t]+on|permanently|forever"
                 r"|long[- ]term|between[ \t]+sessions|in[ \t]+(?:your[ \t]+|my[ \t]+|the[ \t]+)?(?:long[- ]term[ \t]+)?memory)\b)")
 _HEADER_START = (
-    r"(?:please[ \t]+)?(?:" + _THING_VERB + r"[ \t]+" + _NAMED_THING + _THING_LASTS
-    + r"|" + _KEEP_ONLY_VERB + r"(?:[ \t]+" + _OBJECT + r"(?:[ \t]+[a-z]+)??)?"  # "that approach"
+    r"(?:please[ \t]+)?(?:" + _KEEP_ONLY_VERB + r"(?:[ \t]+" + _OBJECT + r"(?:[ \t]+[a-z]+)??)?"  # "that approach"
     r"(?=[ \t]*[:?(]|[ \t]+(?:" + _AS_A_NOTE + r"|" + _TIME_WORD + r"|in mind)\b)"
     r"|(?:persist|store|stash|save|keep|commit|record|put|write)[ \t]+(?:this|it)"
     r"(?:[ \t]+(?:preference|note|rule|fact))?"
@@ -299,6 +298,11 @@ _HEADER_OPENERS = ("remember", "memori", "mind", "forget", "track", "hang on", "
 # compiled only for a text that may hold a label (``_may_hold_a_label``).
 _LABEL_ALT = ("header", r"(?P<header>(?=[^\n:.!?;]{1,110}(?::(?=\s|$)|\?))(?:" + _HEADER_LEAD + _HEADER_START
               + r")[^\n:.!?;]{0,100}?)[ \t]*(?::(?=\s|$)|\?(?=\s+\S))", ())
+# The same with a thing named ("Can you remember the output format for next time? …"), a pattern
+# of its own too (``_EN_THING_LABEL``), compiled only for a text that may name one
+_THING_LABEL_ALT = ("header", r"(?P<header>(?=[^\n:.!?;]{1,110}(?::(?=\s|$)|\?))(?:" + _HEADER_LEAD
+                    + r"(?:please[ \t]+)?" + _THING_VERB + r"[ \t]+" + _NAMED_THING + _THING_LASTS
+                    + r")[^\n:.!?;]{0,100}?)[ \t]*(?::(?=\s|$)|\?(?=\s+\S))", ())
 
 _EN_ALTS = (
     # bare "don't forget we deploy with Helm" is checked like bare "remember"; "don't forget to
@@ -357,6 +361,11 @@ _EN_START = _Lazy(lambda: _en_start_source(tuple(name for name, _, _ in _EN_ALTS
 # The label form alone, with and without the lead-in (see _detect_en)
 _EN_LABEL = (_Lazy(lambda: _en_start_source(("header",), alts=(_LABEL_ALT,))),
              _Lazy(lambda: _en_start_source(("header",), lead=False, alts=(_LABEL_ALT,))))
+_EN_THING_LABEL = (_Lazy(lambda: _en_start_source(("header",), alts=(_THING_LABEL_ALT,))),
+                   _Lazy(lambda: _en_start_source(("header",), lead=False, alts=(_THING_LABEL_ALT,))))
+# Words one of which _THING_VERB needs, and the articles a named thing opens with (lower case)
+_THING_VERB_WORDS = ("remember", "memori", "note", "hang on", "hold on", "in mind")
+_THING_ARTICLES = ("the ", "our ", "my ")
 _LABEL_LEFT_WORDS = ("future", "later", "next time", "next session", "sessions", "across", "conversation", "chat",
                      "going forward", "from now", "long-term", "permanent")
 _EN_START_PARTS: dict[tuple[str, ...], tuple[_Lazy, _Lazy]] = {}
@@ -661,6 +670,7 @@ def _clean_ja(content: str) -> str:
 # A note never opens with how often it was said: "何度も言ってるけど、`legacy` は触らないで"
 _JA_SAID_BEFORE_LEAD = _Lazy(r"^\s*(?:何度も|何回も|前にも|前に|もう)?\s*(?:言って(?:る|ます|います)|言った|言いました)"
                              r"(?:けど|けれど|が|よね|でしょ)?\s*[、,]\s*")
+
 _PARA_END = _Lazy(r"\n\s*\n")
 _SENT_END = _Lazy(r"[.!?](?=\s|$)|[。！？]|\n")
 _WH_AFTER = _Lazy(r"(?i)\s*(?:to\s+)?" + _WH)
@@ -1003,10 +1013,9 @@ _NOT_ABOUT_THE_THING = _Lazy(
     r"|\byet\b|\bstill needs?\b|\bhalfway\b|\bin progress\b|\blos(?:e|es|ing|t)\b"
     r"|\b(?:wants?|plans?|hopes?) to\b|\bwanna\b|(?:'d|would) like to\b"
     r"|\b(?:we|i)(?:'ll| will|'re going to| are going to|'m going to| am going to)\b|\bwould help\b")
-# After "Can you remember <a thing> for next time?", the note refers back to the thing or says
-# what we or I do ("It is JSON lines", "They are Conventional Commits", "We ship every other
-# Tuesday", "Our CI runs on GitHub"): a sentence opening with a verb is a task ("Store it in
-# localStorage", "Then run the tests again"), and one about someone else is no note of ours
+# Subjects that refer back to the thing or say what we or I do, after "Can you remember <a thing>
+# for next time?" ("It is JSON lines", "They are Conventional Commits", "We ship every other
+# Tuesday", "Our CI runs on GitHub"); another subject needs a stating verb early (_about_the_thing)
 _THING_SUBJECT = _Lazy(r"(?i)(?:it|they|we|our|i|my)(?:'s|'re|'m)?\b")
 # The subject's verb in the past: what happened to the thing, not what it is ("It took ages to get
 # right", "I picked option B", "We only finished two")
@@ -1161,9 +1170,10 @@ def _en_request_at(text: str, masked: str, pos: int, m: re.Match[str]) -> Rememb
     return RememberRequest(content, name, "en")
 
 
-def _label_at(masked: str, pos: int) -> re.Match[str] | None:
-    """A label that asks to keep and says how long, starting at ``pos`` (``_EN_LABEL``)."""
-    with_lead, bare = _EN_LABEL
+def _label_at(masked: str, pos: int, pair: tuple[_Lazy, _Lazy]) -> re.Match[str] | None:
+    """A label that asks to keep and says how long, starting at ``pos`` (``_EN_LABEL`` or
+    ``_EN_THING_LABEL``, with the lead-in or without it)."""
+    with_lead, bare = pair
     return (with_lead if _starts_with_lead_word(masked, pos) else bare).match(masked, pos)
 
 
@@ -1180,22 +1190,28 @@ def _detect_en(text: str, masked: str) -> RememberRequest | None:
     # find no request, or leave a label's words in the note, and only in a text that may hold a
     # label at all
     start, bare = _en_start_for(masked)
-    labels = _may_hold_a_label(_folded(masked))
+    low = _folded(masked)
+    labels = _may_hold_a_label(low)
+    things = labels and _has_words(low, (_THING_VERB_WORDS, _THING_ARTICLES))
     for pos in _sentence_starts(masked):
         use_bare = bare is not None and not _starts_with_lead_word(masked, pos)
         m = (bare if use_bare else start).match(masked, pos)
         request = None
+        counted = bool(m)
         if m:
             candidates += 1
             if candidates > _MAX_CANDIDATES:
                 return None
             request = _en_request_at(text, masked, pos, m)
-        if labels and (request is None or _left_a_label(request.content)):
-            label = _label_at(masked, pos)
+        for pair, wanted in ((_EN_LABEL, labels), (_EN_THING_LABEL, things)):
+            if not wanted or not (request is None or _left_a_label(request.content)):
+                continue
+            label = _label_at(masked, pos, pair)
             # a line shaped like a label that says nothing of how long ("Note: …" in a pasted
             # log) is no candidate of the limit above
             if label and _HEADER_LASTS.search(label.group("header")):
-                if not m:
+                if not counted:
+                    counted = True
                     candidates += 1
                     if candidates > _MAX_CANDIDATES:
                         return None
