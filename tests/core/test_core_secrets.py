@@ -285,6 +285,7 @@ ORDINARY: list[str] = [
     "ファイルのパスは src/app.py です",
     "パスは /usr/local/bin にある",
     "ビルドのパスはlinux64です",
+    "インストール先のパスはpython311です",
     "テストのパスは通った",
     "docker login -p $REGISTRY_TOKEN registry.example.com",
     "request id 0f8e7c6d-1a2b-4c3d-9e8f-7a6b5c4d3e2f failed",

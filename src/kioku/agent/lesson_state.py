@@ -50,7 +50,7 @@ def set_deprecated(agent: str, lesson_id: str, deprecated: bool, project_root: P
                 found.append((scope, records[0]))
         if not found:
             raise KiokuError(f"agent {agent!r} has no lesson {lesson_id!r}; nothing was changed")
-        found += _twins(agent, found, project_root)
+        found += twins_of(agent, found, project_root)
         todo = [(s, r) for s, r in found if bool((r.metadata or {}).get("deprecated", False)) != deprecated]
         if strict and not todo:
             state = "deprecated" if deprecated else "active"
@@ -80,23 +80,27 @@ BOTH_SCOPES = "project + global"
 
 def one_per_lesson(found: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
     """``(scope, record)`` pairs (``all_improvements``' order) with the two copies one ``kioku
-    learn`` wrote of a lesson into both scopes (the same text, written at once) as one pair: the
-    copy with more credited turns (the one the hooks give, as the digest picks it; the project
-    one on a tie), its scope :data:`BOTH_SCOPES`. Deprecating or restoring it changes both."""
+    learn`` wrote of a lesson into both scopes (the same text, written at once: :func:`twins_of`)
+    as one pair when they are in the same state: the copy with more credited turns (the one the
+    hooks give, as the digest picks it; the project one on a tie), its scope :data:`BOTH_SCOPES`.
+    Deprecating or restoring it changes both. Copies in different states (one deprecated before
+    the lifecycle deprecated both together) stay two pairs, so the one still given is seen."""
     from kioku.agent.stats import epoch_of
-    from kioku.core.names import normalise_lesson
 
     def turns(record: Any) -> int:
         meta = record.metadata or {}
         return sum(int(meta.get(k, 0) or 0) for k in ("turns_given", "turns_held_back"))
 
+    def deprecated(record: Any) -> bool:
+        return bool((record.metadata or {}).get("deprecated"))
+
     kept: list[list[Any]] = []
     by_text: dict[str, list[list[Any]]] = {}
     for scope, record in found:
-        key = normalise_lesson(str(record.document or ""))
+        key = str(record.document or "")
         created = epoch_of((record.metadata or {}).get("created_at_epoch"))
         twin = next((k for k in by_text.get(key, []) if k[0] != scope and k[0] != BOTH_SCOPES
-                     and written_together(k[2], created)), None)
+                     and written_together(k[2], created) and deprecated(k[1]) == deprecated(record)), None)
         if twin is None:
             entry = [scope, record, created]
             by_text.setdefault(key, []).append(entry)
@@ -113,7 +117,7 @@ def written_together(a: float, b: float) -> bool:
     return bool(a) and bool(b) and abs(a - b) <= TWIN_WINDOW_S
 
 
-def _twins(agent: str, found: list[tuple[str, Any]], project_root: Path | None) -> list[tuple[str, Any]]:
+def twins_of(agent: str, found: list[tuple[str, Any]], project_root: Path | None) -> list[tuple[str, Any]]:
     """The copies one ``kioku learn`` wrote of the same lesson into the other scope (a category
     stored in both scopes gets one record in each, with ids of their own): the same text, written
     at the same time. A lesson deprecated in one scope only would still be injected from the other."""

@@ -216,18 +216,18 @@ _SESSION_TIME = (r"(?:for[ \t]+(?:all[ \t]+|every[ \t]+)?(?:our[ \t]+|the[ \t]+)
 _TIME_WORD = (r"(?:for|across|until|till|beyond|going|from|forward|permanently|forever|long[- ]term|next|between"
               r"|on file"
               r"|and|in[ \t]+(?:all[ \t]+|every[ \t]+)?(?:future|later))\b")
-# A thing named after a verb that only keeps, up to six words and right before how long ("Can you
-# remember the output format for next time? It is …", "Remember the host and port for later: …"):
-# the note is about it, so it heads the note ("The output format: It is …"). Its words are no time,
-# pronoun or article again, and no mark of the work at hand ("the last three errors", "the output
-# above"); a thing of the work at hand named plainly ("the diff") is refused by what follows it.
+# A thing named after a verb that only keeps, up to six words, ending where the label says how long
+# or ends ("Can you remember the output format for next time? It is …", "Remember the host and port
+# for later: …"): the note is about it, so it heads the note ("The output format is …"). Its words
+# are no time, pronoun or article again, and no mark of the work at hand ("the last three errors",
+# "the output above"). Whether the label says how long is checked on it whole (_HEADER_LASTS).
 _THING_VERB = (r"(?:remember(?![ \t]+me\b)|memori[sz]e|(?:take|make)[ \t]+note[ \t]+of|note|hang[ \t]+on[ \t]+to"
                r"|hold[ \t]+on[ \t]?to|(?:keep|bear)[ \t]+in[ \t]+mind)")
 _NAMED_THING = (r"(?P<thing>(?:the|our|my)(?:[ \t]+(?!(?:next|future|later|following|time|sessions?|chats?"
                 r"|conversations?|going|forward|permanently|forever|the|our|my|a|an|it|them|this|that|these"
                 r"|those|last|above|below|previous|latest|recent|current|earlier|same|mind|memory|memories"
                 r"|notes?)\b)[a-z][a-z'-]*){1,6}?)")
-_THING_LASTS = (r"(?=[ \t]*[:?]|[ \t]+(?:for[ \t]+(?:(?:all|every|our|the|any)[ \t]+){0,2}(?:future|later|next)"
+_THING_ENDS = (r"(?=[ \t]*[:?]|[ \t]+(?:for[ \t]+(?:(?:all|every|our|the|any)[ \t]+){0,2}(?:future|later|next)"
                 r"|next[ \t]+time|across[ \t]+(?:our[ \t]+|all[ \t]+|future[ \t]+)?(?:sessions|chats|conversations)"
                 r"|going[ \t]+forward|in[ \t]+(?:all[ \t]+)?future|from[ \t]+now[ \t]+on|permanently|forever"
                 r"|long[- ]term|between[ \t]+sessions|in[ \t]+(?:your[ \t]+|my[ \t]+|the[ \t]+)?(?:long[- ]term[ \t]+)?memory)\b)")
@@ -301,7 +301,7 @@ _LABEL_ALT = ("header", r"(?P<header>(?=[^\n:.!?;]{1,110}(?::(?=\s|$)|\?))(?:" +
 # The same with a thing named ("Can you remember the output format for next time? …"), a pattern
 # of its own too (``_EN_THING_LABEL``), compiled only for a text that may name one
 _THING_LABEL_ALT = ("header", r"(?P<header>(?=[^\n:.!?;]{1,110}(?::(?=\s|$)|\?))(?:" + _HEADER_LEAD
-                    + r"(?:please[ \t]+)?" + _THING_VERB + r"[ \t]+" + _NAMED_THING + _THING_LASTS
+                    + r"(?:please[ \t]+)?" + _THING_VERB + r"[ \t]+" + _NAMED_THING + _THING_ENDS
                     + r")[^\n:.!?;]{0,100}?)[ \t]*(?::(?=\s|$)|\?(?=\s+\S))", ())
 
 _EN_ALTS = (
@@ -497,7 +497,7 @@ _JA_LASTING_ONLY = _Lazy(r"^(?:[、,\s]|あと|それと|それから|ついで�
                          r"|セッション|ため|参考|の|に|で|も|は|これ|全|長期|永続|永久|恒久|的|次|から|絶対|必ず|いつまでも)+$")
 _JA_FOR_LATER = _Lazy(r"(?:将来|今後|次回以降|以降|これから|ずっと)[^。]*(?:ため|参考)|以降")  # "今後のために", "次回以降"
 # Words that make an instruction a standing rule ("毎回", "PRを出すときは", "これからは", "次回から")
-_JA_RULE_WORDS = _Lazy(r"今後|以降|毎回|必ず|いつも|常に|ときは|時は|際は|たびに|前には|これから|から(?:は|も)")
+_JA_RULE_WORDS = _Lazy(r"今後|以降|毎回|必ず|いつも|常に|ときは|時は|際は|たびに|前には|これから|から(?:は|も)|(?:次回|次|今度)から")
 _JA_ONLY_NOW = _Lazy(r"(?:今回|今日|本日|今|この作業中|この作業の間|このセッション|このタスク|(?:この会話|このチャット)(?:の中)?"
                      r"|次のステップ)(?:だけ|のみ)"
                      # "リファクタリング中は覚えておいて": the remembering itself lasts while the work does
@@ -537,8 +537,13 @@ _JA_RECALLED_ASKED = _Lazy(_JA_REPORTED + r"[^。！!\n]{0,30}?[?？]")
 _JA_SAID_AGAIN = _Lazy(r"\s*(?:って|と)\s*(?:前にも|前に|何度も|何回も|もう)?\s*(?:言った|言いました|頼んだ|お願いした)"
                        r"[^。！!?？\n]{0,8}?[。！!?？]+\s*")
 _JA_AGAIN_TAIL = _Lazy(r"(?:前にも|前に|何度も|何回も|もう)\s*$")
-_JA_TOLD_SOMEONE = _Lazy(r"(?:に|へ|には)\s*$")
-_JA_AGAIN_LEAD = _Lazy(r"\s*(?:前にも|前に|何度も|何回も|もう|だから|ねえ)?\s*[、,]?\s*")
+# Someone else asked: a person before に ("上司に覚えておいてって言った"), not the assistant or an adverb
+_JA_TOLD_SOMEONE = _Lazy(r"(?:さん|くん|ちゃん|様|さま|氏|上司|部下|同僚|先輩|後輩|部長|課長|チーム|メンバー|みんな|皆"
+                         r"|新人|顧客|お客さん)(?:に|へ)(?:は)?\s*$")
+# Before a request said again: how often or how firmly it was said, a call for attention and the
+# assistant as the one asked ("ねえ、だから前にも", "絶対に", "あなたに")
+_JA_AGAIN_LEAD = _Lazy(r"(?:\s*(?:前にも|前に|何度も|何回も|もう|だから|ねえ|ねぇ|絶対に|確実に|ちゃんと|しっかり"
+                       r"|(?:あなた|君|きみ|(?i:claude)|クロード)(?:に|には))\s*[、,]?)*\s*")
 _JA_IMPERATIVE_END = _Lazy(r"(?:て|で)(?:ね|よ|ください|下さい|おいて)?$")
 _TRAIL_CHARS = ".!。！、,;:"
 
@@ -669,7 +674,33 @@ def _clean_ja(content: str) -> str:
 
 # A note never opens with how often it was said: "何度も言ってるけど、`legacy` は触らないで"
 _JA_SAID_BEFORE_LEAD = _Lazy(r"^\s*(?:何度も|何回も|前にも|前に|もう)?\s*(?:言って(?:る|ます|います)|言った|言いました)"
-                             r"(?:けど|けれど|が|よね|でしょ)?\s*[、,]\s*")
+                             r"(?:けど|けれど|が|よね|でしょ)?\s*(?:[、,]\s*|$)")
+# Thanks before a request: chatter, not the note
+_JA_THANKS = _Lazy(r"\s*(?:ありがとう|ありがと|助かった|助かります|了解|おけ|完璧|さすが|いいね)")
+# A task, not a rule: asks for something now (ends like "して", "読んで"), neither forbids (触らないで,
+# するな) nor holds for every time (必ず, 毎回, 今後)
+_JA_PROHIBITION = _Lazy(r"(?:ないで|ないように|するな|禁止|厳禁)(?:ね|よ|ください|下さい)?$")
+# What a note said again in anger is not: a complaint ("ほんと困る", "READMEに書いてあるでしょ")
+_JA_GRIEVANCE = _Lazy(r"困る|困っ|がっかり|書いてある|でしょ|じゃん|なんで|どうして|いい加減")
+
+
+def _previous_ja_sentence(text: str, s_start: int) -> str:
+    """The sentence before the one at ``s_start`` (at most _WINDOW characters back), cleaned."""
+    return _clean_ja(re.split(r"(?<=[。！？!?\n])", text[max(0, s_start - _WINDOW):s_start].rstrip("。！!\n "))[-1])
+
+
+def _ja_task(sentence: str) -> bool:
+    return not _JA_RULE_WORDS.search(sentence) and bool(
+        _JA_TASK_CLOSER.search(sentence) or (_JA_IMPERATIVE_END.search(sentence) and not _JA_PROHIBITION.search(sentence)))
+
+
+def _ja_standing_note(content: str) -> bool:
+    """Whether a sentence beside a request said again can be the note: not a complaint, a task, a
+    question, a note for now only or one taken back."""
+    return bool(content) and not (_JA_COMPLAINT.search(content) or _JA_GRIEVANCE.search(content)
+                                  or _ja_task(content) or _JA_QUESTION_END.search(content)
+                                  or _JA_ONLY_NOW.search(content) or _JA_RETRACTED.search(content))
+
 
 _PARA_END = _Lazy(r"\n\s*\n")
 _SENT_END = _Lazy(r"[.!?](?=\s|$)|[。！？]|\n")
@@ -1004,7 +1035,6 @@ _NOT_ABOUT_THE_THING = _Lazy(
     r"|\b(?:(?:do not|don'?t) know|no (?:idea|clue)|not sure) (?:why|how|what)\b|\b(?:is|are) (?:broken|failing|flaky)\b"
     r"|\b(?:yesterday|earlier|previous(?:ly)?|again|showed|above|below|last (?:one|time|week|run))\b"
     r"|\b(?:just|you) (?:wrote|did|sent|made|gave|produced|printed|generated|showed)\b|\b(?:always|often|keep) forget\b"
-    r"|(?<!^)\b(?:it|them)\b"  # "I like it a lot", "We want to reuse them": what is done with the thing
     # a guess, a remark or a state of the work ("It might be related to caching", "It is important",
     # "It's hard to explain", "It's not merged yet", "We are halfway through", "We lose data on refresh")
     r"|^(?:it|they|we|i)(?:'s|'re)? (?:may|might|could|should|would)\b"
@@ -1023,6 +1053,11 @@ _THING_PAST = _Lazy(r"(?i)^(?:it|they|we|i|(?:our|my) [\w'-]+)(?: (?:only|just|a
                     r"(?:was|were|had|did|took|made|got|went|said|broke|gave|wrote|chose|came|ran|picked|finished"
                     r"|decided|tried|changed|fixed|added|used|wanted|needed|started|agreed|discussed|merged"
                     r"|shipped|released|found|lost|forgot)\b")
+# After the question, the thing as an object: what is done with it ("I like it a lot", "We want to
+# reuse them"), not what it is
+_DONE_WITH_IT = _Lazy(r"(?i)(?<!^)\b(?:it|them)\b")
+# A question after the thing ("Can you remember my question for later? Why does the build take so long")
+_ASKS_BACK = _Lazy(r"(?i)(?:why|what|how|when|where|who|which|does|do|did|is|are|can|could|should|would|will)\b")
 # Words a task or a remark opens with, not a subject
 _NOT_A_SUBJECT = frozenset(_TASK_VERB_WORDS) | frozenset(
     "store save put keep generate see then also and just no let please use try do don't make sure so but "
@@ -1032,17 +1067,34 @@ _NOT_A_SUBJECT = frozenset(_TASK_VERB_WORDS) | frozenset(
 _IT_IS = _Lazy(r"(?i)^(?:it|they)(?:'s|'re|\s+(?:is|are))\s+")
 
 
+# After a named thing's colon: a list or a block when the line ends there, else the rest of the
+# line up to a sentence that turns to something else ("…: stg.example.com. Also the CI is red
+# again", "…: JSON lines. Can you fix the tests?"); the note's own sentences stay ("…: we use
+# ruff. Line length is 100."), and so does a command with ". " in it ("go test -bench=. -benchmem")
+_BLOCK_AFTER_COLON = _Lazy(r"[ \t]*\n")
+_NEW_SENTENCE = _Lazy(r"[.!?][ \t]+(?=(?:Also|Anyway|Btw|BTW|By the way|Oh|Now|But|Meanwhile|Today|Then|Thanks"
+                      r"|Can you|Could you|Would you|Please|Let's|Let me|I'm|I am|I want|I need)\b)")
+
+
+def _line_note_end(masked: str, start: int) -> int:
+    line_end = masked.find("\n", start)
+    line_end = len(masked) if line_end < 0 else line_end
+    cut = _NEW_SENTENCE.search(masked, start, line_end)
+    return cut.start() + 1 if cut else line_end
+
+
 def _about_the_thing(content: str, asked: bool) -> bool:
     """Whether what follows a named thing says what it is (see :data:`_NOT_ABOUT_THE_THING`).
     After a question, only a statement in the present of three words or more: one that opens with
     the thing's pronoun or with "we"/"our"/"I"/"my" (:data:`_THING_SUBJECT`), or one with another
     subject whose verb is among its first words ("Staging runs on port 8443"), never one that opens
     with a verb or a connective (a task: "Then run the tests", "Generate the migration from it")."""
-    if _NOT_ABOUT_THE_THING.search(content) or _WORK_AT_HAND_EN.search(content) or _COMPLAINT.search(content):
+    if _NOT_ABOUT_THE_THING.search(content) or _WORK_AT_HAND_EN.search(content) or _COMPLAINT.search(content) \
+            or _ASKS_BACK.match(content):
         return False
     if not asked:
         return True
-    if len(content.split()) < 3 or content.endswith("?") or _THING_PAST.match(content):
+    if len(content.split()) < 3 or content.endswith("?") or _THING_PAST.match(content) or _DONE_WITH_IT.search(content):
         return False
     words = content.lower().split()
     if _THING_SUBJECT.match(content):
@@ -1076,12 +1128,13 @@ def _en_request_at(text: str, masked: str, pos: int, m: re.Match[str]) -> Rememb
     bare_kind = kind in _BARE_KINDS and not explicit
     if bare_kind and _WH_AFTER.match(masked, m.end()):
         return None  # "remember when we ...", "remember how to ..." (but "remember: when ...")
-    block = trigger.endswith(":") and not groups.get("thing")  # a named thing's note is one sentence
-    end = _sentence_end(masked, m.end(), block)
-    if block:
-        end = _before_a_task(masked, m.end(), end)
-    if not block:
-        end = _continued_end(masked, end)
+    block = trigger.endswith(":")
+    if block and groups.get("thing") and "\n" not in masked[masked.rfind(":", pos, m.end()):m.end()] \
+            and not _BLOCK_AFTER_COLON.match(masked, m.end()):
+        end = _line_note_end(masked, m.end())  # "Remember the test cmd for later: pytest -q\n<other text>"
+    else:
+        end = _sentence_end(masked, m.end(), block)
+        end = _before_a_task(masked, m.end(), end) if block else _continued_end(masked, end)
     # the pattern's trailing white space may have run over a masked quote ("remember that
     # `pnpm` is ..."): the content starts where the trigger's own words end
     begin = m.end()
@@ -1163,7 +1216,11 @@ def _en_request_at(text: str, masked: str, pos: int, m: re.Match[str]) -> Rememb
     if when:
         occasion = text[when.start():when.end(1)]
         head = f"{occasion}, {head}" if head else occasion  # "Next time we deploy, the rollout order: …"
-    if head:
+    it_is = _IT_IS.match(content) if groups.get("thing") and "\n" not in content else None
+    if it_is and it_is.group(0).lower().startswith("it"):
+        # "The db password: It is …" is "The db password is …" (and the secrets check reads it so)
+        content = f"{head[:1].upper()}{head[1:]} is {content[it_is.end():]}"
+    elif head:
         joint = ":\n" if "\n" in content else ": "  # a block of notes stays a block
         content = f"{head[:1].upper()}{head[1:]}{joint}{content}"  # what it is about, or when it holds
     name = _header_trigger(trigger) if kind == "header" else _EN_TRIGGER_NAMES[kind]
@@ -1305,13 +1362,13 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
             continue  # "前に何を覚えておいてって頼んだっけ？": asks about an earlier request
         before = text[s_start:m.start()]
         said = _JA_SAID_AGAIN.match(after)
-        if said and _JA_AGAIN_LEAD.fullmatch(before):
+        if said and (_JA_AGAIN_LEAD.fullmatch(before) or _JA_LASTING_ONLY.match(before.strip())):
+            # the note is the next sentence or, with none, the one before the request
             nxt = re.match(r"\s*(.+?)(?:[。！!]|\n|$)", text[m.end() + said.end():m.end() + _WINDOW])
             content = _clean_ja(nxt.group(1)) if nxt else ""
-            if not content or _JA_COMPLAINT.search(content) or _JA_TASK_OPENER.match(content) \
-                    or _JA_TASK_CLOSER.search(content) or _JA_QUESTION_END.search(content) \
-                    or _JA_RETRACTED.search(content) or _is_reference(content, "ja"):
-                continue  # "前にも覚えておいてって言ったよね。" alone, or a task after it: no note
+            content = _JA_BEFORE_STRIP.sub("", content or _previous_ja_sentence(text, s_start))
+            if not _ja_standing_note(content) or _JA_TASK_OPENER.match(content) or _is_reference(content, "ja"):
+                continue  # "前にも覚えておいてって言ったよね。" alone, or a complaint or a task with it
             return RememberRequest(content, trig, "ja")
         if _JA_TOLD_SOMEONE.search(before) and re.match(_JA_REPORTED, after):
             continue  # "上司に覚えておいてって言った": someone else was asked
@@ -1354,7 +1411,8 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
             if _JA_TASK_BEFORE.search(before) or not re.search(
                     r"(?:こと|ということ|って|と)(?:を|は)?\s*$", before):
                 continue  # "テストを実行するのを忘れないで" is a task, not a fact
-        pleaded = bool(before.strip()) and _JA_PLEA.match(before.strip()) is not None
+        pleaded = bool(before.strip()) and (_JA_PLEA.match(before.strip()) is not None
+                                            or _JA_SAID_BEFORE_LEAD.fullmatch(before) is not None)
         if not content_after.strip() and before.strip() and (_JA_LASTING_ONLY.match(before.strip()) or pleaded):
             before = ""  # "今後のために覚えておいて": the note is the sentence around the request
         if content_after.strip():
@@ -1368,9 +1426,11 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
                 content = _clean_ja(re.sub(r"を\s*$", "", before))
         if not content and not before.strip() and re.match(r"\s*(?:[。！!\n]|$)" if not polite else r"\s*[?？]", after):
             # "…。覚えておいて" / "覚えておいて。…": the fact is the neighbouring sentence
-            prev = _clean_ja(re.split(r"(?<=[。！？!?\n])",
-                                      text[max(0, s_start - _WINDOW):s_start].rstrip("。！!\n "))[-1])
-            if prev and not _JA_QUESTION_END.search(prev) and not asked:
+            prev = _previous_ja_sentence(text, s_start)
+            # thanks or a task before the request is not the note: the sentence after it is
+            # ("ありがとう、助かった。永続的に覚えておいて。<fact>", "テストを直して。これは必ず覚えておいて。<fact>")
+            if prev and not _JA_QUESTION_END.search(prev) and not asked and not _JA_THANKS.match(prev) \
+                    and not _ja_task(prev):
                 content = prev
             else:
                 nxt = re.match(r"\s*[。！!?？]?\s*(.+?)(?:[。！!]|\n|$)", text[m.end():m.end() + _WINDOW])

@@ -284,9 +284,15 @@ _PASSWORD_COMPOUNDS = _FEATURE_NOUNS | frozenset("reset resets change changes ma
 _NAMED_SUFFIX = _Lazy(r"-(?:hashed|salted|encrypted|protected|based|only|link|field|reset|policy|length)$", lazyre.IGNORECASE)
 
 
+# What a パス that means "path" belongs to: "インストール先のパス", "ビルドパス", "出力のパス"
+_JA_PATH_OWNER = _Lazy(r"(?:先|元|ファイル|フォルダ|ディレクトリ|ビルド|出力|保存|参照|相対|絶対|インストール|インポート|モジュール"
+                       r"|実行|ログ|設定|ルート|ベース|検索|クラス|(?i:api|url))の?\s*$")
+
+
 def _ja_short_password(value: str) -> bool:
     """After パス (short for パスワード, but also "path"): letters with digits or symbols, never a
-    path or a file name. A word with a number ("hunter22") counts: after パス it names no version."""
+    path or a file name; a word with a number ("hunter22") counts, as it does after a login name
+    (where パス means a path, its owner says so: see :data:`_JA_PATH_OWNER`)."""
     value = value.strip("\"'`")
     if not _value_ok(value) or "/" in value or "\\" in value or "." in value or len(value) < 8 \
             or (_NAMED_VALUE.match(value) and not _WORD_NUMBER.match(value)):
@@ -565,7 +571,8 @@ _RULES: list[_Rule] = [
     _Rule("password", ("パス",), _Lazy(  # パス, short for パスワード, before a made-up value
         r"(?<![ァ-ヶー])パス\s*(?P<op>は|:|：|=|＝)\s*[「『\"']?(?P<q>)(?P<val>[\x21-\x7e]{6,64}?)"
         r"(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"), ("val",),
-          lambda m: _ja_short_password(m.group("val")) and not _ja_described(m), in_chunks=False),
+          lambda m: _ja_short_password(m.group("val")) and not _ja_described(m)
+          and not _JA_PATH_OWNER.search(m.string[max(0, m.start() - 12):m.start()]), in_chunks=False),
     _Rule("password", ("login", "credential", "creds", "ログイン"), _Lazy(  # "login: <user> / <password>"
         r"(?:(?i:login|credentials?|creds)|ログイン(?:情報)?)\s*(?:[:=]|は)\s*[\w.@+\-]{1,64}\s*/\s*(?P<q>)"
         r"(?P<val>[^\s/\"'`,;]{6,128})"),

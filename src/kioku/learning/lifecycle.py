@@ -13,7 +13,8 @@ on the uplift weighted by each turn's recorded chance of giving the lesson
   this as its interval narrows; one that helps by clearly more than the margin does not. Lessons
   the user taught (``learned_from == "user_feedback"``) are never deprecated for this: the user's
   word is the strongest signal, only evidence of harm overrides it.
-A promoted lesson that later shows harm is deprecated. A deprecated lesson stays in the store
+A promoted lesson that later shows harm is deprecated, and so is the copy the same ``kioku learn``
+wrote into the other scope (else the hooks would give that copy instead). A deprecated lesson stays in the store
 (not injected), keeps its ``decision_reason`` and can be brought back by hand
 (``kioku.agent.lesson_state.set_deprecated``: ``kioku restore`` and the web UI).
 The fields written are the evidence fields of ``kioku.agent.stats.lesson_evidence`` plus the
@@ -95,6 +96,29 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
     return change
 
 
+# What a twin copy takes over when its lesson is deprecated: the decision, not the evidence
+_DEPRECATION_FIELDS = ("deprecated", "deprecated_reason", "deprecated_at", "deprecated_at_epoch", "decision_reason")
+
+
+def _deprecate_twins(agent: str, rec_id: str, row: tuple[str, str, dict, dict], project_root: Path,
+                     changes: dict) -> dict[str, tuple[str, str, dict, dict]]:
+    """The copy one ``kioku learn`` wrote of the same lesson into the other scope gets the same
+    deprecation (``kioku.agent.lesson_state.twins_of``): the hooks would otherwise give that copy
+    in its place, and its evidence would start again from nothing."""
+    from types import SimpleNamespace
+
+    from kioku.agent.lesson_state import twins_of
+
+    scope, doc, meta, change = row
+    decided = {k: change[k] for k in _DEPRECATION_FIELDS if k in change}
+    out = {}
+    for twin_scope, twin in twins_of(agent, [(scope, SimpleNamespace(id=rec_id, document=doc, metadata=meta))],
+                                     project_root):
+        if twin.id not in changes and not (twin.metadata or {}).get("deprecated"):
+            out[twin.id] = (twin_scope, twin.document, dict(twin.metadata or {}), dict(decided))
+    return out
+
+
 def refresh(agent: str, lessons: dict[str, str], project_root: Path) -> dict[str, str]:
     """Recompute the evidence of ``lessons`` (id -> scope), decide, write; returns id -> decision."""
     if not lessons:
@@ -107,10 +131,16 @@ def refresh(agent: str, lessons: dict[str, str], project_root: Path) -> dict[str
         counts = evidence.weighted_totals(agent, sorted(records))
         last = evidence.last_given(agent, sorted(records))
         changes = {}
+        deprecated_now = []
         for rec_id, (scope, doc, meta) in records.items():
             change = decide(meta, counts[rec_id])
             if last.get(rec_id, 0.0) > float(meta.get("last_used_epoch", 0.0) or 0.0):
                 change.update(last_used=_iso(last[rec_id]), last_used_epoch=last[rec_id])
             changes[rec_id] = (scope, doc, meta, change)
+            if change.get("deprecated") and not meta.get("deprecated"):
+                deprecated_now.append(rec_id)
+        for rec_id in deprecated_now:
+            changes.update(_deprecate_twins(agent, rec_id, changes[rec_id], project_root, changes))
         usage.write_lesson_fields(agent, changes, project_root)
-    return {rec_id: stats.decision_of({**meta, **change}) for rec_id, (_s, _d, meta, change) in changes.items()}
+    return {rec_id: stats.decision_of({**meta, **change}) for rec_id, (_s, _d, meta, change) in changes.items()
+            if rec_id in lessons}
