@@ -32,6 +32,9 @@ def _stored(project: Path, home: Path) -> str:
     ("パスワードは swordfish です。覚えておいて", "swordfish"),
     ("覚えておいて: 暗証番号は4821です", "4821"),
     ("remember the door PIN is 4821", "4821"),
+    # a named thing and "It is …" after the question: the note reads "The db password is …"
+    ("Can you remember the db password for next time? It is " + "Winter" + "2024x.", "Winter2024x"),
+    ("Can you remember my password for next time? It is correct-" + "horse-battery.", "correct-horse-battery"),
 ])
 def test_plain_language_secret_is_not_saved(hook_input, project, isolated_home, prompt, value):
     result = user_prompt_submit.handle(hook_input("user_prompt_submit", prompt=prompt))
