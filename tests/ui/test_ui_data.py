@@ -214,3 +214,19 @@ def test_copies_in_different_states_stay_two_rows(project: Path) -> None:
     sc.open_scope("global", project).update_metadata("coder", "improvements", [global_copy], [{"deprecated": True}])
     rows = sorted((r["scope"], r["decision"]) for r in data.lessons("coder", project))
     assert rows == [("global", "deprecated"), ("project", "active")]
+
+
+def test_a_twin_refreshed_in_the_same_call_takes_the_deprecation_too(project: Path) -> None:
+    from kioku.agent import digest
+    from kioku.agent import improvements as im
+    from kioku.learning import evidence, lifecycle
+
+    global_copy, project_copy = im.learn("coder", "Deploy from the release branch", "deployment", 0.75)
+    for n in range(10):
+        evidence.write_turn("coder", f"s{n}", "t1", {global_copy: "global"}, {}, False, 0.0)
+        evidence.write_turn("coder", f"h{n}", "t1", {}, {global_copy: "global"}, True, 0.0)
+    both = {global_copy: "global", project_copy: "project"}
+    assert lifecycle.refresh("coder", both, project)[global_copy] == "deprecated"
+    assert "Deploy from the release branch" not in [e["improvement"] for e in digest.read_digest("coder", project)]
+    twin = next(r for s, r in im.all_improvements("coder", project) if r.id == project_copy)
+    assert twin.metadata["deprecated"] is True

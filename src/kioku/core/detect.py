@@ -537,9 +537,10 @@ _JA_RECALLED_ASKED = _Lazy(_JA_REPORTED + r"[^。！!\n]{0,30}?[?？]")
 _JA_SAID_AGAIN = _Lazy(r"\s*(?:って|と)\s*(?:前にも|前に|何度も|何回も|もう)?\s*(?:言った|言いました|頼んだ|お願いした)"
                        r"[^。！!?？\n]{0,8}?[。！!?？]+\s*")
 _JA_AGAIN_TAIL = _Lazy(r"(?:前にも|前に|何度も|何回も|もう)\s*$")
-# Someone else asked: a person before に ("上司に覚えておいてって言った"), not the assistant or an adverb
-_JA_TOLD_SOMEONE = _Lazy(r"(?:さん|くん|ちゃん|様|さま|氏|上司|部下|同僚|先輩|後輩|部長|課長|チーム|メンバー|みんな|皆"
-                         r"|新人|顧客|お客さん)(?:に|へ)(?:は)?\s*$")
+# Someone else asked: whom the request was said to, before に ("上司に覚えておいてって言った",
+# "田中に…"); not a rule's clause ("pushしないように"). The assistant and adverbs ("あなたに", "絶対に")
+# are read before this, as the lead of a request said again (_JA_AGAIN_LEAD)
+_JA_TOLD_SOMEONE = _Lazy(r"(?<!よう)(?:に|へ)(?:は)?\s*$")
 # Before a request said again: how often or how firmly it was said, a call for attention and the
 # assistant as the one asked ("ねえ、だから前にも", "絶対に", "あなたに")
 _JA_AGAIN_LEAD = _Lazy(r"(?:\s*(?:前にも|前に|何度も|何回も|もう|だから|ねえ|ねぇ|絶対に|確実に|ちゃんと|しっかり"
@@ -675,13 +676,22 @@ def _clean_ja(content: str) -> str:
 # A note never opens with how often it was said: "何度も言ってるけど、`legacy` は触らないで"
 _JA_SAID_BEFORE_LEAD = _Lazy(r"^\s*(?:何度も|何回も|前にも|前に|もう)?\s*(?:言って(?:る|ます|います)|言った|言いました)"
                              r"(?:けど|けれど|が|よね|でしょ)?\s*(?:[、,]\s*|$)")
-# Thanks before a request: chatter, not the note
-_JA_THANKS = _Lazy(r"\s*(?:ありがとう|ありがと|助かった|助かります|了解|おけ|完璧|さすが|いいね)")
+# Thanks and nothing else: chatter, not the note ("ありがとう、助かった"); a note after thanks keeps
+# its words once the thanks are cut off ("ありがとう、このAPIはレート制限が1分60回")
+_THANKS_WORDS = r"(?:ありがとう(?:ございます)?|ありがと|助かった|助かりました|助かります|了解(?:です)?|おけ|完璧|さすが|いいね)"
+_JA_THANKS = _Lazy(r"\s*(?:" + _THANKS_WORDS + r"[、,!！。\s]*)+")
+_JA_THANKS_LEAD = _Lazy(r"^\s*(?:" + _THANKS_WORDS + r"[、,!！\s]*)+(?:じゃあ|では)?[、,\s]*")
+# "…って" closing a quoted note ("本番DBは触らないでって"), not a verb's て-form ("pnpmを使って")
+_JA_QUOTED_TAIL = _Lazy(r"(?:(?<=ないで)|(?<=こと)|(?<=です)|(?<=ます)|(?<=[だるいた]))って\s*$")
+# Words of the work at hand in a sentence that asks for something ("このエラー直して")
+_JA_AT_HAND = _Lazy(r"この|その|これ|それ|さっき|今|いま|上の|下の")
+# A request's て-form end ("書いて", "読んで"), not the particle で ("日本語で", "pnpmで")
+_JA_TE_END = _Lazy(r"(?:て|[んい]で)(?:ね|よ|ください|下さい|ほしい|欲しい)?$")
 # A task, not a rule: asks for something now (ends like "して", "読んで"), neither forbids (触らないで,
 # するな) nor holds for every time (必ず, 毎回, 今後)
 _JA_PROHIBITION = _Lazy(r"(?:ないで|ないように|するな|禁止|厳禁)(?:ね|よ|ください|下さい)?$")
 # What a note said again in anger is not: a complaint ("ほんと困る", "READMEに書いてあるでしょ")
-_JA_GRIEVANCE = _Lazy(r"困る|困っ|がっかり|書いてある|でしょ|じゃん|なんで|どうして|いい加減")
+_JA_GRIEVANCE = _Lazy(r"困る|困っ|がっかり|書いてある|でしょ|じゃん|なんで|どうして|いい加減|忘れ")
 
 
 def _previous_ja_sentence(text: str, s_start: int) -> str:
@@ -690,14 +700,20 @@ def _previous_ja_sentence(text: str, s_start: int) -> str:
 
 
 def _ja_task(sentence: str) -> bool:
-    return not _JA_RULE_WORDS.search(sentence) and bool(
-        _JA_TASK_CLOSER.search(sentence) or (_JA_IMPERATIVE_END.search(sentence) and not _JA_PROHIBITION.search(sentence)))
+    """Asks for something now ("このエラー直して", "テストを書いて"), not a rule: no word of a rule
+    (必ず, 毎回, 次から), no prohibition (触らないで), and the work at hand named or no topic (は)
+    that the request is a rule about ("コミットメッセージは英語で書いて" is a rule)."""
+    if _JA_RULE_WORDS.search(sentence) or _JA_PROHIBITION.search(sentence):
+        return False
+    asks = _JA_TASK_CLOSER.search(sentence) or _JA_TE_END.search(sentence)
+    return bool(asks) and (_JA_AT_HAND.search(sentence) is not None or "は" not in sentence)
 
 
 def _ja_standing_note(content: str) -> bool:
     """Whether a sentence beside a request said again can be the note: not a complaint, a task, a
     question, a note for now only or one taken back."""
     return bool(content) and not (_JA_COMPLAINT.search(content) or _JA_GRIEVANCE.search(content)
+                                  or _JA_THANKS.fullmatch(content)
                                   or _ja_task(content) or _JA_QUESTION_END.search(content)
                                   or _JA_ONLY_NOW.search(content) or _JA_RETRACTED.search(content))
 
@@ -1057,7 +1073,8 @@ _THING_PAST = _Lazy(r"(?i)^(?:it|they|we|i|(?:our|my) [\w'-]+)(?: (?:only|just|a
 # reuse them"), not what it is
 _DONE_WITH_IT = _Lazy(r"(?i)(?<!^)\b(?:it|them)\b")
 # A question after the thing ("Can you remember my question for later? Why does the build take so long")
-_ASKS_BACK = _Lazy(r"(?i)(?:why|what|how|when|where|who|which|does|do|did|is|are|can|could|should|would|will)\b")
+_ASKS_BACK = _Lazy(r"(?i)(?:why|what|how|where|who|which)\b|(?:does|do|did|is|are|can|could|should|would|will)\s+"
+                   r"(?:the|it|they|we|i|you|this|that|our|my)\b")
 # Words a task or a remark opens with, not a subject
 _NOT_A_SUBJECT = frozenset(_TASK_VERB_WORDS) | frozenset(
     "store save put keep generate see then also and just no let please use try do don't make sure so but "
@@ -1072,8 +1089,10 @@ _IT_IS = _Lazy(r"(?i)^(?:it|they)(?:'s|'re|\s+(?:is|are))\s+")
 # again", "…: JSON lines. Can you fix the tests?"); the note's own sentences stay ("…: we use
 # ruff. Line length is 100."), and so does a command with ". " in it ("go test -bench=. -benchmem")
 _BLOCK_AFTER_COLON = _Lazy(r"[ \t]*\n")
-_NEW_SENTENCE = _Lazy(r"[.!?][ \t]+(?=(?:Also|Anyway|Btw|BTW|By the way|Oh|Now|But|Meanwhile|Today|Then|Thanks"
-                      r"|Can you|Could you|Would you|Please|Let's|Let me|I'm|I am|I want|I need)\b)")
+_NEW_SENTENCE = _Lazy(r"[.!?][ \t]+(?=(?:Also|Anyway|Btw|BTW|By the way|Oh|Now|But|Meanwhile|Today|Then|Thanks|Thank you"
+                      r"|Can you|Could you|Would you|Will you|Please|Let's|Let me|I|I'm|I've|I'd|I'll|Hmm|Honestly"
+                      r"|Actually|Next|OK|Ok|Okay|Cool|Great|Sure|So|Well|Right|And|That|This|It was|We'll|We should"
+                      r"|Use it|Do it|Run it)\b|[^.!?\n]*\bnow[.!?]?[ \t]*(?:\n|$))")
 
 
 def _line_note_end(masked: str, start: int) -> int:
@@ -1089,11 +1108,12 @@ def _about_the_thing(content: str, asked: bool) -> bool:
     the thing's pronoun or with "we"/"our"/"I"/"my" (:data:`_THING_SUBJECT`), or one with another
     subject whose verb is among its first words ("Staging runs on port 8443"), never one that opens
     with a verb or a connective (a task: "Then run the tests", "Generate the migration from it")."""
-    if _NOT_ABOUT_THE_THING.search(content) or _WORK_AT_HAND_EN.search(content) or _COMPLAINT.search(content) \
-            or _ASKS_BACK.match(content):
+    if _NOT_ABOUT_THE_THING.search(content) or _WORK_AT_HAND_EN.search(content) or _COMPLAINT.search(content):
         return False
     if not asked:
         return True
+    if _ASKS_BACK.match(content):
+        return False
     if len(content.split()) < 3 or content.endswith("?") or _THING_PAST.match(content) or _DONE_WITH_IT.search(content):
         return False
     words = content.lower().split()
@@ -1363,13 +1383,15 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
         before = text[s_start:m.start()]
         said = _JA_SAID_AGAIN.match(after)
         if said and (_JA_AGAIN_LEAD.fullmatch(before) or _JA_LASTING_ONLY.match(before.strip())):
-            # the note is the next sentence or, with none, the one before the request
+            # the note is the next sentence or, when that is none or a complaint, the one before the
+            # request ("mainに直接pushしないで。前にも覚えておいてって言ったよね。ほんと困る。")
             nxt = re.match(r"\s*(.+?)(?:[。！!]|\n|$)", text[m.end() + said.end():m.end() + _WINDOW])
-            content = _clean_ja(nxt.group(1)) if nxt else ""
-            content = _JA_BEFORE_STRIP.sub("", content or _previous_ja_sentence(text, s_start))
-            if not _ja_standing_note(content) or _JA_TASK_OPENER.match(content) or _is_reference(content, "ja"):
-                continue  # "前にも覚えておいてって言ったよね。" alone, or a complaint or a task with it
-            return RememberRequest(content, trig, "ja")
+            for candidate in (_clean_ja(nxt.group(1)) if nxt else "", _previous_ja_sentence(text, s_start)):
+                content = _JA_QUOTED_TAIL.sub("", candidate)
+                if _ja_standing_note(content) and not _JA_TASK_OPENER.match(content) \
+                        and not _is_reference(content, "ja"):
+                    return RememberRequest(content, trig, "ja")
+            continue  # "前にも覚えておいてって言ったよね。" alone, or a complaint or a task with it
         if _JA_TOLD_SOMEONE.search(before) and re.match(_JA_REPORTED, after):
             continue  # "上司に覚えておいてって言った": someone else was asked
         if said:  # "本番DBは触らないでって、前にも覚えておいてって言ったよね？": the note is before it
@@ -1426,11 +1448,10 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
                 content = _clean_ja(re.sub(r"を\s*$", "", before))
         if not content and not before.strip() and re.match(r"\s*(?:[。！!\n]|$)" if not polite else r"\s*[?？]", after):
             # "…。覚えておいて" / "覚えておいて。…": the fact is the neighbouring sentence
-            prev = _previous_ja_sentence(text, s_start)
-            # thanks or a task before the request is not the note: the sentence after it is
+            prev = _JA_THANKS_LEAD.sub("", _previous_ja_sentence(text, s_start))
+            # thanks alone or a task before the request is not the note: the sentence after it is
             # ("ありがとう、助かった。永続的に覚えておいて。<fact>", "テストを直して。これは必ず覚えておいて。<fact>")
-            if prev and not _JA_QUESTION_END.search(prev) and not asked and not _JA_THANKS.match(prev) \
-                    and not _ja_task(prev):
+            if prev and not _JA_QUESTION_END.search(prev) and not asked and not _ja_task(prev):
                 content = prev
             else:
                 nxt = re.match(r"\s*[。！!?？]?\s*(.+?)(?:[。！!]|\n|$)", text[m.end():m.end() + _WINDOW])

@@ -284,9 +284,10 @@ _PASSWORD_COMPOUNDS = _FEATURE_NOUNS | frozenset("reset resets change changes ma
 _NAMED_SUFFIX = _Lazy(r"-(?:hashed|salted|encrypted|protected|based|only|link|field|reset|policy|length)$", lazyre.IGNORECASE)
 
 
-# What a パス that means "path" belongs to: "インストール先のパス", "ビルドパス", "出力のパス"
-_JA_PATH_OWNER = _Lazy(r"(?:先|元|ファイル|フォルダ|ディレクトリ|ビルド|出力|保存|参照|相対|絶対|インストール|インポート|モジュール"
-                       r"|実行|ログ|設定|ルート|ベース|検索|クラス|(?i:api|url))の?\s*$")
+# What a パス that means "path" belongs to ("インストール先のパス", "出力のパス"); "ルートのパス" and
+# "接続先のパス" are passwords of a user and of a server
+_JA_PATH_OWNER = _Lazy(r"(?:インストール先|保存先|出力先|配置先|ファイル|フォルダ|ディレクトリ|ビルド|出力|参照|相対|絶対"
+                       r"|インポート|モジュール|検索|クラス)の?\s*$")
 
 
 def _ja_short_password(value: str) -> bool:
@@ -528,9 +529,11 @@ _RULES: list[_Rule] = [
         r"|(?i:bearer\s+)(?P<val2>[A-Za-z0-9._~+/\-]{20,}=*)"), ("val", "val2"), in_chunks=False),
     # --- key = value assignments
     _Rule("password", ("password", "passwd", "passphrase", "pwd", "pass"), _Lazy(
-        r"(?i:(?:password|passwd|passphrase|passcode|(?<![a-z])pwd|(?<=[a-z0-9][_\-])pass)\b)"
-        r"(?:\s+(?:for|of|on|to)(?:\s+[\w.\-]+){1,4}?(?=\s+(?:is|was)\b))?"  # "password for dev is"
-        r"[\"']?\s*(?P<op>=|:|=>|:=|\bis\b|\bwas\b)\s*(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{1,512})(?P=q)"),
+        r"(?i:(?:(?:password|passwd|passphrase|passcode)(?P<plural>s)?|(?<![a-z])pwd|(?<=[a-z0-9][_\-])pass)\b)"
+        r"(?:\s+(?:for|of|on|to)(?:\s+[\w.\-]+){1,4}?(?=\s+(?:is|was|are|were)\b))?"  # "password for dev is"
+        # "are"/"were" only after a plural: "the db passwords are …", not "1Password are …"
+        r"[\"']?\s*(?P<op>=|:|=>|:=|\bis\b|\bwas\b|(?(plural)\b(?i:are|were)\b|(?!)))\s*(?P<q>[\"'`]?)"
+        r"(?P<val>[^\s\"'`,;]{1,512})(?P=q)"),
           ("val",), _check_password, in_chunks=False),
     _Rule("password", (" -u ", " --user ", " --user="), _Lazy(
         r" (?:-u|--user)[ =]['\"]?(?P<val>[^\s:'\"]+:(?P<pw>[^\s'\"]{3,}))"), ("val",), _check_url_creds,
@@ -574,7 +577,7 @@ _RULES: list[_Rule] = [
           lambda m: _ja_short_password(m.group("val")) and not _ja_described(m)
           and not _JA_PATH_OWNER.search(m.string[max(0, m.start() - 12):m.start()]), in_chunks=False),
     _Rule("password", ("login", "credential", "creds", "ログイン"), _Lazy(  # "login: <user> / <password>"
-        r"(?:(?i:login|credentials?|creds)|ログイン(?:情報)?)\s*(?:[:=]|は)\s*[\w.@+\-]{1,64}\s*/\s*(?P<q>)"
+        r"(?:(?i:login|credentials?|creds)|ログイン(?:情報)?)\s*(?:[:=]|は|\s(?i:is|are)\b)\s*[\w.@+\-]{1,64}\s*/\s*(?P<q>)"
         r"(?P<val>[^\s/\"'`,;]{6,128})"),
           ("val",), lambda m: _value_ok(m.group("val")) and _classes(m.group("val")) >= 2
           and not (_NAMED_VALUE.match(m.group("val")) and not _WORD_NUMBER.match(m.group("val"))),

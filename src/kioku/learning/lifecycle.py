@@ -100,8 +100,8 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
 _DEPRECATION_FIELDS = ("deprecated", "deprecated_reason", "deprecated_at", "deprecated_at_epoch", "decision_reason")
 
 
-def _deprecate_twins(agent: str, rec_id: str, row: tuple[str, str, dict, dict], project_root: Path,
-                     changes: dict) -> dict[str, tuple[str, str, dict, dict]]:
+def _deprecate_twins(agent: str, rec_id: str, row: tuple[str, str, dict, dict],
+                     project_root: Path) -> dict[str, tuple[str, str, dict, dict]]:
     """The copy one ``kioku learn`` wrote of the same lesson into the other scope gets the same
     deprecation (``kioku.agent.lesson_state.twins_of``): the hooks would otherwise give that copy
     in its place, and its evidence would start again from nothing."""
@@ -114,7 +114,7 @@ def _deprecate_twins(agent: str, rec_id: str, row: tuple[str, str, dict, dict], 
     out = {}
     for twin_scope, twin in twins_of(agent, [(scope, SimpleNamespace(id=rec_id, document=doc, metadata=meta))],
                                      project_root):
-        if twin.id not in changes and not (twin.metadata or {}).get("deprecated"):
+        if not (twin.metadata or {}).get("deprecated"):
             out[twin.id] = (twin_scope, twin.document, dict(twin.metadata or {}), dict(decided))
     return out
 
@@ -140,7 +140,13 @@ def refresh(agent: str, lessons: dict[str, str], project_root: Path) -> dict[str
             if change.get("deprecated") and not meta.get("deprecated"):
                 deprecated_now.append(rec_id)
         for rec_id in deprecated_now:
-            changes.update(_deprecate_twins(agent, rec_id, changes[rec_id], project_root, changes))
+            for twin_id, (t_scope, t_doc, t_meta, decided) in _deprecate_twins(agent, rec_id, changes[rec_id],
+                                                                              project_root).items():
+                if twin_id in changes:  # both copies refreshed at once: the twin's own change takes the decision too
+                    if not changes[twin_id][3].get("deprecated"):
+                        changes[twin_id][3].update(decided)
+                else:
+                    changes[twin_id] = (t_scope, t_doc, t_meta, decided)
         usage.write_lesson_fields(agent, changes, project_root)
     return {rec_id: stats.decision_of({**meta, **change}) for rec_id, (_s, _d, meta, change) in changes.items()
             if rec_id in lessons}
