@@ -536,6 +536,7 @@ _JA_RECALLED_ASKED = _Lazy(_JA_REPORTED + r"[^。！!\n]{0,30}?[?？]")
 # 本番DBは触らないで"); before the request at most how often it was said
 _JA_SAID_AGAIN = _Lazy(r"\s*(?:って|と)\s*(?:前にも|前に|何度も|何回も|もう)?\s*(?:言った|言いました|頼んだ|お願いした)"
                        r"[^。！!?？\n]{0,8}?[。！!?？]+\s*")
+_JA_SAID_WORDS = ("言", "頼", "お願い")  # one of which _JA_SAID_AGAIN needs
 _JA_AGAIN_TAIL = _Lazy(r"(?:前にも|前に|何度も|何回も|もう)\s*$")
 # Someone else asked: whom the request was said to, before に ("上司に覚えておいてって言った",
 # "田中に…"); not a rule's clause ("pushしないように"). The assistant and adverbs ("あなたに", "絶対に")
@@ -669,7 +670,9 @@ def _clean_ja(content: str) -> str:
     sentences = [x for x in _JA_SENTENCE_SPLIT.split(content) if x.strip()]
     if len(sentences) > 1 and _JA_TASK_OPENER.match(sentences[-1]) and _JA_TASK_CLOSER.search(sentences[-1]):
         content = "".join(sentences[:-1])
-    content = _JA_SAID_BEFORE_LEAD.sub("", _strip_trail(content))
+    content = _strip_trail(content)
+    if "言" in content[:14]:  # (the pattern is compiled only where it can match)
+        content = _JA_SAID_BEFORE_LEAD.sub("", content)
     return content.strip()
 
 
@@ -679,6 +682,7 @@ _JA_SAID_BEFORE_LEAD = _Lazy(r"^\s*(?:何度も|何回も|前にも|前に|も�
 # Thanks and nothing else: chatter, not the note ("ありがとう、助かった"); a note after thanks keeps
 # its words once the thanks are cut off ("ありがとう、このAPIはレート制限が1分60回")
 _THANKS_WORDS = r"(?:ありがとう(?:ございます)?|ありがと|助かった|助かりました|助かります|了解(?:です)?|おけ|完璧|さすが|いいね)"
+_JA_THANKS_STARTS = ("ありがと", "助か", "了解", "おけ", "完璧", "さすが", "いいね")
 _JA_THANKS = _Lazy(r"\s*(?:" + _THANKS_WORDS + r"[、,!！。\s]*)+")
 _JA_THANKS_LEAD = _Lazy(r"^\s*(?:" + _THANKS_WORDS + r"[、,!！\s]*)+(?:じゃあ|では)?[、,\s]*")
 # "…って" closing a quoted note ("本番DBは触らないでって"), not a verb's て-form ("pnpmを使って")
@@ -1381,7 +1385,7 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
                                          and _JA_ASKING.search(masked, s_start, m.start())):
             continue  # "前に何を覚えておいてって頼んだっけ？": asks about an earlier request
         before = text[s_start:m.start()]
-        said = _JA_SAID_AGAIN.match(after)
+        said = _JA_SAID_AGAIN.match(after) if any(w in after[:16] for w in _JA_SAID_WORDS) else None
         if said and (_JA_AGAIN_LEAD.fullmatch(before) or _JA_LASTING_ONLY.match(before.strip())):
             # the note is the next sentence or, when that is none or a complaint, the one before the
             # request ("mainに直接pushしないで。前にも覚えておいてって言ったよね。ほんと困る。")
@@ -1434,7 +1438,7 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
                     r"(?:こと|ということ|って|と)(?:を|は)?\s*$", before):
                 continue  # "テストを実行するのを忘れないで" is a task, not a fact
         pleaded = bool(before.strip()) and (_JA_PLEA.match(before.strip()) is not None
-                                            or _JA_SAID_BEFORE_LEAD.fullmatch(before) is not None)
+                                            or ("言" in before and _JA_SAID_BEFORE_LEAD.fullmatch(before) is not None))
         if not content_after.strip() and before.strip() and (_JA_LASTING_ONLY.match(before.strip()) or pleaded):
             before = ""  # "今後のために覚えておいて": the note is the sentence around the request
         if content_after.strip():
@@ -1448,7 +1452,9 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
                 content = _clean_ja(re.sub(r"を\s*$", "", before))
         if not content and not before.strip() and re.match(r"\s*(?:[。！!\n]|$)" if not polite else r"\s*[?？]", after):
             # "…。覚えておいて" / "覚えておいて。…": the fact is the neighbouring sentence
-            prev = _JA_THANKS_LEAD.sub("", _previous_ja_sentence(text, s_start))
+            prev = _previous_ja_sentence(text, s_start)
+            if prev.startswith(_JA_THANKS_STARTS):
+                prev = _JA_THANKS_LEAD.sub("", prev)
             # thanks alone or a task before the request is not the note: the sentence after it is
             # ("ありがとう、助かった。永続的に覚えておいて。<fact>", "テストを直して。これは必ず覚えておいて。<fact>")
             if prev and not _JA_QUESTION_END.search(prev) and not asked and not _ja_task(prev):
