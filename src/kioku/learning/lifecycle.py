@@ -13,9 +13,9 @@ on the uplift weighted by each turn's recorded chance of giving the lesson
   this as its interval narrows; one that helps by clearly more than the margin does not. Lessons
   the user taught (``learned_from == "user_feedback"``) are never deprecated for this: the user's
   word is the strongest signal, only evidence of harm overrides it.
-A promoted lesson that later shows harm is deprecated, and so is the copy the same ``kioku learn``
-wrote into the other scope (else the hooks would give that copy instead). A deprecated lesson stays in the store
-(not injected), keeps its ``decision_reason`` and can be brought back by hand
+A promoted lesson that later shows harm is deprecated. A deprecated lesson takes with it the copy
+the same ``kioku learn`` wrote into the other scope (else the hooks would give that copy instead).
+It stays in the store (not injected), keeps its ``decision_reason`` and can be brought back by hand
 (``kioku.agent.lesson_state.set_deprecated``: ``kioku restore`` and the web UI).
 The fields written are the evidence fields of ``kioku.agent.stats.lesson_evidence`` plus the
 seed counters (``usage_count`` = turns given, ``success_count``, ``success_rate``).
@@ -142,7 +142,7 @@ def refresh(agent: str, lessons: dict[str, str], project_root: Path) -> dict[str
         for rec_id in deprecated_now:
             for twin_id, (t_scope, t_doc, t_meta, decided) in _deprecate_twins(agent, rec_id, changes[rec_id],
                                                                               project_root).items():
-                if twin_id in changes:  # both copies refreshed at once: the twin's own change takes the decision too
+                if twin_id in changes:  # both copies refreshed at once: the twin's change takes it too
                     if not changes[twin_id][3].get("deprecated"):
                         changes[twin_id][3].update(decided)
                 else:

@@ -262,9 +262,18 @@ def trends(agent: str, project_root: Path | None = None, evaluations: list[dict[
             "success_rate": (sum(r["outcome"] == "success" for r in judged) / len(judged)) if judged else None,
             "quality": (sum(qualities) / len(qualities)) if qualities else None,
         })
+    from kioku.agent.lesson_state import written_together
+
     items = lesson_rows if lesson_rows is not None else lessons(agent, project_root)
     weeks: dict[str, dict[str, int]] = {}
-    for lesson in items:  # one row per lesson, also when it is stored in both scopes
+    seen: dict[str, list[float]] = {}
+    for lesson in items:
+        # a lesson stored in both scopes is one lesson learned (its copies are two rows only
+        # when their states differ: see kioku.agent.lesson_state.one_per_lesson)
+        written = lesson["created_at_epoch"] or 0.0
+        if any(written_together(written, other) for other in seen.get(lesson["lesson"], [])):
+            continue
+        seen.setdefault(lesson["lesson"], []).append(written)
         if lesson["created_at_epoch"]:
             weeks.setdefault(_week(lesson["created_at_epoch"]), {"learned": 0, "deprecated": 0})["learned"] += 1
         if lesson["deprecated"] and lesson["deprecated_at_epoch"]:
