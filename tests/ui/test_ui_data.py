@@ -230,3 +230,22 @@ def test_a_twin_refreshed_in_the_same_call_takes_the_deprecation_too(project: Pa
     assert "Deploy from the release branch" not in [e["improvement"] for e in digest.read_digest("coder", project)]
     twin = next(r for s, r in im.all_improvements("coder", project) if r.id == project_copy)
     assert twin.metadata["deprecated"] is True
+
+
+def test_an_unreadable_other_scope_does_not_cost_the_lessons_own_deprecation(project: Path, monkeypatch) -> None:
+    from kioku.agent import improvements as im
+    from kioku.agent import lesson_state
+    from kioku.learning import evidence, lifecycle
+
+    global_copy, _project_copy = im.learn("coder", "Deploy from the release branch", "deployment", 0.75)
+    for n in range(10):
+        evidence.write_turn("coder", f"s{n}", "t1", {global_copy: "global"}, {}, False, 0.0)
+        evidence.write_turn("coder", f"h{n}", "t1", {}, {global_copy: "global"}, True, 0.0)
+
+    def unreadable(*_args, **_kwargs):
+        raise OSError("the project store cannot be read")
+
+    monkeypatch.setattr(lesson_state, "twins_of", unreadable)
+    assert lifecycle.refresh("coder", {global_copy: "global"}, project) == {global_copy: "deprecated"}
+    meta = next(r for s, r in im.all_improvements("coder", project) if r.id == global_copy).metadata
+    assert meta["deprecated"] is True and meta["turns_given"] == 10

@@ -185,6 +185,10 @@ def _check_password(m: re.Match[str]) -> bool:
     if "op" in m.re.groupindex and m.group(0)[:10].lower() == "passphrase" \
             and m.group("op") in (":", "=") and bare.isalpha():
         return bare.lower() not in _PROSE_WORDS  # a passphrase of plain words after ":" or "="
+    if "op" in m.re.groupindex and m.group("op").lower() in ("are", "were"):
+        # after a plural ("passwords are …") one word is nearly always a description ("required",
+        # "hashed", "PBKDF2", "case-sensitive"): only a value mixing three kinds of character counts
+        return len(bare) >= 8 and _classes(bare) >= 3 and not _NAMED_VALUE.match(bare)
     if "op" in m.re.groupindex and m.group("op") in ("is", "was") and not m.group("q") \
             and not _looks_random(bare):
         # One plain word after "password is" that ends the clause is the password itself;
@@ -284,19 +288,12 @@ _PASSWORD_COMPOUNDS = _FEATURE_NOUNS | frozenset("reset resets change changes ma
 _NAMED_SUFFIX = _Lazy(r"-(?:hashed|salted|encrypted|protected|based|only|link|field|reset|policy|length)$", lazyre.IGNORECASE)
 
 
-# What a パス that means "path" belongs to ("インストール先のパス", "出力のパス"); "ルートのパス" and
-# "接続先のパス" are passwords of a user and of a server
-_JA_PATH_OWNER = _Lazy(r"(?:インストール先|保存先|出力先|配置先|ファイル|フォルダ|ディレクトリ|ビルド|出力|参照|相対|絶対"
-                       r"|インポート|モジュール|検索|クラス)の?\s*$")
-
-
 def _ja_short_password(value: str) -> bool:
-    """After パス (short for パスワード, but also "path"): letters with digits or symbols, never a
-    path or a file name; a word with a number ("hunter22") counts, as it does after a login name
-    (where パス means a path, its owner says so: see :data:`_JA_PATH_OWNER`)."""
+    """After パス (short for パスワード, but also "path" and "passed"): letters with digits or symbols,
+    never a path, a file name or a named thing ("python311", "windows11")."""
     value = value.strip("\"'`")
-    if not _value_ok(value) or "/" in value or "\\" in value or "." in value or len(value) < 8 \
-            or (_NAMED_VALUE.match(value) and not _WORD_NUMBER.match(value)):
+    if not _value_ok(value) or "/" in value or "\\" in value or "." in value or _NAMED_VALUE.match(value) \
+            or len(value) < 8:
         return False
     return any(c.isalpha() for c in value) and any(not c.isalpha() for c in value)
 
@@ -574,10 +571,9 @@ _RULES: list[_Rule] = [
     _Rule("password", ("パス",), _Lazy(  # パス, short for パスワード, before a made-up value
         r"(?<![ァ-ヶー])パス\s*(?P<op>は|:|：|=|＝)\s*[「『\"']?(?P<q>)(?P<val>[\x21-\x7e]{6,64}?)"
         r"(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"), ("val",),
-          lambda m: _ja_short_password(m.group("val")) and not _ja_described(m)
-          and not _JA_PATH_OWNER.search(m.string[max(0, m.start() - 12):m.start()]), in_chunks=False),
+          lambda m: _ja_short_password(m.group("val")) and not _ja_described(m), in_chunks=False),
     _Rule("password", ("login", "credential", "creds", "ログイン"), _Lazy(  # "login: <user> / <password>"
-        r"(?:(?i:login|credentials?|creds)|ログイン(?:情報)?)\s*(?:[:=]|は|\s(?i:is|are)\b)\s*[\w.@+\-]{1,64}\s*/\s*(?P<q>)"
+        r"(?:(?i:login|credentials?|creds)|ログイン(?:情報)?)\s*(?:[:=]|は)\s*[\w.@+\-]{1,64}\s*/\s*(?P<q>)"
         r"(?P<val>[^\s/\"'`,;]{6,128})"),
           ("val",), lambda m: _value_ok(m.group("val")) and _classes(m.group("val")) >= 2
           and not (_NAMED_VALUE.match(m.group("val")) and not _WORD_NUMBER.match(m.group("val"))),

@@ -23,6 +23,7 @@ seed counters (``usage_count`` = turns given, ``success_count``, ``success_rate`
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,8 @@ from kioku.agent import usage
 from kioku.core import fsutil
 from kioku.learning import evidence
 from kioku.learning import uplift as up
+
+log = logging.getLogger("kioku.learning.lifecycle")
 
 NO_USE_MIN_TURNS = 34  # the fourth look: before it the interval is too wide to say "no use"
 NO_USE_MARGIN = 0.05   # the smallest lift in success worth a lesson's place in the context
@@ -140,8 +143,13 @@ def refresh(agent: str, lessons: dict[str, str], project_root: Path) -> dict[str
             if change.get("deprecated") and not meta.get("deprecated"):
                 deprecated_now.append(rec_id)
         for rec_id in deprecated_now:
-            for twin_id, (t_scope, t_doc, t_meta, decided) in _deprecate_twins(agent, rec_id, changes[rec_id],
-                                                                              project_root).items():
+            try:
+                twins = _deprecate_twins(agent, rec_id, changes[rec_id], project_root)
+            except Exception as exc:  # noqa: BLE001 - an unreadable other scope must not cost this lesson's own write
+                log.warning("kioku: the other scope's copy of lesson %s was not deprecated with it (%s: %s)",
+                            rec_id, type(exc).__name__, exc)
+                continue
+            for twin_id, (t_scope, t_doc, t_meta, decided) in twins.items():
                 if twin_id in changes:  # both copies refreshed at once: the twin's change takes it too
                     if not changes[twin_id][3].get("deprecated"):
                         changes[twin_id][3].update(decided)
