@@ -532,8 +532,8 @@ _JA_TASK_BEFORE = _Lazy(r"(?:する|やる|実行する|走らせる|回す|入�
 _JA_REPORTED = r"\s*(?:って|と)\s*(?:頼|言|お願い|伝え|話し|指示)"
 _JA_RECALLED = _Lazy(_JA_REPORTED + r"(?:[^。！!\n]{0,30}?っけ|(?:んだ|った|した|してた|していた)(?:こと|もの|やつ|内容|のは))")
 _JA_RECALLED_ASKED = _Lazy(_JA_REPORTED + r"[^。！!\n]{0,30}?[?？]")
-# The request said again as a complaint, with the note after it ("前にも覚えておいてって言ったよね。
-# 本番DBは触らないで"); before the request at most how often it was said
+# The request said again as a complaint, with the note beside it ("前にも覚えておいてって言ったよね。
+# 本番DBは触らないで"); what may stand before the request then: _JA_AGAIN_LEAD
 _JA_SAID_AGAIN = _Lazy(r"\s*(?:って|と)\s*(?:前にも|前に|何度も|何回も|もう)?\s*(?:言った|言いました|頼んだ|お願いした)"
                        r"[^。！!?？\n]{0,8}?[。！!?？]+\s*")
 _JA_SAID_WORDS = ("言", "頼", "お願い")  # one of which _JA_SAID_AGAIN needs
@@ -691,8 +691,7 @@ _JA_QUOTED_TAIL = _Lazy(r"(?:(?<=ないで)|(?<=こと)|(?<=です)|(?<=ます)|
 _JA_AT_HAND = _Lazy(r"この|その|これ|それ|さっき|今|いま|上の|下の")
 # A request's て-form end ("書いて", "読んで"), not the particle で ("日本語で", "pnpmで")
 _JA_TE_END = _Lazy(r"(?:て|[んい]で)(?:ね|よ|ください|下さい|ほしい|欲しい)?$")
-# A task, not a rule: asks for something now (ends like "して", "読んで"), neither forbids (触らないで,
-# するな) nor holds for every time (必ず, 毎回, 今後)
+# A prohibition, which makes a request a rule, not a task (触らないで, するな; see _ja_task)
 _JA_PROHIBITION = _Lazy(r"(?:ないで|ないように|するな|禁止|厳禁)(?:ね|よ|ください|下さい)?$")
 # What a note said again in anger is not: a complaint ("ほんと困る", "READMEに書いてあるでしょ")
 _JA_GRIEVANCE = _Lazy(r"困る|困っ|がっかり|書いてある|でしょ|じゃん|なんで|どうして|いい加減|忘れ")
@@ -1089,9 +1088,10 @@ _IT_IS = _Lazy(r"(?i)^(?:it|they)(?:'s|'re|\s+(?:is|are))\s+")
 
 
 # After a named thing's colon: a list or a block when the line ends there, else the rest of the
-# line up to a sentence that turns to something else ("…: stg.example.com. Also the CI is red
-# again", "…: JSON lines. Can you fix the tests?"); the note's own sentences stay ("…: we use
-# ruff. Line length is 100."), and so does a command with ". " in it ("go test -bench=. -benchmem")
+# line up to a sentence that opens like chatter, a request or other work, or ends in "now" ("…:
+# stg.example.com. Also the CI is red again", "…: JSON lines. Can you fix the tests?", "…: two
+# approvals. Hmm, let me check"); the note's own sentences stay ("…: we use ruff. Line length is
+# 100."), and so does a command with ". " in it ("go test -bench=. -benchmem")
 _BLOCK_AFTER_COLON = _Lazy(r"[ \t]*\n")
 _NEW_SENTENCE = _Lazy(r"[.!?][ \t]+(?=(?:Also|Anyway|Btw|BTW|By the way|Oh|Now|But|Meanwhile|Today|Then|Thanks|Thank you"
                       r"|Can you|Could you|Would you|Will you|Please|Let's|Let me|I|I'm|I've|I'd|I'll|Hmm|Honestly"
