@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import runpy
 import shutil
 import struct
@@ -206,7 +205,6 @@ def main() -> int:
         if not args.locomo_data:
             parser.error("--bench locomo needs --locomo-data")
         extra = extra + ["--data", str(args.locomo_data)]
-    os.environ.setdefault("KIOKU_EMBED_THREADS", "2")
     sys.argv = [script, *extra, *args.rest]
     runpy.run_path(str(REPO / "scripts" / "bench" / script), run_name="__main__")
     return 0

@@ -296,13 +296,16 @@ _HEADER_OPENERS = ("remember", "memori", "mind", "forget", "track", "hang on", "
 # and not "don't" or "for now", is checked on the label itself: ``_HEADER_LASTS`` and
 # ``_HEADER_NOT``). It is a pattern of its own (``_EN_LABEL``): the costliest to compile, it is
 # compiled only for a text that may hold a label (``_may_hold_a_label``).
-_LABEL_ALT = ("header", r"(?P<header>(?=[^\n:.!?;]{1,110}(?::(?=\s|$)|\?))(?:" + _HEADER_LEAD + _HEADER_START
-              + r")[^\n:.!?;]{0,100}?)[ \t]*(?::(?=\s|$)|\?(?=\s+\S))", ())
+def _label_alt(start: str) -> tuple[str, str, tuple]:
+    """The "header" alternative for a label opening with ``start``: up to ":" or "?"."""
+    return ("header", r"(?P<header>(?=[^\n:.!?;]{1,110}(?::(?=\s|$)|\?))(?:" + _HEADER_LEAD + start
+            + r")[^\n:.!?;]{0,100}?)[ \t]*(?::(?=\s|$)|\?(?=\s+\S))", ())
+
+
+_LABEL_ALT = _label_alt(_HEADER_START)
 # The same with a thing named ("Can you remember the output format for next time? …"), a pattern
 # of its own too (``_EN_THING_LABEL``), compiled only for a text that may name one
-_THING_LABEL_ALT = ("header", r"(?P<header>(?=[^\n:.!?;]{1,110}(?::(?=\s|$)|\?))(?:" + _HEADER_LEAD
-                    + r"(?:please[ \t]+)?" + _THING_VERB + r"[ \t]+" + _NAMED_THING + _THING_ENDS
-                    + r")[^\n:.!?;]{0,100}?)[ \t]*(?::(?=\s|$)|\?(?=\s+\S))", ())
+_THING_LABEL_ALT = _label_alt(r"(?:please[ \t]+)?" + _THING_VERB + r"[ \t]+" + _NAMED_THING + _THING_ENDS)
 
 _EN_ALTS = (
     # bare "don't forget we deploy with Helm" is checked like bare "remember"; "don't forget to
@@ -358,11 +361,16 @@ def _en_start_source(names: tuple[str, ...], lead: bool = True, alts: tuple = _E
 
 
 _EN_START = _Lazy(lambda: _en_start_source(tuple(name for name, _, _ in _EN_ALTS)))
-# The label form alone, with and without the lead-in (see _detect_en)
-_EN_LABEL = (_Lazy(lambda: _en_start_source(("header",), alts=(_LABEL_ALT,))),
-             _Lazy(lambda: _en_start_source(("header",), lead=False, alts=(_LABEL_ALT,))))
-_EN_THING_LABEL = (_Lazy(lambda: _en_start_source(("header",), alts=(_THING_LABEL_ALT,))),
-                   _Lazy(lambda: _en_start_source(("header",), lead=False, alts=(_THING_LABEL_ALT,))))
+
+
+def _label_pair(alt: tuple[str, str, tuple]) -> tuple[_Lazy, _Lazy]:
+    """A label alternative as a pattern of its own, with and without the lead-in (see _detect_en)."""
+    return (_Lazy(lambda: _en_start_source(("header",), alts=(alt,))),
+            _Lazy(lambda: _en_start_source(("header",), lead=False, alts=(alt,))))
+
+
+_EN_LABEL = _label_pair(_LABEL_ALT)
+_EN_THING_LABEL = _label_pair(_THING_LABEL_ALT)
 # Words one of which _THING_VERB needs, and the articles a named thing opens with (lower case)
 _THING_VERB_WORDS = ("remember", "memori", "note", "hang on", "hold on", "in mind")
 _THING_ARTICLES = ("the ", "our ", "my ")
@@ -534,17 +542,18 @@ _JA_RECALLED = _Lazy(_JA_REPORTED + r"(?:[^。！!\n]{0,30}?っけ|(?:んだ|っ
 _JA_RECALLED_ASKED = _Lazy(_JA_REPORTED + r"[^。！!\n]{0,30}?[?？]")
 # The request said again as a complaint, with the note beside it ("前にも覚えておいてって言ったよね。
 # 本番DBは触らないで"); what may stand before the request then: _JA_AGAIN_LEAD
-_JA_SAID_AGAIN = _Lazy(r"\s*(?:って|と)\s*(?:前にも|前に|何度も|何回も|もう)?\s*(?:言った|言いました|頼んだ|お願いした)"
+_JA_HOW_OFTEN = r"(?:前にも|前に|何度も|何回も|もう)"  # how often a request was said before
+_JA_SAID_AGAIN = _Lazy(r"\s*(?:って|と)\s*" + _JA_HOW_OFTEN + r"?\s*(?:言った|言いました|頼んだ|お願いした)"
                        r"[^。！!?？\n]{0,8}?[。！!?？]+\s*")
 _JA_SAID_WORDS = ("言", "頼", "お願い")  # one of which _JA_SAID_AGAIN needs
-_JA_AGAIN_TAIL = _Lazy(r"(?:前にも|前に|何度も|何回も|もう)\s*$")
+_JA_AGAIN_TAIL = _Lazy(_JA_HOW_OFTEN + r"\s*$")
 # Someone else asked: whom the request was said to, before に ("上司に覚えておいてって言った",
 # "田中に…"); not a rule's clause ("pushしないように"). The assistant and adverbs ("あなたに", "絶対に")
 # are read before this, as the lead of a request said again (_JA_AGAIN_LEAD)
 _JA_TOLD_SOMEONE = _Lazy(r"(?<!よう)(?:に|へ)(?:は)?\s*$")
 # Before a request said again: how often or how firmly it was said, a call for attention and the
 # assistant as the one asked ("ねえ、だから前にも", "絶対に", "あなたに")
-_JA_AGAIN_LEAD = _Lazy(r"(?:\s*(?:前にも|前に|何度も|何回も|もう|だから|ねえ|ねぇ|絶対に|確実に|ちゃんと|しっかり"
+_JA_AGAIN_LEAD = _Lazy(r"(?:\s*(?:" + _JA_HOW_OFTEN + r"|だから|ねえ|ねぇ|絶対に|確実に|ちゃんと|しっかり"
                        r"|(?:あなた|君|きみ|(?i:claude)|クロード)(?:に|には))\s*[、,]?)*\s*")
 _JA_IMPERATIVE_END = _Lazy(r"(?:て|で)(?:ね|よ|ください|下さい|おいて)?$")
 _TRAIL_CHARS = ".!。！、,;:"
@@ -677,14 +686,15 @@ def _clean_ja(content: str) -> str:
 
 
 # A note never opens with how often it was said: "何度も言ってるけど、`legacy` は触らないで"
-_JA_SAID_BEFORE_LEAD = _Lazy(r"^\s*(?:何度も|何回も|前にも|前に|もう)?\s*(?:言って(?:る|ます|います)|言った|言いました)"
+_JA_SAID_BEFORE_LEAD = _Lazy(r"^\s*" + _JA_HOW_OFTEN + r"?\s*(?:言って(?:る|ます|います)|言った|言いました)"
                              r"(?:けど|けれど|が|よね|でしょ)?\s*(?:[、,]\s*|$)")
 # Thanks and nothing else: chatter, not the note ("ありがとう、助かった"); a note after thanks keeps
 # its words once the thanks are cut off ("ありがとう、このAPIはレート制限が1分60回")
-_THANKS_WORDS = r"(?:ありがとう(?:ございます)?|ありがと|助かった|助かりました|助かります|了解(?:です)?|おけ|完璧|さすが|いいね)"
-_JA_THANKS_STARTS = ("ありがと", "助か", "了解", "おけ", "完璧", "さすが", "いいね")
-_JA_THANKS = _Lazy(r"\s*(?:" + _THANKS_WORDS + r"[、,!！。\s]*)+")
-_JA_THANKS_LEAD = _Lazy(r"^\s*(?:" + _THANKS_WORDS + r"[、,!！\s]*)+(?:じゃあ|では)?[、,\s]*")
+_JA_THANKS_WORDS = ("ありがとうございます", "ありがとう", "ありがと", "助かった", "助かりました", "助かります",
+                    "了解です", "了解", "おけ", "完璧", "さすが", "いいね")
+_THANKS_WORD = "(?:" + "|".join(_JA_THANKS_WORDS) + ")"
+_JA_THANKS = _Lazy(r"\s*(?:" + _THANKS_WORD + r"[、,!！。\s]*)+")
+_JA_THANKS_LEAD = _Lazy(r"^\s*(?:" + _THANKS_WORD + r"[、,!！\s]*)+(?:じゃあ|では)?[、,\s]*")
 # "…って" closing a quoted note ("本番DBは触らないでって"), not a verb's て-form ("pnpmを使って")
 _JA_QUOTED_TAIL = _Lazy(r"(?:(?<=ないで)|(?<=こと)|(?<=です)|(?<=ます)|(?<=[だるいた]))って\s*$")
 # Words of the work at hand in a sentence that asks for something ("このエラー直して")
@@ -1183,13 +1193,14 @@ def _en_request_at(text: str, masked: str, pos: int, m: re.Match[str]) -> Rememb
             return None  # "Long-term note: write unit tests for X", "Save this for later: … actually, run it now"
         if _OWN_PLANS.match(content) or _ACKNOWLEDGED.match(content):
             return None  # "Save it for later: I'll come back to this after lunch", "…? Thanks, that's all"
+        label_asks = trigger.endswith("?")
+        if label_asks and not _POLITE_ASK.search(masked, pos, m.end()):
+            return None  # "Will you remember this for later? …" asks what will happen
         if groups.get("thing"):
-            if not _about_the_thing(content, trigger.endswith("?")) or (
-                    trigger.endswith("?") and not _POLITE_ASK.search(masked, pos, m.end())):
+            if not _about_the_thing(content, label_asks):
                 return None  # "Can you remember the results for next time? I want to compare them"
-        elif trigger.endswith("?") and (not _POLITE_ASK.search(masked, pos, m.end()) or _PROGRAM_VERB.search(trigger)
-                                        or not _asks_to_keep(content, "") or _WORK_AT_HAND_EN.search(content)
-                                        or _COMPLAINT.search(content)):
+        elif label_asks and (_PROGRAM_VERB.search(trigger) or not _asks_to_keep(content, "")
+                             or _WORK_AT_HAND_EN.search(content) or _COMPLAINT.search(content)):
             return None  # "Can you save it for later? …", "Could you take note of this? It was a nightmare"
     if kind == "henceforth" and (_WORK_AT_HAND_EN.search(content) or (
             _WORK_ON_A_THING.match(content) and not _STANDING.search(content))):
@@ -1229,8 +1240,8 @@ def _en_request_at(text: str, masked: str, pos: int, m: re.Match[str]) -> Rememb
         if (bare_kind and not trigger.endswith(" to")) or not _asks_to_keep(content, trigger):
             return None  # "Could you remember that bug we had?", "can you remember the exact wording?"
         content = content.rstrip("?？ ")
-    about = _IT_IS.sub("", content, count=1) if groups.get("thing") else content  # "It is JSON lines"
-    if len(content) < 3 or _is_reference(about, "en"):
+    it_is = _IT_IS.match(content) if groups.get("thing") else None  # "It is JSON lines": the thing is
+    if len(content) < 3 or _is_reference(content[it_is.end():] if it_is else content, "en"):
         return None
     if trigger.endswith("that") and len(content.split()) < 2:
         return None  # "remember that approach": a demonstrative, not "that <clause>"
@@ -1240,8 +1251,7 @@ def _en_request_at(text: str, masked: str, pos: int, m: re.Match[str]) -> Rememb
     if when:
         occasion = text[when.start():when.end(1)]
         head = f"{occasion}, {head}" if head else occasion  # "Next time we deploy, the rollout order: …"
-    it_is = _IT_IS.match(content) if groups.get("thing") and "\n" not in content else None
-    if it_is and it_is.group(0).lower().startswith("it"):
+    if it_is and it_is.group(0).lower().startswith("it") and "\n" not in content:
         # "The db password: It is …" is "The db password is …" (and the secrets check reads it so)
         content = f"{head[:1].upper()}{head[1:]} is {content[it_is.end():]}"
     elif head:
@@ -1396,7 +1406,7 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
                         and not _is_reference(content, "ja"):
                     return RememberRequest(content, trig, "ja")
             continue  # "前にも覚えておいてって言ったよね。" alone, or a complaint or a task with it
-        if _JA_TOLD_SOMEONE.search(before) and re.match(_JA_REPORTED, after):
+        if re.match(_JA_REPORTED, after) and _JA_TOLD_SOMEONE.search(before):
             continue  # "上司に覚えておいてって言った": someone else was asked
         if said:  # "本番DBは触らないでって、前にも覚えておいてって言ったよね？": the note is before it
             before = _JA_BEFORE_STRIP.sub("", _JA_AGAIN_TAIL.sub("", before))
@@ -1453,7 +1463,7 @@ def _detect_ja(text: str, masked: str) -> RememberRequest | None:
         if not content and not before.strip() and re.match(r"\s*(?:[。！!\n]|$)" if not polite else r"\s*[?？]", after):
             # "…。覚えておいて" / "覚えておいて。…": the fact is the neighbouring sentence
             prev = _previous_ja_sentence(text, s_start)
-            if prev.startswith(_JA_THANKS_STARTS):
+            if prev.startswith(_JA_THANKS_WORDS):
                 prev = _JA_THANKS_LEAD.sub("", prev)
             # thanks alone or a task before the request is not the note: the sentence after it is
             # ("ありがとう、助かった。永続的に覚えておいて。<fact>", "テストを直して。これは必ず覚えておいて。<fact>")
