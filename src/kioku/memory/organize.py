@@ -315,6 +315,8 @@ def organize(project_root: Path | None = None, apply: bool = False, repair: bool
                 report.notices.append(str(exc))
                 continue
             report.proposals.extend(_plan(md, topics, doc, older_than_days))
+            report.notices.extend(f"{md.scope} memory: {line}; `kioku organize --repair` writes the new ids"
+                                  for line in _repeated_id_lines(topics))
             stale = md.stale_lines(doc, topics)
             if stale:
                 report.notices.append(
@@ -336,8 +338,9 @@ def organize(project_root: Path | None = None, apply: bool = False, repair: bool
                 if not had_index and topics:
                     report.applied.append(f"rebuilt {md.index_path.name} from the topic files (it was missing)")
                 if repair:
+                    report.applied.extend(_repeated_id_lines(topics))
                     for topic in topics.values():
-                        if topic.broken:
+                        if topic.broken or topic.renumbered:
                             md.write_topic(topic)
                     report.applied.extend(_repair_index(md, doc, topics))
                 proposals = _plan(md, topics, doc, older_than_days) if apply else []
@@ -371,6 +374,16 @@ def organize(project_root: Path | None = None, apply: bool = False, repair: bool
                          else "warn" if own_lines >= WARN_LINES else "ok")
         report.notices.extend(md.notices)
     return report
+
+
+def _repeated_id_lines(topics: dict[str, TopicFile]) -> list[str]:
+    """One line per topic file with entries whose id repeated an earlier entry's (a block
+    copied by hand keeps its id line); ``load_topics`` has given them new ids."""
+    return [f"{name}: {len(topic.renumbered)} entr{'y' if len(topic.renumbered) == 1 else 'ies'} repeated "
+            f"another entry's id and got a new one ("
+            + ", ".join(f"{old} → {new}" for old, new in topic.renumbered[:5])
+            + (", …" if len(topic.renumbered) > 5 else "") + ")"
+            for name, topic in sorted(topics.items()) if topic.renumbered]
 
 
 def _missing_topic_notices(md: MemoryDir, doc: IndexDoc, topics: dict[str, TopicFile]) -> list[str]:

@@ -28,11 +28,11 @@ from __future__ import annotations
 import os
 import re
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from kioku.memory.index import INDEX_NAME, MAX_INDEX_BYTES, index_notes, redacted_index_lines
-from kioku.memory.topics import MAX_TOPIC_BYTES, parse_topic
+from kioku.memory.topics import MAX_TOPIC_BYTES, fresh_id, parse_topic
 
 _META = re.compile(r"^\s*<!--\s*kioku:.*-->\s*$")
 DISPLAY_CHARS = 240
@@ -68,6 +68,8 @@ class Memory:
     summary: str = ""  # a topic entry's summary (to match its index line)
     context: tuple[str, int, str] | None = None  # (index file, line, index line)
     current: bool = True  # False for history: a superseded, merged or archived entry
+    entry_id: str = ""  # a topic entry's id ("" for other lines)
+    created: str = ""  # ... and its full creation time (a repeated id's replacement is made from it)
 
 
 def _signature(path: Path) -> tuple[int, int] | None:
@@ -106,7 +108,8 @@ def _topic_memories(path: Path, scope: str) -> list[Memory]:
         if not current:
             display = f"[{entry.status}] {display}"
         out.append(Memory((str(path), entry.line), f"{entry.summary}\n{entry.text}", display[:DISPLAY_CHARS],
-                          scope, entry.type, name, entry.created[:10], entry.summary, current=current))
+                          scope, entry.type, name, entry.created[:10], entry.summary, current=current,
+                          entry_id=entry.id, created=entry.created))
     return out
 
 
@@ -196,6 +199,7 @@ def _merge_folder(paths: list[Path], scope: str) -> list[Memory]:
             index_path = path
         else:
             _sig, topics[path.name] = _cached(path, lambda p: _topic_memories(p, scope))
+    topics = _distinct_ids_across_files(topics)
     memories = [m for items in topics.values() for m in items]
     if index_path is None:
         return memories
@@ -217,6 +221,26 @@ def _merge_folder(paths: list[Path], scope: str) -> list[Memory]:
             memories.append(Memory((str(index_path), number), summary, line[:DISPLAY_CHARS], scope, type_,
                                    (topic_file or "")[:-3]))
     return [merged.get(m.key, m) for m in memories]
+
+
+def _distinct_ids_across_files(topics: dict[str, list[Memory]]) -> dict[str, list[Memory]]:
+    """An entry whose id an earlier file already has gets the new id ``MemoryDir.load_topics``
+    gives it (``topics.distinct_ids``), so that ``kioku forget --id`` names it alone."""
+    taken: set[str] = set()
+    out: dict[str, list[Memory]] = {}
+    for name, items in topics.items():
+        fixed = items
+        for i, m in enumerate(items):
+            if not m.entry_id:
+                continue
+            if m.entry_id in taken:
+                new = fresh_id(m.entry_id, m.created, m.text, taken)
+                if fixed is items:
+                    fixed = list(items)  # the cached list of the file stays as parsed
+                fixed[i] = replace(m, entry_id=new, display=m.display.replace(f"[id {m.entry_id}]", f"[id {new}]"))
+            taken.add(fixed[i].entry_id)
+        out[name] = fixed
+    return out
 
 
 def collect(project_root: Path | None = None, archive: bool = False) -> tuple[list[Memory], tuple]:

@@ -38,7 +38,8 @@ from kioku.memory.index import (
     parse_index, read_index_text,
 )
 from kioku.memory.textutil import now_iso, time_key
-from kioku.memory.topics import Entry, TopicFile, TopicFileError, parse_topic, read_topic, read_topic_bytes
+from kioku.memory.topics import (Entry, TopicFile, TopicFileError, distinct_ids, parse_topic, read_topic,
+                                 read_topic_bytes)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the hook ~3 ms of start-up
@@ -144,6 +145,9 @@ class MemoryDir:
         topics: dict[str, TopicFile] = {}
         for path in self.topic_paths(archive):
             self._load_one(topics, path, skip if path.name != keep else None)
+        taken: set[str] = set()
+        for topic in topics.values():  # an id repeated in a later file gets a new one there
+            topic.renumbered += distinct_ids(topic.entries, taken)
         return topics
 
     def _load_one(self, topics: dict[str, TopicFile], path: Path, skip: Callable[[bytes], bool] | None) -> None:

@@ -152,6 +152,37 @@ def unique_id(created: str, text: str, taken: set[str]) -> str:
     return entry_id
 
 
+def fresh_id(old: str, created: str, content: str, taken: set[str]) -> str:
+    """The id an entry repeating ``old`` gets (``content``: its summary and text, a line apart)."""
+    new = unique_id(created, content, taken)
+    if old.startswith("h"):  # an entry without a comment line: its id is derived, never written
+        new = "h" + new[:7]
+        while new in taken:
+            new = "h" + make_id(new, content)[:7]
+    return new
+
+
+def distinct_ids(entries: list[Entry], taken: set[str]) -> list[tuple[str, str]]:
+    """Give each entry whose id is already in ``taken`` (an earlier entry's) a new one.
+
+    A block copied by hand keeps its ``<!-- kioku: id=... -->`` line, and two memories with one
+    id would be forgotten, merged or edited together. The first entry keeps the id; a later one
+    gets ``unique_id`` of its own date and text, so every load of the same files gives it the
+    same new id, and its comment line is changed with it (the next write of the file keeps it).
+    ``taken`` grows with every entry's id. Returns the (old id, new id) pairs.
+    """
+    changed: list[tuple[str, str]] = []
+    for entry in entries:
+        if entry.id in taken:
+            old = entry.id
+            new = entry.id = fresh_id(old, entry.created, f"{entry.summary}\n{entry.text}", taken)
+            if entry.raw and len(entry.raw) > 1 and _META.match(entry.raw[1].strip()):
+                entry.raw[1] = re.sub(rf"(?<=\bid=){re.escape(old)}(?=\s|-->)", new, entry.raw[1], count=1)
+            changed.append((old, new))
+        taken.add(entry.id)
+    return changed
+
+
 class TopicFile:
     def __init__(self, path: Path, frontmatter: list[str] | None = None, preamble: list[str] | None = None,
                  entries: list[Entry] | None = None, broken: str = "", original: bytes | None = None) -> None:
@@ -163,6 +194,8 @@ class TopicFile:
         self.original = original
         # ``type`` / ``created`` still readable in a broken frontmatter block, for the fresh one
         self.salvaged: dict[str, str] = {}
+        # (old id, new id) of entries that repeated an earlier entry's id (see distinct_ids)
+        self.renumbered: list[tuple[str, str]] = []
 
     @property
     def name(self) -> str:
@@ -295,6 +328,7 @@ def parse_topic(path: Path, data: bytes) -> TopicFile:
             current.append(line)
     if current is not None:
         topic.entries.append(_parse_entry(current, current_line, file_type, file_created))
+    topic.renumbered = distinct_ids(topic.entries, set())
     return topic
 
 
