@@ -192,7 +192,7 @@ def test_vectorised_lexical_signals_equal_the_bm25_index() -> None:
     units = [Unit(i, " ".join(rng.choice(words) for _ in range(rng.randint(1, 12)))) for i in range(300)]
     index = HybridIndex(units, dense=False)
     # queries without a synonym group (those are scored as groups: see the next test)
-    for query in ("deploy the api on monday", "flaky flaky tests", "本番のrelease", "zeppelin billing", "zeppelin"):
+    for query in ("staging api on monday", "flaky flaky notes", "本番のrelease", "zeppelin billing", "zeppelin"):
         tokens = tokenize(query)
         c = index.components(query)
         expected_lex = np.zeros(len(units), np.float32)
@@ -220,6 +220,12 @@ def test_a_word_and_its_abbreviation_or_katakana_match_each_other() -> None:
     assert found("DB choice") == {0, 2}
     assert found("データベースは何") == {0, 2}
     assert found("デプロイの曜日") == {3}
+    # and the other way: an English question finds the memory written with the loanword
+    japanese = HybridIndex([Unit(0, "デプロイは毎週金曜日に行う"), Unit(1, "I'm a backend engineer (Go, Python)"),
+                            Unit(2, "テストは pytest で書く")], dense=False)
+    assert [s.id for s in japanese.ranked("when do we deploy", 3) if s.relevant] == [0]
+    assert [s.id for s in japanese.ranked("deploy", 3) if s.relevant] == [0]
+    assert [s.id for s in japanese.ranked("how are tests written", 3) if s.relevant][:1] == [2]
     plain = HybridIndex(units, dense=False)
     assert {s.id for s in plain.ranked("zeppelin", 4) if s.relevant} == set()
     # a memory holding both the word and its abbreviation counts the concept once

@@ -230,6 +230,12 @@ def _synonym_table() -> dict[str, tuple[str, ...]]:
             a, b = tokenize(short)[0], tokenize(full)[0]
             table.setdefault(a, set()).add(b)
             table.setdefault(b, set()).add(a)
+        # an English word also stands for its katakana loanword, written as the phrase of its
+        # bigrams (a memory holds the word when it holds every bigram): "deploy" finds デプロイ
+        for word, english in _KATAKANA:
+            base = tokenize(english)
+            if len(base) == 1:
+                table.setdefault(base[0], set()).add(" ".join(dict.fromkeys(cjk_bigrams(word))))
         _SYNONYMS = {term: tuple(sorted(alts)) for term, alts in table.items()}
     return _SYNONYMS
 
@@ -244,6 +250,11 @@ def _kind_table() -> dict[tuple[str, ...], tuple[str, ...]]:
             table.setdefault(tuple(tokenize(kind)), set()).update(name for name in names if name)
         _KIND_TABLE = {k: tuple(sorted(v)) for k, v in sorted(table.items(), key=lambda kv: -len(kv[0]))}
     return _KIND_TABLE
+
+
+def _held(alternative: str, present: set[str]) -> bool:
+    """True when the query itself holds ``alternative`` (a token, or every word of a phrase)."""
+    return alternative in present or (" " in alternative and all(w in present for w in alternative.split()))
 
 
 def synonym_groups(query: str, tokens: list[str]) -> list[tuple[list[str], tuple[str, ...]]]:
@@ -263,7 +274,7 @@ def synonym_groups(query: str, tokens: list[str]) -> list[tuple[list[str], tuple
                 groups.append((list(kind), alts))
                 used.update(kind)
     for term in dict.fromkeys(tokens):
-        alts = tuple(a for a in table.get(term, ()) if a not in present)
+        alts = tuple(a for a in table.get(term, ()) if not _held(a, present))
         if alts and term not in used:
             groups.append(([term], alts))
             used.add(term)
@@ -278,7 +289,7 @@ def synonym_groups(query: str, tokens: list[str]) -> list[tuple[list[str], tuple
                 base = tuple(tokenize(english))
                 alts = tuple(dict.fromkeys(a for a in (*(base if len(base) == 1 else ()), *kinds.get(base, ()),
                                                        *(table.get(base[0], ()) if len(base) == 1 else ()))
-                                           if a not in present))
+                                           if not _held(a, present)))
                 if terms and alts:
                     groups.append((terms, alts))
     return groups
