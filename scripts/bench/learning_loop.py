@@ -108,7 +108,8 @@ def simulate(args: argparse.Namespace, tmp: Path) -> dict:
         session_id, prompt_id = f"sim-{args.seed}-{s}", f"p-{s}"
         user_prompt_submit._lessons({"session_id": session_id, "prompt_id": prompt_id, "prompt": prompt,
                                      "cwd": str(project), "hook_event_name": "UserPromptSubmit"})
-        turn = ledger.turns(session_id, "main")[-1]
+        turns = ledger.turns(session_id, "main")
+        turn = turns[-1] if turns else {"given": [], "held_back": {}}  # no lesson was about the task
         given = [i for i in turn["given"] if i in lessons]
         eligible = given + [i for i in turn.get("held_back", {}) if i in lessons]
         effects = sorted((lessons[i]["effect"] for i in eligible if lessons[i]["kind"] == kind), reverse=True)

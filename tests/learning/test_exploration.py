@@ -11,6 +11,7 @@ import pytest
 from kioku.agent.improvements import learn
 from kioku.handlers import session_start, user_prompt_submit
 from kioku.learning import ledger, select
+from kioku.retrieval.text import is_common_token
 
 TEXTS: dict[str, str] = {}
 TOPICS = ["parser grammar token", "docker container deploy", "postgres migration schema",
@@ -134,6 +135,7 @@ def test_subagent_start_selects_by_the_task_in_the_parent_transcript(project, ma
 def test_weak_lexical_matches_are_not_eligible(project, many, monkeypatch):
     """A lesson that shares only a word every lesson has ("work") is not compared on this task."""
     prompt = "the docker deploy work is failing"
+    monkeypatch.setattr(select, "MIN_COMMON_SHARED", 1)  # any shared word: the floor alone decides
     monkeypatch.setattr(select, "RELEVANCE_FLOOR", 0.0)
     loose = select.select("main", project, prompt, session_id="s", turn="t", hold_back=0.0)
     loose_topics = {many[e["id"]] for e in loose.given + loose.held_back}
@@ -181,3 +183,45 @@ def test_the_recorded_chance_of_a_first_turn_does_not_depend_on_which_stage_gave
     assert all(routes.values()), routes  # 40 sessions at 0.5 and 0.5: every route happens
     # two independent chances of 0.5: 0.75 however the draws came out
     assert {round(p, 6) for ps in routes.values() for p in ps} == {0.75}
+
+
+def test_a_lesson_sharing_one_everyday_word_is_not_about_the_task(project):
+    """In a store of three lessons BM25 finds every shared word rare; "use" or "make" alone
+    still says nothing about what the task is."""
+    ids = {name: learn("main", text, category, 0.9, project_root=project)[0] for name, text, category in (
+        ("react", "Name React components in PascalCase and hooks with a use prefix", "naming_conventions"),
+        ("stripe", "Use the Stripe API idempotency key for every POST to avoid double charges", "api_usage"),
+        ("go", "Prefer early returns over nested if statements in Go handlers", "code_quality"))}
+
+    def eligible(task: str) -> set[str]:
+        chosen = select.select("main", project, task, session_id="s", turn=task, hold_back=0.0)
+        return {name for name, rec_id in ids.items() if rec_id in {e["id"] for e in chosen.given + chosen.held_back}}
+
+    assert eligible("how do I use the new logger?") == set()
+    assert eligible("can you use a different color for the header?") == set()
+    assert eligible("add an idempotency key to the charge call") == {"stripe"}  # a word naming the thing
+    assert eligible("the stripe webhook retries twice") == {"stripe"}
+    assert eligible("make every POST handler return early") == {"stripe", "go"}  # two or more words each
+    assert eligible("give the new component a better name") == {"react"}  # two everyday words
+    assert eligible("rename the hook") == {"react"}  # one word naming the thing
+
+
+def test_about_the_task_counts_words_that_name_something_or_two_words():
+    lessons = {"a": {"use", "stripe", "idempot"}, "b": {"make", "fast"}, "c": {"保存", "して"}}
+    assert select.about_the_task("use the new logger", lessons) == set()
+    assert select.about_the_task("make it fast", lessons) == {"b"}
+    assert select.about_the_task("stripe", lessons) == {"a"}
+    assert select.about_the_task("データを保存して", lessons) == {"c"}
+    assert select.about_the_task("確認して", lessons) == set()
+    assert is_common_token("して") and is_common_token("ので")  # a hiragana bigram is grammar
+    assert is_common_token("use") and is_common_token("make") and not is_common_token("idempot")
+
+
+def test_the_common_word_list_is_what_its_script_makes():
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, str(root / "scripts" / "make_common_words.py"), "--check"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr

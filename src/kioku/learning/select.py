@@ -7,7 +7,9 @@
    (``kioku.retrieval.fts``, the file the agent store keeps beside Chroma) ranks for it, best
    first, at most ``eligible`` of them, and only those scoring at least :data:`RELEVANCE_FLOOR`
    of the best score (a lesson that shares only a common word with the task is not about it:
-   giving it there, or counting that turn in its evidence, only dilutes its measured effect);
+   giving it there, or counting that turn in its evidence, only dilutes its measured effect),
+   and only those sharing with the task a word that names something, or two words
+   (:func:`about_the_task`: in a store of a few lessons BM25 finds every shared word rare);
    with no task text (SessionStart), the digest's top list.
 3. Exploration: each eligible lesson is held back with probability ``hold_back`` (decided by a
    hash of session, turn and lesson, so a retried hook makes the same choice). Held-back
@@ -40,6 +42,7 @@ HOLD_BACK_SHARE = 0.1
 ELIGIBLE_PER_GIVEN = 3
 EXPLORE_SLOTS = 1  # slots promoted lessons leave to undecided ones while any is eligible
 RELEVANCE_FLOOR = 0.3  # a lesson is eligible only if its lexical score is at least this share of the best
+MIN_COMMON_SHARED = 2  # ... and it shares a word naming something with the task, or this many words
 LEXICAL_DB = "kioku_lexical.sqlite3"
 
 
@@ -79,12 +82,36 @@ def lexical_ranking(agent: str, root, task: str, k: int) -> list[str]:
         if not os.path.isfile(db):
             continue
         project_id = pathstr.project_identity(root) if scope == "project" else None
+        collection = collection_name(agent, "improvements", project_id)
         with LexicalIndex(db) as index:
-            for rec_id, score in index.search(collection_name(agent, "improvements", project_id), task, k):
-                ranked.append((-score, order, rec_id))
+            found = index.search(collection, task, k)
+            about = about_the_task(task, index.document_tokens(collection, [rec_id for rec_id, _ in found]))
+            ranked.extend((-score, order, rec_id) for rec_id, score in found if rec_id in about)
     ranked.sort()
     floor = RELEVANCE_FLOOR * -ranked[0][0] if ranked else 0.0
     return [rec_id for score, _o, rec_id in ranked if -score >= floor]
+
+
+def about_the_task(task: str, lesson_tokens: dict[str, set[str]]) -> set[str]:
+    """The lessons that share with ``task`` a word naming something, or at least
+    :data:`MIN_COMMON_SHARED` words of any kind.
+
+    One everyday word in common ("how do I *use* the new logger?" and "*Use* the Stripe API
+    idempotency key ...") does not make a lesson about the task, however few lessons hold it
+    (in a small store every word looks rare to BM25). A word outside the 5,000 most frequent
+    English ones (``kioku.retrieval.text.is_common_token``: a name, an identifier, a technical
+    term, a kanji or katakana bigram) is enough alone.
+    """
+    from kioku.retrieval.fts import query_tokens
+    from kioku.retrieval.text import is_common_token
+
+    words = set(query_tokens(task))
+    out: set[str] = set()
+    for rec_id, tokens in lesson_tokens.items():
+        shared = words & tokens
+        if len(shared) >= MIN_COMMON_SHARED or any(not is_common_token(t) for t in shared):
+            out.add(rec_id)
+    return out
 
 
 def select(agent: str, root, task: str, *, session_id: str, turn: str, k: int = DEFAULT_K,

@@ -303,6 +303,30 @@ class LexicalIndex:
                 return []  # dropped by another process between the lookup and the query
         return [(doc_id, -float(score)) for doc_id, score in rows]
 
+    def document_tokens(self, collection: str, doc_ids: Sequence[str]) -> dict[str, set[str]]:
+        """The distinct tokens of each of ``doc_ids`` (missing documents are left out)."""
+        if not doc_ids:
+            return {}
+        with self._lock:
+            conn = self._connect()
+            tid = self._tid(conn, collection, create=False)
+            if tid is None:
+                return {}
+            out: dict[str, set[str]] = {}
+            for start in range(0, len(doc_ids), 500):  # SQLite's limit on bound parameters
+                chunk = list(doc_ids[start:start + 500])
+                marks = ",".join("?" * len(chunk))
+                try:
+                    rows = conn.execute(f"SELECT d.doc_id, f.body FROM docs d JOIN fts_{tid} f ON f.rowid = d.rid"
+                                        f" WHERE d.tid = ? AND d.doc_id IN ({marks})", (tid, *chunk)).fetchall()
+                except sqlite3.OperationalError as exc:
+                    if "no such" not in str(exc):
+                        raise
+                    return {}  # dropped by another process between the lookup and the query
+                for doc_id, body in rows:
+                    out[doc_id] = set(body.split())
+        return out
+
     def search_terms(self, collection: str, query: str) -> list[str]:
         """The tokens :meth:`search` would actually look up for ``query`` (after pruning)."""
         terms = query_tokens(query)

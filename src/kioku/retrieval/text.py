@@ -147,6 +147,28 @@ def tokenize(text: str, *, stemming: bool = True, stopwords: frozenset[str] = EN
 _BASELINE_WORD = LazyPattern(r"\w+")
 
 
+_COMMON_WORDS: frozenset[str] | None = None
+
+
+def is_common_token(token: str) -> bool:
+    """True for a token that says little about a topic on its own: one of the 5,000 most
+    frequent English words (``common_words.txt``, made by ``scripts/make_common_words.py``)
+    or a bigram of two hiragana (Japanese grammar: して, ます, ので)."""
+    global _COMMON_WORDS
+    if _COMMON_WORDS is None:
+        import os
+
+        path = os.path.join(os.path.dirname(__file__), "common_words.txt")
+        try:
+            with open(path, encoding="utf-8") as handle:
+                _COMMON_WORDS = frozenset(line.strip() for line in handle if line.strip() and line[0] != "#")
+        except OSError:
+            _COMMON_WORDS = frozenset()
+    if len(token) == 2 and all("\u3041" <= c <= "\u309f" for c in token):
+        return True
+    return token in _COMMON_WORDS
+
+
 def word_tokens(text: str) -> list[str]:
     """Baseline tokens: lower-cased ``\\w+`` words minus English stopwords (no stemming)."""
     return [w for w in _BASELINE_WORD.findall(text.lower()) if w not in ENGLISH_STOPWORDS]
