@@ -213,6 +213,11 @@ def cmd_organize(args: argparse.Namespace) -> int:
         print(f"{folder.scope} memory ({_show(folder.path)}): MEMORY.md {folder.index_lines}/{MAX_LINES} lines, "
               f"{folder.indexed} indexed entries" + (f", {folder.unindexed} not in the index" if folder.unindexed else "")
               + (f", {folder.hand_written} written by hand" if folder.hand_written else ""))
+        if folder.out_of_date:
+            one = folder.out_of_date == 1
+            print(f"  {folder.out_of_date} line{'' if one else 's'} of MEMORY.md point{'s' if one else ''} to no "
+                  f"memory in {'its' if one else 'their'} topic file (the entry was edited or removed by hand); "
+                  f"`kioku organize --repair` removes {'it' if one else 'them'} and indexes the entries as they are now")
         if folder.hand_written and folder.index_lines >= WARN_LINES:
             print(f"  hand-written lines fill much of the index: when it would pass {MAX_LINES} lines, Kioku moves "
                   "them to MEMORY.md.hand-written-<time> beside it")

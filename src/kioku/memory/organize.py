@@ -74,6 +74,7 @@ class FolderReport:
     topics: dict[str, int] = field(default_factory=dict)  # file -> active entries
     status: str = "ok"  # ok | warn | full | unindexed | missing | unreadable | empty
     hand_written: int = 0  # index lines that are not Kioku's entries
+    out_of_date: int = 0  # entry lines into a topic file that has no such memory (edited by hand)
     skipped: list[str] = field(default_factory=list)  # "*.md files not read: why", one per file
 
 
@@ -360,7 +361,10 @@ def organize(project_root: Path | None = None, apply: bool = False, repair: bool
         md.mark_hand(doc, topics)
         report.notices.extend(_missing_topic_notices(md, doc, topics))
         folder.index_lines = doc.line_count()
-        folder.hand_written = doc.hand_written()
+        # entry lines pointing into a topic file without that memory: its entry was edited or
+        # removed by hand after the line was written; --repair drops them (and indexes the entry anew)
+        folder.out_of_date = sum(1 for e in doc.entries if e.hand and e.topic in topics)
+        folder.hand_written = doc.hand_written() - folder.out_of_date
         folder.indexed = sum(1 for e in doc.entries if not e.hand)
         folder.unindexed = len(md.unindexed(doc, topics))
         folder.topics = {name: len(t.active()) for name, t in sorted(topics.items())}

@@ -207,6 +207,7 @@ def _merge_folder(paths: list[Path], scope: str) -> list[Memory]:
     # an index line belongs to a current entry; a superseded one with the same summary (the same
     # text saved again later) never takes it, so current entries are looked at first
     current_first = {name: sorted(items, key=lambda m: not m.current) for name, items in topics.items()}
+    unmatched: list[tuple[int, str, str, str, str | None]] = []
     for number, line, type_, summary, topic_file in index_entries:
         target = None
         for m in current_first.get(topic_file or "", []):
@@ -214,13 +215,28 @@ def _merge_folder(paths: list[Path], scope: str) -> list[Memory]:
                 target = m
                 break
         if target is not None:
-            merged[target.key] = Memory(target.key, target.text, target.display, scope, target.type, target.topic,
-                                        target.date, target.summary, (str(index_path), number, line),
-                                        target.current)
+            merged[target.key] = _with_context(target, index_path, number, line)
+        else:
+            unmatched.append((number, line, type_, summary, topic_file))
+    # A line into a topic file none of whose memories it names, where exactly one current memory
+    # of that file has no line: its entry was edited by hand after the line was written (until
+    # `kioku organize --repair` rewrites it). They are one memory: the entry as it is now, with
+    # the old line shown as its context, not two results with the old wording first.
+    lines_into = {}
+    for item in unmatched:
+        lines_into.setdefault(item[4], []).append(item)
+    for number, line, type_, summary, topic_file in unmatched:
+        alone = [m for m in topics.get(topic_file or "", []) if m.current and m.summary and m.key not in merged]
+        if topic_file in topics and len(alone) == 1 and len(lines_into[topic_file]) == 1:
+            merged[alone[0].key] = _with_context(alone[0], index_path, number, line)
         else:
             memories.append(Memory((str(index_path), number), summary, line[:DISPLAY_CHARS], scope, type_,
                                    (topic_file or "")[:-3]))
     return [merged.get(m.key, m) for m in memories]
+
+
+def _with_context(m: Memory, index_path: Path, number: int, line: str) -> Memory:
+    return replace(m, context=(str(index_path), number, line))
 
 
 def _distinct_ids_across_files(topics: dict[str, list[Memory]]) -> dict[str, list[Memory]]:

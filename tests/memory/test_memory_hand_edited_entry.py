@@ -1,0 +1,40 @@
+"""An entry edited by hand (heading and text) leaves its old MEMORY.md line behind until
+`kioku organize --repair`: search shows one memory as it is now, organize names the old line."""
+
+from __future__ import annotations
+
+from memtest_fixtures import pmem  # noqa: F401
+from kioku.memory import api
+
+
+def test_an_entry_edited_by_hand_is_one_search_result_and_organize_names_the_old_line(project, pmem, kioku):
+    api.remember("We use pnpm as the package manager", type="project")
+    topic = pmem / "project-conventions.md"
+    topic.write_text(topic.read_text(encoding="utf-8").replace("pnpm", "yarn"), encoding="utf-8")
+
+    hits = api.search("which package manager do we use", dense=False)
+    assert len(hits) == 1
+    assert "yarn" in hits[0].text and "pnpm" in hits[0].context  # the old line, shown as context
+    assert api.search("pnpm", dense=False) == []
+
+    report = kioku("organize")
+    assert report.returncode == 0, report.stderr
+    assert "1 line of MEMORY.md points to no memory in its topic file" in report.stdout
+    assert "written by hand" not in report.stdout
+
+    assert kioku("organize", "--repair").returncode == 0
+    index = (pmem / "MEMORY.md").read_text(encoding="utf-8")
+    assert "yarn" in index and "pnpm" not in index
+    clean = kioku("organize").stdout
+    assert "points to no memory" not in clean and "written by hand" not in clean
+
+
+def test_two_entries_edited_in_one_file_are_not_guessed_apart(project, pmem):
+    api.remember("We use pnpm as the package manager", type="project", topic="project-conventions")
+    api.remember("Our CI runs on GitHub Actions", type="project", topic="project-conventions")
+    topic = pmem / "project-conventions.md"
+    text = topic.read_text(encoding="utf-8").replace("pnpm", "yarn").replace("GitHub Actions", "Buildkite")
+    topic.write_text(text, encoding="utf-8")
+    hits = api.search("which package manager do we use", dense=False)
+    texts = " | ".join(h.text for h in hits)
+    assert "yarn" in texts and "pnpm" in texts  # which old line belongs to which entry is not guessed
