@@ -122,6 +122,11 @@ def test_cli_learn_and_errors(project, kioku):
     secret = kioku("learn", "--agent", "coder", "use password=hunter2hunter2X9", "--category", "misc",
                    "--confidence", "0.9", cwd=project)
     assert secret.returncode == 3 and "hunter2" not in secret.stderr
+    for terse in ("x", "ok", "Fix."):
+        short = kioku("learn", "--agent", "coder", terse, "--category", "misc", "--confidence", "0.9", cwd=project)
+        assert short.returncode == 2 and "says too little" in short.stderr
+    assert kioku("learn", "--agent", "coder", "テストを先に書く", "--category", "misc", "--confidence", "0.9",
+                 cwd=project).returncode == 0
 
 
 def test_cli_sync_and_scope_override(project, kioku, store_of):

@@ -297,3 +297,19 @@ def test_oversized_input_says_so_instead_of_not_json(project, monkeypatch):
     assert out.getvalue() == ""
     assert err.getvalue().startswith("kioku: UserPromptSubmit hook skipped: hook input is larger than ")
     assert "not JSON" not in err.getvalue() and err.getvalue().count("\n") == 1
+
+
+def test_a_lone_surrogate_in_the_prompt_fails_nothing(project):
+    """JSON may carry "\\ud800" alone: such a string cannot be encoded as UTF-8 (hash, SQLite)."""
+    from kioku.agent.improvements import learn
+
+    learn("main", "Use the Stripe API idempotency key for every POST", "api_usage", 0.9, project_root=project)
+    raw = json.dumps({"session_id": "s1", "prompt": "fix the stripe \ud800 webhook", "cwd": str(project),
+                      "hook_event_name": "UserPromptSubmit"}).encode()
+    assert b"\\ud800" in raw
+    out, err = io.StringIO(), io.StringIO()
+    assert hookio.run("UserPromptSubmit", stdin=io.BytesIO(raw), stdout=out, stderr=err) == 0
+    assert "idempotency" in json.loads(out.getvalue())["hookSpecificOutput"]["additionalContext"]
+    assert err.getvalue() == ""
+    assert not (paths.logs_dir() / "hooks.log").exists()
+    assert hookio.read_payload(b'{"a": ["\\udc00 \\ud83d\\ude00"]}') == {"a": ["\ufffd \U0001f600"]}

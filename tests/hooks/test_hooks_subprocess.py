@@ -154,4 +154,5 @@ def test_hook_via_kioku_command(installed_copy, project, isolated_home):
     assert json.loads(res.stdout)["hookSpecificOutput"]["additionalContext"].startswith("Saved to memory")
     bad = subprocess.run([str(installed_copy / "venv" / "bin" / "python"), "-m", "kioku", "hook", "Nope"],
                          input=b"{}", env=_env(isolated_home), cwd=project, capture_output=True, timeout=60)
-    assert bad.returncode == 2 and b"unknown hook event" in bad.stderr
+    # exit 2 from a hook blocks the user's prompt in Claude Code: a wrong event name is said, not fatal
+    assert bad.returncode == 0 and b"unknown hook event" in bad.stderr and bad.stdout == b""

@@ -28,6 +28,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from kioku.commands import positive_int
+
 
 def _print_json(data: Any) -> None:
     from kioku.core.defang import defang_json
@@ -77,6 +79,10 @@ def cmd_learn(args: argparse.Namespace) -> int:
 def cmd_improvements(args: argparse.Namespace) -> int:
     from kioku.agent.improvements import retrieve
 
+    if not args.task.strip():
+        from kioku.core.errors import UsageError
+
+        raise UsageError("improvements needs the task, for example: kioku improvements --agent main \"fix the flaky test\"")
     root = _root()
     hits = retrieve(args.agent, args.task, limit=args.limit, project_root=root)
     if args.session and hits:  # the lessons join the session's next turn, whose verdict credits them
@@ -397,7 +403,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("improvements", help="retrieve an agent's improvements relevant to a task")
     p.add_argument("--agent", required=True)
     p.add_argument("task")
-    p.add_argument("--limit", type=int, default=5)
+    p.add_argument("--limit", type=positive_int, default=5)
     p.add_argument("--json", action="store_true")
     p.add_argument("--session", help="record the returned ids as injected into this session")
     p.set_defaults(func=cmd_improvements)

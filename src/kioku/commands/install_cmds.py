@@ -47,7 +47,12 @@ def _event_name(value: str) -> str:
 def cmd_hook(args: argparse.Namespace) -> int:
     from kioku.core.hookio import run
 
-    return run(_event_name(args.event))
+    try:
+        event = _event_name(args.event)
+    except UsageError as exc:  # a hook never fails its caller: say why, do nothing, exit 0
+        print(f"kioku: hook skipped: {exc}", file=sys.stderr)
+        return 0
+    return run(event)
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

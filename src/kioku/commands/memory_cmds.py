@@ -21,6 +21,8 @@ import os
 import sys
 from pathlib import Path
 
+from kioku.commands import positive_int
+
 TYPES = ("user", "project", "feedback", "reference")
 
 
@@ -58,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("search", help="search all memory files")
     p.add_argument("query", nargs="+")
-    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--limit", type=positive_int, default=10)
     p.add_argument("--archive", action="store_true",
                    help="also search history: memory/archive/ and superseded entries (marked)")
     p.add_argument("--lexical", action="store_true", help="keyword ranking only (no embedding model)")

@@ -81,7 +81,28 @@ def read_payload(raw: bytes) -> dict:
         raise ValueError(f"hook input is not JSON ({msg}, line {line})") from None
     if not isinstance(data, dict):
         raise ValueError(f"hook input is a JSON {type(data).__name__}, expected an object")
-    return data
+    return _without_lone_surrogates(data)
+
+
+def _without_lone_surrogates(value, depth: int = 0):
+    """``value`` with every lone UTF-16 surrogate ("\\ud800" in the JSON) replaced by U+FFFD:
+    such a string cannot be written as UTF-8 (a hash, a file, SQLite), so every later step failed."""
+    if isinstance(value, str):
+        if value.isascii():
+            return value
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if depth > 20:
+        return value
+    if isinstance(value, dict):
+        return {_without_lone_surrogates(k, depth + 1): _without_lone_surrogates(v, depth + 1)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_lone_surrogates(v, depth + 1) for v in value]
+    return value
 
 
 def render_output(event: str, result: HookResult | None) -> str:
