@@ -262,6 +262,14 @@ def _repair_index(md: MemoryDir, doc: IndexDoc, topics: dict[str, TopicFile]) ->
     """
     done: list[str] = []
     md.mark_hand(doc, topics)
+    moved = _lines_of_moved_memories(md, doc, topics)
+    for line, name in moved:
+        line.topic, line.hand = name, False
+    if moved:
+        one = len(moved) == 1
+        done.append(f"pointed {len(moved)} line{'' if one else 's'} of {md.index_path.name} at "
+                    f"{', '.join(sorted({n for _l, n in moved}))}, which now hold{'s' if one else ''} "
+                    f"{'its memory' if one else 'their memories'} (was a topic file renamed?)")
     stale = [e for e in doc.entries if e.hand and e.topic in topics]
     if stale:
         backup = md.backup(md.index_path)
@@ -393,14 +401,44 @@ def _repeated_id_lines(topics: dict[str, TopicFile]) -> list[str]:
 def _missing_topic_notices(md: MemoryDir, doc: IndexDoc, topics: dict[str, TopicFile]) -> list[str]:
     """One line per topic file that index entries point to but that is not there (deleted or
     renamed): their lines are kept and recalled as notes, and the topic's full texts are gone
-    from search, so the user should know."""
+    from search, so the user should know. Lines whose memory is now in another file (the file
+    was renamed) are named apart: ``--repair`` points them there."""
+    moved_lines = {id(line): name for line, name in _lines_of_moved_memories(md, doc, topics)}
     missing: dict[str, int] = {}
+    moved: dict[tuple[str, str], int] = {}
     for entry in doc.entries:
-        if entry.hand and entry.topic not in topics and not os.path.lexists(md.path / entry.topic):
+        if id(entry) in moved_lines:
+            key = (entry.topic, moved_lines[id(entry)])
+            moved[key] = moved.get(key, 0) + 1
+        elif entry.hand and entry.topic not in topics and not os.path.lexists(md.path / entry.topic):
             missing[entry.topic] = missing.get(entry.topic, 0) + 1
     return [f"{md.scope} memory: {count} line{'s' if count != 1 else ''} of {md.index_path.name} point to "
+            f"{old}, which does not exist, and their memories are in {new} (renamed?); "
+            "`kioku organize --repair` points the lines there" for (old, new), count in sorted(moved.items())] + [
+            f"{md.scope} memory: {count} line{'s' if count != 1 else ''} of {md.index_path.name} point to "
             f"{name}, which does not exist (deleted or renamed?); they are kept as notes: restore the file "
             "(from git, for example) or delete the lines" for name, count in sorted(missing.items())]
+
+
+def _lines_of_moved_memories(md: MemoryDir, doc: IndexDoc,
+                             topics: dict[str, TopicFile]) -> list[tuple[IndexEntry, str]]:
+    """(index line, topic file) for each line into a topic file that does not exist whose
+    memory is an active entry of another file, named by exactly that line (same type and
+    summary) and by no line of its own: the file was renamed after the line was written."""
+    loose = [e for e in doc.entries if e.hand and e.topic not in topics and not os.path.lexists(md.path / e.topic)]
+    if not loose:
+        return []
+    indexed = {(e.topic, e.summary) for e in doc.entries if not e.hand}
+    homes: dict[tuple[str, str], list[str]] = {}
+    for name, entry in md.active_entries(topics):
+        line = index_entry_for(entry, name)
+        if (name, line.summary) not in indexed:
+            homes.setdefault((line.type, line.summary), []).append(name)
+    claims: dict[tuple[str, str], int] = {}
+    for e in loose:
+        claims[(e.type, e.summary)] = claims.get((e.type, e.summary), 0) + 1
+    return [(e, homes[(e.type, e.summary)][0]) for e in loose
+            if len(homes.get((e.type, e.summary), ())) == 1 and claims[(e.type, e.summary)] == 1]
 
 
 def _archived_with_id(md: MemoryDir, line: IndexEntry, id: str) -> bool:
@@ -509,8 +547,14 @@ def forget(query: str | None = None, id: str | None = None, project_root: Path |
         current = [e for e in (topic.entries if topic else []) if e.id == entry.id and e.status == "active"]
         if not topic or not current:
             raise KiokuError("that memory changed while forgetting it; nothing was changed, try again")
+        md.mark_hand(doc, topics)
+        summaries = {index_entry_for(e, name).summary for e in current}
+        # its line from before the topic file was renamed goes with it (recall would keep showing it)
+        renamed = [line for line, home in _lines_of_moved_memories(md, doc, topics)
+                   if home == name and line.summary in summaries]
         archive = _archive_entries(md, name, current, "archived", "forgotten on request")
         _remove_from(topic, doc, current)
+        doc.entries = [e for e in doc.entries if not any(e is line for line in renamed)]
         md.write_topic(topic)
         md.write_index(doc)
     return ForgetResult(entry.id, entry.summary, md.scope, str(md.path / name), str(archive))

@@ -222,12 +222,22 @@ def _merge_folder(paths: list[Path], scope: str) -> list[Memory]:
     # of that file has no line: its entry was edited by hand after the line was written (until
     # `kioku organize --repair` rewrites it). They are one memory: the entry as it is now, with
     # the old line shown as its context, not two results with the old wording first.
-    lines_into = {}
+    # Likewise a line into a topic file that is not there, when exactly one memory of another
+    # file has its wording and no line: the file was renamed.
+    lines_into: dict[str | None, list] = {}
+    wording: dict[str, int] = {}
     for item in unmatched:
         lines_into.setdefault(item[4], []).append(item)
+        wording[item[3]] = wording.get(item[3], 0) + 1
     for number, line, type_, summary, topic_file in unmatched:
-        alone = [m for m in topics.get(topic_file or "", []) if m.current and m.summary and m.key not in merged]
-        if topic_file in topics and len(alone) == 1 and len(lines_into[topic_file]) == 1:
+        if topic_file in topics:
+            alone = [m for m in topics[topic_file] if m.current and m.summary and m.key not in merged]
+            paired = len(alone) == 1 and len(lines_into[topic_file]) == 1
+        else:
+            alone = [m for items in topics.values() for m in items
+                     if m.current and m.key not in merged and m.summary and _same_summary(summary, m.summary)]
+            paired = topic_file is not None and len(alone) == 1 and wording[summary] == 1
+        if paired:
             merged[alone[0].key] = _with_context(alone[0], index_path, number, line)
         else:
             memories.append(Memory((str(index_path), number), summary, line[:DISPLAY_CHARS], scope, type_,
