@@ -185,3 +185,13 @@ def test_a_long_sentence_with_one_word_swapped_is_a_new_memory_not_a_duplicate(p
     api.remember("APIのテストはpytestで実行し、カバレッジを計測する", type="project", project_root=project)
     assert api.remember("UIのテストはpytestで実行し、カバレッジを計測する", type="project",
                         project_root=project).status == "saved"
+
+
+def test_a_tool_with_two_jobs_counts_as_a_formatter_only_where_formatting_is_named():
+    # ruff lints and formats: "run ruff before committing" is not replaced by "use black"
+    assert assess("Use black", "Always run ruff before committing") is None
+    assert assess("Use ruff", "Use black") is None
+    assert "py-format" not in choices("Always run ruff before committing")
+    assert choices("Format with ruff")["py-format"] == {"ruff": 1}
+    assert assess("Format Python code with ruff instead of black", "Format Python code with black") is not None
+    assert assess("フォーマッターはもうblackを使わない。ruffを使う", "フォーマッターはblackを使う") is not None

@@ -71,6 +71,13 @@ CATEGORIES: dict[str, dict[str, tuple[str, ...]]] = {
                       "detailed": ("detailed", "verbose", "long answers", "詳しく", "詳細")},
 }
 
+# Options that name a tool with more than one job: they count for the category only in a text
+# that names the job ("run ruff before committing" may mean its linter; "use black" does not
+# replace that, while "we format with ruff" is a formatter choice).
+_NEEDS_JOB: dict[tuple[str, str], tuple[str, ...]] = {
+    ("py-format", "ruff"): ("format", "フォーマット", "整形"),
+}
+
 _EN_ALIASES: dict[tuple[str, ...], tuple[str, str]] = {}
 _JA_ALIASES: list[tuple[str, str, str]] = []
 for _cat, _opts in CATEGORIES.items():
@@ -145,7 +152,8 @@ def choices(text: str) -> dict[str, dict[str, int]]:
         slot[option] = min(slot.get(option, stance), stance)  # a rejection wins over an endorsement
 
     # Clauses: a choice's stance is decided inside its clause ("use bun, never npm").
-    for clause in _lower(text).translate(_CLAUSE_SPLIT).split("\n"):
+    low = _lower(text)
+    for clause in low.translate(_CLAUSE_SPLIT).split("\n"):
         matches = _words(clause)
         words = [m.group(0) for m in matches]
         has_cue = bool(_POS_WORDS.intersection(words)) or _has_phrase(words, _POS_PHRASES) or any(
@@ -154,6 +162,8 @@ def choices(text: str) -> dict[str, dict[str, int]]:
         while i < len(words):
             for size in (3, 2, 1):
                 hit = _EN_ALIASES.get(tuple(words[i : i + size])) if i + size <= len(words) else None
+                if hit and hit in _NEEDS_JOB and not any(job in low for job in _NEEDS_JOB[hit]):
+                    hit = None
                 if hit:
                     before = words[max(0, i - 3) : i]
                     after = clause[matches[i + size - 1].end():].lstrip()
@@ -166,7 +176,8 @@ def choices(text: str) -> dict[str, dict[str, int]]:
             i += 1
         for alias, category, option in _JA_ALIASES:
             start = clause.find(alias)
-            if start < 0:
+            if start < 0 or ((category, option) in _NEEDS_JOB
+                             and not any(job in low for job in _NEEDS_JOB[(category, option)])):
                 continue
             after = clause[start + len(alias):].lstrip()
             if after.startswith(_JA_NEG_AFTER):
