@@ -9,7 +9,9 @@ naming the thing, without loading a model. The WordPiece vocabulary of all-MiniL
 (installed with Kioku) lists whole words roughly from the most to the least frequent in its
 training text, starting at id 1996 ("the", "of", "and", ...). The first
 :data:`COMMON_WORDS` alphabetic ASCII entries, lower-cased, are written with their Kioku token
-(``kioku.retrieval.text.stem``) so the hook only reads a set. ``--check`` exits 1 when the
+(``kioku.retrieval.text.stem``: "changed" is "chang", so "chang" is an everyday token too),
+except :data:`SOFTWARE_WORDS`: words general English uses often ("deployed", "released",
+"installed") that in a developer's prompt name the operation a lesson is about. ``--check`` exits 1 when the
 file differs from what this script would write (a test runs it).
 """
 
@@ -24,10 +26,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 COMMON_WORDS = 5000
+SOFTWARE_WORDS = ("deploy", "commit", "merge", "rebase", "release", "install", "migrate", "compile")
 FIRST_WORD_ID = 1996  # ids below are padding, unused slots, special tokens and single characters
 TARGET = REPO / "src" / "kioku" / "retrieval" / "common_words.txt"
 HEADER = ("# The 5,000 most frequent English words (all-MiniLM-L6-v2's WordPiece vocabulary order) and their\n"
-          "# Kioku tokens. Made by scripts/make_common_words.py; do not edit by hand.\n")
+          "# Kioku tokens, less a few words of software work. Made by scripts/make_common_words.py; do not\n"
+          "# edit by hand.\n")
 
 
 def build() -> str:
@@ -37,7 +41,8 @@ def build() -> str:
     vocab = json.loads(model_files()[1].read_text(encoding="utf-8"))["model"]["vocab"]
     words = [w for w, i in sorted(vocab.items(), key=lambda item: item[1])
              if i >= FIRST_WORD_ID and w.isascii() and w.isalpha()][:COMMON_WORDS]
-    tokens = sorted({t for w in words for t in (w.lower(), stem(w.lower()))})
+    software = {t for w in SOFTWARE_WORDS for t in (w, stem(w), stem(w + "d"), stem(w + "s"))}
+    tokens = sorted({t for w in words for t in (w.lower(), stem(w.lower()))} - software)
     return HEADER + "\n".join(tokens) + "\n"
 
 
@@ -53,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         return 0
     TARGET.write_text(text, encoding="utf-8")
-    print(f"wrote {TARGET.relative_to(REPO)} ({text.count(chr(10)) - 2} tokens)")
+    print(f"wrote {TARGET.relative_to(REPO)} ({text.count(chr(10)) - HEADER.count(chr(10))} tokens)")
     return 0
 
 

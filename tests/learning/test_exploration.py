@@ -215,6 +215,24 @@ def test_about_the_task_counts_words_that_name_something_or_two_words():
     assert select.about_the_task("確認して", lessons) == set()
     assert is_common_token("して") and is_common_token("ので")  # a hiragana bigram is grammar
     assert is_common_token("use") and is_common_token("make") and not is_common_token("idempot")
+    assert is_common_token("を使") and is_common_token("使う") and not is_common_token("ロガ")  # kana + kanji
+    assert is_common_token("3") and is_common_token("40")  # a shared number is not a topic
+    assert not is_common_token("deploy") and not is_common_token("commit")  # words of software work
+    assert is_common_token("chang")  # "changed": the Kioku token of an everyday word
+
+
+def test_a_short_lesson_is_given_for_the_operation_it_names(project):
+    fridays, retry = "Never deploy on Fridays", "Retry failed HTTP calls at most 3 times with backoff"
+    learn("main", fridays, "deployment", 0.9, project_root=project)
+    learn("main", retry, "error_handling", 0.9, project_root=project)
+
+    def eligible(task: str) -> set[str]:
+        chosen = select.select("main", project, task, session_id="s", turn=task, hold_back=0.0)
+        return {e["improvement"] for e in chosen.given + chosen.held_back}
+
+    assert eligible("deploy the hotfix now") == {fridays}
+    assert eligible("add 3 buttons to the header") == set()
+    assert eligible("the HTTP client gives up too early") == {retry}
 
 
 def test_the_common_word_list_is_what_its_script_makes():

@@ -151,17 +151,19 @@ _COMMON_WORDS: str | None = None  # the file's text, one token a line, "\n" befo
 
 
 def is_common_token(token: str) -> bool:
-    """True for a token that says little about a topic on its own: one of the 5,000 most
-    frequent English words (``common_words.txt``, made by ``scripts/make_common_words.py``)
-    or a bigram of two hiragana (Japanese grammar: して, ます, ので).
+    """True for a token that says little about a topic on its own: a token of the 5,000 most
+    frequent English words (``common_words.txt``, made by ``scripts/make_common_words.py``), a
+    number, or a Japanese bigram holding a hiragana (grammar and inflection: して, を使, 使う).
 
     The hooks ask about a few tokens a prompt: a substring test on the file's 40 KB of text
     costs microseconds each, where building a set of its 5,440 lines cost about 2 ms."""
     global _COMMON_WORDS
-    if len(token) == 2 and all("\u3041" <= c <= "\u309f" for c in token):
+    if len(token) == 2 and any("\u3041" <= c <= "\u309f" for c in token):
         return True
     if not token or "\n" in token:
         return False
+    if token.isdigit():
+        return True  # "3 buttons" and "retry at most 3 times" share a number, not a topic
     if _COMMON_WORDS is None:
         import os
 
