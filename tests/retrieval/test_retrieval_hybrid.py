@@ -226,6 +226,9 @@ def test_a_word_and_its_abbreviation_or_katakana_match_each_other() -> None:
     assert [s.id for s in japanese.ranked("when do we deploy", 3) if s.relevant] == [0]
     assert [s.id for s in japanese.ranked("deploy", 3) if s.relevant] == [0]
     assert [s.id for s in japanese.ranked("how are tests written", 3) if s.relevant][:1] == [2]
+    programs = HybridIndex([Unit(0, "プログラムはPythonで書く"), Unit(1, "ブログは毎週更新する"),
+                            Unit(2, "The logs go to Loki")], dense=False)
+    assert [s.id for s in programs.ranked("where do the logs go", 3) if s.relevant] == [2]  # ログ is in プログラム
     plain = HybridIndex(units, dense=False)
     assert {s.id for s in plain.ranked("zeppelin", 4) if s.relevant} == set()
     # a memory holding both the word and its abbreviation counts the concept once

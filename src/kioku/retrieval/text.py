@@ -260,10 +260,11 @@ def _synonym_table() -> dict[str, tuple[str, ...]]:
             table.setdefault(a, set()).add(b)
             table.setdefault(b, set()).add(a)
         # an English word also stands for its katakana loanword, written as the phrase of its
-        # bigrams (a memory holds the word when it holds every bigram): "deploy" finds デプロイ
+        # bigrams (a memory holds the word when it holds every bigram): "deploy" finds デプロイ.
+        # Not a loanword of one bigram: ログ is also in プログラム, ブログ and カタログ
         for word, english in _KATAKANA:
             base = tokenize(english)
-            if len(base) == 1:
+            if len(base) == 1 and len(word) > 2:
                 table.setdefault(base[0], set()).add(" ".join(dict.fromkeys(cjk_bigrams(word))))
         _SYNONYMS = {term: tuple(sorted(alts)) for term, alts in table.items()}
     return _SYNONYMS
