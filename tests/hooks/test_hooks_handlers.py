@@ -313,3 +313,20 @@ def test_a_lone_surrogate_in_the_prompt_fails_nothing(project):
     assert err.getvalue() == ""
     assert not (paths.logs_dir() / "hooks.log").exists()
     assert hookio.read_payload(b'{"a": ["\\udc00 \\ud83d\\ude00"]}') == {"a": ["\ufffd \U0001f600"]}
+
+
+def test_a_lone_surrogate_in_a_subagents_task_fails_nothing(project):
+    """SubagentStart reads its task from the parent's transcript, not from its stdin."""
+    from kioku.agent.improvements import learn
+
+    learn("coder", "Use the Stripe API idempotency key for every POST", "api_usage", 0.9, project_root=project)
+    transcript = project / "parent.jsonl"
+    call = {"message": {"content": [{"type": "tool_use", "name": "Agent",
+                                     "input": {"subagent_type": "coder", "prompt": "fix the stripe \ud800 webhook"}}]}}
+    transcript.write_text(json.dumps(call) + "\n", encoding="utf-8")
+    raw = json.dumps({"session_id": "s1", "agent_id": "a1", "agent_type": "coder", "transcript_path": str(transcript),
+                      "cwd": str(project), "hook_event_name": "SubagentStart"}).encode()
+    out, err = io.StringIO(), io.StringIO()
+    assert hookio.run("SubagentStart", stdin=io.BytesIO(raw), stdout=out, stderr=err) == 0
+    assert "idempotency" in json.loads(out.getvalue())["hookSpecificOutput"]["additionalContext"]
+    assert err.getvalue() == "" and not (paths.logs_dir() / "hooks.log").exists()

@@ -81,12 +81,13 @@ def read_payload(raw: bytes) -> dict:
         raise ValueError(f"hook input is not JSON ({msg}, line {line})") from None
     if not isinstance(data, dict):
         raise ValueError(f"hook input is a JSON {type(data).__name__}, expected an object")
-    return _without_lone_surrogates(data)
+    return without_lone_surrogates(data)
 
 
-def _without_lone_surrogates(value, depth: int = 0):
-    """``value`` with every lone UTF-16 surrogate ("\\ud800" in the JSON) replaced by U+FFFD:
-    such a string cannot be written as UTF-8 (a hash, a file, SQLite), so every later step failed."""
+def without_lone_surrogates(value, depth: int = 0):
+    """``value`` with every lone UTF-16 surrogate ("\\ud800" in the JSON) replaced by U+FFFD, in
+    strings, keys and lists up to 20 levels deep (hook input is two or three): such a string
+    cannot be written as UTF-8 (a hash, a file, SQLite), so every later step failed."""
     if isinstance(value, str):
         if value.isascii():
             return value
@@ -98,10 +99,10 @@ def _without_lone_surrogates(value, depth: int = 0):
     if depth > 20:
         return value
     if isinstance(value, dict):
-        return {_without_lone_surrogates(k, depth + 1): _without_lone_surrogates(v, depth + 1)
+        return {without_lone_surrogates(k, depth + 1): without_lone_surrogates(v, depth + 1)
                 for k, v in value.items()}
     if isinstance(value, list):
-        return [_without_lone_surrogates(v, depth + 1) for v in value]
+        return [without_lone_surrogates(v, depth + 1) for v in value]
     return value
 
 

@@ -46,5 +46,9 @@ def task_text(transcript_path: object, agent_type: str) -> str:
             if (isinstance(block, dict) and block.get("type") == "tool_use" and block.get("name") in TOOL_NAMES
                     and isinstance(block.get("input"), dict) and block["input"].get("subagent_type") == agent_type):
                 prompt = block["input"].get("prompt")
-                return prompt if isinstance(prompt, str) else ""
+                if not isinstance(prompt, str):
+                    return ""
+                from kioku.core.hookio import without_lone_surrogates
+
+                return without_lone_surrogates(prompt)  # a lone "\ud800" in the transcript's JSON
     return ""
