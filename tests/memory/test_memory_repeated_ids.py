@@ -60,13 +60,17 @@ def test_forget_by_the_new_id_and_by_the_kept_one(project, pmem):
 def test_organize_names_the_repeated_id_and_repair_writes_the_new_one(project, pmem, kioku):
     api.remember("Use tabs for indentation in Go files", type="project")
     topic = pmem / "project-conventions.md"
-    _copy_entry(topic, "Go files", "Makefiles")
+    _copy_entry(topic, "Go files", "Go source files")  # near enough to be proposed for a merge
     old = re.search(r"id=([0-9a-f]{8})", topic.read_text(encoding="utf-8")).group(1)
 
     report = kioku("organize")
     assert report.returncode == 0, report.stderr
     assert "repeated another entry's id" in report.stdout + report.stderr
-    assert f"{old} + {old}" not in report.stdout  # never proposed as a merge of one memory with itself
+    merges = [line for line in report.stdout.splitlines() if " + " in line]
+    assert merges  # the two are proposed for a merge, as two memories, not one memory with itself
+    for line in merges:
+        ids = re.findall(r"\b[0-9a-f]{8}\b", line)
+        assert len(ids) == len(set(ids)) == 2, line
 
     repaired = kioku("organize", "--repair")
     assert repaired.returncode == 0, repaired.stderr
@@ -86,3 +90,30 @@ def test_an_id_repeated_in_another_topic_file(project, pmem):
     api.forget("Makefiles")
     assert "Makefiles" not in other.read_text(encoding="utf-8")
     assert "Go files" in (pmem / "project-conventions.md").read_text(encoding="utf-8")
+
+
+def test_an_entry_of_a_file_too_large_to_change_shows_no_id(project, pmem):
+    """Search reads a topic file over 4 MB (its first 4 MB); no other command does, so an id shown
+    for its entries could only name another memory."""
+    api.remember("Use tabs for indentation in Go files", type="project")
+    big = pmem / "a-notes.md"
+    big.write_text("---\ntype: project\ncreated: 2026-01-01T00:00:00Z\n---\n\n# Notes\n", encoding="utf-8")
+    _copy_entry(pmem / "project-conventions.md", "Go files", "Makefiles", into=big)
+    with big.open("a", encoding="utf-8") as handle:
+        handle.write("\n## Filler\n" + ("x" * 100 + "\n") * 43000)
+    hits = {Path(h.file).name: h.text for h in api.search("tabs indentation", dense=False)}
+    assert "[id " not in hits["a-notes.md"] and "not changed by Kioku" in hits["a-notes.md"]
+    [go_id] = _ID.findall(hits["project-conventions.md"])
+    api.forget(id=go_id)
+    assert "Go files" not in (pmem / "project-conventions.md").read_text(encoding="utf-8")
+
+
+def test_entries_written_by_hand_without_an_id_line_are_not_reported_again_and_again(project, pmem, kioku):
+    pmem.mkdir(parents=True)
+    entry = "## 2026-01-05 Staging runs on the blue cluster\nStaging runs on the blue cluster.\n"
+    (pmem / "infra.md").write_text("---\ntype: reference\n---\n\n" + entry + "\n" + entry, encoding="utf-8")
+    ids = _ids("staging blue cluster")
+    assert len(ids) == 2 and len(set(ids)) == 2  # still two memories with two ids
+    for _ in range(2):
+        out = kioku("organize", "--repair")
+        assert out.returncode == 0 and "repeated another entry's id" not in out.stdout + out.stderr

@@ -218,8 +218,9 @@ def cmd_organize(args: argparse.Namespace) -> int:
         if folder.out_of_date:
             one = folder.out_of_date == 1
             print(f"  {folder.out_of_date} line{'' if one else 's'} of MEMORY.md point{'s' if one else ''} to no "
-                  f"memory in {'its' if one else 'their'} topic file (the entry was edited or removed by hand); "
-                  f"`kioku organize --repair` removes {'it' if one else 'them'} and indexes the entries as they are now")
+                  f"memory in {'its' if one else 'their'} topic file (an entry edited or removed by hand, or a line "
+                  f"written by hand); `kioku organize --repair` removes {'it' if one else 'them'} (keeping a copy of "
+                  "MEMORY.md) and indexes the entries as they are now")
         if folder.hand_written and folder.index_lines >= WARN_LINES:
             print(f"  hand-written lines fill much of the index: when it would pass {MAX_LINES} lines, Kioku moves "
                   "them to MEMORY.md.hand-written-<time> beside it")

@@ -349,7 +349,7 @@ def organize(project_root: Path | None = None, apply: bool = False, repair: bool
                 if repair:
                     report.applied.extend(_repeated_id_lines(topics))
                     for topic in topics.values():
-                        if topic.broken or topic.renumbered:
+                        if topic.broken or _written_ids(topic):
                             md.write_topic(topic)
                     report.applied.extend(_repair_index(md, doc, topics))
                 proposals = _plan(md, topics, doc, older_than_days) if apply else []
@@ -388,14 +388,23 @@ def organize(project_root: Path | None = None, apply: bool = False, repair: bool
     return report
 
 
+def _written_ids(topic: TopicFile) -> list[tuple[str, str]]:
+    """The new ids ``load_topics`` gave entries of ``topic`` that have an id line to write them
+    in (an entry without one, written by hand, has an id made from its text on every read)."""
+    return [(old, new) for old, new in topic.renumbered if not old.startswith("h")]
+
+
 def _repeated_id_lines(topics: dict[str, TopicFile]) -> list[str]:
-    """One line per topic file with entries whose id repeated an earlier entry's (a block
+    """One line per topic file with entries whose id line repeated an earlier entry's (a block
     copied by hand keeps its id line); ``load_topics`` has given them new ids."""
-    return [f"{name}: {len(topic.renumbered)} entr{'y' if len(topic.renumbered) == 1 else 'ies'} repeated "
-            f"another entry's id and got a new one ("
-            + ", ".join(f"{old} → {new}" for old, new in topic.renumbered[:5])
-            + (", …" if len(topic.renumbered) > 5 else "") + ")"
-            for name, topic in sorted(topics.items()) if topic.renumbered]
+    out = []
+    for name, topic in sorted(topics.items()):
+        pairs = _written_ids(topic)
+        if pairs:
+            out.append(f"{name}: {len(pairs)} entr{'y' if len(pairs) == 1 else 'ies'} repeated another entry's id "
+                       "and got a new one (" + ", ".join(f"{old} → {new}" for old, new in pairs[:5])
+                       + (", …" if len(pairs) > 5 else "") + ")")
+    return out
 
 
 def _missing_topic_notices(md: MemoryDir, doc: IndexDoc, topics: dict[str, TopicFile]) -> list[str]:

@@ -89,10 +89,13 @@ def _read(path: Path, limit: int) -> bytes | None:
 
 
 def _topic_memories(path: Path, scope: str) -> list[Memory]:
-    data = _read(path, MAX_TOPIC_BYTES)
+    data = _read(path, MAX_TOPIC_BYTES + 1)
     if data is None:
         return []
-    topic = parse_topic(path, data)
+    # a file over the limit is searched (its first 4 MB) but is not one Kioku's other commands
+    # read: its entries take no part in giving repeated ids new ones, as in MemoryDir.load_topics
+    oversize = len(data) > MAX_TOPIC_BYTES
+    topic = parse_topic(path, data[:MAX_TOPIC_BYTES])
     name = path.name[:-3] if path.name.endswith(".md") else path.name
     out: list[Memory] = []
     first_line = (len(topic.frontmatter) + 2) if topic.frontmatter is not None else 1
@@ -103,13 +106,15 @@ def _topic_memories(path: Path, scope: str) -> list[Memory]:
     for entry in topic.entries:
         body = [b for b in entry.text.splitlines() if b.strip()]
         display = entry.summary + (" — " + body[0].strip() if body and body[0].strip() != entry.summary else "")
-        display = display[:220] + f" [id {entry.id}]"  # so that `kioku forget --id` can name it
+        # the id, so that `kioku forget --id` can name it; an entry of a file over the limit has
+        # none to give (no command changes that file, and its id may be another memory's)
+        display = display[:220] + (" [in a file over 4 MB: not changed by Kioku]" if oversize else f" [id {entry.id}]")
         current = entry.status == "active"
         if not current:
             display = f"[{entry.status}] {display}"
         out.append(Memory((str(path), entry.line), f"{entry.summary}\n{entry.text}", display[:DISPLAY_CHARS],
                           scope, entry.type, name, entry.created[:10], entry.summary, current=current,
-                          entry_id=entry.id, created=entry.created))
+                          entry_id="" if oversize else entry.id, created=entry.created))
     return out
 
 
@@ -219,9 +224,11 @@ def _merge_folder(paths: list[Path], scope: str) -> list[Memory]:
         else:
             unmatched.append((number, line, type_, summary, topic_file))
     # A line into a topic file none of whose memories it names, where exactly one current memory
-    # of that file has no line: its entry was edited by hand after the line was written (until
-    # `kioku organize --repair` rewrites it). They are one memory: the entry as it is now, with
-    # the old line shown as its context, not two results with the old wording first.
+    # of that file has no line and still shares most of its wording (half of their words): its
+    # entry was edited by hand after the line was written (until `kioku organize --repair`
+    # rewrites it). They are one memory: the entry as it is now, with the old line shown as its
+    # context, not two results with the old wording first. A line and an entry that share less
+    # (an entry deleted and another added, a line pasted twice) stay apart.
     # Likewise a line into a topic file that is not there, when exactly one memory of another
     # file has its wording and no line: the file was renamed.
     lines_into: dict[str | None, list] = {}
@@ -232,7 +239,7 @@ def _merge_folder(paths: list[Path], scope: str) -> list[Memory]:
     for number, line, type_, summary, topic_file in unmatched:
         if topic_file in topics:
             alone = [m for m in topics[topic_file] if m.current and m.summary and m.key not in merged]
-            paired = len(alone) == 1 and len(lines_into[topic_file]) == 1
+            paired = len(alone) == 1 and len(lines_into[topic_file]) == 1 and _edited(summary, alone[0].summary)
         else:
             alone = [m for items in topics.values() for m in items
                      if m.current and m.key not in merged and m.summary and _same_summary(summary, m.summary)]
@@ -243,6 +250,13 @@ def _merge_folder(paths: list[Path], scope: str) -> list[Memory]:
             memories.append(Memory((str(index_path), number), summary, line[:DISPLAY_CHARS], scope, type_,
                                    (topic_file or "")[:-3]))
     return [merged.get(m.key, m) for m in memories]
+
+
+def _edited(line_summary: str, entry_summary: str) -> bool:
+    """Whether an entry's summary may be an edit of an index line's (half their words shared)."""
+    from kioku.memory.textutil import jaccard, token_set
+
+    return jaccard(token_set(line_summary), token_set(entry_summary)) >= 0.5
 
 
 def _with_context(m: Memory, index_path: Path, number: int, line: str) -> Memory:
