@@ -125,8 +125,9 @@ def test_cli_learn_and_errors(project, kioku):
     for terse in ("x", "ok", "Fix."):
         short = kioku("learn", "--agent", "coder", terse, "--category", "misc", "--confidence", "0.9", cwd=project)
         assert short.returncode == 2 and "says too little" in short.stderr
-    assert kioku("learn", "--agent", "coder", "テストを先に書く", "--category", "misc", "--confidence", "0.9",
-                 cwd=project).returncode == 0
+    for enough in ("テストを先に書く", "No rebase", "pnpm only"):
+        assert kioku("learn", "--agent", "coder", enough, "--category", "misc", "--confidence", "0.9",
+                     cwd=project).returncode == 0, enough
 
 
 def test_cli_sync_and_scope_override(project, kioku, store_of):

@@ -142,14 +142,11 @@ def learn(agent: str, lesson: str, category: str, confidence: float, tags: Seque
     """Store one lesson (in one or both scopes) and return the ids written."""
     from kioku.core.defang import strip_controls
     from kioku.core.secrets import ensure_storable
-    from kioku.retrieval.text import tokenize
 
     agent = sc.validate_agent(agent)
     lesson = strip_controls(lesson or "").strip()
     if not lesson:
         raise UsageError("the lesson is empty")
-    if len(tokenize(lesson)) < 2:  # "x", "ok", "fix": nothing another task could act on
-        raise UsageError(f"the lesson {lesson[:40]!r} says too little; state what to do, and when")
     if len(lesson) > MAX_LESSON_CHARS:
         raise UsageError(f"the lesson is longer than {MAX_LESSON_CHARS} characters; state it shorter")
     category = sc.normalise_category(category)

@@ -48,6 +48,14 @@ def cmd_learn(args: argparse.Namespace) -> int:
     from kioku.agent.improvements import learn
     from kioku.agent.usage import read_lessons
 
+    text = (args.lesson or "").strip()
+    if text and len(text.split()) < 2 and (text.isascii() or len(text) < 4):
+        # "x", "ok", "fix": nothing another task could act on ("No rebase", "pnpm only" and
+        # 「テストを先に書く」 are lessons). Only what a person types is checked: lessons already
+        # stored, imported or consolidated keep moving between agents whatever their length.
+        from kioku.core.errors import UsageError
+
+        raise UsageError(f"the lesson {text[:40]!r} says too little; state what to do, and when")
     root = _root()
     ids = learn(args.agent, args.lesson, args.category, args.confidence, tags=args.tags or "",
                 scope=args.scope, learned_from=args.learned_from, project_root=root)
