@@ -45,3 +45,15 @@ def test_a_file_system_error_is_one_line_that_says_the_command_stopped(project, 
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("kioku: error: No space left on device: ")
     assert "MEMORY.md; the command did not complete" in err
+
+
+def test_a_failed_command_with_json_prints_json_too(project, kioku):
+    import json
+
+    out = kioku("remember", "my password is hunter2-XYZ-998", "--json", cwd=project)
+    assert out.returncode == 3
+    answer = json.loads(out.stdout)
+    assert answer["exit_code"] == 3 and "password" in answer["error"] and "hunter2" not in out.stdout
+    assert "kioku: error:" in out.stderr
+    plain = kioku("remember", "my password is hunter2-XYZ-998", cwd=project)
+    assert plain.returncode == 3 and plain.stdout == ""

@@ -73,6 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except KiokuError as exc:
         print(f"kioku: error: {exc}", file=sys.stderr)
+        _json_error(args, str(exc), exc.exit_code)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
@@ -86,14 +87,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("KIOKU_DEBUG"):
             raise
         where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
-        print(f"kioku: error: {exc.strerror or _one_line(exc)}{where}; the command did not complete "
-              f"(details in {_log_traceback(args.command)})", file=sys.stderr)
+        message = f"{exc.strerror or _one_line(exc)}{where}; the command did not complete"
+        print(f"kioku: error: {message} (details in {_log_traceback(args.command)})", file=sys.stderr)
+        _json_error(args, message, 1)
         return 1
     except Exception as exc:  # noqa: BLE001 - one line for the user, the traceback in the log
         if os.environ.get("KIOKU_DEBUG"):
             raise
         print(f"kioku: error: {_one_line(exc)} (details in {_log_traceback(args.command)})", file=sys.stderr)
+        _json_error(args, _one_line(exc), 1)
         return 1
+
+
+def _json_error(args: argparse.Namespace, message: str, exit_code: int) -> None:
+    """With ``--json``, a failed command also prints ``{"error": ..., "exit_code": ...}`` on
+    stdout, so a script reading it gets JSON either way (the line on stderr is for people)."""
+    if getattr(args, "json", False) is not True:
+        return
+    import json
+
+    from kioku.core.defang import defang_json
+
+    try:
+        print(defang_json(json.dumps({"error": message, "exit_code": exit_code}, ensure_ascii=False)))
+    except OSError:
+        pass
 
 
 def _one_line(exc: BaseException) -> str:
