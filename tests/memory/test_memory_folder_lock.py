@@ -70,6 +70,16 @@ def test_a_new_folder_gets_a_gitignore_for_its_lock_and_temp_files(project, pmem
     ignore = (pmem / store.GITIGNORE_NAME).read_text()
     assert f"/{LOCK_NAME}\n" in ignore and "/.*.tmp\n" in ignore
     assert (pmem / LOCK_NAME).exists()
+    import subprocess
+
+    (project / ".git").mkdir(exist_ok=True)
+    if not (project / ".git" / "HEAD").exists():
+        subprocess.run(["git", "init", "-q", str(project)], check=True)
+    ignored = subprocess.run(["git", "-C", str(project), "check-ignore", "--no-index",
+                              ".agents/memory/MEMORY.md.corrupt-20261201T000000000Z", ".agents/memory/.lock",
+                              ".agents/memory/MEMORY.md", ".agents/memory/reference-notes.md"],
+                             capture_output=True, text=True)
+    assert ignored.stdout.split() == [".agents/memory/MEMORY.md.corrupt-20261201T000000000Z", ".agents/memory/.lock"]
 
 
 def test_a_deleted_gitignore_stays_deleted(project, pmem):

@@ -51,11 +51,13 @@ LOCK_TIMEOUT = 30.0
 GITIGNORE_NAME = ".gitignore"
 # The folder is meant to be committed; its lock file and a killed writer's temp files are not.
 GITIGNORE_TEXT = (
-    "# Written by Kioku: the memory files here are meant to be committed, its lock file and\n"
-    "# unfinished temporary files are not.\n"
+    "# Written by Kioku: the memory files here are meant to be committed, its lock file,\n"
+    "# unfinished temporary files and the copies a repair keeps of files it rewrote are not.\n"
     f"/{LOCK_NAME}\n"
     "/.*.tmp\n"
     f"/{ARCHIVE_DIR}/.*.tmp\n"
+    "/*.corrupt-*\n"
+    f"/{ARCHIVE_DIR}/*.corrupt-*\n"
 )
 
 
