@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from memtest_fixtures import pmem  # noqa: F401
+from memtest_fixtures import pmem, umem  # noqa: F401
 from kioku.memory import api
 
 _ID = re.compile(r"\[id ([0-9a-z]+)\]")
@@ -117,3 +117,17 @@ def test_entries_written_by_hand_without_an_id_line_are_not_reported_again_and_a
     for _ in range(2):
         out = kioku("organize", "--repair")
         assert out.returncode == 0 and "repeated another entry's id" not in out.stdout + out.stderr
+
+
+def test_a_block_copied_from_user_to_project_memory_is_forgotten_by_folder(project, pmem, umem, kioku):
+    api.remember("Answer in English unless asked otherwise", type="user")
+    [user_topic] = [p for p in umem.glob("*.md") if p.name != "MEMORY.md"]
+    pmem.mkdir(parents=True, exist_ok=True)
+    copy = pmem / user_topic.name
+    copy.write_text(user_topic.read_text(encoding="utf-8"), encoding="utf-8")
+    both = kioku("forget", "Answer in English")
+    assert both.returncode != 0 and "--scope user" in both.stderr and "nothing was changed" in both.stderr
+    done = kioku("forget", "Answer in English", "--scope", "project")
+    assert done.returncode == 0, done.stderr
+    assert "Answer in English" not in copy.read_text(encoding="utf-8")
+    assert "Answer in English" in user_topic.read_text(encoding="utf-8")

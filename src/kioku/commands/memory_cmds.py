@@ -77,6 +77,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("forget", help="archive a memory on explicit request")
     p.add_argument("query", nargs="*", help="words identifying exactly one memory")
     p.add_argument("--id", help="the memory id (shown by `kioku search` and in topic files)")
+    p.add_argument("--scope", choices=["user", "project"], help="look only in this memory folder")
     p.set_defaults(func=cmd_forget)
 
 
@@ -258,6 +259,6 @@ def cmd_organize(args: argparse.Namespace) -> int:
 def cmd_forget(args: argparse.Namespace) -> int:
     from kioku.memory.organize import forget
 
-    result = forget(query=" ".join(args.query) or None, id=args.id)
+    result = forget(query=" ".join(args.query) or None, id=args.id, scope=args.scope)
     print(f"Forgot: {result.summary} (moved to {_show(result.archive_file)})")
     return 0

@@ -93,10 +93,11 @@ def search_or_nearest(query: str, project_root: Path | None = None, limit: int =
                               nearest=nearest)
 
 
-def forget(query: str | None = None, id: str | None = None, project_root: Path | None = None) -> ForgetResult:
+def forget(query: str | None = None, id: str | None = None, project_root: Path | None = None,
+           scope: str | None = None) -> ForgetResult:
     from kioku.memory.organize import forget as _forget
 
-    return _forget(query=query, id=id, project_root=project_root)
+    return _forget(query=query, id=id, project_root=project_root, scope=scope)
 
 
 def organize(project_root: Path | None = None, apply: bool = False, repair: bool = False,

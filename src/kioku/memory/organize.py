@@ -505,12 +505,17 @@ def _hand_note_matching(query: str, project_root: Path | None) -> str | None:
     return None
 
 
-def forget(query: str | None = None, id: str | None = None, project_root: Path | None = None) -> ForgetResult:
+def forget(query: str | None = None, id: str | None = None, project_root: Path | None = None,
+           scope: str | None = None) -> ForgetResult:
+    """Archive the one memory ``query`` (words) or ``id`` names, in the user or project memory
+    folder or, with ``scope``, only in that one."""
     if not (query and query.strip()) and not id:
         raise KiokuError("say what to forget: a query or --id ID")
     candidates: list[tuple[MemoryDir, str, Entry]] = []
     cleaned: list[tuple[MemoryDir, IndexEntry]] = []
     for md in _dirs(project_root):
+        if scope and md.scope != scope:
+            continue
         if not md.path.is_dir():
             continue
         topics = md.load_topics()
@@ -545,7 +550,11 @@ def forget(query: str | None = None, id: str | None = None, project_root: Path |
         hint = "" if id else f"; find it with `kioku search {query}` and forget it by its id (`--id ID`)"
         raise KiokuError(f"no memory matches {id or query!r}{hint}; nothing was changed")
     if len(candidates) > 1:
-        listed = "; ".join(f"{e.id} ({e.summary[:50]})" for _, _, e in candidates[:8])
+        listed = "; ".join(f"{e.id} ({md.scope} memory: {e.summary[:50]})" for md, _, e in candidates[:8])
+        if len({md.scope for md, _, _ in candidates}) > 1 and len({e.id for _, _, e in candidates}) == 1:
+            # one id in both folders: a block copied from one to the other
+            raise KiokuError(f"{len(candidates)} memories match {id or query!r}: {listed}; choose the folder "
+                             "with `--scope user` or `--scope project`; nothing was changed")
         raise KiokuError(f"{len(candidates)} memories match {id or query!r}: {listed}; "
                          "choose one with `kioku forget --id ID`; nothing was changed")
     md, name, entry = candidates[0]
