@@ -243,3 +243,26 @@ def test_the_common_word_list_is_what_its_script_makes():
     out = subprocess.run([sys.executable, str(root / "scripts" / "make_common_words.py"), "--check"],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_a_subagent_is_given_its_own_lessons_on_one_everyday_word(project, tmp_path, monkeypatch):
+    """A subagent's lessons are its specialty's: "Review the project's files" is about the
+    reviewer's lesson on approving a review, though "review" is an everyday word."""
+    import json as _json
+
+    from kioku.handlers import subagent_start
+
+    monkeypatch.setenv("KIOKU_HOLD_BACK", "0")
+    lesson = "Check the CHANGELOG entry before approving a review"
+    learn("reviewer", lesson, "code_quality", 0.9, project_root=project)
+    parent = tmp_path / "parent.jsonl"
+    call = {"message": {"content": [{"type": "tool_use", "name": "Agent", "input": {
+        "prompt": "Review the project's files.", "subagent_type": "reviewer"}}]}}
+    parent.write_text(_json.dumps(call) + "\n", encoding="utf-8")
+    result = subagent_start.handle({"session_id": "s-rev", "agent_id": "a1", "agent_type": "reviewer",
+                                    "cwd": str(project), "transcript_path": str(parent),
+                                    "hook_event_name": "SubagentStart"})
+    assert result is not None and lesson in result.additional_context
+    # the main agent's prompt with the same words is not about it
+    assert select.select("reviewer", project, "Review the project's files.", session_id="s", turn="t",
+                         hold_back=0.0).given == []

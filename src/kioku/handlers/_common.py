@@ -42,15 +42,17 @@ def soft(label: str, fn, default):
 
 
 def inject_lessons(agent: str, root, task: str, *, session_id: str, turn: str, budget: int,
-                   exclude: set[str]) -> tuple[str, dict[str, str], dict[str, str], dict[str, float]]:
+                   exclude: set[str], about_the_task: bool = True
+                   ) -> tuple[str, dict[str, str], dict[str, str], dict[str, float]]:
     """(fenced block, given id -> scope, held-back id -> scope, id -> chance of being given) for a turn.
 
     A lesson selected but cut by the character budget gets chance 0: budget cuts are not random.
+    ``about_the_task``: see ``kioku.learning.select.select``.
     """
     from kioku.learning.select import hold_back_share, select
 
     chosen = select(agent, root, task, session_id=session_id, turn=turn, k=MAX_IMPROVEMENTS,
-                    hold_back=hold_back_share(), exclude=exclude)
+                    hold_back=hold_back_share(), exclude=exclude, about_task_only=about_the_task)
     block, shown = improvements_block(agent, chosen.given, budget)
     shown_ids = {str(i["id"]) for i in shown}
     selected = chosen.scope_map("given")

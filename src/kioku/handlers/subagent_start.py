@@ -33,7 +33,7 @@ def handle(payload: dict) -> HookResult | None:
     task = _common.soft("SubagentStart task", lambda: task_text(payload.get("transcript_path"), agent), "")
     block, given, held, chances = _common.inject_lessons(agent, root, task, session_id=session_id,
                                                          turn=turn or "subagent", budget=MAX_CONTEXT_CHARS,
-                                                         exclude=set())
+                                                         exclude=set(), about_the_task=False)
     if session_id and turn and (given or held):
         from kioku.core.sha import sha256
         from kioku.learning.ledger import open_turn

@@ -70,7 +70,7 @@ def draw(session_id: str, turn: str, lesson_id: str) -> float:
     return int.from_bytes(digest[:8], "big") / 2.0 ** 64
 
 
-def lexical_ranking(agent: str, root, task: str, k: int) -> list[str]:
+def lexical_ranking(agent: str, root, task: str, k: int, about_task_only: bool = True) -> list[str]:
     """Lesson ids the FTS5 index ranks for ``task`` (project scope first, then global)."""
     from kioku.agent.store_names import collection_name
     from kioku.retrieval.fts import LexicalIndex
@@ -85,8 +85,10 @@ def lexical_ranking(agent: str, root, task: str, k: int) -> list[str]:
         collection = collection_name(agent, "improvements", project_id)
         with LexicalIndex(db) as index:
             found = index.search(collection, task, k)
-            about = about_the_task(task, index.document_tokens(collection, [rec_id for rec_id, _ in found]))
-            ranked.extend((-score, order, rec_id) for rec_id, score in found if rec_id in about)
+            if about_task_only:
+                about = about_the_task(task, index.document_tokens(collection, [rec_id for rec_id, _ in found]))
+                found = [(rec_id, score) for rec_id, score in found if rec_id in about]
+            ranked.extend((-score, order, rec_id) for rec_id, score in found)
     ranked.sort()
     floor = RELEVANCE_FLOOR * -ranked[0][0] if ranked else 0.0
     return [rec_id for score, _o, rec_id in ranked if -score >= floor]
@@ -116,8 +118,13 @@ def about_the_task(task: str, lesson_tokens: dict[str, set[str]]) -> set[str]:
 
 def select(agent: str, root, task: str, *, session_id: str, turn: str, k: int = DEFAULT_K,
            hold_back: float = HOLD_BACK_SHARE, exclude: set[str] | frozenset[str] = frozenset(),
-           pool: list[dict] | None = None) -> Selection:
-    """The lessons to give this turn and the eligible ones held back (see the module docstring)."""
+           pool: list[dict] | None = None, about_task_only: bool = True) -> Selection:
+    """The lessons to give this turn and the eligible ones held back (see the module docstring).
+
+    ``about_task_only=False`` (SubagentStart) lets one shared everyday word make a lesson
+    eligible: a subagent's lessons are its own specialty's, and the task it is handed is often a
+    short order in that specialty's everyday words ("Review the project's files" for a reviewer
+    whose lesson is about approving a review)."""
     if k <= 0:
         return Selection()
     if pool is None:
@@ -130,7 +137,7 @@ def select(agent: str, root, task: str, *, session_id: str, turn: str, k: int = 
     limit = max(k, ELIGIBLE_PER_GIVEN * k)
     text = " ".join((task or "").split())
     if text:
-        ranked = lexical_ranking(agent, root, text, limit * 4)
+        ranked = lexical_ranking(agent, root, text, limit * 4, about_task_only)
         eligible = [by_id[i] for i in dict.fromkeys(ranked) if i in by_id][:limit]
     else:
         eligible = list(by_id.values())[:limit]
