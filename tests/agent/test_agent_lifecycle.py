@@ -23,6 +23,9 @@ def test_parse_timestamp():
     assert lifecycle.parse_timestamp("2026-01-02") == lifecycle.parse_timestamp("2026-01-02T00:00:00+00:00")
     with pytest.raises(UsageError):
         lifecycle.parse_timestamp("last tuesday")
+    for odd in ("1e30", "nan", "inf", "-1e20", float("nan")):
+        with pytest.raises(UsageError, match="between the years"):
+            lifecycle.parse_timestamp(odd)
 
 
 def test_rollback_removes_later_lessons_archives_them_and_reverts_decisions(project, store_of, kioku):
@@ -378,3 +381,99 @@ def test_deprecating_a_lesson_stored_in_both_scopes_deprecates_both_copies(proje
     set_deprecated("coder", ids[1], False, project)
     states = {rec.id: bool((rec.metadata or {}).get("deprecated")) for _s, rec in all_improvements("coder", project)}
     assert states == {ids[0]: False, ids[1]: False}
+
+
+@pytest.mark.parametrize("field,value", [("usage_count", "lots"), ("created_at_epoch", "yesterday"),
+                                         ("deprecated", "no"), ("uplift", float("nan")), ("tags", ["a"])])
+def test_import_refuses_metadata_of_the_wrong_kind(project, store_of, tmp_path, field, value):
+    """A stored "usage_count": "lots" failed the agent's dashboard, export and maintenance for good."""
+    lesson = {"scope": "global", "improvement": "Hostile metadata lesson about docker layer caching",
+              "metadata": {"category": "search_strategy", "confidence": 0.9, field: value}}
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"format": "kioku-agent-memory", "version": 1, "agent": "eps",
+                                "improvements": [lesson]}))
+    with pytest.raises(UsageError, match=f"metadata {field} must be"):
+        import_file(path)
+    assert store_of("global").count("eps", "improvements") == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("copy_first", [False, True])
+def test_a_section_copied_in_the_markdown_export_is_a_new_lesson(project, store_of, tmp_path, copy_first):
+    store = store_of("global")
+    old = im.learn("coder", "Quote shell variables", "code_quality", 0.9)[0]
+    store.update_metadata("coder", "improvements", [old], [{"usage_count": 3, "success_count": 3,
+                                                           "success_rate": 1.0, "tested": True}])
+    out = tmp_path / "coder.md"
+    export_agent("coder", "md", out)
+    text = out.read_text()
+    head, section = text.split("\n## 1.", 1)
+    copy = "\n## 1." + section.replace("> Quote shell variables", "> Quote shell variables in Makefiles too")
+    out.write_text(head + (copy + "\n## 1." + section if copy_first else "\n## 1." + section + copy))
+    import_file(out)
+    got = {r.document: r for r in store.get("coder", "improvements")}
+    assert set(got) == {"Quote shell variables", "Quote shell variables in Makefiles too"}
+    assert got["Quote shell variables"].id == old and got["Quote shell variables"].metadata["usage_count"] == 3
+    assert not got["Quote shell variables in Makefiles too"].metadata.get("usage_count")  # not its evidence
+
+
+@pytest.mark.slow
+def test_a_lesson_edited_in_an_export_printed_to_stdout_keeps_its_angle_brackets(project, store_of, tmp_path, kioku):
+    im.learn("coder", "Prefer List<String> over raw List types in Java generics", "code_quality", 0.8)
+    printed = kioku("export", "--agent", "coder", "--format", "md", cwd=project)
+    assert printed.returncode == 0 and "List&lt;String>" in printed.stdout  # inert for a reader
+    path = tmp_path / "coder.md"
+    path.write_text(printed.stdout.replace("over raw List types", "over raw List and Map types"))
+    assert kioku("import", str(path), cwd=project).returncode == 0
+    docs = {r.document for r in store_of("global").get("coder", "improvements")}
+    assert docs == {"Prefer List<String> over raw List and Map types in Java generics"}
+
+
+@pytest.mark.parametrize("scope", ["project", "both"])
+def test_learning_a_deprecated_lesson_into_the_other_scope_keeps_it_deprecated(project, store_of, kioku, scope):
+    text = "Edit config files in place with sed"
+    lesson = im.learn("coder", text, "code_quality", 0.8, scope="global")[0]
+    store_of("global").update_metadata("coder", "improvements", [lesson], [
+        {"deprecated": True, "deprecated_reason": "hurts", "decision_reason": "hurts: uplift -0.40"}])
+    res = kioku("learn", "--agent", "coder", text, "--category", "code_quality", "--confidence", "0.9",
+                "--scope", scope, cwd=project)
+    assert res.returncode == 0, res.stderr
+    assert "learned" not in res.stdout and res.stdout.count("already known and deprecated") == (2 if scope == "both" else 1)
+    [copy] = store_of("project").get("coder", "improvements")
+    assert copy.metadata["deprecated"] is True and copy.metadata["decision_reason"] == "hurts: uplift -0.40"
+    hits = kioku("improvements", "--agent", "coder", "in-place edits of config files with sed", "--json", cwd=project)
+    assert json.loads(hits.stdout) == []
+
+
+def test_weekly_review_lists_only_helpful_lessons_at_the_top(project, store_of, kioku):
+    store = store_of("global")
+    ids = {name: im.learn("coder", text, "code_quality", 0.8, scope="global")[0] for name, text in (
+        ("good", "Run the linter before committing"), ("bad", "Rewrite modules from scratch"),
+        ("worse", "Skip the tests when in a hurry"))}
+    for name, uplift in (("good", 0.2), ("bad", -0.73), ("worse", -0.97)):
+        store.update_metadata("coder", "improvements", [ids[name]], [
+            {"turns_given": 20, "turns_held_back": 10, "uplift": uplift, "uplift_low": uplift - 0.1,
+             "uplift_high": uplift + 0.1}])
+    report = maintenance.run_weekly("coder", project)
+    assert [r["id"] for r in report["top_improvements"]] == [ids["good"]]
+    assert [r["id"] for r in report["bottom_improvements"]] == [ids["worse"], ids["bad"]]
+    store.delete("coder", "improvements", [ids["good"]])
+    out = kioku("maintain", "--agent", "coder", "--weekly", cwd=project)
+    assert "no measured lesson has helped so far" in out.stdout and "no lesson has both" not in out.stdout
+    assert all(f"uplift {u:+.2f}" in out.stdout for u in (-0.73, -0.97))
+
+
+@pytest.mark.parametrize("name,content,message", [
+    ("a.json", b"[]\n", "not a Kioku agent-memory export"), ("e.md", b"", "not a Kioku agent-memory export"),
+    ("b.md", b"\xff\xfe# Agent memory: x", "not UTF-8"), ("d.jsonl", b'{"id": "x", "document": "d"}\n5\n',
+                                                          "line 2 is not a JSON object")])
+def test_import_of_a_file_that_is_not_an_export_is_one_clear_line(project, tmp_path, kioku, name, content, message):
+    path = tmp_path / name
+    path.write_bytes(content)
+    out = kioku("import", str(path), cwd=project)
+    assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_import_never_reads_a_device(project, kioku):
+    out = kioku("import", "/dev/zero", cwd=project, timeout=60)
+    assert out.returncode == 2 and "not a regular file" in out.stderr

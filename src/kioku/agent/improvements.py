@@ -197,9 +197,29 @@ def _write_one(agent: str, scope: str, lesson: str, category: str, confidence: f
                             context_tags=ctx, source=source, original_id=original_id,
                             when=(iso, epoch))
         meta.update(extra or {})
+        meta.update(_deprecation_elsewhere(agent, scope, lesson, project_root))
         store.upsert(agent, KIND, [Record(id=rec_id, document=lesson, metadata=meta)])
     refresh_digest(agent, scope, project_root, changed=[(rec_id, lesson, meta)])
     return rec_id
+
+
+_DEPRECATION_FIELDS = ("deprecated", "deprecated_reason", "deprecated_at", "deprecated_at_epoch", "decision_reason")
+
+
+def _deprecation_elsewhere(agent: str, scope: str, lesson: str, project_root: Path | None) -> dict[str, Any]:
+    """The deprecation of the same lesson in the other scope, for its new copy in ``scope``:
+    learning a deprecated lesson again, into the other scope, brought it back (active, and
+    injected) while `kioku learn` said it stayed deprecated (and names each copy to restore)."""
+    for other in sc.SCOPES:
+        if other == scope or not sc.scope_exists(other, project_root):
+            continue
+        try:
+            found = _existing(sc.open_scope(other, project_root), agent, sc.improvement_id(agent, other, lesson))
+        except Exception:  # noqa: BLE001 - an unreadable other scope must not block learning
+            continue
+        if found and found[1].get("deprecated") is True:
+            return {k: found[1][k] for k in _DEPRECATION_FIELDS if k in found[1]}
+    return {}
 
 
 def _existing(store: Any, agent: str, rec_id: str) -> tuple[str, dict[str, Any]] | None:

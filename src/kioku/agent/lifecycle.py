@@ -36,13 +36,21 @@ BATCH = 500
 
 def parse_timestamp(value: str | float) -> float:
     """Epoch seconds from an ISO-8601 date/date-time (naive = UTC) or a number."""
+    import math
+
     if isinstance(value, (int, float)):
-        return float(value)
-    text = str(value).strip()
-    try:
-        return float(text)
-    except ValueError:
-        pass
+        number = float(value)
+    else:
+        text = str(value).strip()
+        try:
+            number = float(text)
+        except ValueError:
+            number = None
+    if number is not None:
+        # a date Python can show (years 1-9999): nan, inf and 1e30 were a traceback in rollback
+        if not math.isfinite(number) or not -62135596800.0 <= number <= 253402300799.0:
+            raise UsageError(f"cannot read timestamp {value!r}: not a time between the years 1 and 9999")
+        return number
     try:
         when = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:

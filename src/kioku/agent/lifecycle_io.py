@@ -117,18 +117,24 @@ def parse_markdown(text: str) -> dict[str, Any]:
             payload = json.loads(match.group(1))
         except ValueError as exc:
             raise UsageError(f"broken kioku:improvement comment: {exc}") from None
+        if not isinstance(payload, dict):
+            raise UsageError("broken kioku:improvement comment: not an object")
         items.append({"id": payload.get("id", ""), "scope": payload.get("scope", "global"),
                       "improvement": lesson, "metadata": payload.get("metadata", {})})
+    if agent is None and not items:
+        raise UsageError("not a Kioku agent-memory export (no '# Agent memory: NAME' heading and no lessons)")
     return {"format": FORMAT, "agent": agent, "improvements": items, "evaluations": [], "performance": []}
 
 
 def parse_jsonl(text: str) -> dict[str, Any]:
     data: dict[str, Any] = {"format": FORMAT, "agent": None, "improvements": [], "evaluations": [],
                             "performance": []}
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         row = json.loads(line)
+        if not isinstance(row, dict):
+            raise UsageError(f"line {number} is not a JSON object")
         data["agent"] = data["agent"] or row.get("agent")
         kind = row.get("kind", "improvements")
         if kind == KIND:
@@ -140,19 +146,34 @@ def parse_jsonl(text: str) -> dict[str, Any]:
     return data
 
 
+MAX_IMPORT_BYTES = 256 * 1024 * 1024
+
+
 def load_file(path: Path) -> dict[str, Any]:
+    from kioku.core.fsutil import NotRegularFile, read_regular
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:  # a regular file only: /dev/zero or a FIFO would never end
+        data = read_regular(path, MAX_IMPORT_BYTES)
+    except NotRegularFile:
+        raise UsageError(f"cannot read {path}: not a regular file") from None
     except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_IMPORT_BYTES:
+        raise UsageError(f"cannot read {path}: larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MB")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"cannot read {path}: not UTF-8 text (byte {exc.start})") from None
     if not text.lstrip().startswith("{"):
         return parse_markdown(text)
     try:
         if path.suffix == ".jsonl" or "\n{" in text.strip():
             return parse_jsonl(text)
         data = json.loads(text)
-    except (ValueError, KeyError) as exc:
+    except KeyError as exc:
+        raise UsageError(f"cannot parse {path.name}: a record lacks the field {exc}") from None
+    except ValueError as exc:
         raise UsageError(f"cannot parse {path.name}: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise UsageError(f"{path.name} is not a Kioku agent-memory export")
@@ -180,7 +201,7 @@ def import_data(data: dict[str, Any], agent: str | None = None,
             if kind == KIND:
                 _check_lesson_fields(item, number)
     plan = _Plan()
-    for item in data.get(KIND, []):
+    for item in _one_item_per_id(data.get(KIND, []), plan, source_agent or target, project_root):
         _plan_improvement(plan, item, source_agent, target, project_root)
     for kind in ("evaluations", "performance"):
         _plan_history(plan, kind, data.get(kind, []), target, project_root)
@@ -196,6 +217,40 @@ def import_data(data: dict[str, Any], agent: str | None = None,
     # caller copies to the new id (kioku.learning.evidence.copy_lessons)
     return {"agent": target, "imported": dict(plan.new), "updated": plan.updated, "unchanged": plan.unchanged,
             "skipped": plan.skipped, "renamed": plan.renamed}
+
+
+def _one_item_per_id(items: list[dict[str, Any]], plan: "_Plan", source_agent: str,
+                     project_root: Path | None) -> list[dict[str, Any]]:
+    """The imported lessons with each exported id kept by one of them only.
+
+    Copying a lesson's section in an export to write a new one keeps its id comment; the copy,
+    read as an edit of that lesson, replaced it. Of the items sharing an id, the one whose text
+    is the stored lesson's keeps the id (else the first); the others are new lessons, without
+    the evidence and decisions of the lesson they were copied from."""
+    by_id: dict[tuple[str, str], list[int]] = {}
+    for number, item in enumerate(items):
+        old_id = str(item.get("id") or "")
+        if old_id:
+            scope = item.get("scope") if item.get("scope") in sc.SCOPES else "global"
+            by_id.setdefault((scope, old_id), []).append(number)
+    out = list(items)
+    for (scope, old_id), numbers in by_id.items():
+        if len(numbers) < 2:
+            continue
+        stored = plan.lessons(source_agent, scope, project_root).get(old_id)
+        keeper = next((n for n in numbers if stored is not None
+                       and _same_text(str(items[n].get("improvement") or "").strip(), stored.document)), numbers[0])
+        for n in numbers:
+            if n != keeper:
+                meta = {k: v for k, v in (items[n].get("metadata") or {}).items()
+                        if k not in _EVIDENCE_FIELDS and k not in _DECISION_FIELDS}
+                out[n] = {**items[n], "id": "", "metadata": meta}
+    return out
+
+
+_PRINTED_TAG = re.compile(r"&lt;(?=[\s/!?\\]*[^\W\d_])")
+_DECISION_FIELDS = ("promoted", "deprecated", "deprecated_reason", "decision", "decision_reason",
+                    "cross_validated", "validating_agents")
 
 
 def _strings(value: Any) -> list[str]:
@@ -227,6 +282,25 @@ def _check_lesson_fields(item: dict[str, Any], number: int) -> None:
         value = meta["confidence"]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
             raise UsageError(f"{where}: confidence must be a number from 0 to 1, not {value!r}")
+    # every other field Kioku reads back as a number or a yes/no must be one: a stored
+    # "usage_count": "lots" failed the dashboard, export and maintenance of the agent for good
+    for key, value in meta.items():
+        if value is None:
+            continue
+        if key in _BOOLEAN_FIELDS and not isinstance(value, bool):
+            raise UsageError(f"{where}: metadata {key} must be true or false, not {value!r}")
+        if (key in _NUMBER_FIELDS or key.endswith("_epoch")) and (
+                isinstance(value, bool) or not isinstance(value, (int, float)) or value != value
+                or value in (float("inf"), float("-inf"))):
+            raise UsageError(f"{where}: metadata {key} must be a number, not {value!r}")
+        if not isinstance(value, (str, int, float, bool)):
+            raise UsageError(f"{where}: metadata {key} must be a text, a number or true/false, not {value!r}")
+
+
+_BOOLEAN_FIELDS = frozenset(("tested", "cross_validated", "consolidation_eligible", "deprecated", "promoted"))
+_NUMBER_FIELDS = frozenset(("success_rate", "usage_count", "success_count", "turns_given", "turns_held_back",
+                            "success_given", "success_held_back", "uplift", "uplift_low", "uplift_high",
+                            "effective_given", "effective_held_back", "looks", "confidence_before_promotion"))
 
 
 # Figures computed from an agent's own credited turns (kioku.learning.lifecycle writes them).
@@ -292,6 +366,10 @@ def _plan_improvement(plan: _Plan, item: dict[str, Any], source_agent: str | Non
     origin = plan.lessons(source_agent or target, scope, project_root).get(old_id)
     if origin is not None and _same_text(lesson, origin.document):
         lesson = origin.document  # unedited: the stored wording, not its printed (defanged) form
+    else:
+        # an export printed to standard output shows every tag-like "<" as "&lt;" (kioku.core.defang);
+        # a lesson edited in that copy means "<" (what reaches a model is defanged again)
+        lesson = _PRINTED_TAG.sub("<", lesson)
     rec_id = sc.improvement_id(target, scope, lesson)
     found = plan.lessons(target, scope, project_root)
     existing = found.get(old_id) if same_agent and old_id in found else found.get(rec_id)

@@ -133,7 +133,9 @@ def run_weekly(agent: str, project_root: Path | None = None, top: int = 5) -> di
     # the absolute success rate, which says more about the tasks than about the lesson
     measured = [_row(s, r) for s, r in recs]
     measured = [r for r in measured if r["uplift"] is not None]
-    best = sorted(measured, key=lambda r: (-r["uplift_low"], -r["uplift"], r["id"]))
+    # the top are lessons measured to help (a lesson with uplift -0.73 is not a "top" one however
+    # few lessons there are), the bottom the others, worst first
+    best = sorted((r for r in measured if r["uplift"] > 0), key=lambda r: (-r["uplift_low"], -r["uplift"], r["id"]))
     worst = sorted(measured, key=lambda r: (r["uplift_high"], r["uplift"], r["id"]))
     top_ids = {r["id"] for r in best[:top]}
     week = [m for m in performance.snapshots(agent, project_root, now_epoch - 14 * DAY)]
@@ -150,7 +152,7 @@ def run_weekly(agent: str, project_root: Path | None = None, top: int = 5) -> di
     trends = {key: {"this_week": avg(this_week, key), "last_week": avg(last_week, key)}
               for key in ("success_rate", "avg_quality", "avg_tokens", "avg_duration_s")}
     new = sum(1 for _, r in recs if float((r.metadata or {}).get("created_at_epoch", 0)) >= now_epoch - 7 * DAY)
-    return {"agent": agent, "kind": "weekly", "top_improvements": best[:top],
+    return {"agent": agent, "kind": "weekly", "measured": len(measured), "top_improvements": best[:top],
             # worst first, never repeating an item already listed as a top one
             "bottom_improvements": [r for r in worst if r["id"] not in top_ids][:top],
             "trends": trends, "current": performance.current_metrics(agent, project_root),

@@ -213,7 +213,9 @@ def cmd_maintain(args: argparse.Namespace) -> int:
         for label in ("top_improvements", "bottom_improvements"):
             print(label.replace("_", " ") + " (by uplift against held-back turns):")
             if not report[label]:
-                print("  (no lesson has both given and held-back turns yet)")
+                print("  (no lesson has both given and held-back turns yet)" if not report.get("measured") else
+                      "  (none of the measured lessons)" if label == "bottom_improvements" else
+                      "  (no measured lesson has helped so far)")
             for r in report[label]:
                 print(f"  uplift {r['uplift']:+.2f} [{r['uplift_low']:+.2f}, {r['uplift_high']:+.2f}] over "
                       f"{r['turns_given']} given / {r['turns_held_back']} held back, {r['decision']}: "
