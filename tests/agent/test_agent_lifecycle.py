@@ -477,3 +477,29 @@ def test_import_of_a_file_that_is_not_an_export_is_one_clear_line(project, tmp_p
 def test_import_never_reads_a_device(project, kioku):
     out = kioku("import", "/dev/zero", cwd=project, timeout=60)
     assert out.returncode == 2 and "not a regular file" in out.stderr
+
+
+@pytest.mark.slow
+def test_rollback_undoes_a_clone_an_import_and_a_cross_validation(project, store_of, tmp_path, kioku):
+    store = store_of("global")
+    im.learn("alpha", "Quote every shell variable", "code_quality", 0.9, scope="global")
+    k1 = im.learn("k1", "Read the CHANGELOG before upgrading a dependency major version", "code_quality", 0.6,
+                  learned_from="user_feedback", scope="global")[0]
+    im.learn("k2", "Read the CHANGELOG before upgrading a dependency major version", "code_quality", 0.8,
+             scope="global")
+    export_agent("alpha", "json", tmp_path / "alpha.json")
+    time.sleep(1.1)
+    cut = time.time()
+    time.sleep(0.1)
+    assert kioku("clone", "--agent", "alpha", "--to", "gamma", cwd=project).returncode == 0
+    import_file(tmp_path / "alpha.json", "delta")
+    co.consolidate(["k1", "k2"], dry_run=False)
+    assert store.get("k1", "improvements", ids=[k1])[0].metadata["confidence"] == 0.7  # raised: now active
+    for agent in ("gamma", "delta"):
+        out = kioku("rollback", "--agent", agent, "--to", str(cut), cwd=project)
+        assert out.returncode == 0 and "removed 1 improvements" in out.stdout, out.stdout + out.stderr
+        assert store.count(agent, "improvements") == 0
+    out = kioku("rollback", "--agent", "k1", "--to", str(cut), cwd=project)
+    assert "1 cross-validations" in out.stdout
+    m = store.get("k1", "improvements", ids=[k1])[0].metadata
+    assert m["cross_validated"] is False and m["confidence"] == 0.6

@@ -96,6 +96,8 @@ def mark_cross_validated(agent: str, ids: Sequence[str], validating_agents: Iter
             continue  # already recorded: nothing new to write
         change = {"cross_validated": True, "validating_agents": agents, "confidence": confidence,
                   "cross_validated_at": iso, "cross_validated_at_epoch": epoch}
+        if meta.get("cross_validated") is not True:  # what `kioku rollback` puts back
+            change["confidence_before_cross_validation"] = float(meta.get("confidence", 0.0))
         ids.append(rec.id)
         changes.append(change)
         changed.append((rec.id, rec.document, {**meta, **change}))

@@ -61,6 +61,18 @@ def parse_timestamp(value: str | float) -> float:
     return when.timestamp()
 
 
+def _received(meta: dict) -> float:
+    """When this agent got the lesson: learned, or imported or cloned into it (those keep the
+    original's creation time, so rollback could not undo an import or a clone)."""
+    cloned = 0.0
+    if meta.get("cloned_at") and not meta.get("cloned_at_epoch"):
+        try:
+            cloned = parse_timestamp(str(meta["cloned_at"]))
+        except UsageError:
+            cloned = 0.0
+    return max(_f(meta, "created_at_epoch"), _f(meta, "imported_at_epoch"), _f(meta, "cloned_at_epoch"), cloned)
+
+
 def _f(meta: dict, key: str) -> float:
     try:
         return float(meta.get(key, 0.0) or 0.0)
@@ -82,7 +94,7 @@ def rollback(agent: str, to: str | float, project_root: Path | None = None, *,
     for scope in sc.existing_scopes(project_root):
         store = sc.open_scope(scope, project_root)
         recs = store.get(agent, KIND)
-        later = [r for r in recs if _f(r.metadata or {}, "created_at_epoch") > ts]
+        later = [r for r in recs if _received(r.metadata or {}) > ts]
         report["removed"] += [{"id": r.id, "scope": scope, "improvement": r.document} for r in later]
         later_ids = {r.id for r in later}
         ids, changes = [], []
@@ -100,6 +112,10 @@ def rollback(agent: str, to: str | float, project_root: Path | None = None, *,
             if m.get("cross_validated") and _f(m, "cross_validated_at_epoch") > ts:
                 change.update(cross_validated=False, validating_agents="", cross_validated_at="",
                               cross_validated_at_epoch=0.0)
+                if isinstance(m.get("confidence_before_cross_validation"), (int, float)):
+                    # the raise to 0.7 made a user-feedback candidate active: it goes with the validation
+                    change["confidence"] = min(float(change.get("confidence", m.get("confidence", 0.0))),
+                                               float(m["confidence_before_cross_validation"]))
                 report["uncross_validated"].append(rec.id)
             if change:
                 change.update(updated_at=iso, updated_at_epoch=epoch, rolled_back_at=iso)
@@ -131,7 +147,7 @@ def clone(src: str, dst: str, project_root: Path | None = None) -> dict[str, Any
         if any(store.count(dst, kind) for kind in KINDS):
             raise UsageError(f"agent {dst!r} already has memory in the {scope} scope; "
                              "clone into a new name (or roll it back / export it first)")
-    iso, _epoch = now()
+    iso, epoch = now()
     counts: dict[str, int] = {}
     renamed: list[tuple[str, str, str, str]] = []
     for scope in scopes:
@@ -139,7 +155,8 @@ def clone(src: str, dst: str, project_root: Path | None = None) -> dict[str, Any
         for kind in KINDS:
             out: list[Any] = []
             for rec in store.get(src, kind):
-                meta = {**(rec.metadata or {}), "agent_name": dst, "cloned_from": src, "cloned_at": iso}
+                meta = {**(rec.metadata or {}), "agent_name": dst, "cloned_from": src, "cloned_at": iso,
+                        "cloned_at_epoch": epoch}
                 rec_id = rec.id
                 if kind == KIND:
                     rec_id = sc.improvement_id(dst, scope, rec.document)
