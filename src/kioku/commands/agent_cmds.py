@@ -343,7 +343,7 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
         if args.from_store:
             written = store.journal_from_store()
             print(f"{scope}: wrote the journal anew from the store ({written} records); "
-                  f"what it replaced is kept in {store.journal.dir}/replaced-<time>")
+                  f"what it replaced is kept in the newest replaced-* folder of {store.journal.dir}")
             continue
         if not store.journal.has_history() and not store.journal.pending_count():
             print(f"{scope}: the journal is empty; nothing to rebuild")
