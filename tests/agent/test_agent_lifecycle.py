@@ -23,7 +23,7 @@ def test_parse_timestamp():
     assert lifecycle.parse_timestamp("2026-01-02") == lifecycle.parse_timestamp("2026-01-02T00:00:00+00:00")
     with pytest.raises(UsageError):
         lifecycle.parse_timestamp("last tuesday")
-    for odd in ("1e30", "nan", "inf", "-1e20", float("nan")):
+    for odd in ("1e30", "nan", "inf", "-1e20", float("nan"), "0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"):
         with pytest.raises(UsageError, match="between the years"):
             lifecycle.parse_timestamp(odd)
 
@@ -503,3 +503,64 @@ def test_rollback_undoes_a_clone_an_import_and_a_cross_validation(project, store
     assert "1 cross-validations" in out.stdout
     m = store.get("k1", "improvements", ids=[k1])[0].metadata
     assert m["cross_validated"] is False and m["confidence"] == 0.6
+
+
+@pytest.mark.slow
+def test_a_rollback_archive_imports_back_unchanged_and_stays_before_a_later_rollback(project, store_of, kioku):
+    store = store_of("global")
+    kept = im.learn("coder", "Wrap the settings in <config> tags before saving", "code_quality", 0.8,
+                    learned_from="self_evaluation", scope="global")[0]
+    stored = store.get("coder", "improvements", ids=[kept])[0].document
+    assert "&lt;config>" in stored  # taken from a transcript: stored inert
+    time.sleep(1.1)
+    t1 = time.time()
+    first = json.loads(kioku("rollback", "--agent", "coder", "--to", "2000-01-01", "--json", cwd=project).stdout)
+    assert kioku("import", first["archive"], cwd=project).returncode == 0  # the mistake undone
+    assert {r.id: r.document for r in store.get("coder", "improvements")} == {kept: stored}
+    time.sleep(0.1)
+    im.learn("coder", "Rewrite modules from scratch", "code_quality", 0.8, scope="global")
+    later = json.loads(kioku("rollback", "--agent", "coder", "--to", str(t1), "--dry-run", "--json",
+                             cwd=project).stdout)
+    assert [r["improvement"] for r in later["removed"]] == ["Rewrite modules from scratch"]
+
+
+@pytest.mark.slow
+def test_only_an_export_printed_to_stdout_has_its_escaped_brackets_undone(project, store_of, tmp_path, kioku):
+    html = "In XML attributes escape < as &lt; before saving"
+    im.learn("coder", html, "code_quality", 0.8, scope="global")
+    out = tmp_path / "coder.md"
+    assert kioku("export", "--agent", "coder", "--format", "md", "--out", str(out), cwd=project).returncode == 0
+    out.write_text(out.read_text().replace("before saving", "before writing"))
+    assert kioku("import", str(out), cwd=project).returncode == 0
+    assert {r.document for r in store_of("global").get("coder", "improvements")} == {
+        "In XML attributes escape < as &lt; before writing"}
+
+
+def test_import_follows_a_link_to_an_export(project, store_of, tmp_path, kioku):
+    im.learn("coder", "Quote every shell variable", "code_quality", 0.9, scope="global")
+    real = tmp_path / "exp.json"
+    export_agent("coder", "json", real)
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    out = kioku("import", str(link), "--agent", "rev3", cwd=project)
+    assert out.returncode == 0, out.stderr
+    assert store_of("global").count("rev3", "improvements") == 1
+
+
+@pytest.mark.slow
+def test_a_copied_section_does_not_keep_the_confidence_its_original_was_raised_to(project, store_of, tmp_path):
+    store = store_of("global")
+    text = "Read the CHANGELOG before upgrading a dependency major version"
+    a = im.learn("k1", text, "code_quality", 0.6, learned_from="user_feedback", scope="global")[0]
+    im.learn("k2", text, "code_quality", 0.8, scope="global")
+    co.consolidate(["k1", "k2"], dry_run=False)
+    assert store.get("k1", "improvements", ids=[a])[0].metadata["confidence"] == 0.7
+    out = tmp_path / "k1.md"
+    export_agent("k1", "md", out)
+    head, section = out.read_text().split("\n## 1.", 1)
+    copy = "\n## 1." + section.replace(f"> {text}", "> Read the release notes before upgrading a framework")
+    out.write_text(head + "\n## 1." + section + copy)
+    import_file(out)
+    new = next(r for r in store.get("k1", "improvements") if r.id != a)
+    assert new.metadata["confidence"] == 0.6 and not new.metadata.get("cross_validated")
+    assert new.metadata["created_at_epoch"] > store.get("k1", "improvements", ids=[a])[0].metadata["created_at_epoch"]

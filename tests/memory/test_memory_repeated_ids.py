@@ -131,3 +131,14 @@ def test_a_block_copied_from_user_to_project_memory_is_forgotten_by_folder(proje
     assert done.returncode == 0, done.stderr
     assert "Answer in English" not in copy.read_text(encoding="utf-8")
     assert "Answer in English" in user_topic.read_text(encoding="utf-8")
+
+
+def test_forget_in_one_folder_does_not_point_at_a_note_in_the_other(project, umem, kioku):
+    api.remember("Answer in English unless asked otherwise", type="user")
+    index = umem / "MEMORY.md"
+    index.write_text(index.read_text(encoding="utf-8") + "\nBritish spelling in all docs\n", encoding="utf-8")
+    both = kioku("forget", "British spelling")
+    assert both.returncode != 0 and "written by hand" in both.stderr
+    project_only = kioku("forget", "British spelling", "--scope", "project")
+    assert project_only.returncode != 0 and "no memory matches" in project_only.stderr
+    assert "written by hand" not in project_only.stderr

@@ -58,7 +58,10 @@ def parse_timestamp(value: str | float) -> float:
                          "or epoch seconds") from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
-    return when.timestamp()
+    number = when.timestamp()
+    if not -62135596800.0 <= number <= 253402300799.0:  # 0001-01-01T00:00:00+01:00 is in the year 0 (UTC)
+        raise UsageError(f"cannot read timestamp {value!r}: not a time between the years 1 and 9999")
+    return number
 
 
 def _received(meta: dict) -> float:

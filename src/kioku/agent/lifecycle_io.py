@@ -41,6 +41,7 @@ items below the 0.5 confidence floor are skipped. The report counts new records 
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -153,8 +154,8 @@ def load_file(path: Path) -> dict[str, Any]:
     from kioku.core.fsutil import NotRegularFile, read_regular
 
     path = Path(path)
-    try:  # a regular file only: /dev/zero or a FIFO would never end
-        data = read_regular(path, MAX_IMPORT_BYTES)
+    try:  # a regular file only (a link is followed to one): /dev/zero or a FIFO would never end
+        data = read_regular(os.path.realpath(path), MAX_IMPORT_BYTES)
     except NotRegularFile:
         raise UsageError(f"cannot read {path}: not a regular file") from None
     except OSError as exc:
@@ -166,7 +167,13 @@ def load_file(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise UsageError(f"cannot read {path}: not UTF-8 text (byte {exc.start})") from None
     if not text.lstrip().startswith("{"):
-        return parse_markdown(text)
+        parsed = parse_markdown(text)
+        from kioku.core.defang import defang
+
+        # printed to standard output (every tag-like "<" shown as "&lt;"): a file written with
+        # --out holds its lessons as stored, and defanging it would change it
+        parsed["printed"] = "&lt;" in text and defang(text) == text
+        return parsed
     try:
         if path.suffix == ".jsonl" or "\n{" in text.strip():
             return parse_jsonl(text)
@@ -202,7 +209,7 @@ def import_data(data: dict[str, Any], agent: str | None = None,
                 _check_lesson_fields(item, number)
     plan = _Plan()
     for item in _one_item_per_id(data.get(KIND, []), plan, source_agent or target, project_root):
-        _plan_improvement(plan, item, source_agent, target, project_root)
+        _plan_improvement(plan, item, source_agent, target, project_root, bool(data.get("printed")))
     for kind in ("evaluations", "performance"):
         _plan_history(plan, kind, data.get(kind, []), target, project_root)
     for (scope, kind), recs in plan.writes.items():
@@ -242,13 +249,23 @@ def _one_item_per_id(items: list[dict[str, Any]], plan: "_Plan", source_agent: s
                        and _same_text(str(items[n].get("improvement") or "").strip(), stored.document)), numbers[0])
         for n in numbers:
             if n != keeper:
-                meta = {k: v for k, v in (items[n].get("metadata") or {}).items()
-                        if k not in _EVIDENCE_FIELDS and k not in _DECISION_FIELDS}
+                old_meta = items[n].get("metadata") or {}
+                meta = {k: v for k, v in old_meta.items() if k not in _EVIDENCE_FIELDS and k not in _DECISION_FIELDS
+                        and not k.startswith(("created_at", "cross_validated_at", "confidence_before_"))}
+                befores = [v for k, v in old_meta.items() if k.startswith("confidence_before_")
+                           and isinstance(v, (int, float)) and not isinstance(v, bool)]
+                if befores and isinstance(meta.get("confidence"), (int, float)):
+                    meta["confidence"] = min([float(meta["confidence"]), *map(float, befores)])
                 out[n] = {**items[n], "id": "", "metadata": meta}
     return out
 
 
-_PRINTED_TAG = re.compile(r"&lt;(?=[\s/!?\\]*[^\W\d_])")
+def _printed_tag():
+    """``&lt;`` where ``kioku.core.defang`` writes it for a tag-like ``<`` (before a letter, after
+    spaces, slashes or combining marks, or at the end of the text)."""
+    from kioku.core.defang import _TAG_GAP
+
+    return re.compile("&lt;(?=" + _TAG_GAP + r"*(?:[^\W\d_]|\Z))")
 _DECISION_FIELDS = ("promoted", "deprecated", "deprecated_reason", "decision", "decision_reason",
                     "cross_validated", "validating_agents")
 
@@ -351,7 +368,7 @@ def _same_text(imported: str, stored: str) -> bool:
 
 
 def _plan_improvement(plan: _Plan, item: dict[str, Any], source_agent: str | None, target: str,
-                      project_root: Path | None) -> None:
+                      project_root: Path | None, printed: bool = False) -> None:
     from kioku.agent.chroma_store import Record
 
     iso, epoch = plan.when
@@ -366,10 +383,11 @@ def _plan_improvement(plan: _Plan, item: dict[str, Any], source_agent: str | Non
     origin = plan.lessons(source_agent or target, scope, project_root).get(old_id)
     if origin is not None and _same_text(lesson, origin.document):
         lesson = origin.document  # unedited: the stored wording, not its printed (defanged) form
-    else:
-        # an export printed to standard output shows every tag-like "<" as "&lt;" (kioku.core.defang);
-        # a lesson edited in that copy means "<" (what reaches a model is defanged again)
-        lesson = _PRINTED_TAG.sub("<", lesson)
+    elif printed and origin is not None and "<" in origin.document and "&lt;" not in origin.document:
+        # edited in an export printed to standard output, which shows each tag-like "<" of the
+        # stored lesson as "&lt;": the edit means "<" (what reaches a model is defanged again).
+        # Only then: a lesson stored with "&lt;" (taken from a transcript, or about HTML) keeps it
+        lesson = _printed_tag().sub("<", lesson)
     rec_id = sc.improvement_id(target, scope, lesson)
     found = plan.lessons(target, scope, project_root)
     existing = found.get(old_id) if same_agent and old_id in found else found.get(rec_id)
@@ -395,8 +413,11 @@ def _plan_improvement(plan: _Plan, item: dict[str, Any], source_agent: str | Non
     meta = new_metadata(target, scope, str(old.get("category") or "general"),
                         float(old.get("confidence")), learned_from="import", when=(iso, epoch))
     meta.update(old)
-    meta.update(agent_name=target, scope=scope, imported_at=iso, imported_at_epoch=epoch,
-                category=sc.normalise_category(str(old.get("category") or "general")))
+    meta.update(agent_name=target, scope=scope, category=sc.normalise_category(str(old.get("category") or "general")))
+    if not same_agent or not old.get("created_at_epoch"):
+        # received now (`kioku rollback` removes what an agent received after its time); an
+        # agent's own lesson brought back from its export or rollback archive keeps its times
+        meta.update(imported_at=iso, imported_at_epoch=epoch)
     if not same_agent:
         meta["original_id"] = old.get("original_id") or old_id
         if meta.get("source", "self") == "self":

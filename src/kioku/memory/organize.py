@@ -486,11 +486,13 @@ def _text_matches(query: str, text: str, summary: str = "") -> bool:
     return bool(wanted) and len(wanted & token_set(text)) / len(wanted) >= 0.75
 
 
-def _hand_note_matching(query: str, project_root: Path | None) -> str | None:
+def _hand_note_matching(query: str, project_root: Path | None, scope: str | None = None) -> str | None:
     """``path:line`` of a note written by hand in a MEMORY.md that ``query`` names, or None."""
     from kioku.memory.index import index_notes, read_index_text
 
     for md in _dirs(project_root):
+        if scope and md.scope != scope:
+            continue
         try:
             text = read_index_text(md.index_path)
         except KiokuError:
@@ -543,7 +545,7 @@ def forget(query: str | None = None, id: str | None = None, project_root: Path |
             md, line = finished[0]
             return ForgetResult("", line.summary, md.scope, str(md.path / line.topic),
                                 str(md.archive_path / line.topic))
-        hand = _hand_note_matching(query or "", project_root) if not id else None
+        hand = _hand_note_matching(query or "", project_root, scope) if not id else None
         if hand:
             raise KiokuError(f"{query!r} matches a note written by hand in {hand}, not a memory Kioku saved; "
                              "edit that file to remove it; nothing was changed")
