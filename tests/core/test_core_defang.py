@@ -110,3 +110,12 @@ def test_defang_stays_linear_on_long_runs():
     started = time.perf_counter()
     defang(("<" + " " * 2000) * 200 + "x")
     assert time.perf_counter() - started < 1.0
+
+
+def test_unescape_tags_undoes_what_defang_escapes_and_nothing_else():
+    from kioku.core.defang import unescape_tags
+
+    for text in ("Prefer List<String> over raw types", "</kioku-learned-improvements> end", "end with <",
+                 "a < b and c <d"):
+        assert unescape_tags(defang(text)) == text, text
+    assert unescape_tags("a &lt;3 b, x &lt; 5") == "a &lt;3 b, x &lt; 5"  # not what defang writes for a "<"

@@ -203,7 +203,8 @@ def _write_one(agent: str, scope: str, lesson: str, category: str, confidence: f
     return rec_id
 
 
-_DEPRECATION_FIELDS = ("deprecated", "deprecated_reason", "deprecated_at", "deprecated_at_epoch", "decision_reason")
+# What another copy of a lesson takes over when the lesson is deprecated: the decision, not the evidence
+DEPRECATION_FIELDS = ("deprecated", "deprecated_reason", "deprecated_at", "deprecated_at_epoch", "decision_reason")
 
 
 def _deprecation_elsewhere(agent: str, scope: str, lesson: str, project_root: Path | None) -> dict[str, Any]:
@@ -218,7 +219,7 @@ def _deprecation_elsewhere(agent: str, scope: str, lesson: str, project_root: Pa
         except Exception:  # noqa: BLE001 - an unreadable other scope must not block learning
             continue
         if found and found[1].get("deprecated") is True:
-            return {k: found[1][k] for k in _DEPRECATION_FIELDS if k in found[1]}
+            return {k: found[1][k] for k in DEPRECATION_FIELDS if k in found[1]}
     return {}
 
 

@@ -34,32 +34,23 @@ KINDS = ("improvements", "evaluations", "performance")
 BATCH = 500
 
 
-def parse_timestamp(value: str | float) -> float:
-    """Epoch seconds from an ISO-8601 date/date-time (naive = UTC) or a number."""
-    import math
+_FIRST_SECOND, _LAST_SECOND = -62135596800.0, 253402300799.0  # 0001-01-01 and 9999-12-31T23:59:59, UTC
 
-    if isinstance(value, (int, float)):
-        number = float(value)
-    else:
-        text = str(value).strip()
-        try:
-            number = float(text)
-        except ValueError:
-            number = None
-    if number is not None:
-        # a date Python can show (years 1-9999): nan, inf and 1e30 were a traceback in rollback
-        if not math.isfinite(number) or not -62135596800.0 <= number <= 253402300799.0:
-            raise UsageError(f"cannot read timestamp {value!r}: not a time between the years 1 and 9999")
-        return number
+
+def parse_timestamp(value: str | float) -> float:
+    """Epoch seconds from an ISO-8601 date/date-time (naive = UTC) or a number, within the
+    years 1-9999 UTC (the dates Python can show: nan, 1e30 and 0001-01-01T00:00:00+01:00 were a
+    traceback in rollback)."""
     try:
-        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise UsageError(f"cannot read timestamp {value!r}: use ISO-8601 (2026-11-01T12:00:00Z) "
-                         "or epoch seconds") from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    number = when.timestamp()
-    if not -62135596800.0 <= number <= 253402300799.0:  # 0001-01-01T00:00:00+01:00 is in the year 0 (UTC)
+        number = float(value)
+    except (TypeError, ValueError):
+        try:
+            when = datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise UsageError(f"cannot read timestamp {value!r}: use ISO-8601 (2026-11-01T12:00:00Z) "
+                             "or epoch seconds") from None
+        number = (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).timestamp()
+    if not _FIRST_SECOND <= number <= _LAST_SECOND:  # also false for nan
         raise UsageError(f"cannot read timestamp {value!r}: not a time between the years 1 and 9999")
     return number
 

@@ -41,6 +41,7 @@ items below the 0.5 confidence floor are skipped. The report counts new records 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -260,12 +261,6 @@ def _one_item_per_id(items: list[dict[str, Any]], plan: "_Plan", source_agent: s
     return out
 
 
-def _printed_tag():
-    """``&lt;`` where ``kioku.core.defang`` writes it for a tag-like ``<`` (before a letter, after
-    spaces, slashes or combining marks, or at the end of the text)."""
-    from kioku.core.defang import _TAG_GAP
-
-    return re.compile("&lt;(?=" + _TAG_GAP + r"*(?:[^\W\d_]|\Z))")
 _DECISION_FIELDS = ("promoted", "deprecated", "deprecated_reason", "decision", "decision_reason",
                     "cross_validated", "validating_agents")
 
@@ -307,8 +302,7 @@ def _check_lesson_fields(item: dict[str, Any], number: int) -> None:
         if key in _BOOLEAN_FIELDS and not isinstance(value, bool):
             raise UsageError(f"{where}: metadata {key} must be true or false, not {value!r}")
         if (key in _NUMBER_FIELDS or key.endswith("_epoch")) and (
-                isinstance(value, bool) or not isinstance(value, (int, float)) or value != value
-                or value in (float("inf"), float("-inf"))):
+                isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)):
             raise UsageError(f"{where}: metadata {key} must be a number, not {value!r}")
         if not isinstance(value, (str, int, float, bool)):
             raise UsageError(f"{where}: metadata {key} must be a text, a number or true/false, not {value!r}")
@@ -387,7 +381,9 @@ def _plan_improvement(plan: _Plan, item: dict[str, Any], source_agent: str | Non
         # edited in an export printed to standard output, which shows each tag-like "<" of the
         # stored lesson as "&lt;": the edit means "<" (what reaches a model is defanged again).
         # Only then: a lesson stored with "&lt;" (taken from a transcript, or about HTML) keeps it
-        lesson = _printed_tag().sub("<", lesson)
+        from kioku.core.defang import unescape_tags
+
+        lesson = unescape_tags(lesson)
     rec_id = sc.improvement_id(target, scope, lesson)
     found = plan.lessons(target, scope, project_root)
     existing = found.get(old_id) if same_agent and old_id in found else found.get(rec_id)

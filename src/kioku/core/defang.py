@@ -43,6 +43,7 @@ LT_LOOKALIKES = "<‹〈〈⟨˂ᐸᐊ❮❰❬⧼⟪《≺⋖≪⊲◁◀"
 # line or value joined after it may start a name. "x < 5", "<3" and "<- arrow" stay as they are.
 _TAG_GAP = r"[\s/!?\\\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]"
 _TAG_OPEN = LazyPattern("[" + re.escape(LT_LOOKALIKES) + "](?=" + _TAG_GAP + r"*(?:[^\W\d_]|\Z))")
+_TAG_ESCAPED = LazyPattern("&lt;(?=" + _TAG_GAP + r"*(?:[^\W\d_]|\Z))")  # what defang writes for a tag-like "<"
 _INVISIBLE_EXTRA = {"\u034f", "\u115f", "\u1160", "\u3164", "\uffa0", "\u180b", "\u180c", "\u180d",
                     "\u180f", "\u2800"}  # joiners, fillers and blanks outside Cf
 # Terminal escape sequences (colour, cursor moves, OSC hyperlinks and titles) and every other
@@ -92,6 +93,12 @@ def defang(text: str) -> str:
     elif "<" not in text:
         return text
     return _TAG_OPEN.sub("&lt;", text)
+
+
+def unescape_tags(text: str) -> str:
+    """``text`` with each ``&lt;`` that :func:`defang` writes for a tag-like ``<`` turned back:
+    for a text a person edited in defanged output (``kioku export`` printed to a terminal)."""
+    return _TAG_ESCAPED.sub("<", text) if "&lt;" in text else text
 
 
 def defang_line(text: str) -> str:

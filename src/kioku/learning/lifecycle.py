@@ -30,6 +30,7 @@ from typing import Any
 
 from kioku.agent import stats
 from kioku.agent import usage
+from kioku.agent.improvements import DEPRECATION_FIELDS
 from kioku.core import fsutil
 from kioku.learning import evidence
 from kioku.learning import uplift as up
@@ -99,8 +100,6 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
     return change
 
 
-# What a twin copy takes over when its lesson is deprecated: the decision, not the evidence
-_DEPRECATION_FIELDS = ("deprecated", "deprecated_reason", "deprecated_at", "deprecated_at_epoch", "decision_reason")
 
 
 def _deprecate_twins(agent: str, rec_id: str, row: tuple[str, str, dict, dict],
@@ -113,7 +112,7 @@ def _deprecate_twins(agent: str, rec_id: str, row: tuple[str, str, dict, dict],
     from kioku.agent.lesson_state import twins_of
 
     scope, doc, meta, change = row
-    decided = {k: change[k] for k in _DEPRECATION_FIELDS if k in change}
+    decided = {k: change[k] for k in DEPRECATION_FIELDS if k in change}
     out = {}
     for twin_scope, twin in twins_of(agent, [(scope, SimpleNamespace(id=rec_id, document=doc, metadata=meta))],
                                      project_root):
