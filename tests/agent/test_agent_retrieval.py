@@ -29,6 +29,14 @@ def test_relevant_lesson_first_and_unrelated_ones_filtered(project):
     assert {"id", "improvement", "relevance", "metadata", "scope", "wilson_lower"} <= set(d)
 
 
+def test_a_short_mixed_request_gets_no_japanese_lesson_for_its_script_alone(project):
+    # "CIは？" is mostly ASCII, but its cosine to any Japanese lesson is that of two Japanese texts
+    _seed()
+    im.learn("coder", "本番のデプロイは金曜日に行わない", "workflow", 0.8)
+    assert im.retrieve("coder", "CIは？") == [] and im.retrieve("coder", "Gitは？") == []
+    assert "本番のデプロイは金曜日に行わない" in [h.improvement for h in im.retrieve("coder", "本番のデプロイはいつ？")]
+
+
 def test_filters_deprecated_and_low_confidence_but_not_low_success(project, store_of):
     ids = _seed()
     store = store_of("global")

@@ -30,6 +30,19 @@ def test_unrelated_questions_get_nothing(project, kioku):
     assert json.loads(kioku("search", "capital of Peru", "--json").stdout) == []
 
 
+def test_a_mixed_question_is_held_to_the_japanese_cut_off_against_japanese_memories(project):
+    # "DBは何？" is mostly ASCII, but its cosine to any Japanese text is that of two Japanese
+    # texts (0.4-0.5 whatever they say): with the English cut-off every Japanese memory was a hit
+    _remember_everyday()
+    api.remember("本番のデータベースはPostgreSQL 16で、レプリカが2台ある", type="project")
+    api.remember("エディタはNeovimを使っている", type="user")
+    database = "本番のデータベースはPostgreSQL 16で、レプリカが2台ある"
+    assert api.search("CIは？") == [] and api.search("Gitは？") == []
+    assert api.search("本番のDBは何？")[0].text.startswith(database)  # "DB" stands for データベース
+    hits, nearest = api.search_or_nearest("DBは何？")
+    assert (hits + nearest)[0].text.startswith(database) and all(h.text.startswith(database) for h in hits)
+
+
 def test_search_or_nearest_shows_the_nearest_only_without_a_hit(project):
     _remember_everyday()
     hits, nearest = api.search_or_nearest("what checks should happen before a commit")

@@ -225,6 +225,11 @@ def test_a_word_and_its_abbreviation_or_katakana_match_each_other() -> None:
                             Unit(2, "テストは pytest で書く")], dense=False)
     assert [s.id for s in japanese.ranked("when do we deploy", 3) if s.relevant] == [0]
     assert [s.id for s in japanese.ranked("deploy", 3) if s.relevant] == [0]
+    # an abbreviation stands for its word's loanword too: "DB" finds データベース
+    loanword = HybridIndex([Unit(0, "本番のデータベースはPostgreSQL 16"), Unit(1, "デプロイは毎週金曜日に行う")],
+                           dense=False)
+    assert [s.id for s in loanword.ranked("DBは何？", 2) if s.relevant] == [0]
+    assert [s.id for s in loanword.ranked("which DB", 2) if s.relevant] == [0]
     assert [s.id for s in japanese.ranked("how are tests written", 3) if s.relevant][:1] == [2]
     programs = HybridIndex([Unit(0, "プログラムはPythonで書く"), Unit(1, "ブログは毎週更新する"),
                             Unit(2, "The logs go to Loki")], dense=False)
@@ -252,6 +257,8 @@ def test_a_question_naming_a_kind_of_tool_matches_a_memory_naming_such_a_tool() 
     assert top("パッケージマネージャーは") == 0
     # one way only: naming a tool does not match every memory of its kind
     assert top("is postgres fine") == 1
+    # an abbreviation names the kind as its full word does
+    assert top("which DB do we use?") == 1
     assert {s.id for s in index.ranked("mysql", 5) if s.relevant} == set()
     # the kind's own words still count where a memory holds them, once
     own = HybridIndex([Unit(0, "package manager: pnpm"), Unit(1, "pnpm")], dense=False)

@@ -400,18 +400,20 @@ def lesson_candidates(agent: str, task: str, limit: int, project_root: Path | No
 def rank_candidates(c: Candidates, threshold: float, ranking: LessonRanking = RANKING) -> list[ImprovementHit]:
     """Fused, filtered hits (unsorted, not de-duplicated): cosine >= ``threshold``, relevance past
     the calibrated cut-off, active lessons only; the fused score is x1.2 when cross-validated."""
-    from kioku.retrieval.hybrid import fuse, is_cjk_query
+    from kioku.retrieval.hybrid import fuse, has_cjk, is_cjk_query, needs_cjk_bar
 
     dense = sorted(c.cosine.items(), key=lambda kv: -kv[1])
     # dense carries the semantic signal for both scopes; each scope's lexical list adds a weighted vote
     fused = dict(fuse([dense, *c.lexical], weights=[1.0] + [ranking.lexical_weight] * len(c.lexical),
                       method=ranking.fusion))
-    bar = ranking.min_relevance_cjk if is_cjk_query(c.task) else ranking.min_relevance
+    task_is_cjk, task_has_cjk = is_cjk_query(c.task), has_cjk(c.task)
     hits: list[ImprovementHit] = []
     for rec_id, (scope_name, rec) in c.records.items():
         meta = dict(rec.metadata or {})
         rel = c.cosine.get(rec_id, 0.0)
         relevance = rel + ranking.coverage_weight * c.coverage.get(rec_id, 0.0)
+        bar = (ranking.min_relevance_cjk if needs_cjk_bar(task_is_cjk, task_has_cjk, has_cjk(rec.document or ""))
+               else ranking.min_relevance)
         if rel < threshold or relevance < bar or not stats.is_active(meta, MIN_CONFIDENCE_ACTIVE):
             continue
         score = fused.get(rec_id, 0.0) * (CROSS_VALIDATED_BOOST if meta.get("cross_validated") else 1.0)

@@ -27,8 +27,8 @@ The fused score is relative to the best unit of the query, so it cannot say whet
 matched at all. Two absolute signals do: ``coverage`` (the share of the query's IDF weight
 found in the unit's tokens, 0-1) and ``cosine``. :meth:`HybridIndex.ranked` marks a unit
 ``relevant`` when cosine + ``coverage_weight`` x coverage reaches ``min_relevance`` (for a
-mostly Japanese query ``min_relevance_cjk``: MiniLM gives any two Japanese texts a cosine
-around 0.5, so the bar is higher), or without the model when coverage reaches
+mostly Japanese query, or a query and a unit that both hold Japanese, ``min_relevance_cjk``:
+MiniLM gives any two Japanese texts a cosine around 0.5, so the bar is higher), or without the model when coverage reaches
 ``min_coverage``. The defaults are fitted on the tune half of the project's own labelled
 memory set (``scripts/bench/memory_search.py --fit``).
 
@@ -182,6 +182,19 @@ def is_cjk_query(query: str) -> bool:
     return len(_CJK.findall(query)) * 2 > len(query.strip())
 
 
+def has_cjk(text: str) -> bool:
+    """True when ``text`` holds any Japanese (or Chinese) character."""
+    return _CJK.search(text) is not None
+
+
+def needs_cjk_bar(query_is_cjk: bool, query_has_cjk: bool, text_has_cjk: bool) -> bool:
+    """Whether a (query, text) pair is held to the Japanese cut-off: the query is mostly Japanese,
+    or both hold Japanese. A short mixed question ("DBは何？", "CIは？") and any Japanese text get
+    the cosine of two Japanese texts (0.3-0.5 whatever they say), while its cosine to an English
+    text is the usual one."""
+    return query_is_cjk or (query_has_cjk and text_has_cjk)
+
+
 @dataclass
 class Components:
     """Per-query raw signals, combined by ``HybridIndex.combine`` (lets tuning reuse them)."""
@@ -191,6 +204,7 @@ class Components:
     dense: object | None  # np.ndarray (n,) cosine, or None without the model
     cjk: bool
     date_match: object | None = None  # np.ndarray (n,) in [0, 1], or None when the query names no date
+    any_cjk: bool = False  # the query holds a Japanese character (``cjk``: mostly Japanese)
 
 
 @dataclass(frozen=True)
@@ -221,6 +235,7 @@ class HybridIndex:
         self.matrix = None
         self._term_cache: dict[str, tuple[object, object]] = {}
         self._norms = None
+        self._unit_cjk = np.array([has_cjk(u.text) for u in self.units], dtype=bool)
         self._embed_query = embed_query
         use_dense = dense is True or (dense == "auto" and dense_available())
         if use_dense and n:
@@ -341,7 +356,7 @@ class HybridIndex:
             if specs:
                 per_date = np.array([closeness(specs, d) for d in self._dates] + [0.0], dtype=np.float32)
                 date_match = per_date[self._date_idx]
-        return Components(lexical, coverage, dense, is_cjk_query(query), date_match)
+        return Components(lexical, coverage, dense, is_cjk_query(query), date_match, has_cjk(query))
 
     def combine(self, c: Components, config: HybridConfig | None = None):
         """Final scores (n,) from the components under ``config`` (default: the index's)."""
@@ -372,7 +387,10 @@ class HybridIndex:
         cfg = config or self.config
         if c.dense is None:
             return c.coverage >= cfg.min_coverage
-        return self.relevance(c, cfg) >= (cfg.min_relevance_cjk if c.cjk else cfg.min_relevance)
+        import numpy as np
+
+        japanese_pair = c.cjk | (c.any_cjk & self._unit_cjk)  # needs_cjk_bar, for every unit at once
+        return self.relevance(c, cfg) >= np.where(japanese_pair, cfg.min_relevance_cjk, cfg.min_relevance)
 
     def ranked(self, query: str, k: int = 10) -> list[Scored]:
         """The top ``k`` units, best first, each with its relevance signals."""

@@ -266,18 +266,25 @@ def _synonym_table() -> dict[str, tuple[str, ...]]:
             base = tokenize(english)
             if len(base) == 1 and len(word) > 2:
                 table.setdefault(base[0], set()).add(" ".join(dict.fromkeys(cjk_bigrams(word))))
+        # an abbreviation stands for whatever its full word does: "DB" also finds データベース
+        for term, alts in table.items():
+            alts.update(far for alt in list(alts) for far in table.get(alt, ()) if far != term)
         _SYNONYMS = {term: tuple(sorted(alts)) for term, alts in table.items()}
     return _SYNONYMS
 
 
 def _kind_table() -> dict[tuple[str, ...], tuple[str, ...]]:
-    """The kinds' query terms (tokenized) -> the tools' tokens, longest kinds first."""
+    """The kinds' query terms (tokenized) -> the tools' tokens, longest kinds first. A kind of one
+    word is also named by that word's abbreviation ("which DB" as "which database")."""
     global _KIND_TABLE
     if _KIND_TABLE is None:
         table: dict[tuple[str, ...], set[str]] = {}
         for kind, tools in _KINDS:
             names = [" ".join(tokenize(name.replace("+", " "))) for name in tools.split()]
             table.setdefault(tuple(tokenize(kind)), set()).update(name for name in names if name)
+        for short, full in _ABBREVIATIONS:
+            if (tuple(tokenize(full)) in table) and tuple(tokenize(short)) not in table:
+                table[tuple(tokenize(short))] = table[tuple(tokenize(full))]
         _KIND_TABLE = {k: tuple(sorted(v)) for k, v in sorted(table.items(), key=lambda kv: -len(kv[0]))}
     return _KIND_TABLE
 
