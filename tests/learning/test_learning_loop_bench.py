@@ -26,3 +26,20 @@ def test_simulation_reports_both_ceilings_and_removes_its_folder(tmp_path: Path)
     assert result["params"]["sessions"] == 12
     # the temporary store is gone (a third-party library may leave a small marker file of its own)
     assert [p.name for p in scratch.iterdir() if p.is_dir()] == []
+
+
+def test_reference_learner_learns_and_reports_what_the_regime_allows(tmp_path: Path) -> None:
+    out = tmp_path / "bound.json"
+    res = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "bench" / "learning_bound.py"), "--base-success", "0.5",
+         "--effect", "0.2", "--sessions", "300", "--seeds", "3", "--json", str(out)],
+        capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    report = json.loads(out.read_text())
+    assert report["regime"]["sessions"] == 300
+    for learner in ("thompson_all", "thompson_lexical"):
+        r = report[learner]
+        # it learns: the last 100 sessions do far better than the base rate, within the ceiling
+        assert 0.7 < r["expected_last_100"] <= r["eligible_ceiling_last_100"] <= r["oracle"] == 0.99
+        assert 0.0 <= r["harmful_with_evidence"] <= 1.0 and r["harmful_given_turns_median"] > 0
+    assert report["thompson_lexical"]["eligible_ceiling_last_100"] <= report["thompson_all"]["eligible_ceiling_last_100"]
