@@ -9,8 +9,10 @@ lesson's text holding 3 of its kind's words and each task 2 of them, the outcome
 ``base + the effects of the given lessons of the task's kind`` (clamped to [0.01, 0.99]).
 
 The reference learner is linear Thompson sampling, told what Kioku is never told: which kind
-each lesson and each task belongs to, that effects add up, the outcome noise, and a normal prior
-whose spread is the effect size. Per kind it keeps the Bayesian linear regression of
+each lesson and each task belongs to, that effects add up (its model has no clamp at 0.99), and
+a normal prior whose spread is the effect size; ``--noise`` is the outcome variance it assumes.
+It is one strong learner, not a bound: other settings of it, or other learners, do better or
+worse. Per kind it keeps the Bayesian linear regression of
 ``outcome - base`` on which lessons were given; each session it draws the lessons' effects from
 that posterior and gives the (at most ``--inject``) lessons with the largest positive draws. It
 holds nothing back and decides nothing. It runs twice: with every lesson of the task's kind
@@ -21,9 +23,9 @@ over the last 100 sessions, the expected success of what it gave there (mean, an
 seeds), and the share of runs whose realised last-100 success is within 0.05 of
 the oracle's (the issue's target). For the Thompson learner also: how many turns a harmful lesson
 was given over the run (median), and the share of harmful lessons whose final posterior lies
-below zero by at least 1.91 standard deviations (the evidence Kioku's rule needs to deprecate a
-lesson as harmful): a learner that stops giving a lesson as soon as it looks harmful also stops
-collecting the evidence that would retire it.
+below zero by at least 1.91 standard deviations (Kioku's boundary for "hurts", applied to this
+learner's own posterior: not Kioku's statistic, and it moves with ``--noise``). A learner that
+gives a lesson less as it looks harmful also collects less of the evidence that would retire it.
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ def run_once(args: argparse.Namespace, seed: int, learner: str) -> dict:
     rng = np.random.default_rng(seed)
     effects, kinds, words = world(args, rng)
     n = len(effects)
-    noise = 0.25  # the largest variance of a success/failure outcome
+    noise = args.noise  # the outcome variance the learner assumes
     precision = np.eye(n) / max(args.effect, 1e-6) ** 2
     moment = np.zeros(n)
     given_turns = np.zeros(n)
@@ -136,11 +138,14 @@ def main() -> int:
     ap.add_argument("--neutral", type=int, default=10)
     ap.add_argument("--inject", type=int, default=5)
     ap.add_argument("--kinds", type=int, default=2)
+    ap.add_argument("--noise", type=float, default=0.25,
+                    help="outcome variance the learner assumes (0.25, the largest a success/failure can have); "
+                         "smaller makes it trust its estimates sooner")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     args.kinds = max(1, min(args.kinds, len(VOCAB)))
     report = {"regime": {k: getattr(args, k) for k in ("base_success", "effect", "sessions", "seeds", "helpful",
-                                                         "harmful", "neutral", "inject", "kinds")}}
+                                                         "harmful", "neutral", "inject", "kinds", "noise")}}
     for learner in ("thompson_all", "thompson_lexical"):
         report[learner] = summarise([run_once(args, seed, learner) for seed in range(1, args.seeds + 1)])
     text = json.dumps(report, indent=2)

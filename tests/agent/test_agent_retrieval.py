@@ -33,8 +33,11 @@ def test_a_short_mixed_request_gets_no_japanese_lesson_for_its_script_alone(proj
     # "CIは？" is mostly ASCII, but its cosine to any Japanese lesson is that of two Japanese texts
     _seed()
     im.learn("coder", "本番のデプロイは金曜日に行わない", "workflow", 0.8)
-    assert im.retrieve("coder", "CIは？") == [] and im.retrieve("coder", "Gitは？") == []
+    im.learn("coder", "pytestは -x を付けて実行する", "testing_patterns", 0.8)
+    for task in ("CIは？", "Gitは？", "Slackは？", "Dockerは？"):  # a lone は in both is no shared word
+        assert im.retrieve("coder", task) == [], task
     assert "本番のデプロイは金曜日に行わない" in [h.improvement for h in im.retrieve("coder", "本番のデプロイはいつ？")]
+    assert [h.improvement for h in im.retrieve("coder", "pytestの実行方法は？")][:1] == ["pytestは -x を付けて実行する"]
 
 
 def test_filters_deprecated_and_low_confidence_but_not_low_success(project, store_of):

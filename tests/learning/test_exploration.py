@@ -136,11 +136,12 @@ def test_weak_lexical_matches_are_not_eligible(project, many, monkeypatch):
     """A lesson that shares only a word every lesson has ("work") is not compared on this task."""
     prompt = "the docker deploy work is failing"
     monkeypatch.setattr(select, "MIN_COMMON_SHARED", 1)  # any shared word: the floor alone decides
+    shipped = select.RELEVANCE_FLOOR
     monkeypatch.setattr(select, "RELEVANCE_FLOOR", 0.0)
     loose = select.select("main", project, prompt, session_id="s", turn="t", hold_back=0.0)
     loose_topics = {many[e["id"]] for e in loose.given + loose.held_back}
     assert len(loose_topics) > 1  # without a floor, every lesson with "work" in it is eligible
-    monkeypatch.setattr(select, "RELEVANCE_FLOOR", 0.3)
+    monkeypatch.setattr(select, "RELEVANCE_FLOOR", shipped)
     strict = select.select("main", project, prompt, session_id="s", turn="t", hold_back=0.0)
     assert {many[e["id"]] for e in strict.given + strict.held_back} == {"docker container deploy"}
     assert set(strict.propensity) == {e["id"] for e in strict.given + strict.held_back}

@@ -31,7 +31,8 @@ divided by its best score, dense weight 1, each lexical list :attr:`LessonRankin
 on the project's labelled lessons, ``scripts/bench/lesson_search.py``, it beat reciprocal rank
 fusion). Then, in Python: confidence >= 0.7, not deprecated (a low absolute success rate hides nothing),
 cosine >= :data:`RELEVANCE_THRESHOLD`, and the relevance cut-off that ``kioku search`` uses:
-cosine + 0.5 x keyword coverage >= 0.3 (0.65 for a mostly Japanese task), so small talk gets
+cosine + 0.5 x keyword coverage >= 0.3 (0.65 for a mostly Japanese task, and for a mixed one
+against a Japanese lesson holding none of its English words), so small talk gets
 no lessons. Cross-validated items' scores are multiplied by 1.2. The same lesson in both scopes is returned once
 (the copy with more credited turns, the project copy when they have as many); at equal score project items
 come first. Each hit carries ``mode``
@@ -362,7 +363,7 @@ def lesson_candidates(agent: str, task: str, limit: int, project_root: Path | No
                       wanted: list[str]) -> Candidates:
     """Dense nearest neighbours and lexical matches of ``task`` in each scope (see the module docstring)."""
     from kioku.retrieval.hybrid import embed_cached
-    from kioku.retrieval.text import tokenize
+    from kioku.retrieval.text import tokenize, without_lone_kana
 
     n = max(50, 10 * limit)
     records: dict[str, tuple[str, Any]] = {}  # id -> (scope, Record)
@@ -392,7 +393,7 @@ def lesson_candidates(agent: str, task: str, limit: int, project_root: Path | No
             for rec in got:
                 records[rec.id] = (scope_name, rec)
             _fill_cosines(task_vec, store, agent, [rec.id for rec in got], records, cosine)
-    tokens = set(tokenize(task))
+    tokens = set(without_lone_kana(tokenize(task)))
     coverage = {rec_id: keyword_coverage(tokens, rec.document) for rec_id, (_s, rec) in records.items()}
     return Candidates(task, records, cosine, lexical, coverage)
 
@@ -401,18 +402,22 @@ def rank_candidates(c: Candidates, threshold: float, ranking: LessonRanking = RA
     """Fused, filtered hits (unsorted, not de-duplicated): cosine >= ``threshold``, relevance past
     the calibrated cut-off, active lessons only; the fused score is x1.2 when cross-validated."""
     from kioku.retrieval.hybrid import fuse, has_cjk, is_cjk_query, needs_cjk_bar
+    from kioku.retrieval.text import tokenize
 
     dense = sorted(c.cosine.items(), key=lambda kv: -kv[1])
     # dense carries the semantic signal for both scopes; each scope's lexical list adds a weighted vote
     fused = dict(fuse([dense, *c.lexical], weights=[1.0] + [ranking.lexical_weight] * len(c.lexical),
                       method=ranking.fusion))
     task_is_cjk, task_has_cjk = is_cjk_query(c.task), has_cjk(c.task)
+    english = {t for t in tokenize(c.task) if t.isascii()}
     hits: list[ImprovementHit] = []
     for rec_id, (scope_name, rec) in c.records.items():
         meta = dict(rec.metadata or {})
         rel = c.cosine.get(rec_id, 0.0)
         relevance = rel + ranking.coverage_weight * c.coverage.get(rec_id, 0.0)
-        bar = (ranking.min_relevance_cjk if needs_cjk_bar(task_is_cjk, task_has_cjk, has_cjk(rec.document or ""))
+        document = rec.document or ""
+        named = bool(english & set(tokenize(document))) if task_has_cjk and not task_is_cjk else False
+        bar = (ranking.min_relevance_cjk if needs_cjk_bar(task_is_cjk, task_has_cjk, has_cjk(document), named)
                else ranking.min_relevance)
         if rel < threshold or relevance < bar or not stats.is_active(meta, MIN_CONFIDENCE_ACTIVE):
             continue

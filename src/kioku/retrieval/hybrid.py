@@ -27,8 +27,9 @@ The fused score is relative to the best unit of the query, so it cannot say whet
 matched at all. Two absolute signals do: ``coverage`` (the share of the query's IDF weight
 found in the unit's tokens, 0-1) and ``cosine``. :meth:`HybridIndex.ranked` marks a unit
 ``relevant`` when cosine + ``coverage_weight`` x coverage reaches ``min_relevance`` (for a
-mostly Japanese query, or a query and a unit that both hold Japanese, ``min_relevance_cjk``:
-MiniLM gives any two Japanese texts a cosine around 0.5, so the bar is higher), or without the model when coverage reaches
+mostly Japanese query, or a query and a unit that both hold Japanese when the unit holds none
+of the query's English words, ``min_relevance_cjk``: MiniLM gives any two Japanese texts a
+cosine around 0.5, so the bar is higher; see :func:`needs_cjk_bar`), or without the model when coverage reaches
 ``min_coverage``. The defaults are fitted on the tune half of the project's own labelled
 memory set (``scripts/bench/memory_search.py --fit``).
 
@@ -47,7 +48,7 @@ from typing import Callable, Hashable, Sequence
 
 from kioku.retrieval.bm25 import BM25Index
 from kioku.retrieval.dates import closeness, parse_query_dates, parse_date
-from kioku.retrieval.text import query_terms, synonym_groups, tokenize
+from kioku.retrieval.text import query_terms, synonym_groups, tokenize, without_lone_kana
 
 Ranking = list[tuple[Hashable, float]]
 
@@ -187,12 +188,13 @@ def has_cjk(text: str) -> bool:
     return _CJK.search(text) is not None
 
 
-def needs_cjk_bar(query_is_cjk: bool, query_has_cjk: bool, text_has_cjk: bool) -> bool:
+def needs_cjk_bar(query_is_cjk: bool, query_has_cjk: bool, text_has_cjk: bool, shares_english_word: bool) -> bool:
     """Whether a (query, text) pair is held to the Japanese cut-off: the query is mostly Japanese,
-    or both hold Japanese. A short mixed question ("DBは何？", "CIは？") and any Japanese text get
-    the cosine of two Japanese texts (0.3-0.5 whatever they say), while its cosine to an English
-    text is the usual one."""
-    return query_is_cjk or (query_has_cjk and text_has_cjk)
+    or both hold Japanese and the text holds none of the query's English words. A short mixed
+    question ("CIは？", "Lokiの使い方") and any Japanese text get a cosine of 0.3-0.6 whatever
+    they say, so there the cosine cannot tell; the English word the question names can
+    ("ログはLokiに送る"). Its cosine to an English text is the usual one."""
+    return query_is_cjk or (query_has_cjk and text_has_cjk and not shares_english_word)
 
 
 @dataclass
@@ -205,6 +207,7 @@ class Components:
     cjk: bool
     date_match: object | None = None  # np.ndarray (n,) in [0, 1], or None when the query names no date
     any_cjk: bool = False  # the query holds a Japanese character (``cjk``: mostly Japanese)
+    named: object | None = None  # np.ndarray (n,) bool: for a mixed query, units holding one of its English words
 
 
 @dataclass(frozen=True)
@@ -342,8 +345,12 @@ class HybridIndex:
     def components(self, query: str) -> Components:
         import numpy as np
 
-        tokens = query_terms(query, tokenize(query))
+        tokens = without_lone_kana(query_terms(query, tokenize(query)))
         lexical, coverage = self._lexical_signals(tokens, query)
+        named = None
+        if has_cjk(query) and not is_cjk_query(query):
+            # which units hold one of a mixed question's English words (or what stands for them)
+            named = self._lexical_signals([t for t in tokens if t.isascii()], query)[1] > 0
         dense = None
         if self.matrix is not None:
             qvec = np.asarray(self._embed_query([query]), dtype=np.float32)[0]
@@ -356,7 +363,7 @@ class HybridIndex:
             if specs:
                 per_date = np.array([closeness(specs, d) for d in self._dates] + [0.0], dtype=np.float32)
                 date_match = per_date[self._date_idx]
-        return Components(lexical, coverage, dense, is_cjk_query(query), date_match, has_cjk(query))
+        return Components(lexical, coverage, dense, is_cjk_query(query), date_match, has_cjk(query), named)
 
     def combine(self, c: Components, config: HybridConfig | None = None):
         """Final scores (n,) from the components under ``config`` (default: the index's)."""
@@ -390,6 +397,8 @@ class HybridIndex:
         import numpy as np
 
         japanese_pair = c.cjk | (c.any_cjk & self._unit_cjk)  # needs_cjk_bar, for every unit at once
+        if c.named is not None:
+            japanese_pair = japanese_pair & ~c.named
         return self.relevance(c, cfg) >= np.where(japanese_pair, cfg.min_relevance_cjk, cfg.min_relevance)
 
     def ranked(self, query: str, k: int = 10) -> list[Scored]:

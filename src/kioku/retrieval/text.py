@@ -144,6 +144,13 @@ def tokenize(text: str, *, stemming: bool = True, stopwords: frozenset[str] = EN
     return out
 
 
+def without_lone_kana(tokens: list[str]) -> list[str]:
+    """``tokens`` less the lone hiragana a mixed text leaves between other words ("CIは？",
+    "pytestは -x"): a particle on its own names nothing, yet as a query term it weighed as much
+    as the word it follows."""
+    return [t for t in tokens if not (len(t) == 1 and "\u3041" <= t <= "\u309f")]
+
+
 _BASELINE_WORD = LazyPattern(r"\w+")
 
 
@@ -206,7 +213,7 @@ _ABBREVIATIONS = (
     ("docs", "documentation"), ("dir", "directory"), ("js", "javascript"), ("ts", "typescript"),
     ("app", "application"), ("lib", "library"), ("pkg", "package"), ("msg", "message"),
     ("spec", "specification"), ("perf", "performance"), ("admin", "administrator"),
-    ("info", "information"), ("impl", "implementation"),
+    ("info", "information"), ("impl", "implementation"), ("postgres", "postgresql"),
 )
 _KATAKANA = (
     ("データベース", "database"), ("リポジトリ", "repository"), ("ドキュメント", "documentation"),
