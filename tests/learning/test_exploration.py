@@ -267,3 +267,17 @@ def test_a_subagent_is_given_its_own_lessons_on_one_everyday_word(project, tmp_p
     # the main agent's prompt with the same words is not about it
     assert select.select("reviewer", project, "Review the project's files.", session_id="s", turn="t",
                          hold_back=0.0).given == []
+
+
+def test_a_lesson_sharing_one_of_the_tasks_words_stays_eligible_beside_one_sharing_two(project, many):
+    # beside the twelve other lessons, five hold "tokenizer": one holding only it scores well
+    # under a third of the lesson that also holds the task's rarer "lexer"; it is still about the
+    # task, and must be tested on it
+    lessons = [learn("main", f"When the tokenizer misbehaves, check case {n} of the suite", "search_strategy", 0.8,
+                     project_root=project)[0] for n in range(4)]
+    both = learn("main", "When the tokenizer output looks wrong, check the lexer", "search_strategy", 0.8,
+                 project_root=project)[0]
+    chosen = select.select("main", project, "the lexer tokenizer is failing", session_id="s", turn="t",
+                           hold_back=0.0)
+    eligible = {e["id"] for e in chosen.given + chosen.held_back}
+    assert both in eligible and set(lessons) <= eligible
