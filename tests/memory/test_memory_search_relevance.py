@@ -45,6 +45,11 @@ def test_a_mixed_question_finds_japanese_memories_by_the_english_word_it_names(p
 
     assert found("Slackは？") == [] and found("Dockerは？") == []
     assert found("CIは？") == ["We deploy the API with GitHub Actions on every merge"]  # a CI, by name
+    api.remember("CIはGitHub Actionsで回している", type="project")
+    # and the Japanese memories that do not hold "CI" rank below the ones that name it
+    hits, nearest = api.search_or_nearest("CIは？", nearest=8)
+    order = [h.text.split(" [id ")[0] for h in hits + nearest]
+    assert set(order[:2]) == {"CIはGitHub Actionsで回している", "We deploy the API with GitHub Actions on every merge"}
     assert found("DBは何？") == [database]  # "DB" stands for データベース
     assert found("Postgresのバージョンは？") == [database]
     assert found("Neovimの設定") == ["エディタはNeovimを使っている"]
