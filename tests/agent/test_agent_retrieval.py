@@ -38,6 +38,12 @@ def test_a_short_mixed_request_gets_no_japanese_lesson_for_its_script_alone(proj
         assert im.retrieve("coder", task) == [], task
     assert "本番のデプロイは金曜日に行わない" in [h.improvement for h in im.retrieve("coder", "本番のデプロイはいつ？")]
     assert [h.improvement for h in im.retrieve("coder", "pytestの実行方法は？")][:1] == ["pytestは -x を付けて実行する"]
+    # what stands for a word counts as the word ("DB" and データベース); a shared number does not
+    im.learn("coder", "本番のデータベースは毎晩バックアップを取る", "workflow", 0.8)
+    im.learn("coder", "コミットメッセージの一行目は50文字以内にする", "workflow", 0.8)
+    assert [h.improvement for h in im.retrieve("coder", "DBは？")][:1] == ["本番のデータベースは毎晩バックアップを取る"]
+    assert "コミットメッセージの一行目は50文字以内にする" not in [
+        h.improvement for h in im.retrieve("coder", "50 filesの差分を確認")]
 
 
 def test_filters_deprecated_and_low_confidence_but_not_low_success(project, store_of):

@@ -269,10 +269,11 @@ def test_a_subagent_is_given_its_own_lessons_on_one_everyday_word(project, tmp_p
                          hold_back=0.0).given == []
 
 
-def test_a_lesson_sharing_one_of_the_tasks_words_stays_eligible_beside_one_sharing_two(project, many):
-    # beside the twelve other lessons, five hold "tokenizer": one holding only it scores well
-    # under a third of the lesson that also holds the task's rarer "lexer"; it is still about the
-    # task, and must be tested on it
+def test_lessons_sharing_one_common_technical_word_do_not_crowd_out_the_one_about_the_task(project, many):
+    # beside the twelve other lessons, five hold "tokenizer" and one of them also the task's rarer
+    # "lexer": the four holding only "tokenizer" score well under a third of it. Given slots in
+    # random order, they would push the lesson about the task out of most turns (a floor of 0.15
+    # let them in: in a store of 60 lessons the best one was given in 55 % of turns, not 88 %)
     lessons = [learn("main", f"When the tokenizer misbehaves, check case {n} of the suite", "search_strategy", 0.8,
                      project_root=project)[0] for n in range(4)]
     both = learn("main", "When the tokenizer output looks wrong, check the lexer", "search_strategy", 0.8,
@@ -280,4 +281,4 @@ def test_a_lesson_sharing_one_of_the_tasks_words_stays_eligible_beside_one_shari
     chosen = select.select("main", project, "the lexer tokenizer is failing", session_id="s", turn="t",
                            hold_back=0.0)
     eligible = {e["id"] for e in chosen.given + chosen.held_back}
-    assert both in eligible and set(lessons) <= eligible
+    assert [e["id"] for e in chosen.given] == [both] and not set(lessons) & eligible

@@ -56,6 +56,7 @@ def test_a_mixed_question_finds_japanese_memories_by_the_english_word_it_names(p
     assert found("Lokiの使い方") == ["ログはLokiに送る"]
     assert found("pytestはいつ実行する？") == ["テストは pytest で書く"]
     assert found("本番のDBは何？")[0] == database
+    assert found("16 GBのメモリ") == []  # a shared number is not a shared English word
 
 
 def test_search_or_nearest_shows_the_nearest_only_without_a_hit(project):

@@ -402,21 +402,22 @@ def rank_candidates(c: Candidates, threshold: float, ranking: LessonRanking = RA
     """Fused, filtered hits (unsorted, not de-duplicated): cosine >= ``threshold``, relevance past
     the calibrated cut-off, active lessons only; the fused score is x1.2 when cross-validated."""
     from kioku.retrieval.hybrid import fuse, has_cjk, is_cjk_query, needs_cjk_bar
-    from kioku.retrieval.text import tokenize
+    from kioku.retrieval.text import holds_an_english_word, tokenize
 
     dense = sorted(c.cosine.items(), key=lambda kv: -kv[1])
     # dense carries the semantic signal for both scopes; each scope's lexical list adds a weighted vote
     fused = dict(fuse([dense, *c.lexical], weights=[1.0] + [ranking.lexical_weight] * len(c.lexical),
                       method=ranking.fusion))
     task_is_cjk, task_has_cjk = is_cjk_query(c.task), has_cjk(c.task)
-    english = {t for t in tokenize(c.task) if t.isascii()}
+    task_tokens = tokenize(c.task)
     hits: list[ImprovementHit] = []
     for rec_id, (scope_name, rec) in c.records.items():
         meta = dict(rec.metadata or {})
         rel = c.cosine.get(rec_id, 0.0)
         relevance = rel + ranking.coverage_weight * c.coverage.get(rec_id, 0.0)
         document = rec.document or ""
-        named = bool(english & set(tokenize(document))) if task_has_cjk and not task_is_cjk else False
+        named = (task_has_cjk and not task_is_cjk
+                 and holds_an_english_word(c.task, task_tokens, set(tokenize(document))))
         bar = (ranking.min_relevance_cjk if needs_cjk_bar(task_is_cjk, task_has_cjk, has_cjk(document), named)
                else ranking.min_relevance)
         if rel < threshold or relevance < bar or not stats.is_active(meta, MIN_CONFIDENCE_ACTIVE):

@@ -41,7 +41,7 @@ DEFAULT_K = 5
 HOLD_BACK_SHARE = 0.1
 ELIGIBLE_PER_GIVEN = 3
 EXPLORE_SLOTS = 1  # slots promoted lessons leave to undecided ones while any is eligible
-RELEVANCE_FLOOR = 0.15  # a lesson is eligible only if its lexical score is at least this share of the best
+RELEVANCE_FLOOR = 0.3  # a lesson is eligible only if its lexical score is at least this share of the best
 MIN_COMMON_SHARED = 2  # ... and it shares a word naming something with the task, or this many words
 LEXICAL_DB = "kioku_lexical.sqlite3"
 

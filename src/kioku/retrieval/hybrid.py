@@ -48,7 +48,7 @@ from typing import Callable, Hashable, Sequence
 
 from kioku.retrieval.bm25 import BM25Index
 from kioku.retrieval.dates import closeness, parse_query_dates, parse_date
-from kioku.retrieval.text import query_terms, synonym_groups, tokenize, without_lone_kana
+from kioku.retrieval.text import english_words, query_terms, synonym_groups, tokenize, without_lone_kana
 
 Ranking = list[tuple[Hashable, float]]
 
@@ -350,7 +350,7 @@ class HybridIndex:
         named = None
         if has_cjk(query) and not is_cjk_query(query):
             # which units hold one of a mixed question's English words (or what stands for them)
-            named = self._lexical_signals([t for t in tokens if t.isascii()], query)[1] > 0
+            named = self._lexical_signals(english_words(tokens), query)[1] > 0
         dense = None
         if self.matrix is not None:
             qvec = np.asarray(self._embed_query([query]), dtype=np.float32)[0]

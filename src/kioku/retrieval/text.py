@@ -301,6 +301,20 @@ def _held(alternative: str, present: set[str]) -> bool:
     return alternative in present or (" " in alternative and all(w in present for w in alternative.split()))
 
 
+def english_words(tokens: list[str]) -> list[str]:
+    """The tokens that are English words: ASCII with a letter ("ci", "s3"; not "16" or "3")."""
+    return [t for t in tokens if t.isascii() and any(ch.isalpha() for ch in t)]
+
+
+def holds_an_english_word(query: str, tokens: list[str], text_tokens: set[str]) -> bool:
+    """True when ``text_tokens`` hold one of the query's English words or something that stands
+    for it (:func:`synonym_groups`: "DBは何？" and データベース)."""
+    english = english_words(tokens)
+    if any(t in text_tokens for t in english):
+        return True
+    return any(_held(alt, text_tokens) for _terms, alts in synonym_groups(query, english) for alt in alts)
+
+
 def synonym_groups(query: str, tokens: list[str]) -> list[tuple[list[str], tuple[str, ...]]]:
     """The query's terms that another word can stand for: ``(terms, alternatives)``, where a
     memory holding any alternative counts as holding ``terms`` ("database" ↔ "db"; the bigrams of
