@@ -50,10 +50,6 @@ def test_a_mixed_question_finds_japanese_memories_by_the_english_word_it_names(p
     hits, nearest = api.search_or_nearest("CIは？", nearest=8)
     order = [h.text.split(" [id ")[0] for h in hits + nearest]
     assert set(order[:2]) == {"CIはGitHub Actionsで回している", "We deploy the API with GitHub Actions on every merge"}
-    # a question mostly in Japanese that names the thing finds it the same way
-    assert found("CIってなに？")[:1] == ["CIはGitHub Actionsで回している"]
-    assert found("Neovimの設定ファイルはどこにありますか？") == ["エディタはNeovimを使っている"]
-    assert found("Slackの通知はどこに飛ぶ？") == []
     assert found("DBは何？") == [database]  # "DB" stands for データベース
     assert found("Postgresのバージョンは？") == [database]
     assert found("Neovimの設定") == ["エディタはNeovimを使っている"]

@@ -32,7 +32,7 @@ on the project's labelled lessons, ``scripts/bench/lesson_search.py``, it beat r
 fusion). Then, in Python: confidence >= 0.7, not deprecated (a low absolute success rate hides nothing),
 cosine >= :data:`RELEVANCE_THRESHOLD`, and the relevance cut-off that ``kioku search`` uses:
 cosine + 0.5 x keyword coverage >= 0.3 (0.65 for a mostly Japanese task, and for a mixed one
-against a Japanese lesson, unless the lesson holds one of the task's English words), so small talk gets
+against a Japanese lesson holding none of its English words), so small talk gets
 no lessons. Cross-validated items' scores are multiplied by 1.2. The same lesson in both scopes is returned once
 (the copy with more credited turns, the project copy when they have as many); at equal score project items
 come first. Each hit carries ``mode``
@@ -416,7 +416,8 @@ def rank_candidates(c: Candidates, threshold: float, ranking: LessonRanking = RA
         rel = c.cosine.get(rec_id, 0.0)
         relevance = rel + ranking.coverage_weight * c.coverage.get(rec_id, 0.0)
         document = rec.document or ""
-        named = task_has_cjk and holds_an_english_word(c.task, task_tokens, set(tokenize(document)))
+        named = (task_has_cjk and not task_is_cjk
+                 and holds_an_english_word(c.task, task_tokens, set(tokenize(document))))
         bar = (ranking.min_relevance_cjk if needs_cjk_bar(task_is_cjk, task_has_cjk, has_cjk(document), named)
                else ranking.min_relevance)
         if rel < threshold or relevance < bar or not stats.is_active(meta, MIN_CONFIDENCE_ACTIVE):

@@ -27,7 +27,7 @@ The fused score is relative to the best unit of the query, so it cannot say whet
 matched at all. Two absolute signals do: ``coverage`` (the share of the query's IDF weight
 found in the unit's tokens, 0-1) and ``cosine``. :meth:`HybridIndex.ranked` marks a unit
 ``relevant`` when cosine + ``coverage_weight`` x coverage reaches ``min_relevance`` (for a
-mostly Japanese query, or a query and a unit that both hold Japanese, unless the unit holds one
+mostly Japanese query, or a query and a unit that both hold Japanese when the unit holds none
 of the query's English words, ``min_relevance_cjk``: MiniLM gives any two Japanese texts a
 cosine around 0.5, so the bar is higher; see :func:`needs_cjk_bar`), or without the model when coverage reaches
 ``min_coverage``. The defaults are fitted on the tune half of the project's own labelled
@@ -190,12 +190,11 @@ def has_cjk(text: str) -> bool:
 
 def needs_cjk_bar(query_is_cjk: bool, query_has_cjk: bool, text_has_cjk: bool, shares_english_word: bool) -> bool:
     """Whether a (query, text) pair is held to the Japanese cut-off: the query is mostly Japanese,
-    or both hold Japanese, and the text holds none of the query's English words. A question in
-    Japanese or mixed ("CIは？", "Lokiの使い方") and any Japanese text get a cosine of 0.3-0.6
-    whatever they say, so there the cosine cannot tell; an English word the question names and
-    the text holds can ("ログはLokiに送る"). A mixed question's cosine to an English text is the
-    usual one."""
-    return (query_is_cjk or (query_has_cjk and text_has_cjk)) and not shares_english_word
+    or both hold Japanese and the text holds none of the query's English words. A short mixed
+    question ("CIは？", "Lokiの使い方") and any Japanese text get a cosine of 0.3-0.6 whatever
+    they say, so there the cosine cannot tell; the English word the question names can
+    ("ログはLokiに送る"). Its cosine to an English text is the usual one."""
+    return query_is_cjk or (query_has_cjk and text_has_cjk and not shares_english_word)
 
 
 @dataclass
@@ -208,7 +207,7 @@ class Components:
     cjk: bool
     date_match: object | None = None  # np.ndarray (n,) in [0, 1], or None when the query names no date
     any_cjk: bool = False  # the query holds a Japanese character (``cjk``: mostly Japanese)
-    named: object | None = None  # np.ndarray (n,) bool: for a query with Japanese, units holding one of its English words
+    named: object | None = None  # np.ndarray (n,) bool: for a mixed query, units holding one of its English words
 
 
 @dataclass(frozen=True)
@@ -349,8 +348,8 @@ class HybridIndex:
         tokens = without_lone_kana(query_terms(query, tokenize(query)))
         lexical, coverage = self._lexical_signals(tokens, query)
         named = None
-        if has_cjk(query):
-            # which units hold one of a Japanese or mixed question's English words (or what stands for them)
+        if has_cjk(query) and not is_cjk_query(query):
+            # which units hold one of a mixed question's English words (or what stands for them)
             named = self._lexical_signals(english_words(tokens), query)[1] > 0
         dense = None
         if self.matrix is not None:
@@ -397,7 +396,7 @@ class HybridIndex:
             return c.coverage >= cfg.min_coverage
         import numpy as np
 
-        japanese_pair = c.cjk | (c.any_cjk & self._unit_cjk)  # needs_cjk_bar for every unit at once
+        japanese_pair = c.cjk | (c.any_cjk & self._unit_cjk)  # needs_cjk_bar, for every unit at once
         if c.named is not None:
             japanese_pair = japanese_pair & ~c.named
         return self.relevance(c, cfg) >= np.where(japanese_pair, cfg.min_relevance_cjk, cfg.min_relevance)
