@@ -57,6 +57,10 @@ def test_a_mixed_question_finds_japanese_memories_by_the_english_word_it_names(p
     assert found("pytestはいつ実行する？") == ["テストは pytest で書く"]
     assert found("本番のDBは何？")[0] == database
     assert found("16 GBのメモリ") == []  # a shared number is not a shared English word
+    # a question mostly in Japanese still meets the Japanese bar: a memory that merely holds the
+    # brand it names is not an answer to it
+    api.remember("iPhone実機でのテストはTestFlight経由で配布する", type="project")
+    assert found("iPhoneの新機種はいつ出る？") == []
 
 
 def test_search_or_nearest_shows_the_nearest_only_without_a_hit(project):
