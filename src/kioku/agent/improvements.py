@@ -32,8 +32,9 @@ on the project's labelled lessons, ``scripts/bench/lesson_search.py``, it beat r
 fusion). Then, in Python: confidence >= 0.7, not deprecated (a low absolute success rate hides nothing),
 cosine >= :data:`RELEVANCE_THRESHOLD`, and the relevance cut-off that ``kioku search`` uses:
 cosine + 0.5 x keyword coverage >= 0.3 (0.65 for a mostly Japanese task, and for a mixed one
-against a Japanese lesson holding none of its English words), so small talk gets
-no lessons unless one holds a word it names. Cross-validated items' scores are multiplied by 1.2. The same lesson in both scopes is returned once
+against a Japanese lesson holding none of its English words), so small talk gets no lessons
+unless one holds a word it names. Cross-validated items' scores are multiplied by 1.2. The same
+lesson in both scopes is returned once
 (the copy with more credited turns, the project copy when they have as many); at equal score project items
 come first. Each hit carries ``mode``
 ("hybrid"). When the embedding model or Chroma is unavailable, retrieval degrades to the lexical

@@ -29,8 +29,8 @@ found in the unit's tokens, 0-1) and ``cosine``. :meth:`HybridIndex.ranked` mark
 ``relevant`` when cosine + ``coverage_weight`` x coverage reaches ``min_relevance`` (for a
 mostly Japanese query, or a query and a unit that both hold Japanese when the unit holds none
 of the query's English words, ``min_relevance_cjk``: MiniLM gives any two Japanese texts a
-cosine around 0.5, so the bar is higher; see :func:`needs_cjk_bar`), or without the model when coverage reaches
-``min_coverage``. The defaults are fitted on the tune half of the project's own labelled
+cosine around 0.5, so the bar is higher; see :func:`needs_cjk_bar`), or without the model when
+coverage reaches ``min_coverage``. The defaults are fitted on the tune half of the project's own labelled
 memory set (``scripts/bench/memory_search.py --fit``).
 
 Without the model (dense=False, or "auto" and the embedder unavailable) step 2 is skipped and
