@@ -43,3 +43,21 @@ def test_reference_learner_learns_and_reports_what_the_regime_allows(tmp_path: P
         assert 0.7 < r["expected_last_100"] <= r["eligible_ceiling_last_100"] <= r["oracle"] == 0.99
         assert 0.0 <= r["harmful_with_evidence"] <= 1.0 and r["harmful_given_turns_median"] > 0
     assert report["thompson_lexical"]["eligible_ceiling_last_100"] <= report["thompson_all"]["eligible_ceiling_last_100"]
+
+
+def test_crowding_bench_shows_what_a_lower_floor_costs_the_lesson_about_the_task(tmp_path: Path) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    out = tmp_path / "crowding.json"
+    res = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "bench" / "lesson_crowding.py"), "--floors", "0.3,0",
+         "--sessions", "30", "--json", str(out)],
+        env={**os.environ, "TMPDIR": str(scratch)}, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    report = json.loads(out.read_text())
+    strict, loose = report["floors"]["0.3"], report["floors"]["0.0"]
+    assert len(strict["tasks"]) == len(loose["tasks"]) >= 5
+    # with no floor more lessons are eligible, and the ones written for the task are given less
+    assert all(s["eligible"] <= l["eligible"] for s, l in zip(strict["tasks"], loose["tasks"]))
+    assert strict["gold_given_mean"] > loose["gold_given_mean"]
+    assert [p.name for p in scratch.iterdir() if p.is_dir()] == []

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""How often the hooks give the lesson written for a task when many lessons share one of its words.
+
+    python scripts/bench/lesson_crowding.py [--floors 0.3,0.15] [--sessions 400] [--json OUT]
+
+The store (``scripts/bench/data/lesson_crowding.json``) holds 60 lessons for agent ``main``, 20
+of them about Docker and 5 more naming Postgres, stored with ``kioku learn``'s code in a
+throw-away home. Each task names such a word and has the lessons written for it as gold. For
+each relevance floor, every task goes through the hooks' selection
+(``kioku.learning.select.select``, the default hold-back, ``--sessions`` sessions each) and the
+bench reports how many lessons were eligible and the share of sessions given a gold lesson.
+Undecided lessons take the slots in random order, so every lesson the floor lets in lowers the
+chance of the ones written for the task. The learning-loop simulation cannot show this: there
+every lesson of a kind is about that kind's tasks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "src"))
+DATA = Path(__file__).resolve().parent / "data" / "lesson_crowding.json"
+
+
+def run(floors: list[float], sessions: int) -> dict:
+    tmp = Path(tempfile.mkdtemp(prefix="kioku-crowding-"))
+    try:
+        os.environ.update(KIOKU_HOME=str(tmp / "kioku"), CLAUDE_CONFIG_DIR=str(tmp / "claude"), HOME=str(tmp),
+                          KIOKU_BACKGROUND_MAINTENANCE="0")
+        project = tmp / "project"
+        (project / ".agents").mkdir(parents=True)
+        from kioku.agent.digest import read_digest
+        from kioku.agent.improvements import learn
+        from kioku.learning import select
+
+        data = json.loads(DATA.read_text(encoding="utf-8"))
+        # a lesson may be stored in both scopes, under an id in each
+        ids = [set(learn("main", text, "workflow", 0.8, project_root=project)) for text in data["lessons"]]
+        pool = read_digest("main", project_root=project)
+        shipped = select.RELEVANCE_FLOOR
+        report: dict = {"shipped_floor": shipped, "sessions": sessions, "floors": {}}
+        try:
+            for floor in floors:
+                select.RELEVANCE_FLOOR = floor
+                rows = []
+                for task in data["tasks"]:
+                    gold = set().union(*(ids[i] for i in task["gold"]))
+                    hit = eligible = 0
+                    for s in range(sessions):
+                        chosen = select.select("main", project, task["q"], session_id=f"s{s}", turn="t", pool=pool)
+                        hit += bool(gold & {str(e["id"]) for e in chosen.given})
+                        eligible += len(chosen.given) + len(chosen.held_back)
+                    rows.append({"task": task["q"], "gold_given": round(hit / sessions, 3),
+                                 "eligible": round(eligible / sessions, 1)})
+                report["floors"][str(floor)] = {
+                    "tasks": rows, "gold_given_mean": round(sum(r["gold_given"] for r in rows) / len(rows), 3)}
+        finally:
+            select.RELEVANCE_FLOOR = shipped
+        return report
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--floors", default="0.3,0.15", help="comma-separated relevance floors to compare")
+    ap.add_argument("--sessions", type=int, default=400)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    report = run([float(f) for f in args.floors.split(",")], args.sessions)
+    text = json.dumps(report, indent=1, ensure_ascii=False)
+    if args.json:
+        args.json.write_text(text + "\n", encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
