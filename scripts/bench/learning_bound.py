@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""What the learning-loop simulation's regimes allow at all: a reference learner, not Kioku.
+"""A reference learner in the learning-loop simulation's world, for comparison: not Kioku, and not a bound.
 
     python scripts/bench/learning_bound.py --base-success 0.5 --effect 0.2 --sessions 600 \\
-        --seeds 30 [--helpful 10 --harmful 10 --neutral 10 --inject 5 --kinds 2] [--json OUT]
+        --seeds 30 [--helpful 10 --harmful 10 --neutral 10 --inject 5 --kinds 2] [--noise 0.25] [--json OUT]
 
 The world is ``learning_loop.py``'s: lessons dealt round-robin over the kinds of task, each
 lesson's text holding 3 of its kind's words and each task 2 of them, the outcome drawn from
@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from learning_loop import VOCAB  # noqa: E402  (the simulated world's vocabulary; puts src/ on the path)
+from learning_loop import VOCAB, world_arguments  # noqa: E402  (the simulated world; puts src/ on the path)
 
 from kioku.learning.uplift import DEPRECATE_Z as HARM_Z  # noqa: E402  (Kioku's boundary for "hurts")
 
@@ -129,15 +129,8 @@ def summarise(runs: list[dict]) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--base-success", type=float, required=True)
-    ap.add_argument("--effect", type=float, required=True)
-    ap.add_argument("--sessions", type=int, required=True)
+    world_arguments(ap)
     ap.add_argument("--seeds", type=int, default=30)
-    ap.add_argument("--helpful", type=int, default=10)
-    ap.add_argument("--harmful", type=int, default=10)
-    ap.add_argument("--neutral", type=int, default=10)
-    ap.add_argument("--inject", type=int, default=5)
-    ap.add_argument("--kinds", type=int, default=2)
     ap.add_argument("--noise", type=float, default=0.25,
                     help="outcome variance the learner assumes (0.25, the largest a success/failure can have); "
                          "smaller makes it trust its estimates sooner")

@@ -160,8 +160,8 @@ def simulate(args: argparse.Namespace, tmp: Path) -> dict:
     }
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def world_arguments(ap: argparse.ArgumentParser) -> None:
+    """The flags that define the simulated world (also read by ``learning_bound.py``)."""
     ap.add_argument("--base-success", type=float, default=0.5)
     ap.add_argument("--effect", type=float, default=0.2)
     ap.add_argument("--helpful", type=int, default=10)
@@ -169,8 +169,13 @@ def main() -> int:
     ap.add_argument("--neutral", type=int, default=10)
     ap.add_argument("--sessions", type=int, default=600)
     ap.add_argument("--inject", type=int, default=5)
-    ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--kinds", type=int, default=2)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    world_arguments(ap)
+    ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--hold-back", type=float, default=0.1)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()

@@ -347,8 +347,9 @@ class HybridIndex:
 
         tokens = without_lone_kana(query_terms(query, tokenize(query)))
         lexical, coverage = self._lexical_signals(tokens, query)
+        any_cjk, mostly_cjk = has_cjk(query), is_cjk_query(query)
         named = None
-        if has_cjk(query) and not is_cjk_query(query):
+        if any_cjk and not mostly_cjk:
             # which units hold one of a mixed question's English words (or what stands for them)
             named = self._lexical_signals(english_words(tokens), query)[1] > 0
         dense = None
@@ -363,7 +364,7 @@ class HybridIndex:
             if specs:
                 per_date = np.array([closeness(specs, d) for d in self._dates] + [0.0], dtype=np.float32)
                 date_match = per_date[self._date_idx]
-        return Components(lexical, coverage, dense, is_cjk_query(query), date_match, has_cjk(query), named)
+        return Components(lexical, coverage, dense, mostly_cjk, date_match, any_cjk, named)
 
     def combine(self, c: Components, config: HybridConfig | None = None):
         """Final scores (n,) from the components under ``config`` (default: the index's)."""
