@@ -34,6 +34,35 @@ def test_polarity_and_subject():
     assert co.subject("Never quote shell variables") == co.subject("Always quote shell variables")
 
 
+def test_one_place_differences_are_told_from_rewordings():
+    for a, b in (("Use tabs for indentation in Python files", "Use spaces for indentation in Python files"),
+                 ("Retry failed requests at most 3 times", "Retry failed requests at most 5 times"),
+                 ("Use pnpm to install packages", "Use npm to install packages"),
+                 ("Deploy on Tuesdays", "Deploy on Fridays"),
+                 ("インデントはタブを使う", "インデントはスペースを使う")):
+        assert co.differ_in_one_place(a, b), (a, b)
+    for a, b in (("Use 4 spaces for indentation", "Use spaces for indentation"),  # a refinement
+                 ("Run the tests before you commit", "Run the tests before committing"),
+                 ("Always squash commits before merging", "Always squash your commits before a merge"),
+                 ("Make database migrations reversible", "Every database migration should be reversible"),
+                 ("Use tabs for indentation", "Use tabs for indentation")):
+        assert not co.differ_in_one_place(a, b), (a, b)
+    pairs = json.loads(DATA.read_text(encoding="utf-8"))["pairs"]
+    assert not [p for p in pairs if co.differ_in_one_place(p["a"], p["b"])]
+
+
+def test_lessons_that_differ_in_one_value_are_a_conflict_not_a_shared_lesson(project, store_of):
+    tabs = im.learn("alice", "Use tabs for indentation in Python files", "code_quality", 0.9)[0]
+    spaces = im.learn("bob", "Use spaces for indentation in Python files", "code_quality", 0.8)[0]
+    im.learn("carol", "Keep README headings in sentence case", "documentation_style", 0.8)
+    report = co.consolidate(["alice", "bob", "carol"], project_root=project)
+    assert report["equivalent_groups"] == [] and report["transfers"] == []
+    [conflict] = report["conflicts"]
+    assert conflict["kind"] == "different values" and {conflict["a"]["id"], conflict["b"]["id"]} == {tabs, spaces}
+    assert store_of("global").count("carol", "improvements") == 1
+    assert not store_of("global").get("alice", "improvements", ids=[tabs])[0].metadata["cross_validated"]
+
+
 def _seed():
     a = im.learn("alice", "Run the failing test in isolation before changing any code", "testing_patterns", 0.9)[0]
     b = im.learn("bob", "Before editing code, run only the failing test on its own first", "testing_patterns", 0.8)[0]
@@ -58,7 +87,7 @@ def test_consolidate_marks_transfers_and_flags_conflicts(project, store_of):
         m = store.get(agent, "improvements", ids=[rid])[0].metadata
         assert m["cross_validated"] is True and m["validating_agents"] == "alice,bob"
     [conflict] = report["conflicts"]
-    assert {conflict["a"]["id"], conflict["b"]["id"]} == {c1, b2}
+    assert {conflict["a"]["id"], conflict["b"]["id"]} == {c1, b2} and conflict["kind"] == "opposite"
     [transfer] = report["transfers"]
     assert transfer["to"] == "carol" and transfer["original_id"] == a
     [new_id] = transfer["ids"]
@@ -93,7 +122,7 @@ def test_cli_consolidate_text(project, kioku):
     _seed()
     res = kioku("consolidate", "--dry-run", cwd=project)  # all agents found in the store
     assert res.returncode == 0, res.stderr
-    assert "(dry run)" in res.stdout and "CONFLICT" in res.stdout and "-> carol" in res.stdout
+    assert "(dry run)" in res.stdout and "CONFLICT (opposite)" in res.stdout and "-> carol" in res.stdout
 
 
 def test_cross_validation_activates_a_user_feedback_candidate(project, store_of):

@@ -17,7 +17,10 @@ Hooks (public API):
 3. a **conflict** is a pair whose lessons with the directive words removed ("always", "never",
    "use", "avoid", "don't", ...) have cosine >= the same threshold but opposite polarity
    ("Always X" vs "Never X": MiniLM gives such pairs cosines of 0.8-0.9, so without the polarity
-   check they would look equivalent). Conflicts are reported; their groups are not transferred;
+   check they would look equivalent), or a pair above the threshold that says the same sentence
+   with something else in one place (:func:`differ_in_one_place`: "Use tabs for indentation" /
+   "Use spaces for indentation", "Retry at most 3 times" / "… 5 times", "migrate before / after
+   deploying", タブ / スペース; MiniLM gives such pairs cosines of 0.7-0.97). Conflicts are reported; their groups are not transferred;
 4. groups spanning >= 2 agents are marked cross-validated, and their best lesson (highest
    confidence) is transferred to every other selected agent that lacks it.
 
@@ -65,6 +68,83 @@ def subject(text: str) -> str:
     """The lesson without its directive words, to compare what two lessons are about."""
     stripped = _POS.sub(" ", _NEG.sub(" ", text))
     return re.sub(r"\s+", " ", stripped).strip() or text
+
+
+MAX_SLOT_WORDS = 3   # what differs between two such lessons: a value, not a rewording
+MAX_SLOT_CHARS = 8   # the same for Japanese, counted in characters
+
+
+_QUANTIFIERS = re.compile(r"\b(every|each|all|any|ones)\b", re.I)  # "every migration", "new ones"
+# Stopwords that carry the point of a rule ("migrate before deploying" / "after deploying"):
+# kept, so that the two lessons differ in them.
+_CONTRASTS = frozenset(("before", "after", "above", "below", "over", "under", "more", "most", "few",
+                        "on", "off", "up", "down", "in", "out", "with", "against", "until"))
+_JA_UNIT = re.compile(r"[0-9a-z]+|\w")
+_ALNUM = re.compile(r"[\W_]+")
+
+
+def _units(text: str) -> list[str]:
+    """Words to line two lessons up by: the lesson without its directive words
+    (:func:`subject`), stemmed, stopwords and quantifiers out, a final "e" dropped (so
+    "committing", "merging" and "merge" line up with "commit" and "merg"); for Japanese, whose
+    words are not spaced, each character is a unit and each run of Latin letters or digits one."""
+    from kioku.retrieval.hybrid import has_cjk
+    from kioku.retrieval.text import ENGLISH_STOPWORDS, normalize, tokenize
+
+    about = subject(text)
+    if has_cjk(about):
+        return _JA_UNIT.findall(normalize(about))
+    words = tokenize(_QUANTIFIERS.sub(" ", about), stopwords=ENGLISH_STOPWORDS - _CONTRASTS)
+    return [w[:-1] if len(w) > 4 and w.endswith("e") else w for w in words]
+
+
+def _spelled_alike(a: str, b: str) -> bool:
+    """Two spellings of one word ("optimiz" / "optimis", "parameteriz" / "parametriz",
+    "hardcod" / "hardcode"): at least five letters each, the same digits, and at least 85 %
+    alike. Short names that differ by a letter or two are different tools ("npm" / "pnpm"), and
+    "Tuesday" / "Thursday" are 80 % alike."""
+    from difflib import SequenceMatcher
+
+    a, b = a.removesuffix("e"), b.removesuffix("e")
+    if a == b:
+        return True
+    if min(len(a), len(b)) < 5 or [c for c in a if c.isdigit()] != [c for c in b if c.isdigit()]:
+        return False
+    return SequenceMatcher(None, a, b).ratio() >= 0.85
+
+
+def differ_in_one_place(a: str, b: str) -> bool:
+    """Whether two lessons are the same sentence with a different value in one place.
+
+    Lined up word by word, they share a beginning and an end that together make up at least half
+    of the longer one, and between them each has a short stretch the other lacks entirely
+    ("tabs" / "spaces", "3" / "5", "pnpm" / "npm", "Black" / "Yapf"). Such lessons teach
+    different things, yet embed close. A stretch one lesson adds to the other ("Use 4 spaces" /
+    "Use spaces") is a refinement, not a conflict, and two spellings of a word ("hard-code" /
+    "hardcode", "optimise" / "optimize") are the same word. Words that mean the same ("short" /
+    "small", "invoking" / "calling") count as different too: the cost is a report line and a
+    principle not transferred, where treating "tabs" and "spaces" alike would spread one of them
+    as both agents' finding."""
+    from kioku.retrieval.text import normalize
+
+    if _ALNUM.sub("", normalize(a)) == _ALNUM.sub("", normalize(b)):
+        return False  # "set up" / "setup", "re-running" / "rerunning"
+    ua, ub = _units(a), _units(b)
+    if ua == ub:
+        return False
+    limit = MAX_SLOT_WORDS if a.isascii() and b.isascii() else MAX_SLOT_CHARS
+    shortest = min(len(ua), len(ub))
+    head = 0
+    while head < shortest and ua[head] == ub[head]:
+        head += 1
+    tail = 0
+    while tail < shortest - head and ua[-1 - tail] == ub[-1 - tail]:
+        tail += 1
+    mid_a, mid_b = ua[head:len(ua) - tail], ub[head:len(ub) - tail]
+    if (not mid_a or not mid_b or len(mid_a) > limit or len(mid_b) > limit or set(mid_a) & set(mid_b)
+            or _spelled_alike("".join(mid_a), "".join(mid_b))):
+        return False
+    return head + tail > 0 and 2 * (head + tail) >= max(len(ua), len(ub))
 
 
 def consolidatable(agent: str, scope: str = "global", project_root: Path | None = None) -> list[Any]:
@@ -186,10 +266,13 @@ def consolidate(agents: Sequence[str] | None = None, *, dry_run: bool = False, s
         for j in range(i + 1, len(items)):
             if items[i][0] == items[j][0]:
                 continue  # equivalence is across agents; one agent's duplicates are upserts
-            if pol[i] * pol[j] < 0 and ssim[i, j] >= threshold:
+            opposite = pol[i] * pol[j] < 0 and ssim[i, j] >= threshold
+            if opposite or (pol[i] * pol[j] >= 0 and sim[i, j] >= threshold
+                            and differ_in_one_place(items[i][1].document, items[j][1].document)):
                 in_conflict.update((i, j))
                 report["conflicts"].append({
-                    "similarity": round(float(ssim[i, j]), 4),
+                    "kind": "opposite" if opposite else "different values",
+                    "similarity": round(float(ssim[i, j] if opposite else sim[i, j]), 4),
                     "a": {"agent": items[i][0], "id": items[i][1].id, "improvement": items[i][1].document},
                     "b": {"agent": items[j][0], "id": items[j][1].id, "improvement": items[j][1].document}})
             elif pol[i] * pol[j] >= 0 and sim[i, j] >= threshold:

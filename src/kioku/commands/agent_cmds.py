@@ -252,7 +252,7 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
     for g in report["equivalent_groups"]:
         print(defang(f"  shared by {', '.join(g['agents'])}: ") + defang_line(g['members'][0]['improvement']))
     for c in report["conflicts"]:
-        print(defang(f"  CONFLICT {c['a']['agent']}: ") + defang_line(c['a']['improvement'])
+        print(defang(f"  CONFLICT ({c['kind']}) {c['a']['agent']}: ") + defang_line(c['a']['improvement'])
               + defang(f"  <->  {c['b']['agent']}: ") + defang_line(c['b']['improvement']))
     for t in report["transfers"]:
         print(defang(f"  -> {t['to']}: ") + defang_line(t['improvement']) + f" (confidence {t['confidence']:.2f})")
