@@ -39,13 +39,27 @@ def test_one_place_differences_are_told_from_rewordings():
                  ("Retry failed requests at most 3 times", "Retry failed requests at most 5 times"),
                  ("Use pnpm to install packages", "Use npm to install packages"),
                  ("Deploy on Tuesdays", "Deploy on Fridays"),
-                 ("インデントはタブを使う", "インデントはスペースを使う")):
+                 ("インデントはタブを使う", "インデントはスペースを使う"),
+                 ("ビルドはサーバーで実行する", "ビルドはローカルで実行する"),  # both hold "ー"
+                 ("Store logs compressed", "Store logs uncompressed"),
+                 ("Use synchronous calls in the worker", "Use asynchronous calls in the worker"),
+                 ("Encrypt the backup before upload", "Decrypt the backup before upload"),
+                 ("Run pytest with -s", "Run pytest with -x"),
+                 ("Pass -t to docker run", "Pass -d to docker run"),
+                 ("Pin Node to v1.10", "Pin Node to v11.0"),
+                 ("Run database migrations before deploying", "Run database migrations after deploying")):
         assert co.differ_in_one_place(a, b), (a, b)
     for a, b in (("Use 4 spaces for indentation", "Use spaces for indentation"),  # a refinement
                  ("Run the tests before you commit", "Run the tests before committing"),
                  ("Always squash commits before merging", "Always squash your commits before a merge"),
                  ("Make database migrations reversible", "Every database migration should be reversible"),
-                 ("Use tabs for indentation", "Use tabs for indentation")):
+                 ("Use tabs for indentation", "Use tabs for indentation"),
+                 ("Never hard-code secrets", "Never hardcode secrets"),
+                 ("Set up a virtual environment first", "Setup a virtual environment first"),
+                 ("Profile the code before optimizing it", "Profile the code before optimising it"),
+                 # a dash is not Japanese: the stretch may still be 3 words at most
+                 ("Before merging, run the full test suite locally and wait for green CI \u2014 it saves time",
+                  "Before merging, ask a teammate to review the diff and wait for green CI \u2014 it saves time")):
         assert not co.differ_in_one_place(a, b), (a, b)
     pairs = json.loads(DATA.read_text(encoding="utf-8"))["pairs"]
     assert not [p for p in pairs if co.differ_in_one_place(p["a"], p["b"])]
@@ -61,6 +75,24 @@ def test_lessons_that_differ_in_one_value_are_a_conflict_not_a_shared_lesson(pro
     assert conflict["kind"] == "different values" and {conflict["a"]["id"], conflict["b"]["id"]} == {tabs, spaces}
     assert store_of("global").count("carol", "improvements") == 1
     assert not store_of("global").get("alice", "improvements", ids=[tabs])[0].metadata["cross_validated"]
+
+
+def test_a_paraphrase_joining_both_sides_of_a_conflict_confirms_neither(project, store_of, kioku):
+    tabs = im.learn("alice", "Use tabs for indentation in Python files", "code_quality", 0.9)[0]
+    spaces = im.learn("bob", "Use spaces for indentation in Python files", "code_quality", 0.8)[0]
+    im.learn("carol", "Indent Python files with tabs, not spaces", "code_quality", 0.8)
+    im.learn("dave", "Keep README headings in sentence case", "documentation_style", 0.8)
+    res = kioku("consolidate", cwd=project)
+    assert res.returncode == 0, res.stderr
+    assert "CONFLICT (different values)" in res.stdout
+    report = co.consolidate(["alice", "bob", "carol", "dave"], project_root=project)
+    assert all(g["conflicted"] for g in report["equivalent_groups"]) and report["transfers"] == []
+    if report["equivalent_groups"]:
+        assert "(conflicted: neither marked nor transferred)" in res.stdout
+    store = store_of("global")
+    for agent, rid in (("alice", tabs), ("bob", spaces)):
+        assert not store.get(agent, "improvements", ids=[rid])[0].metadata["cross_validated"]
+    assert store.count("dave", "improvements") == 1
 
 
 def _seed():

@@ -20,7 +20,9 @@ Hooks (public API):
    check they would look equivalent), or a pair above the threshold that says the same sentence
    with something else in one place (:func:`differ_in_one_place`: "Use tabs for indentation" /
    "Use spaces for indentation", "Retry at most 3 times" / "… 5 times", "migrate before / after
-   deploying", タブ / スペース; MiniLM gives such pairs cosines of 0.7-0.97). Conflicts are reported; their groups are not transferred;
+   deploying", タブ / スペース; MiniLM gives such pairs cosines of 0.7-0.97). Conflicts are
+   reported; a group holding a lesson in conflict is reported as conflicted, and is neither marked
+   cross-validated nor transferred (a third agent's paraphrase can join both sides of a conflict);
 4. groups spanning >= 2 agents are marked cross-validated, and their best lesson (highest
    confidence) is transferred to every other selected agent that lacks it.
 
@@ -79,8 +81,12 @@ _QUANTIFIERS = re.compile(r"\b(every|each|all|any|ones)\b", re.I)  # "every migr
 # kept, so that the two lessons differ in them.
 _CONTRASTS = frozenset(("before", "after", "above", "below", "over", "under", "more", "most", "few",
                         "on", "off", "up", "down", "in", "out", "with", "against", "until"))
+_LETTERS = frozenset("dmst")  # stopwords as the rest of a contraction, but flags here ("-s", "-t")
 _JA_UNIT = re.compile(r"[0-9a-z]+|\w")
-_ALNUM = re.compile(r"[\W_]+")
+_SPACES_AND_HYPHENS = re.compile(r"[\s\-\u2010\u2011]+")
+# A prefix that turns a word into its opposite: "compressed" / "uncompressed", "synchronous" /
+# "asynchronous", "mutable" / "immutable"; and "encrypt" / "decrypt".
+_NEGATING_PREFIXES = ("un", "in", "im", "ir", "il", "a", "dis", "non", "anti")
 
 
 def _units(text: str) -> list[str]:
@@ -94,23 +100,34 @@ def _units(text: str) -> list[str]:
     about = subject(text)
     if has_cjk(about):
         return _JA_UNIT.findall(normalize(about))
-    words = tokenize(_QUANTIFIERS.sub(" ", about), stopwords=ENGLISH_STOPWORDS - _CONTRASTS)
+    words = tokenize(_QUANTIFIERS.sub(" ", about), stopwords=ENGLISH_STOPWORDS - _CONTRASTS - _LETTERS)
     return [w[:-1] if len(w) > 4 and w.endswith("e") else w for w in words]
 
 
 def _spelled_alike(a: str, b: str) -> bool:
     """Two spellings of one word ("optimiz" / "optimis", "parameteriz" / "parametriz",
     "hardcod" / "hardcode"): at least five letters each, the same digits, and at least 85 %
-    alike. Short names that differ by a letter or two are different tools ("npm" / "pnpm"), and
-    "Tuesday" / "Thursday" are 80 % alike."""
+    alike. Short names that differ by a letter or two are different tools ("npm" / "pnpm"),
+    "Tuesday" / "Thursday" are 80 % alike, and a word with a negating prefix is its opposite
+    ("compressed" / "uncompressed", "encrypt" / "decrypt")."""
     from difflib import SequenceMatcher
 
     a, b = a.removesuffix("e"), b.removesuffix("e")
     if a == b:
         return True
+    short, long = sorted((a, b), key=len)
+    if any(long == prefix + short for prefix in _NEGATING_PREFIXES) or (
+            a[2:] == b[2:] and {a[:2], b[:2]} == {"en", "de"}):
+        return False  # opposites, not spellings
     if min(len(a), len(b)) < 5 or [c for c in a if c.isdigit()] != [c for c in b if c.isdigit()]:
         return False
     return SequenceMatcher(None, a, b).ratio() >= 0.85
+
+
+def _joined(units: list[str]) -> str:
+    """A stretch of words as one word ("hard code" is "hardcode"), but numbers keep their
+    boundaries ("v1.10" is not "v11.0")."""
+    return " ".join(units) if any(c.isdigit() for unit in units for c in unit) else "".join(units)
 
 
 def differ_in_one_place(a: str, b: str) -> bool:
@@ -127,12 +144,15 @@ def differ_in_one_place(a: str, b: str) -> bool:
     as both agents' finding."""
     from kioku.retrieval.text import normalize
 
-    if _ALNUM.sub("", normalize(a)) == _ALNUM.sub("", normalize(b)):
+    from kioku.retrieval.hybrid import has_cjk
+
+    if _SPACES_AND_HYPHENS.sub("", normalize(a)) == _SPACES_AND_HYPHENS.sub("", normalize(b)):
         return False  # "set up" / "setup", "re-running" / "rerunning"
     ua, ub = _units(a), _units(b)
     if ua == ub:
         return False
-    limit = MAX_SLOT_WORDS if a.isascii() and b.isascii() else MAX_SLOT_CHARS
+    japanese = has_cjk(subject(a)) or has_cjk(subject(b))
+    limit = MAX_SLOT_CHARS if japanese else MAX_SLOT_WORDS
     shortest = min(len(ua), len(ub))
     head = 0
     while head < shortest and ua[head] == ub[head]:
@@ -141,8 +161,9 @@ def differ_in_one_place(a: str, b: str) -> bool:
     while tail < shortest - head and ua[-1 - tail] == ub[-1 - tail]:
         tail += 1
     mid_a, mid_b = ua[head:len(ua) - tail], ub[head:len(ub) - tail]
-    if (not mid_a or not mid_b or len(mid_a) > limit or len(mid_b) > limit or set(mid_a) & set(mid_b)
-            or _spelled_alike("".join(mid_a), "".join(mid_b))):
+    if (not mid_a or not mid_b or len(mid_a) > limit or len(mid_b) > limit
+            or (not japanese and set(mid_a) & set(mid_b))  # a shared character (ー, る) is no shared word
+            or _spelled_alike(_joined(mid_a), _joined(mid_b))):
         return False
     return head + tail > 0 and 2 * (head + tail) >= max(len(ua), len(ub))
 
@@ -289,12 +310,12 @@ def consolidate(agents: Sequence[str] | None = None, *, dry_run: bool = False, s
             "agents": group_agents, "conflicted": conflicted,
             "members": [{"agent": items[i][0], "id": items[i][1].id, "improvement": items[i][1].document}
                         for i in members]})
+        if conflicted:
+            continue  # a contested principle is reported, neither confirmed nor spread
         if not dry_run:
             for a in group_agents:
                 ids = [items[i][1].id for i in members if items[i][0] == a]
                 report["cross_validated"] += mark_cross_validated(a, ids, group_agents, scope, project_root)
-        if conflicted:
-            continue  # a contested principle is reported, not spread
         best = max(members, key=lambda i: (float(items[i][1].metadata.get("confidence", 0)),
                                            -float(items[i][1].metadata.get("created_at_epoch", 0))))
         rec = items[best][1]

@@ -250,7 +250,8 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
     print(f"{prefix}consolidated {len(report['agents'])} agents: {len(report['equivalent_groups'])} "
           f"shared lessons, {len(report['conflicts'])} conflicts, {len(report['transfers'])} transfers")
     for g in report["equivalent_groups"]:
-        print(defang(f"  shared by {', '.join(g['agents'])}: ") + defang_line(g['members'][0]['improvement']))
+        state = " (conflicted: neither marked nor transferred)" if g["conflicted"] else ""
+        print(defang(f"  shared by {', '.join(g['agents'])}{state}: ") + defang_line(g['members'][0]['improvement']))
     for c in report["conflicts"]:
         print(defang(f"  CONFLICT ({c['kind']}) {c['a']['agent']}: ") + defang_line(c['a']['improvement'])
               + defang(f"  <->  {c['b']['agent']}: ") + defang_line(c['b']['improvement']))
