@@ -142,9 +142,8 @@ def differ_in_one_place(a: str, b: str) -> bool:
     "small", "invoking" / "calling") count as different too: the cost is a report line and a
     principle not transferred, where treating "tabs" and "spaces" alike would spread one of them
     as both agents' finding."""
-    from kioku.retrieval.text import normalize
-
     from kioku.retrieval.hybrid import has_cjk
+    from kioku.retrieval.text import normalize
 
     if _SPACES_AND_HYPHENS.sub("", normalize(a)) == _SPACES_AND_HYPHENS.sub("", normalize(b)):
         return False  # "set up" / "setup", "re-running" / "rerunning"
