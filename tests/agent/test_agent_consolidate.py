@@ -47,7 +47,9 @@ def test_one_place_differences_are_told_from_rewordings():
                  ("Run pytest with -s", "Run pytest with -x"),
                  ("Pass -t to docker run", "Pass -d to docker run"),
                  ("Pin Node to v1.10", "Pin Node to v11.0"),
-                 ("Run database migrations before deploying", "Run database migrations after deploying")):
+                 ("Run database migrations before deploying", "Run database migrations after deploying"),
+                 ("Run lint before tests", "Run tests before lint"),
+                 ("Prefer tabs over spaces", "Prefer spaces over tabs")):
         assert co.differ_in_one_place(a, b), (a, b)
     for a, b in (("Use 4 spaces for indentation", "Use spaces for indentation"),  # a refinement
                  ("Run the tests before you commit", "Run the tests before committing"),
@@ -57,6 +59,8 @@ def test_one_place_differences_are_told_from_rewordings():
                  ("Never hard-code secrets", "Never hardcode secrets"),
                  ("Set up a virtual environment first", "Setup a virtual environment first"),
                  ("Profile the code before optimizing it", "Profile the code before optimising it"),
+                 ("Use postgres for new services", "Use postgresql for new services"),
+                 ("Keep commits small and focused", "Keep commits focused and small"),
                  # a dash is not Japanese: the stretch may still be 3 words at most
                  ("Before merging, run the full test suite locally and wait for green CI \u2014 it saves time",
                   "Before merging, ask a teammate to review the diff and wait for green CI \u2014 it saves time")):
@@ -93,6 +97,16 @@ def test_a_paraphrase_joining_both_sides_of_a_conflict_confirms_neither(project,
     for agent, rid in (("alice", tabs), ("bob", spaces)):
         assert not store.get(agent, "improvements", ids=[rid])[0].metadata["cross_validated"]
     assert store.count("dave", "improvements") == 1
+
+
+def test_a_prohibition_of_the_other_value_agrees(project):
+    im.learn("alice", "Use tabs for indentation in Python files", "code_quality", 0.9)
+    im.learn("bob", "Don't use spaces for indentation in Python files", "code_quality", 0.8)
+    im.learn("carol", "Always mock the database in unit tests", "testing_patterns", 0.8)
+    im.learn("dave", "Never mock the database in unit tests", "testing_patterns", 0.8)
+    report = co.consolidate(["alice", "bob", "carol", "dave"], dry_run=True, project_root=project)
+    assert [(c["a"]["agent"], c["b"]["agent"], c["kind"]) for c in report["conflicts"]] == [
+        ("carol", "dave", "opposite")]
 
 
 def _seed():

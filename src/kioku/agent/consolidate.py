@@ -17,7 +17,8 @@ Hooks (public API):
 3. a **conflict** is a pair whose lessons with the directive words removed ("always", "never",
    "use", "avoid", "don't", ...) have cosine >= the same threshold but opposite polarity
    ("Always X" vs "Never X": MiniLM gives such pairs cosines of 0.8-0.9, so without the polarity
-   check they would look equivalent), or a pair above the threshold that says the same sentence
+   check they would look equivalent) unless what they are about differs in one place ("Use tabs
+   for indentation" / "Don't use spaces for indentation" agree), or a pair above the threshold that says the same sentence
    with something else in one place (:func:`differ_in_one_place`: "Use tabs for indentation" /
    "Use spaces for indentation", "Retry at most 3 times" / "… 5 times", "migrate before / after
    deploying", タブ / スペース; MiniLM gives such pairs cosines of 0.7-0.97). Conflicts are
@@ -81,6 +82,9 @@ _QUANTIFIERS = re.compile(r"\b(every|each|all|any|ones)\b", re.I)  # "every migr
 # kept, so that the two lessons differ in them.
 _CONTRASTS = frozenset(("before", "after", "above", "below", "over", "under", "more", "most", "few",
                         "on", "off", "up", "down", "in", "out", "with", "against", "until"))
+# Words whose sides matter: "Run lint before tests" / "Run tests before lint",
+# "Prefer tabs over spaces" / "Prefer spaces over tabs" (compared without a final "e").
+_ORDER_WORDS = frozenset(("befor", "after", "abov", "below", "over", "under", "than", "instead", "rather"))
 _LETTERS = frozenset("dmst")  # stopwords as the rest of a contraction, but flags here ("-s", "-t")
 _JA_UNIT = re.compile(r"[0-9a-z]+|\w")
 _SPACES_AND_HYPHENS = re.compile(r"[\s\-\u2010\u2011]+")
@@ -91,17 +95,29 @@ _NEGATING_PREFIXES = ("un", "in", "im", "ir", "il", "a", "dis", "non", "anti")
 
 def _units(text: str) -> list[str]:
     """Words to line two lessons up by: the lesson without its directive words
-    (:func:`subject`), stemmed, stopwords and quantifiers out, a final "e" dropped (so
-    "committing", "merging" and "merge" line up with "commit" and "merg"); for Japanese, whose
-    words are not spaced, each character is a unit and each run of Latin letters or digits one."""
+    (:func:`subject`), stemmed ("committing" is "commit"), stopwords and quantifiers out; for
+    Japanese, whose words are not spaced, each character is a unit and each run of Latin letters
+    or digits one."""
     from kioku.retrieval.hybrid import has_cjk
     from kioku.retrieval.text import ENGLISH_STOPWORDS, normalize, tokenize
 
     about = subject(text)
     if has_cjk(about):
         return _JA_UNIT.findall(normalize(about))
-    words = tokenize(_QUANTIFIERS.sub(" ", about), stopwords=ENGLISH_STOPWORDS - _CONTRASTS - _LETTERS)
-    return [w[:-1] if len(w) > 4 and w.endswith("e") else w for w in words]
+    return tokenize(_QUANTIFIERS.sub(" ", about), stopwords=ENGLISH_STOPWORDS - _CONTRASTS - _LETTERS)
+
+
+def _key(unit: str) -> str:
+    """A unit as compared: a final "e" dropped, so "merging" ("merg") and "merge" line up."""
+    return unit[:-1] if len(unit) > 4 and unit.endswith("e") else unit
+
+
+def _synonymous(mid_a: list[str], mid_b: list[str]) -> bool:
+    """One word and what stands for it in search ("postgres" / "postgresql", "db" / "database")."""
+    from kioku.retrieval.text import synonyms
+
+    a, b = " ".join(mid_a), " ".join(mid_b)
+    return (len(mid_a) == 1 and b in synonyms(mid_a[0])) or (len(mid_b) == 1 and a in synonyms(mid_b[0]))
 
 
 def _spelled_alike(a: str, b: str) -> bool:
@@ -137,17 +153,20 @@ def differ_in_one_place(a: str, b: str) -> bool:
     of the longer one, and between them each has a short stretch the other lacks entirely
     ("tabs" / "spaces", "3" / "5", "pnpm" / "npm", "Black" / "Yapf"). Such lessons teach
     different things, yet embed close. A stretch one lesson adds to the other ("Use 4 spaces" /
-    "Use spaces") is a refinement, not a conflict, and two spellings of a word ("hard-code" /
-    "hardcode", "optimise" / "optimize") are the same word. Words that mean the same ("short" /
-    "small", "invoking" / "calling") count as different too: the cost is a report line and a
-    principle not transferred, where treating "tabs" and "spaces" alike would spread one of them
-    as both agents' finding."""
+    "Use spaces") is a refinement, not a conflict; two spellings of a word ("hard-code" /
+    "hardcode", "optimise" / "optimize"), and a word and what stands for it in search
+    ("postgres" / "postgresql"), are the same word. The same words in another order around
+    "before", "over" or "than" ("Run lint before tests" / "Run tests before lint") differ. Other
+    words that mean the same ("short" / "small", "invoking" / "calling") count as different too:
+    the cost is a report line and a principle not transferred, where treating "tabs" and
+    "spaces" alike would spread one of them as both agents' finding."""
     from kioku.retrieval.hybrid import has_cjk
     from kioku.retrieval.text import normalize
 
     if _SPACES_AND_HYPHENS.sub("", normalize(a)) == _SPACES_AND_HYPHENS.sub("", normalize(b)):
         return False  # "set up" / "setup", "re-running" / "rerunning"
-    ua, ub = _units(a), _units(b)
+    raw_a, raw_b = _units(a), _units(b)
+    ua, ub = [_key(u) for u in raw_a], [_key(u) for u in raw_b]
     if ua == ub:
         return False
     japanese = has_cjk(subject(a)) or has_cjk(subject(b))
@@ -160,9 +179,12 @@ def differ_in_one_place(a: str, b: str) -> bool:
     while tail < shortest - head and ua[-1 - tail] == ub[-1 - tail]:
         tail += 1
     mid_a, mid_b = ua[head:len(ua) - tail], ub[head:len(ub) - tail]
+    if sorted(ua) == sorted(ub) and _ORDER_WORDS & set(mid_a):
+        return True  # the same words in another order around "before", "over": "lint before tests"
     if (not mid_a or not mid_b or len(mid_a) > limit or len(mid_b) > limit
             or (not japanese and set(mid_a) & set(mid_b))  # a shared character (ー, る) is no shared word
-            or _spelled_alike(_joined(mid_a), _joined(mid_b))):
+            or _spelled_alike(_joined(mid_a), _joined(mid_b))
+            or _synonymous(raw_a[head:len(raw_a) - tail], raw_b[head:len(raw_b) - tail])):
         return False
     return head + tail > 0 and 2 * (head + tail) >= max(len(ua), len(ub))
 
@@ -286,7 +308,9 @@ def consolidate(agents: Sequence[str] | None = None, *, dry_run: bool = False, s
         for j in range(i + 1, len(items)):
             if items[i][0] == items[j][0]:
                 continue  # equivalence is across agents; one agent's duplicates are upserts
-            opposite = pol[i] * pol[j] < 0 and ssim[i, j] >= threshold
+            # "Always X" / "Never X" conflict; "Use tabs for …" / "Don't use spaces for …" agree
+            opposite = (pol[i] * pol[j] < 0 and ssim[i, j] >= threshold
+                        and not differ_in_one_place(items[i][1].document, items[j][1].document))
             if opposite or (pol[i] * pol[j] >= 0 and sim[i, j] >= threshold
                             and differ_in_one_place(items[i][1].document, items[j][1].document)):
                 in_conflict.update((i, j))

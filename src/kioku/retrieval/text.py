@@ -296,6 +296,12 @@ def _kind_table() -> dict[tuple[str, ...], tuple[str, ...]]:
     return _KIND_TABLE
 
 
+def synonyms(token: str) -> tuple[str, ...]:
+    """What stands for a token (an abbreviation, its full word, a katakana loanword's bigrams):
+    "postgres" → "postgresql", "db" → "database" and データベース's bigrams."""
+    return _synonym_table().get(token, ())
+
+
 def _held(alternative: str, present: set[str]) -> bool:
     """True when the query itself holds ``alternative`` (a token, or every word of a phrase)."""
     return alternative in present or (" " in alternative and all(w in present for w in alternative.split()))
