@@ -60,7 +60,7 @@ def main() -> int:
     args = ap.parse_args()
     pairs = json.loads(DATA.read_text(encoding="utf-8"))["pairs"]
     outcomes = run(pairs)
-    counts: dict = {}
+    counts: dict[str, dict[str, Counter[str]]] = {}
     for pair, got in zip(pairs, outcomes):
         counts.setdefault(pair["half"], {}).setdefault(pair["label"], Counter())[got] += 1
     print(f"{'half':9s} {'label':17s} {'pairs':>5s} {'shared':>7s} {'conflict':>8s} {'apart':>6s}")

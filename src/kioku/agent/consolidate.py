@@ -14,16 +14,18 @@ Hooks (public API):
 1. embeds every consolidatable lesson of the agents (real MiniLM);
 2. two lessons of *different* agents are **equivalent** when cosine >= :data:`EQUIVALENCE_THRESHOLD`
    and their polarity agrees; they are grouped (union-find);
-3. a **conflict** is a pair whose lessons with the directive words removed ("always", "never",
-   "use", "avoid", "don't", ...) have cosine >= the same threshold but opposite polarity
-   ("Always X" vs "Never X": MiniLM gives such pairs cosines of 0.8-0.9, so without the polarity
-   check they would look equivalent) unless what they are about differs in one place ("Use tabs
-   for indentation" / "Don't use spaces for indentation" agree), or a pair above the threshold that says the same sentence
-   with something else in one place (:func:`differ_in_one_place`: "Use tabs for indentation" /
-   "Use spaces for indentation", "Retry at most 3 times" / "… 5 times", "migrate before / after
-   deploying", タブ / スペース; MiniLM gives such pairs cosines of 0.7-0.97). Conflicts are
-   reported; a group holding a lesson in conflict is reported as conflicted, and is neither marked
-   cross-validated nor transferred (a third agent's paraphrase can join both sides of a conflict);
+3. a **conflict** is either of two kinds:
+   - "opposite": the lessons with the directive words removed ("always", "never", "use",
+     "avoid", "don't", ...) have cosine >= the same threshold but opposite polarity ("Always X"
+     vs "Never X": MiniLM gives such pairs cosines of 0.8-0.9, so without the polarity check they
+     would look equivalent);
+   - "different values": cosine >= the threshold, the same polarity, and the same sentence with
+     something else in one place (:func:`differ_in_one_place`: "Use tabs for indentation" /
+     "Use spaces for indentation", "Retry at most 3 times" / "… 5 times", "migrate before /
+     after deploying", タブ / スペース; MiniLM gives such pairs cosines of 0.7-0.97).
+   Conflicts are reported. A group holding a lesson in conflict (a third agent's paraphrase can
+   join both sides) is reported as conflicted, and is neither marked cross-validated nor
+   transferred;
 4. groups spanning >= 2 agents are marked cross-validated, and their best lesson (highest
    confidence) is transferred to every other selected agent that lacks it.
 
@@ -76,21 +78,26 @@ def subject(text: str) -> str:
 MAX_SLOT_WORDS = 3   # what differs between two such lessons: a value, not a rewording
 MAX_SLOT_CHARS = 8   # the same for Japanese, counted in characters
 
-
 _QUANTIFIERS = re.compile(r"\b(every|each|all|any|ones)\b", re.I)  # "every migration", "new ones"
-# Stopwords that carry the point of a rule ("migrate before deploying" / "after deploying"):
-# kept, so that the two lessons differ in them.
-_CONTRASTS = frozenset(("before", "after", "above", "below", "over", "under", "more", "most", "few",
-                        "on", "off", "up", "down", "in", "out", "with", "against", "until"))
-# Words whose sides matter: "Run lint before tests" / "Run tests before lint",
-# "Prefer tabs over spaces" / "Prefer spaces over tabs" (compared without a final "e").
-_ORDER_WORDS = frozenset(("befor", "after", "abov", "below", "over", "under", "than", "instead", "rather"))
-_LETTERS = frozenset("dmst")  # stopwords as the rest of a contraction, but flags here ("-s", "-t")
+# Phrases that put one thing against another, made one word each: :func:`subject` strips
+# "instead of", and "not" is a stopword.
+_SIDE_PHRASES = ((re.compile(r"\binstead of\b", re.I), " insteadof "),
+                 (re.compile(r"\brather than\b", re.I), " ratherthan "),
+                 (re.compile(r",\s*not\b", re.I), " butnot "))
+# Words with two sides: the same words on the other sides differ ("Run lint before tests" /
+# "Run tests before lint", "Copy the config from staging to production" / reversed).
+_ORDER_WORDS = frozenset(("before", "after", "above", "below", "over", "under", "than", "to", "from", "into",
+                          "onto", "insteadof", "ratherthan", "butnot"))
+# Stopwords that carry the point of a rule ("migrate before deploying" / "after deploying", "the
+# same database" / "a separate database"): kept, so that the two lessons differ in them.
+_CONTRASTS = _ORDER_WORDS | frozenset(("more", "most", "few", "same", "only", "no", "on", "off", "up", "down",
+                                       "in", "out", "with", "against", "until"))
+_LETTERS = frozenset("adimst")  # stopwords as articles and contractions, but flags here ("-s", "-a")
 _JA_UNIT = re.compile(r"[0-9a-z]+|\w")
 _SPACES_AND_HYPHENS = re.compile(r"[\s\-\u2010\u2011]+")
 # A prefix that turns a word into its opposite: "compressed" / "uncompressed", "synchronous" /
-# "asynchronous", "mutable" / "immutable"; and "encrypt" / "decrypt".
-_NEGATING_PREFIXES = ("un", "in", "im", "ir", "il", "a", "dis", "non", "anti")
+# "asynchronous", "mutable" / "immutable", "serialize" / "deserialize"; and "encrypt" / "decrypt".
+_NEGATING_PREFIXES = ("un", "in", "im", "ir", "il", "a", "de", "dis", "non", "anti")
 
 
 def _units(text: str) -> list[str]:
@@ -101,6 +108,8 @@ def _units(text: str) -> list[str]:
     from kioku.retrieval.hybrid import has_cjk
     from kioku.retrieval.text import ENGLISH_STOPWORDS, normalize, tokenize
 
+    for pattern, word in _SIDE_PHRASES:
+        text = pattern.sub(word, text)
     about = subject(text)
     if has_cjk(about):
         return _JA_UNIT.findall(normalize(about))
@@ -128,7 +137,7 @@ def _spelled_alike(a: str, b: str) -> bool:
     ("compressed" / "uncompressed", "encrypt" / "decrypt")."""
     from difflib import SequenceMatcher
 
-    a, b = a.removesuffix("e"), b.removesuffix("e")
+    a, b = a.removesuffix("e"), b.removesuffix("e")  # a joined stretch's short last word kept its "e"
     if a == b:
         return True
     short, long = sorted((a, b), key=len)
@@ -138,6 +147,22 @@ def _spelled_alike(a: str, b: str) -> bool:
     if min(len(a), len(b)) < 5 or [c for c in a if c.isdigit()] != [c for c in b if c.isdigit()]:
         return False
     return SequenceMatcher(None, a, b).ratio() >= 0.85
+
+
+def _swapped(ua: list[str], ub: list[str]) -> bool:
+    """The same words, with what stands on the two sides of a word such as "before", "to" or
+    "instead of" swapped ("Run lint before tests" / "Run tests before lint"). A clause moved to
+    the front ("Run tests before you push" / "Before pushing, run the tests") is no swap."""
+    if sorted(ua) != sorted(ub):
+        return False
+    for word in {_key(w) for w in _ORDER_WORDS} & set(ua):
+        if ua.count(word) != 1 or ub.count(word) != 1:
+            continue
+        i, j = ua.index(word), ub.index(word)
+        left_a, right_a, left_b, right_b = set(ua[:i]), set(ua[i + 1:]), set(ub[:j]), set(ub[j + 1:])
+        if right_a & left_b and left_a & right_b and not right_a & right_b:
+            return True
+    return False
 
 
 def _joined(units: list[str]) -> str:
@@ -151,12 +176,13 @@ def differ_in_one_place(a: str, b: str) -> bool:
 
     Lined up word by word, they share a beginning and an end that together make up at least half
     of the longer one, and between them each has a short stretch the other lacks entirely
-    ("tabs" / "spaces", "3" / "5", "pnpm" / "npm", "Black" / "Yapf"). Such lessons teach
+    ("tabs" / "spaces", "3" / "5", "pnpm" / "npm", "Black" / "Yapf"; in Japanese, compared by
+    character, the two stretches may share one: サーバー / ローカル). Such lessons teach
     different things, yet embed close. A stretch one lesson adds to the other ("Use 4 spaces" /
     "Use spaces") is a refinement, not a conflict; two spellings of a word ("hard-code" /
     "hardcode", "optimise" / "optimize"), and a word and what stands for it in search
-    ("postgres" / "postgresql"), are the same word. The same words in another order around
-    "before", "over" or "than" ("Run lint before tests" / "Run tests before lint") differ. Other
+    ("postgres" / "postgresql"), are the same word. The same words swapped around "before",
+    "to", "than" or "instead of" (:func:`_swapped`) differ. Other
     words that mean the same ("short" / "small", "invoking" / "calling") count as different too:
     the cost is a report line and a principle not transferred, where treating "tabs" and
     "spaces" alike would spread one of them as both agents' finding."""
@@ -179,8 +205,8 @@ def differ_in_one_place(a: str, b: str) -> bool:
     while tail < shortest - head and ua[-1 - tail] == ub[-1 - tail]:
         tail += 1
     mid_a, mid_b = ua[head:len(ua) - tail], ub[head:len(ub) - tail]
-    if sorted(ua) == sorted(ub) and _ORDER_WORDS & set(mid_a):
-        return True  # the same words in another order around "before", "over": "lint before tests"
+    if _swapped(ua, ub):
+        return True
     if (not mid_a or not mid_b or len(mid_a) > limit or len(mid_b) > limit
             or (not japanese and set(mid_a) & set(mid_b))  # a shared character (ー, る) is no shared word
             or _spelled_alike(_joined(mid_a), _joined(mid_b))
@@ -308,9 +334,7 @@ def consolidate(agents: Sequence[str] | None = None, *, dry_run: bool = False, s
         for j in range(i + 1, len(items)):
             if items[i][0] == items[j][0]:
                 continue  # equivalence is across agents; one agent's duplicates are upserts
-            # "Always X" / "Never X" conflict; "Use tabs for …" / "Don't use spaces for …" agree
-            opposite = (pol[i] * pol[j] < 0 and ssim[i, j] >= threshold
-                        and not differ_in_one_place(items[i][1].document, items[j][1].document))
+            opposite = pol[i] * pol[j] < 0 and ssim[i, j] >= threshold
             if opposite or (pol[i] * pol[j] >= 0 and sim[i, j] >= threshold
                             and differ_in_one_place(items[i][1].document, items[j][1].document)):
                 in_conflict.update((i, j))
