@@ -49,6 +49,8 @@ def test_one_place_differences_are_told_from_rewordings():
                  ("Pin Node to v1.10", "Pin Node to v11.0"),
                  ("Run database migrations before deploying", "Run database migrations after deploying"),
                  ("Run lint before tests", "Run tests before lint"),
+                 ("Run lint before tests in CI", "Run tests before lint in CI"),  # shared words after the swap
+                 ("Merge main into your branch before pushing", "Merge your branch into main before pushing"),
                  ("Prefer tabs over spaces", "Prefer spaces over tabs"),
                  ("Use pytest instead of unittest", "Use unittest instead of pytest"),
                  ("Indent with tabs, not spaces", "Indent with spaces, not tabs"),
@@ -66,6 +68,7 @@ def test_one_place_differences_are_told_from_rewordings():
                  ("Use tabs for indentation", "Use tabs for indentation"),
                  ("Never hard-code secrets", "Never hardcode secrets"),
                  ("Set up a virtual environment first", "Setup a virtual environment first"),
+                 ("Check the CI logs before re-running a failed job", "Check the CI logs before rerunning a failed job"),
                  ("Profile the code before optimizing it", "Profile the code before optimising it"),
                  ("Use postgres for new services", "Use postgresql for new services"),
                  ("Keep commits small and focused", "Keep commits focused and small"),
@@ -116,7 +119,8 @@ def test_an_opposite_in_other_words_still_conflicts_and_stops_the_transfer(proje
     im.learn("carol", "Never stub external APIs in unit tests", "testing_patterns", 0.8)
     report = co.consolidate(["alice", "bob", "carol"], dry_run=True, project_root=project)
     assert {c["kind"] for c in report["conflicts"]} == {"opposite"}
-    assert all(g["conflicted"] for g in report["equivalent_groups"]) and report["transfers"] == []
+    assert report["equivalent_groups"] and report["transfers"] == []  # alice and bob agree
+    assert all(g["conflicted"] for g in report["equivalent_groups"])
 
 
 def _seed():

@@ -297,8 +297,9 @@ def _kind_table() -> dict[tuple[str, ...], tuple[str, ...]]:
 
 
 def synonyms(token: str) -> tuple[str, ...]:
-    """What stands for a token (an abbreviation, its full word, a katakana loanword's bigrams):
-    "postgres" → "postgresql", "db" → "database" and データベース's bigrams."""
+    """What stands for a token of :func:`tokenize` (an abbreviation, its full word, a katakana
+    loanword's bigrams): "postgre" (the token of "postgres") → "postgresql", "db" → "database"
+    and データベース's bigrams."""
     return _synonym_table().get(token, ())
 
 
