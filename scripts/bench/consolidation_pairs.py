@@ -17,15 +17,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
 import sys
-import tempfile
 from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "src"))
+from throwaway import emit, throwaway_project  # noqa: E402  (beside this script)
+
 DATA = Path(__file__).resolve().parent / "data" / "consolidation_pairs.json"
 
 
@@ -36,12 +35,7 @@ def outcome(report: dict) -> str:
 
 
 def run(pairs: list[dict]) -> list[str]:
-    tmp = Path(tempfile.mkdtemp(prefix="kioku-consolidation-"))
-    try:
-        os.environ.update(KIOKU_HOME=str(tmp / "kioku"), CLAUDE_CONFIG_DIR=str(tmp / "claude"), HOME=str(tmp),
-                          KIOKU_BACKGROUND_MAINTENANCE="0")
-        project = tmp / "project"
-        (project / ".agents").mkdir(parents=True)
+    with throwaway_project("kioku-consolidation-") as project:
         from kioku.agent.consolidate import consolidate
         from kioku.agent.improvements import learn
 
@@ -50,8 +44,6 @@ def run(pairs: list[dict]) -> list[str]:
             learn(f"pair{n}-b", pair["b"], "general", 0.8, project_root=project)
         return [outcome(consolidate([f"pair{n}-a", f"pair{n}-b"], dry_run=True, project_root=project))
                 for n in range(len(pairs))]
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main() -> int:
@@ -68,9 +60,7 @@ def main() -> int:
         for label in ("paraphrase", "different_value", "different_lesson"):
             c = counts.get(half, {}).get(label, Counter())
             print(f"{half:9s} {label:17s} {sum(c.values()):5d} {c['shared']:7d} {c['conflict']:8d} {c['apart']:6d}")
-    if args.json:
-        args.json.write_text(json.dumps({h: {l: dict(c) for l, c in v.items()} for h, v in counts.items()},
-                                        indent=1) + "\n", encoding="utf-8")
+    emit({h: {label: dict(c) for label, c in v.items()} for h, v in counts.items()}, args.json, show=False)
     return 0
 
 

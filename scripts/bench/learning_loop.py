@@ -30,17 +30,15 @@ selection leaves, whatever the learning does. The temporary folder is removed at
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import random
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "src"))
+from throwaway import emit, throwaway_project  # noqa: E402  (beside this script)
+
 
 VOCAB = [
     ["parser", "grammar", "token", "syntax", "lexer", "ast"],
@@ -57,18 +55,11 @@ def clamp(p: float) -> float:
 
 
 def run(args: argparse.Namespace) -> dict:
-    tmp = Path(tempfile.mkdtemp(prefix="kioku-learning-loop-"))
-    try:
-        return simulate(args, tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    with throwaway_project("kioku-learning-loop-", KIOKU_HOLD_BACK=str(args.hold_back)) as project:
+        return simulate(args, project)
 
 
-def simulate(args: argparse.Namespace, tmp: Path) -> dict:
-    os.environ.update(KIOKU_HOME=str(tmp / "kioku"), CLAUDE_CONFIG_DIR=str(tmp / "claude"), HOME=str(tmp),
-                      KIOKU_BACKGROUND_MAINTENANCE="0", KIOKU_HOLD_BACK=str(args.hold_back))
-    project = tmp / "project"
-    (project / ".agents").mkdir(parents=True)
+def simulate(args: argparse.Namespace, project: Path) -> dict:
     from kioku.agent import scopes as sc
     from kioku.agent.improvements import all_improvements, learn
     from kioku.agent.stats import seed_decision
@@ -179,11 +170,7 @@ def main() -> int:
     ap.add_argument("--hold-back", type=float, default=0.1)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
-    result = run(args)
-    text = json.dumps(result, indent=1)
-    if args.json:
-        args.json.write_text(text + "\n", encoding="utf-8")
-    print(text)
+    emit(run(args), args.json)
     return 0
 
 

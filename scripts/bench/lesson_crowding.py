@@ -18,24 +18,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "src"))
+from throwaway import emit, throwaway_project  # noqa: E402  (beside this script)
+
 DATA = Path(__file__).resolve().parent / "data" / "lesson_crowding.json"
 
 
 def run(floors: list[float], sessions: int) -> dict:
-    tmp = Path(tempfile.mkdtemp(prefix="kioku-crowding-"))
-    try:
-        os.environ.update(KIOKU_HOME=str(tmp / "kioku"), CLAUDE_CONFIG_DIR=str(tmp / "claude"), HOME=str(tmp),
-                          KIOKU_BACKGROUND_MAINTENANCE="0")
-        project = tmp / "project"
-        (project / ".agents").mkdir(parents=True)
+    with throwaway_project("kioku-crowding-") as project:
         from kioku.agent.digest import read_digest
         from kioku.agent.improvements import learn
         from kioku.learning import select
@@ -64,8 +58,6 @@ def run(floors: list[float], sessions: int) -> dict:
         finally:
             select.RELEVANCE_FLOOR = shipped
         return report
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main() -> int:
@@ -74,11 +66,7 @@ def main() -> int:
     ap.add_argument("--sessions", type=int, default=400)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
-    report = run([float(f) for f in args.floors.split(",")], args.sessions)
-    text = json.dumps(report, indent=1, ensure_ascii=False)
-    if args.json:
-        args.json.write_text(text + "\n", encoding="utf-8")
-    print(text)
+    emit(run([float(f) for f in args.floors.split(",")], args.sessions), args.json)
     return 0
 
 
