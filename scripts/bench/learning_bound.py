@@ -23,7 +23,7 @@ over the last 100 sessions, the expected success of what it gave there (mean, an
 seeds), and the share of runs whose realised last-100 success is within 0.05 of
 the oracle's (the issue's target). For the Thompson learner also: how many turns a harmful lesson
 was given over the run (median), and the share of harmful lessons whose final posterior lies
-below zero by at least ``DEPRECATE_Z`` standard deviations (Kioku's boundary for "hurts", applied to this
+below zero by at least 1.91 standard deviations (Kioku's boundary for "hurts", applied to this
 learner's own posterior: not Kioku's statistic, and it moves with ``--noise``). A learner that
 gives a lesson less as it looks harmful also collects less of the evidence that would retire it.
 """

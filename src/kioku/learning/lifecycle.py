@@ -37,7 +37,7 @@ from kioku.learning import uplift as up
 
 log = logging.getLogger("kioku.learning.lifecycle")
 
-NO_USE_MIN_TURNS = 35  # a look; before it the interval is too wide to say "no use"
+NO_USE_MIN_TURNS = 34  # the fourth look: before it the interval is too wide to say "no use"
 NO_USE_MARGIN = 0.05   # the smallest lift in success worth a lesson's place in the context
 
 

@@ -16,18 +16,15 @@ number of turns ``(Σw)² / Σw²`` in each arm. With equal chances it is the pl
 Repeated looks. The worker re-examines a lesson after every credited turn; testing at a fixed
 95 % level on every look would end up "significant" for many lessons that do nothing. So
 decisions are taken only at *looks*: when the smaller arm (its effective number of turns,
-below) reaches a point of the schedule 10, 11, 12, 13, 15, 16, 18, ... (x 1.1, at most
-:data:`MAX_LOOKS` looks), and each look uses a constant (Pocock-type) boundary calibrated for
-that schedule: the normal quantile at which a statistic with no effect crosses at *any* of the
-looks with probability ``alpha``. :func:`crossing_rate` computes that probability by simulating
-the statistic's path (a Brownian motion observed at the looks); the constants below were found
-by bisection on it (40,000 paths) and ``tests/learning/test_uplift.py`` re-derives them.
-Looks close together cost a slightly higher boundary than looks half as many again apart
-(x 1.5: 2.40 and 1.91), but a lesson is decided soon after its evidence crosses instead of at
-the next look, which may come 50 % more turns later; in the simulation this found more harmful
-lessons by the end (README, "Learning loop").
-- :data:`PROMOTE_Z` = 2.59: a lesson without effect is promoted with probability <= 7.5 %;
-- :data:`DEPRECATE_Z` = 2.11: a lesson without effect is deprecated as harmful with probability <= 20 %
+below) reaches a point of the schedule 10, 15, 22, 34, 51, ... (x 1.5, at most
+:data:`MAX_LOOKS` looks; the information grows by about half from one look to the next), and
+each look uses a constant (Pocock-type) boundary calibrated for that schedule: the normal
+quantile at which a statistic with no effect crosses at *any* of the looks with probability
+``alpha``. :func:`crossing_rate` computes that probability by simulating the statistic's path
+(a Brownian motion observed at the looks); the constants below were found by bisection on it
+and ``tests/learning/test_uplift.py`` re-derives them:
+- :data:`PROMOTE_Z` = 2.40: a lesson without effect is promoted with probability <= 7.5 %;
+- :data:`DEPRECATE_Z` = 1.91: a lesson without effect is deprecated as harmful with probability <= 20 %
   (``kioku.learning.lifecycle`` also retires it as "no use" once its interval is narrow).
   This side spends more of the error budget, for power against lessons that hurt: deprecating
   a lesson that does nothing costs nothing but the context it would have taken, a deprecated
@@ -46,10 +43,10 @@ from kioku.agent.stats import wilson_interval as wilson
 
 Z95 = 1.959963984540054
 FIRST_LOOK = 10       # no decision before both arms have this many turns
-LOOK_RATIO = 1.1
-MAX_LOOKS = 70        # last look when the smaller arm reaches 10 * 1.1**69 (about 7,180 turns)
-PROMOTE_Z = 2.59      # one-sided 7.5 % over all looks
-DEPRECATE_Z = 2.11    # one-sided 20 % over all looks
+LOOK_RATIO = 1.5
+MAX_LOOKS = 17        # last look when the smaller arm reaches 10 * 1.5**16 (about 6,570 turns)
+PROMOTE_Z = 2.40      # one-sided 7.5 % over all looks
+DEPRECATE_Z = 1.91    # one-sided 20 % over all looks
 
 
 @dataclass(frozen=True)
@@ -107,7 +104,7 @@ def weighted_uplift(given: tuple, held_back: tuple, z: float = Z95) -> Uplift:
 
 
 def look_schedule(limit: int) -> list[int]:
-    """Smaller-arm sizes at which looks happen, up to ``limit``: 10, 11, 12, 13, 15, 16, 18, ..."""
+    """Smaller-arm sizes at which looks happen, up to ``limit``: 10, 15, 22, 34, 51, ..."""
     points = [int(round(FIRST_LOOK * LOOK_RATIO ** k)) for k in range(MAX_LOOKS)]
     return [p for p in points if p <= limit]
 
