@@ -90,3 +90,23 @@ def test_decide_no_use_needs_a_narrow_interval_below_the_margin_and_spares_user_
 def test_decide_never_repeats_a_look_already_taken():
     change = lifecycle.decide({"confidence": 0.8, "looks": 1}, (10, 2, 10, 9))
     assert "deprecated" not in change
+
+
+def test_decide_takes_its_boundaries_from_the_calibration():
+    """At the look at 51 turns a side, the decisions change exactly where the calibrated
+    boundaries put them: a boundary a little lower or higher would decide these differently."""
+    assert 51 in up.look_schedule(51)
+    meta = {"confidence": 0.8}
+    # 25/51 given vs 35/51 held back: below zero at z 1.91 (hurts), not at 2.11
+    assert up.uplift_interval(25, 51, 35, 51, z=up.DEPRECATE_Z).high < 0 <= up.uplift_interval(25, 51, 35, 51, z=2.11).high
+    assert lifecycle.decide(meta, (51, 25, 51, 35))["decision_reason"].startswith("hurts:")
+    # 26/51 vs 35/51: below zero at z 1.71, not at 1.91 - narrow enough for "no use", not "hurts"
+    assert up.uplift_interval(26, 51, 35, 51, z=1.71).high < 0 <= up.uplift_interval(26, 51, 35, 51, z=up.DEPRECATE_Z).high
+    assert lifecycle.decide(meta, (51, 26, 51, 35))["decision_reason"].startswith("no use:")
+    # 40/51 vs 28/51: above zero at z 2.40 (promoted), not at 2.59
+    assert up.uplift_interval(40, 51, 28, 51, z=up.PROMOTE_Z).low > 0 >= up.uplift_interval(40, 51, 28, 51, z=2.59).low
+    assert lifecycle.decide(meta, (51, 40, 51, 28))["promoted"] is True
+    # 41/51 vs 30/51: above zero at z 2.20, not at 2.40
+    assert up.uplift_interval(41, 51, 30, 51, z=2.20).low > 0 >= up.uplift_interval(41, 51, 30, 51, z=up.PROMOTE_Z).low
+    change = lifecycle.decide(meta, (51, 41, 51, 30))
+    assert "promoted" not in change and change["decision_reason"].startswith("undecided:")
