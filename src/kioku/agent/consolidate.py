@@ -100,11 +100,11 @@ _SPACES_AND_HYPHENS = re.compile(r"[\s\-\u2010\u2011]+")
 _NEGATING_PREFIXES = ("un", "in", "im", "ir", "il", "a", "de", "dis", "non", "anti")
 
 
-def _units(text: str) -> list[str]:
-    """Words to line two lessons up by: the lesson without its directive words
-    (:func:`subject`), stemmed ("committing" is "commit"), stopwords and quantifiers out; for
-    Japanese, whose words are not spaced, each character is a unit and each run of Latin letters
-    or digits one."""
+def _units(text: str) -> tuple[list[str], bool]:
+    """Words to line two lessons up by, and whether the lesson is Japanese: the lesson without its
+    directive words (:func:`subject`), stemmed ("committing" is "commit"), stopwords and
+    quantifiers out; for Japanese, whose words are not spaced, each character is a unit and each
+    run of Latin letters or digits one."""
     from kioku.retrieval.hybrid import has_cjk
     from kioku.retrieval.text import ENGLISH_STOPWORDS, normalize, tokenize
 
@@ -112,8 +112,8 @@ def _units(text: str) -> list[str]:
         text = pattern.sub(word, text)
     about = subject(text)
     if has_cjk(about):
-        return _JA_UNIT.findall(normalize(about))
-    return tokenize(_QUANTIFIERS.sub(" ", about), stopwords=ENGLISH_STOPWORDS - _CONTRASTS - _LETTERS)
+        return _JA_UNIT.findall(normalize(about)), True
+    return tokenize(_QUANTIFIERS.sub(" ", about), stopwords=ENGLISH_STOPWORDS - _CONTRASTS - _LETTERS), False
 
 
 def _key(unit: str) -> str:
@@ -187,16 +187,15 @@ def differ_in_one_place(a: str, b: str) -> bool:
     words that mean the same ("short" / "small", "invoking" / "calling") count as different too:
     the cost is a report line and a principle not transferred, where treating "tabs" and
     "spaces" alike would spread one of them as both agents' finding."""
-    from kioku.retrieval.hybrid import has_cjk
     from kioku.retrieval.text import normalize
 
     if _SPACES_AND_HYPHENS.sub("", normalize(a)) == _SPACES_AND_HYPHENS.sub("", normalize(b)):
         return False  # "set up" / "setup", "re-running" / "rerunning"
-    raw_a, raw_b = _units(a), _units(b)
+    (raw_a, japanese_a), (raw_b, japanese_b) = _units(a), _units(b)
     ua, ub = [_key(u) for u in raw_a], [_key(u) for u in raw_b]
     if ua == ub:
         return False
-    japanese = has_cjk(subject(a)) or has_cjk(subject(b))
+    japanese = japanese_a or japanese_b
     limit = MAX_SLOT_CHARS if japanese else MAX_SLOT_WORDS
     shortest = min(len(ua), len(ub))
     head = 0
@@ -336,15 +335,15 @@ def consolidate(agents: Sequence[str] | None = None, *, dry_run: bool = False, s
             if items[i][0] == items[j][0]:
                 continue  # equivalence is across agents; one agent's duplicates are upserts
             opposite = pol[i] * pol[j] < 0 and ssim[i, j] >= threshold
-            if opposite or (pol[i] * pol[j] >= 0 and sim[i, j] >= threshold
-                            and differ_in_one_place(items[i][1].document, items[j][1].document)):
+            alike = pol[i] * pol[j] >= 0 and sim[i, j] >= threshold
+            if opposite or (alike and differ_in_one_place(items[i][1].document, items[j][1].document)):
                 in_conflict.update((i, j))
                 report["conflicts"].append({
                     "kind": "opposite" if opposite else "different values",
                     "similarity": round(float(ssim[i, j] if opposite else sim[i, j]), 4),
                     "a": {"agent": items[i][0], "id": items[i][1].id, "improvement": items[i][1].document},
                     "b": {"agent": items[j][0], "id": items[j][1].id, "improvement": items[j][1].document}})
-            elif pol[i] * pol[j] >= 0 and sim[i, j] >= threshold:
+            elif alike:
                 parent[_find(parent, i)] = _find(parent, j)
     groups: dict[int, list[int]] = {}
     for i in range(len(items)):
