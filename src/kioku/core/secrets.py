@@ -244,10 +244,20 @@ def _made_up_letters(value: str) -> bool:
 
 def _check_short_key_password(m: re.Match[str]) -> bool:
     """"pw:" and "pass" are also everyday words ("tests pass: 12/14", "pass: --no-verify"),
-    so the value must look made up: three kinds of character, or two with "=" (an assignment)."""
+    so the value must look made up: three kinds of character, or two with "=" (an assignment).
+
+    "pw" and "my pass" / "our pass" name nothing but a password, so after them a word with a
+    number (a name after a bare "pass:") is the password. After "pw is" one plain word that ends
+    the clause is too, unless it describes ("the pw is required"); "my pass is ready" is prose."""
     value = m.group("val").strip("\"'`").rstrip(".!,")
     if not _value_ok(value) or len(value) < 6:
         return False
+    own_key = m.group("key").lower() == "pw" or m.group("owner") is not None
+    if own_key and _WORD_NUMBER.match(value):
+        return True
+    if m.group("key").lower() == "pw" and m.group("op").lower() in ("is", "was") and not m.group("q") \
+            and value.isalpha():
+        return _plain_word_value(value, m.string, m.end("val"))
     if m.group("op") == "=" and _mixed_with_digit_groups(value, 10):
         return True  # "pass=" before a value like Hunter2_Prod_2024 or Tr0ub4dor-Horse-77: made up
     if _NAMED_VALUE.match(value) and not _made_up_segments(value):
@@ -546,12 +556,17 @@ _RULES: list[_Rule] = [
     _Rule("password", ("パスワード", "暗証番号", "パスフレーズ", "合言葉"), _Lazy(  # a quoted value, any script
         r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?:は|:|：|=|＝|を)\s*[「『\"]"
         r"(?P<val>[^」』\"\s]{2,64})[」』\"]"), ("val",), lambda m: _ja_value_ok(m.group("val")), in_chunks=False),
+    _Rule("password", ("パスフレーズ", "合言葉"), _Lazy(  # unquoted plain words: "correct horse battery staple"
+        r"(?:パスフレーズ|合言葉)\s*(?:は|:|：|=|＝)\s*(?P<q>)(?P<val>[A-Za-z]{2,24}(?: [A-Za-z]{2,24}){2,7})"
+        r"(?=\s*(?:です|でした|だ|[。、,.」』）)]|$))"), ("val",), lambda m: _quoted_phrase(m.group("val")),
+          in_chunks=False),
     _Rule("password", ("パスワード", "暗証番号", "パスフレーズ", "合言葉"), _Lazy(  # an unquoted kana value
         r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?P<op>は|:|：|=|＝)\s*"
         r"(?P<val>[ぁ-んァ-ヶー一-龥々0-9A-Za-z]{2,32}?)(?P<end>です|でした|だ(?=[よね。、\s]|$)|(?=[。、\s]|$))"),
           ("val",), _check_ja_plain_password, in_chunks=False),
     _Rule("password", ("pw", "pass"), _Lazy(  # short key words ("pw:", "pass =") before a random-looking value
-        r"(?<![A-Za-z0-9_\-])(?i:pw|pass)\s*(?P<op>=|:|：|\bis\b|\bwas\b|は[、,]?)\s*(?P<q>[\"'`]?)"
+        r"(?<![A-Za-z0-9_\-])(?P<owner>(?<=\b[Mm]y )|(?<=\b[Oo]ur ))?(?P<key>(?i:pw|pass))\s*"
+        r"(?P<op>=|:|：|\bis\b|\bwas\b|は[、,]?)\s*(?P<q>[\"'`]?)"
         r"(?P<val>[^\s\"'`,;]{4,512})(?P=q)"), ("val",),
           _check_short_key_password, in_chunks=False),
     _Rule("password", ("password", "passphrase", "passcode"), _Lazy(  # a quoted phrase: "purple monkey dishwasher"
