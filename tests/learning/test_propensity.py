@@ -92,3 +92,23 @@ def test_two_chances_in_one_turn_combine():
     assert ledger.combined_chance(0.5, 0.2) == pytest.approx(0.6)
     assert ledger.combined_chance(None, 0.2) is None
 
+
+
+def test_inclusion_chances_by_hand():
+    assert select.inclusion_chances([1.0, 1.0, 2.0], 2) == [0.5, 0.5, 1.0]   # 2 × 2/4 = 1: capped, the rest share 1
+    assert select.inclusion_chances([4.0, 1.0, 1.0, 1.0, 1.0], 2) == [1.0, 0.25, 0.25, 0.25, 0.25]
+    assert select.inclusion_chances([1.0, 3.0], 1) == [0.25, 0.75]
+    assert select.inclusion_chances([1.0, 3.0], 2) == [1.0, 1.0]
+    assert select.inclusion_chances([1.0, 3.0], 0) == [0.0, 0.0]
+
+
+def test_systematic_pick_takes_each_item_with_its_chance():
+    items, chances = ["a", "b", "c"], [0.5, 0.5, 1.0]   # stretches [0, .5) [.5, 1) [1, 2)
+    assert select.systematic_pick(items, chances, 0.2) == ["a", "c"]
+    assert select.systematic_pick(items, chances, 0.7) == ["b", "c"]
+    chances = [0.3, 0.45, 0.25, 0.6, 0.4]
+    starts = [n / 1000 for n in range(1000)]
+    picks = [select.systematic_pick(list("abcde"), chances, start) for start in starts]
+    assert all(len(p) == 2 for p in picks)
+    for item, chance in zip("abcde", chances):
+        assert sum(item in p for p in picks) / len(starts) == pytest.approx(chance, abs=0.002)

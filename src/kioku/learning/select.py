@@ -17,17 +17,21 @@
    against.
 4. Order: promoted lessons first (in relevance order), but while undecided lessons are
    eligible they keep :data:`EXPLORE_SLOTS` of the ``k`` slots, so a lesson still gets tested
-   after enough others have been promoted to fill every slot. The undecided ones fill their
-   slots in an order drawn from the same hash, so which undecided lessons a turn gets is random
-   (a randomised experiment; ordering by the evidence itself, Thompson sampling, raised success
-   sooner in the simulation but biased the comparison: neutral lessons got promoted). The first
-   ``k`` are given, the rest of the eligible ones are recorded as not given.
+   after enough others have been promoted to fill every slot. The undecided ones share the
+   free slots at random, each with a chance proportional to its lexical score
+   (:func:`inclusion_chances`, drawn by systematic sampling from the same hash): a lesson that
+   shares more of the task's rarer words is given more often, one that shares a single common
+   technical word less often but still sometimes. Which undecided lessons a turn gets is a
+   randomised experiment whose chances are known (ordering by the evidence itself, Thompson
+   sampling, raised success sooner in the simulation but biased the comparison: neutral
+   lessons got promoted). The rest of the eligible ones are recorded as not given.
 5. Propensity: for every eligible lesson, the chance it is given in this turn given everything
-   the other lessons drew (its own hold-back draw and the random order are what decide it):
-   ``(1 - hold_back) * min(1, free / contenders)`` for an undecided lesson, ``1 - hold_back`` or
-   0 for a promoted one. It varies from turn to turn (with how many promoted lessons compete),
-   so the uplift weights each turn by its inverse (``kioku.learning.uplift``); turns with
-   propensity 0 (or 1) compare nothing and weigh 0.
+   the other lessons drew (its own hold-back draw and the random draw are what decide it):
+   ``(1 - hold_back) * inclusion chance among the undecided lessons not held back`` for an
+   undecided lesson, ``1 - hold_back`` or 0 for a promoted one. It varies from turn to turn
+   (with how many promoted lessons compete and how well the others match), so the uplift
+   weights each turn by its inverse (``kioku.learning.uplift``); turns with propensity 0 (or 1)
+   compare nothing and weigh 0.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ DEFAULT_K = 5
 HOLD_BACK_SHARE = 0.1
 ELIGIBLE_PER_GIVEN = 3
 EXPLORE_SLOTS = 1  # slots promoted lessons leave to undecided ones while any is eligible
-RELEVANCE_FLOOR = 0.3  # a lesson is eligible only if its lexical score is at least this share of the best
+RELEVANCE_FLOOR = 0.15  # a lesson is eligible only if its lexical score is at least this share of the best
 MIN_COMMON_SHARED = 2  # ... and it shares a word naming something with the task, or this many words
 LEXICAL_DB = "kioku_lexical.sqlite3"
 
@@ -70,8 +74,9 @@ def draw(session_id: str, turn: str, lesson_id: str) -> float:
     return int.from_bytes(digest[:8], "big") / 2.0 ** 64
 
 
-def lexical_ranking(agent: str, root, task: str, k: int, about_task_only: bool = True) -> list[str]:
-    """Lesson ids the FTS5 index ranks for ``task`` (project scope first, then global)."""
+def lexical_ranking(agent: str, root, task: str, k: int, about_task_only: bool = True) -> list[tuple[str, float]]:
+    """(lesson id, score as a share of the best) the FTS5 index ranks for ``task``, best first
+    (project scope first on a tie), down to :data:`RELEVANCE_FLOOR`."""
     from kioku.agent.store_names import collection_name
     from kioku.retrieval.fts import LexicalIndex
 
@@ -91,7 +96,8 @@ def lexical_ranking(agent: str, root, task: str, k: int, about_task_only: bool =
             ranked.extend((-score, order, rec_id) for rec_id, score in found)
     ranked.sort()
     floor = RELEVANCE_FLOOR * -ranked[0][0] if ranked else 0.0
-    return [rec_id for score, _o, rec_id in ranked if -score >= floor]
+    best = -ranked[0][0] if ranked and ranked[0][0] < 0 else 1.0
+    return [(rec_id, -score / best) for score, _o, rec_id in ranked if -score >= floor]
 
 
 def about_the_task(task: str, lesson_tokens: dict[str, set[str]]) -> set[str]:
@@ -138,17 +144,25 @@ def select(agent: str, root, task: str, *, session_id: str, turn: str, k: int = 
     text = " ".join((task or "").split())
     if text:
         ranked = lexical_ranking(agent, root, text, limit * 4, about_task_only)
-        eligible = [by_id[i] for i in dict.fromkeys(ranked) if i in by_id][:limit]
+        weight: dict[str, float] = {}
+        for rec_id, share in ranked:
+            weight.setdefault(rec_id, share)
+        eligible = [by_id[i] for i in weight if i in by_id][:limit]
     else:
         eligible = list(by_id.values())[:limit]
+        weight = {}
+    weights = {str(e["id"]): max(1e-6, weight.get(str(e["id"]), 1.0)) for e in eligible}
     held_ids = {str(e["id"]) for e in eligible if draw(session_id, turn, str(e["id"])) < hold_back}
     promoted = [e for e in eligible if e.get("decision") == "promoted"]
     undecided = [e for e in eligible if e.get("decision") != "promoted"]
     undecided_in = [e for e in undecided if str(e["id"]) not in held_ids]
     promoted_in = [e for e in promoted if str(e["id"]) not in held_ids]
     ordered = promoted_in[:promoted_cap(k, bool(undecided_in))]
-    ordered += sorted(undecided_in, key=lambda e: draw(session_id, turn + "\0order", str(e["id"])))
-    propensity = propensities(promoted, undecided, held_ids, k, hold_back)
+    free = k - len(ordered)
+    shuffled = sorted(undecided_in, key=lambda e: draw(session_id, turn + "\0order", str(e["id"])))
+    chances = inclusion_chances([weights[str(e["id"])] for e in shuffled], free)
+    ordered += systematic_pick(shuffled, chances, draw(session_id, turn + "\0pick", ""))
+    propensity = propensities(promoted, undecided, held_ids, k, hold_back, weights)
     given_ids = {str(e["id"]) for e in ordered[:k]}
     not_given = [e for e in eligible if str(e["id"]) not in given_ids]
     return Selection(given=ordered[:k], held_back=not_given, propensity=propensity)
@@ -159,8 +173,41 @@ def promoted_cap(k: int, undecided_eligible: bool) -> int:
     return max(0, k - EXPLORE_SLOTS) if undecided_eligible else k
 
 
+def inclusion_chances(weights: list[float], m: int) -> list[float]:
+    """Chances proportional to ``weights`` that sum to ``min(m, len(weights))``, none above 1."""
+    n = len(weights)
+    if m >= n:
+        return [1.0] * n
+    if m <= 0:
+        return [0.0] * n
+    capped: set[int] = set()
+    while True:
+        rest = [i for i in range(n) if i not in capped]
+        scale = (m - len(capped)) / sum(weights[i] for i in rest)
+        newly = {i for i in rest if scale * weights[i] >= 1.0}
+        if not newly:
+            return [1.0 if i in capped else scale * weights[i] for i in range(n)]
+        capped |= newly
+
+
+def systematic_pick(items: list, chances: list[float], start: float) -> list:
+    """Systematic sampling: lay the chances end to end on a line and pick the items whose stretch
+    holds one of ``start``, ``start + 1``, ... (``start`` in [0, 1)). No chance is above 1, so
+    each item is picked with exactly its chance, and as many items as the chances sum to."""
+    wanted = round(sum(chances))
+    picked: list = []
+    edge = 0.0
+    point = start
+    for item, chance in zip(items, chances):
+        edge += chance
+        if point < edge and len(picked) < wanted:
+            picked.append(item)
+            point += 1.0
+    return picked
+
+
 def propensities(promoted: list[dict], undecided: list[dict], held_ids: set[str], k: int,
-                 hold_back: float) -> dict[str, float]:
+                 hold_back: float, weights: dict[str, float] | None = None) -> dict[str, float]:
     """Each eligible lesson's chance of being given, the other lessons' hold-back draws being as they are.
 
     ``promoted`` in relevance order. A lesson's own hold-back draw and (for an undecided one) the
@@ -177,8 +224,9 @@ def propensities(promoted: list[dict], undecided: list[dict], held_ids: set[str]
     free = max(0, k - min(len(promoted_in), promoted_cap(k, True)))  # with this lesson in play
     for e in undecided:
         rec_id = str(e["id"])
-        contenders = 1 + sum(1 for other in undecided_in if other != rec_id)
-        out[rec_id] = round((1.0 - hold_back) * min(1.0, free / contenders), 6)
+        contenders = [rec_id] + [other for other in undecided_in if other != rec_id]
+        chance = inclusion_chances([(weights or {}).get(i, 1.0) for i in contenders], free)[0]
+        out[rec_id] = round((1.0 - hold_back) * chance, 6)
     return out
 
 
