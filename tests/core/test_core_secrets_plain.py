@@ -32,6 +32,8 @@ def test_the_value_is_refused_not_only_the_phrase():
     assert "swordfish" not in redact("my password is swordfish")
     assert "4821" not in redact("the door PIN is 4821")
     assert "hunter22" not in redact("パスワードは hunter22 です")
+    passphrase = redact("パスフレーズは Correct Horse Battery Staple です")
+    assert passphrase == "パスフレーズは [REDACTED:password] です"  # the whole phrase, not its first word
 
 
 def test_full_width_key_is_caught_and_redacted_in_place():

@@ -233,6 +233,12 @@ _NAMED_VALUE = _Lazy(r"^(?:v?\d[\d.]*\w*|[-+].*|[A-Za-z]*#\d+|\d+(?:\.\d+)?%|\d+
 
 # A word with a number ("admin123"): a name after "pass:", but a password after "login: user /".
 _WORD_NUMBER = _Lazy(r"^[A-Za-z][a-z]*\d{1,3}$")
+_OWN_WORD_NUMBER = _Lazy(r"^[A-Za-z]+\d{1,3}$")  # after "pw" or "my pass", in any case ("ADMIN123")
+# ... except hashes, encodings and browser or runtime builds ("the pw is base64 encoded", "pw: firefox118")
+_NAMED_WORD_NUMBER = _Lazy(r"^(?:sha|md|base|utf|ucs|crc|aes|rsa|argon|pbkdf|blake|ed|x|latin|iso|win|cp"
+                           r"|firefox|chrome|chromium|webkit|safari|edge|opera|node|python|py|java|jdk|go|ruby"
+                           r"|php|ubuntu|debian|alpine|windows|macos|ios|android|level|phase|step|stage|part"
+                           r"|round|case|test|version)\d{1,3}$", lazyre.IGNORECASE)
 
 
 def _made_up_letters(value: str) -> bool:
@@ -247,17 +253,21 @@ def _check_short_key_password(m: re.Match[str]) -> bool:
     so the value must look made up: three kinds of character, or two with "=" (an assignment).
 
     "pw" and "my pass" / "our pass" name nothing but a password, so after them a word with a
-    number (a name after a bare "pass:") is the password. After "pw is" one plain word that ends
+    number that ends the clause is the password (after a bare "pass:" it is a name), unless it
+    names an algorithm, an encoding or a browser build. After "pw is" one plain word that ends
     the clause is too, unless it describes ("the pw is required"); "my pass is ready" is prose."""
     value = m.group("val").strip("\"'`").rstrip(".!,")
-    if not _value_ok(value) or len(value) < 6:
+    if not _value_ok(value):
         return False
-    own_key = m.group("key").lower() == "pw" or m.group("owner") is not None
-    if own_key and _WORD_NUMBER.match(value):
+    short_key = m.group("key").lower() == "pw"
+    if short_key and m.group("op").lower() in ("is", "was") and value.isalpha():
+        return _plain_word_value(value, m.string, m.end())
+    if len(value) < 6:
+        return False
+    if (short_key or m.group("owner") is not None) and _OWN_WORD_NUMBER.match(value) \
+            and _CLAUSE_END.match(m.string, m.end()) and not _NAMED_WORD_NUMBER.match(value) \
+            and (m.group("op") != "=" or m.group("q")):  # unquoted "pw = offset16" assigns a variable
         return True
-    if m.group("key").lower() == "pw" and m.group("op").lower() in ("is", "was") and not m.group("q") \
-            and value.isalpha():
-        return _plain_word_value(value, m.string, m.end("val"))
     if m.group("op") == "=" and _mixed_with_digit_groups(value, 10):
         return True  # "pass=" before a value like Hunter2_Prod_2024 or Tr0ub4dor-Horse-77: made up
     if _NAMED_VALUE.match(value) and not _made_up_segments(value):
@@ -320,6 +330,23 @@ def _quoted_phrase(value: str) -> bool:
     if any(w in _PROSE_WORDS for w in low):
         return False  # "see the vault"
     return len(words) > 3 or not any(w in _DESCRIBING_WORDS for w in low)
+
+
+# Words of a note about a passphrase ("at least twelve characters", "git credential helper"),
+# not of a passphrase.
+_PASSPHRASE_NOTE_WORDS = frozenset(
+    "at least most min max minimum maximum characters chars letters digits words word length long "
+    "see readme section docs doc wiki vault manager helper credential credentials agent forwarding "
+    "git ssh gpg pgp key keys keychain diceware generated random stored same set required".split())
+
+
+def _japanese_passphrase(value: str) -> bool:
+    """Plain words after パスフレーズは: the passphrase itself, unless a word says what it is about
+    ("パスフレーズは at least twelve characters です", "… git credential helper です")."""
+    words = [w.lower() for w in value.split()]
+    if not _value_ok(value) or not 3 <= len(words) <= 8:
+        return False
+    return not any(w in _PROSE_WORDS or w in _PASSPHRASE_NOTE_WORDS for w in words)
 
 
 def _is_hiragana(c: str) -> bool:
@@ -456,6 +483,7 @@ _DESCRIBING_WORDS = frozenset(
     "secure unsafe safe old new case sensitive unknown known blank correct fine good bad "
     "mandatory optional required ok okay this that these those what which mine yours ours "
     "different same simple complex random temporary permanent default generated "
+    "hidden static global lowercase uppercase numeric alphanumeric plaintext obsolete identical broken "
     # words that say how a secret is kept or hashed (or that there is none), not the secret itself
     "unset none whatever bcrypt argon2 argon2id scrypt pbkdf2 sha256 sha512 md5 sso ldap saml oauth".split()
 )
@@ -548,6 +576,10 @@ _RULES: list[_Rule] = [
     _Rule("password", ("mysql",), _Lazy(
         r"mysql(?:dump|admin|sh)?\b[^\n]*?\s-p(?P<val>[^\s\-][^\s]{2,})"), ("val",),
           lambda m: _value_ok(m.group("val")), in_chunks=False),  # mysql -u root -pSecret
+    _Rule("password", ("パスフレーズ",), _Lazy(  # plain words, quoted or not: "correct horse battery staple"
+        r"パスフレーズ\s*(?:は|:|：|=|＝)\s*[「『\"“]?(?P<q>)(?P<val>[A-Za-z]{2,24}(?:[ \t]+[A-Za-z]{2,24}){2,7})"
+        r"(?=[」』\"”]|[ \t]*(?:\n|です|でした|だ|で[、,\s]|ね|[。、,.（(]|$))"), ("val",),
+          lambda m: _japanese_passphrase(m.group("val")), in_chunks=False),
     _Rule("password", ("パスワード", "暗証番号", "パスフレーズ", "合言葉"), _Lazy(
         r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?P<jop>は|:|：|=|＝|を)\s*(?:[、,]\s*)?[「『\"']?"
         r"(?P<q>)(?P<val>[\x21-\x7e]{4,}?)(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"),
@@ -556,17 +588,13 @@ _RULES: list[_Rule] = [
     _Rule("password", ("パスワード", "暗証番号", "パスフレーズ", "合言葉"), _Lazy(  # a quoted value, any script
         r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?:は|:|：|=|＝|を)\s*[「『\"]"
         r"(?P<val>[^」』\"\s]{2,64})[」』\"]"), ("val",), lambda m: _ja_value_ok(m.group("val")), in_chunks=False),
-    _Rule("password", ("パスフレーズ", "合言葉"), _Lazy(  # unquoted plain words: "correct horse battery staple"
-        r"(?:パスフレーズ|合言葉)\s*(?:は|:|：|=|＝)\s*(?P<q>)(?P<val>[A-Za-z]{2,24}(?: [A-Za-z]{2,24}){2,7})"
-        r"(?=\s*(?:です|でした|だ|[。、,.」』）)]|$))"), ("val",), lambda m: _quoted_phrase(m.group("val")),
-          in_chunks=False),
     _Rule("password", ("パスワード", "暗証番号", "パスフレーズ", "合言葉"), _Lazy(  # an unquoted kana value
         r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?P<op>は|:|：|=|＝)\s*"
         r"(?P<val>[ぁ-んァ-ヶー一-龥々0-9A-Za-z]{2,32}?)(?P<end>です|でした|だ(?=[よね。、\s]|$)|(?=[。、\s]|$))"),
           ("val",), _check_ja_plain_password, in_chunks=False),
     _Rule("password", ("pw", "pass"), _Lazy(  # short key words ("pw:", "pass =") before a random-looking value
-        r"(?<![A-Za-z0-9_\-])(?P<owner>(?<=\b[Mm]y )|(?<=\b[Oo]ur ))?(?P<key>(?i:pw|pass))\s*"
-        r"(?P<op>=|:|：|\bis\b|\bwas\b|は[、,]?)\s*(?P<q>[\"'`]?)"
+        r"(?<![A-Za-z0-9_\-])(?P<owner>(?<=\b[Mm][Yy] )|(?<=\b[Oo][Uu][Rr] ))?(?P<key>(?i:pw|pass))\s*"
+        r"(?P<op>=|:|：|\b(?i:is|was)\b|は[、,]?)\s*(?P<q>[\"'`]?)"
         r"(?P<val>[^\s\"'`,;]{4,512})(?P=q)"), ("val",),
           _check_short_key_password, in_chunks=False),
     _Rule("password", ("password", "passphrase", "passcode"), _Lazy(  # a quoted phrase: "purple monkey dishwasher"
