@@ -112,3 +112,8 @@ def test_systematic_pick_takes_each_item_with_its_chance():
     assert all(len(p) == 2 for p in picks)
     for item, chance in zip("abcde", chances):
         assert sum(item in p for p in picks) / len(starts) == pytest.approx(chance, abs=0.002)
+
+
+def test_inclusion_chances_share_equally_when_the_weights_say_nothing():
+    assert select.inclusion_chances([1.0, 0.0, 0.0], 2) == [1.0, 0.5, 0.5]
+    assert select.inclusion_chances([0.0, 0.0, 0.0], 1) == pytest.approx([1 / 3] * 3)

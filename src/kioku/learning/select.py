@@ -183,7 +183,10 @@ def inclusion_chances(weights: list[float], m: int) -> list[float]:
     capped: set[int] = set()
     while True:
         rest = [i for i in range(n) if i not in capped]
-        scale = (m - len(capped)) / sum(weights[i] for i in rest)
+        total = sum(weights[i] for i in rest)
+        if total <= 0:  # nothing to go by: the slots left are shared equally
+            return [1.0 if i in capped else (m - len(capped)) / len(rest) for i in range(n)]
+        scale = (m - len(capped)) / total
         newly = {i for i in rest if scale * weights[i] >= 1.0}
         if not newly:
             return [1.0 if i in capped else scale * weights[i] for i in range(n)]
@@ -192,8 +195,9 @@ def inclusion_chances(weights: list[float], m: int) -> list[float]:
 
 def systematic_pick(items: list, chances: list[float], start: float) -> list:
     """Systematic sampling: lay the chances end to end on a line and pick the items whose stretch
-    holds one of ``start``, ``start + 1``, ... (``start`` in [0, 1)). No chance is above 1, so
-    each item is picked with exactly its chance, and as many items as the chances sum to."""
+    holds one of ``start``, ``start + 1``, ... (``start`` in [0, 1)). The chances must be at most
+    1 each and sum to a whole number (as :func:`inclusion_chances` makes them): then each item is
+    picked with exactly its chance, and as many items as the chances sum to."""
     wanted = round(sum(chances))
     picked: list = []
     edge = 0.0
@@ -211,7 +215,8 @@ def propensities(promoted: list[dict], undecided: list[dict], held_ids: set[str]
     """Each eligible lesson's chance of being given, the other lessons' hold-back draws being as they are.
 
     ``promoted`` in relevance order. A lesson's own hold-back draw and (for an undecided one) the
-    random order are the chance; everything else is fixed by the other lessons' draws.
+    systematic draw among the undecided lessons, by lexical score (``weights``; equal without),
+    are the chance; everything else is fixed by the other lessons' draws.
     """
     out: dict[str, float] = {}
     undecided_in = [str(e["id"]) for e in undecided if str(e["id"]) not in held_ids]
