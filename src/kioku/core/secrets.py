@@ -260,7 +260,8 @@ def _check_short_key_password(m: re.Match[str]) -> bool:
     if not _value_ok(value):
         return False
     short_key = m.group("key").lower() == "pw"
-    if short_key and m.group("op").lower() in ("is", "was") and value.isalpha():
+    if short_key and m.group("op").lower() in ("is", "was") and value.isalpha() \
+            and (len(value) >= 6 or m.group("q")):  # "the pw is fixed": a short word is a status
         return _plain_word_value(value, m.string, m.end())
     if len(value) < 6:
         return False
@@ -340,13 +341,20 @@ _PASSPHRASE_NOTE_WORDS = frozenset(
     "git ssh gpg pgp key keys keychain diceware generated random stored same set required".split())
 
 
+_PASSPHRASE_LINKING_WORDS = frozenset("not only per via by on every since but very now tbd is are be".split())
+
+
 def _japanese_passphrase(value: str) -> bool:
     """Plain words after パスフレーズは: the passphrase itself, unless a word says what it is about
-    ("パスフレーズは at least twelve characters です", "… git credential helper です")."""
+    ("パスフレーズは at least twelve characters です", "… git credential helper です") or how it
+    is ("… optional but recommended です", "… unique per user です")."""
     words = [w.lower() for w in value.split()]
     if not _value_ok(value) or not 3 <= len(words) <= 8:
         return False
-    return not any(w in _PROSE_WORDS or w in _PASSPHRASE_NOTE_WORDS for w in words)
+    if any(w in _PROSE_WORDS or w in _PASSPHRASE_NOTE_WORDS or w in _PASSPHRASE_LINKING_WORDS
+           or (len(w) > 5 and w.endswith(_DESCRIBING_SUFFIXES)) for w in words):
+        return False
+    return len(words) > 3 or not any(w in _DESCRIBING_WORDS for w in words)
 
 
 def _is_hiragana(c: str) -> bool:
@@ -484,6 +492,7 @@ _DESCRIBING_WORDS = frozenset(
     "mandatory optional required ok okay this that these those what which mine yours ours "
     "different same simple complex random temporary permanent default generated "
     "hidden static global lowercase uppercase numeric alphanumeric plaintext obsolete identical broken "
+    "truthy falsy elsewhere playwright "
     # words that say how a secret is kept or hashed (or that there is none), not the secret itself
     "unset none whatever bcrypt argon2 argon2id scrypt pbkdf2 sha256 sha512 md5 sso ldap saml oauth".split()
 )
