@@ -255,7 +255,8 @@ def _check_short_key_password(m: re.Match[str]) -> bool:
     "pw" and "my pass" / "our pass" name nothing but a password, so after them a word with a
     number that ends the clause is the password (after a bare "pass:" it is a name), unless it
     names an algorithm, an encoding or a browser build. After "pw is" one plain word that ends
-    the clause is too, unless it describes ("the pw is required"); "my pass is ready" is prose."""
+    the clause is too if it has six letters or is quoted, unless it describes ("the pw is
+    required"; "the pw is fixed" is a status); "my pass is ready" is prose."""
     value = m.group("val").strip("\"'`").rstrip(".!,")
     if not _value_ok(value):
         return False

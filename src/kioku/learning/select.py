@@ -144,14 +144,14 @@ def select(agent: str, root, task: str, *, session_id: str, turn: str, k: int = 
     text = " ".join((task or "").split())
     if text:
         ranked = lexical_ranking(agent, root, text, limit * 4, about_task_only)
-        weight: dict[str, float] = {}
+        shares: dict[str, float] = {}  # lexical score as a share of the best, best first
         for rec_id, share in ranked:
-            weight.setdefault(rec_id, share)
-        eligible = [by_id[i] for i in weight if i in by_id][:limit]
+            shares.setdefault(rec_id, share)
+        eligible = [by_id[i] for i in shares if i in by_id][:limit]
     else:
         eligible = list(by_id.values())[:limit]
-        weight = {}
-    weights = {str(e["id"]): max(1e-6, weight.get(str(e["id"]), 1.0)) for e in eligible}
+        shares = {}  # no task text: every lesson weighs the same
+    weights = {str(e["id"]): max(1e-6, shares.get(str(e["id"]), 1.0)) for e in eligible}
     held_ids = {str(e["id"]) for e in eligible if draw(session_id, turn, str(e["id"])) < hold_back}
     promoted = [e for e in eligible if e.get("decision") == "promoted"]
     undecided = [e for e in eligible if e.get("decision") != "promoted"]
