@@ -335,14 +335,14 @@ def _quoted_phrase(value: str) -> bool:
 
 
 # Words of a note about a passphrase ("at least twelve characters", "git credential helper"),
-# not of a passphrase.
+# not of a passphrase (beside _PROSE_WORDS, which it is checked against too).
 _PASSPHRASE_NOTE_WORDS = frozenset(
     "at least most min max minimum maximum characters chars letters digits words word length long "
-    "see readme section docs doc wiki vault manager helper credential credentials agent forwarding "
-    "git ssh gpg pgp key keys keychain diceware generated random stored same set required".split())
+    "see readme section docs doc wiki vault helper credential credentials agent forwarding "
+    "git ssh gpg pgp key keys keychain diceware generated random".split())
 
 
-_PASSPHRASE_LINKING_WORDS = frozenset("not only per via by on every since but very now tbd is are be".split())
+_PASSPHRASE_LINKING_WORDS = frozenset("not only per via by on every since but very now tbd are be".split())
 
 
 def _japanese_passphrase(value: str) -> bool:

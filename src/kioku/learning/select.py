@@ -94,10 +94,12 @@ def lexical_ranking(agent: str, root, task: str, k: int, about_task_only: bool =
                 about = about_the_task(task, index.document_tokens(collection, [rec_id for rec_id, _ in found]))
                 found = [(rec_id, score) for rec_id, score in found if rec_id in about]
             ranked.extend((-score, order, rec_id) for rec_id, score in found)
+    if not ranked:
+        return []
     ranked.sort()
-    floor = RELEVANCE_FLOOR * -ranked[0][0] if ranked else 0.0
-    best = -ranked[0][0] if ranked and ranked[0][0] < 0 else 1.0
-    return [(rec_id, -score / best) for score, _o, rec_id in ranked if -score >= floor]
+    best = -ranked[0][0]
+    shares = [(rec_id, -score / best if best > 0 else 1.0) for score, _o, rec_id in ranked]
+    return [(rec_id, share) for rec_id, share in shares if share >= RELEVANCE_FLOOR]
 
 
 def about_the_task(task: str, lesson_tokens: dict[str, set[str]]) -> set[str]:
@@ -151,7 +153,6 @@ def select(agent: str, root, task: str, *, session_id: str, turn: str, k: int = 
     else:
         eligible = list(by_id.values())[:limit]
         shares = {}  # no task text: every lesson weighs the same
-    weights = {str(e["id"]): max(1e-6, shares.get(str(e["id"]), 1.0)) for e in eligible}
     held_ids = {str(e["id"]) for e in eligible if draw(session_id, turn, str(e["id"])) < hold_back}
     promoted = [e for e in eligible if e.get("decision") == "promoted"]
     undecided = [e for e in eligible if e.get("decision") != "promoted"]
@@ -160,9 +161,9 @@ def select(agent: str, root, task: str, *, session_id: str, turn: str, k: int = 
     ordered = promoted_in[:promoted_cap(k, bool(undecided_in))]
     free = k - len(ordered)
     shuffled = sorted(undecided_in, key=lambda e: draw(session_id, turn + "\0order", str(e["id"])))
-    chances = inclusion_chances([weights[str(e["id"])] for e in shuffled], free)
+    chances = inclusion_chances([shares.get(str(e["id"]), 1.0) for e in shuffled], free)
     ordered += systematic_pick(shuffled, chances, draw(session_id, turn + "\0pick", ""))
-    propensity = propensities(promoted, undecided, held_ids, k, hold_back, weights)
+    propensity = propensities(promoted, undecided, held_ids, k, hold_back, shares)
     given_ids = {str(e["id"]) for e in ordered[:k]}
     not_given = [e for e in eligible if str(e["id"]) not in given_ids]
     return Selection(given=ordered[:k], held_back=not_given, propensity=propensity)
@@ -211,11 +212,11 @@ def systematic_pick(items: list, chances: list[float], start: float) -> list:
 
 
 def propensities(promoted: list[dict], undecided: list[dict], held_ids: set[str], k: int,
-                 hold_back: float, weights: dict[str, float] | None = None) -> dict[str, float]:
+                 hold_back: float, shares: dict[str, float] | None = None) -> dict[str, float]:
     """Each eligible lesson's chance of being given, the other lessons' hold-back draws being as they are.
 
     ``promoted`` in relevance order. A lesson's own hold-back draw and (for an undecided one) the
-    systematic draw among the undecided lessons, by lexical score (``weights``; equal without),
+    systematic draw among the undecided lessons, by lexical score (``shares``; equal without),
     are the chance; everything else is fixed by the other lessons' draws.
     """
     out: dict[str, float] = {}
@@ -230,7 +231,7 @@ def propensities(promoted: list[dict], undecided: list[dict], held_ids: set[str]
     for e in undecided:
         rec_id = str(e["id"])
         contenders = [rec_id] + [other for other in undecided_in if other != rec_id]
-        chance = inclusion_chances([(weights or {}).get(i, 1.0) for i in contenders], free)[0]
+        chance = inclusion_chances([(shares or {}).get(i, 1.0) for i in contenders], free)[0]
         out[rec_id] = round((1.0 - hold_back) * chance, 6)
     return out
 
