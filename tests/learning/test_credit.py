@@ -183,3 +183,27 @@ def test_a_credited_turn_records_when_the_lesson_was_last_given(project):
     meta = {r.id: r.metadata or {} for _s, r in all_improvements("main", project)}
     assert abs(meta[given]["last_used_epoch"] - at) < 1e-6 and meta[given]["last_used"].endswith("Z")
     assert meta[held]["last_used"] == "" and meta[held]["last_used_epoch"] == 0.0  # held back is not used
+
+
+def test_a_promotion_the_later_evidence_no_longer_supports_is_withdrawn_in_the_store(project):
+    from kioku.agent.digest import read_digest
+    from kioku.learning import lifecycle as learning_lifecycle
+
+    [rec_id] = learn("main", "Run the focused test file first", "testing_patterns", 0.8, project_root=project)
+    arm = {rec_id: "global"}
+
+    def turns(start: int, given: list[int], held: list[int]) -> None:
+        for n, ok in enumerate(given + held, start=start):
+            evidence.write_turn("main", f"s{n}", "t1", arm if n - start < len(given) else {},
+                                {} if n - start < len(given) else arm, bool(ok), 1_000.0 + n)
+
+    turns(0, [1] * 10, [1, 1] + [0] * 8)  # 10/10 given against 2/10 held back: promoted at the first look
+    assert learning_lifecycle.refresh("main", arm, project) == {rec_id: "promoted"}
+    assert _meta(project, rec_id)["confidence"] == 0.85
+    turns(100, [0] * 10, [1] * 12)  # 10/20 against 14/22: the second look finds the uplift below zero
+    assert learning_lifecycle.refresh("main", arm, project) == {rec_id: "active"}
+    meta = _meta(project, rec_id)
+    assert meta["promoted"] is False and meta["confidence"] == 0.8 and meta["deprecated"] is False
+    assert meta["decision_reason"].startswith("promotion withdrawn: uplift -0.14")
+    [entry] = [e for e in read_digest("main", project_root=project) if e["id"] == rec_id]
+    assert entry["decision"] == "active"  # the hooks no longer give it first

@@ -87,6 +87,26 @@ def test_decide_no_use_needs_a_narrow_interval_below_the_margin_and_spares_user_
     assert "deprecated" not in lifecycle.decide({"confidence": 0.8}, counts)
 
 
+def test_decide_withdraws_a_promotion_once_the_uplift_is_no_longer_above_zero():
+    promoted = {"confidence": 0.85, "confidence_before_promotion": 0.8, "promoted": True, "looks": 1,
+                "decision_reason": "helps: uplift +0.60 ..., look 1"}
+    # the second look (smaller arm 15): 8/15 given vs 8/15 held back, no harm shown, too few turns for "no use"
+    change = lifecycle.decide(promoted, (15, 8, 15, 8))
+    assert "deprecated" not in change
+    assert change["promoted"] is False and change["confidence"] == 0.8 and change["promoted_at"] == ""
+    assert change["decision_reason"].startswith("promotion withdrawn: uplift +0.00")
+    # still above zero (10/15 vs 8/15): the promotion and its reason stay
+    kept = lifecycle.decide(promoted, (15, 10, 15, 8))
+    assert "promoted" not in kept and "decision_reason" not in kept and kept["looks"] == 2
+    # only at a look: the same even rates at 16 / 14 turns change nothing
+    assert "promoted" not in lifecycle.decide(promoted, (16, 8, 14, 7))
+    # harm shown at the look deprecates instead (the promotion stays on record with the deprecation)
+    assert lifecycle.decide(promoted, (15, 2, 15, 13))["decision_reason"].startswith("hurts:")
+    # once withdrawn, the lesson can be promoted again at a later look
+    again = lifecycle.decide({"confidence": 0.8, "looks": 2}, (22, 20, 22, 8))
+    assert again["promoted"] is True and again["confidence"] == 0.85
+
+
 def test_decide_never_repeats_a_look_already_taken():
     change = lifecycle.decide({"confidence": 0.8, "looks": 1}, (10, 2, 10, 9))
     assert "deprecated" not in change

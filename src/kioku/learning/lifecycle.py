@@ -13,7 +13,12 @@ on the uplift weighted by each turn's recorded chance of giving the lesson
   this as its interval narrows; one that helps by clearly more than the margin does not. Lessons
   the user taught (``learned_from == "user_feedback"``) are never deprecated for this: the user's
   word is the strongest signal, only evidence of harm overrides it.
-A promoted lesson that later shows harm is deprecated. A deprecated lesson takes with it the copy
+A promoted lesson that later shows harm is deprecated, and one whose measured uplift is no longer
+above zero at a later look loses its promotion (its confidence goes back to what it was before):
+it returns to the undecided lessons, which share the free slots at random, so its evidence grows
+in both arms again instead of only from the hold-back turns (a promoted lesson is given in nine
+of ten eligible turns), and it can be promoted again. A promotion decided on noise at an early look
+is otherwise near permanent. A deprecated lesson takes with it the copy
 the same ``kioku learn`` wrote into the other scope (else the hooks would give that copy instead).
 It stays in the store (not injected), keeps its ``decision_reason`` and can be brought back by hand
 (``kioku.agent.lesson_state.set_deprecated``: ``kioku restore`` and the web UI).
@@ -95,6 +100,10 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
         change.update(deprecated=True, decision_reason=f"no use: {_fmt(harm)}, look {looks}",
                       deprecated_reason=f"helps by less than {NO_USE_MARGIN:.2f}: {_fmt(harm)}",
                       deprecated_at=_iso(now), deprecated_at_epoch=now)
+    elif meta.get("promoted", False) and plain.uplift <= 0:
+        change.update(promoted=False, promoted_at="", promoted_at_epoch=0.0,
+                      confidence=float(meta.get("confidence_before_promotion", meta.get("confidence", 0.0))),
+                      decision_reason=f"promotion withdrawn: {_fmt(u)}, look {looks}")
     elif not meta.get("decision_reason") or not meta.get("promoted", False):
         change["decision_reason"] = f"undecided: {_fmt(u)}, look {looks}"
     return change
