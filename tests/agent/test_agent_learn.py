@@ -46,6 +46,18 @@ def test_relearning_upserts_one_record_and_keeps_usage(project, store_of):
     assert store_of("global").get("coder", "improvements")[0].metadata["confidence"] == 0.9
 
 
+def test_relearning_a_promoted_lesson_keeps_the_new_confidence_past_a_withdrawal(project, store_of):
+    from kioku.learning import lifecycle
+
+    [a] = im.learn("coder", "Prefer ripgrep over grep -r", "search_strategy", 0.7)
+    store_of("global").update_metadata("coder", "improvements", [a], [
+        {"promoted": True, "confidence": 0.75, "confidence_before_promotion": 0.7, "looks": 1}])
+    im.learn("coder", "Prefer ripgrep over grep -r", "search_strategy", 0.9)
+    meta = store_of("global").get("coder", "improvements")[0].metadata
+    assert meta["confidence"] == 0.9 and meta["confidence_before_promotion"] == 0.9
+    assert lifecycle.decide(meta, (15, 8, 15, 8))["confidence"] == 0.9  # withdrawn, what was learned stays
+
+
 @pytest.mark.parametrize("conf,learned_from,stored", [
     (0.49, "user_feedback", False), (0.3, "manual", False), (0.6, "manual", False),
     (0.6, "self_evaluation", False), (0.6, "user_feedback", True), (0.7, "manual", True),

@@ -103,8 +103,18 @@ def test_decide_withdraws_a_promotion_once_the_uplift_is_no_longer_above_zero():
     # harm shown at the look deprecates instead (the promotion stays on record with the deprecation)
     assert lifecycle.decide(promoted, (15, 2, 15, 13))["decision_reason"].startswith("hurts:")
     # once withdrawn, the lesson can be promoted again at a later look
-    again = lifecycle.decide({"confidence": 0.8, "looks": 2}, (22, 20, 22, 8))
-    assert again["promoted"] is True and again["confidence"] == 0.85
+    again = lifecycle.decide({**promoted, **change}, (22, 20, 22, 8))
+    assert again["promoted"] is True and again["confidence"] == 0.85 and again["confidence_before_promotion"] == 0.8
+    # without a recorded confidence from before, one promotion step comes off
+    unrecorded = {k: v for k, v in promoted.items() if k != "confidence_before_promotion"}
+    assert lifecycle.decide(unrecorded, (15, 8, 15, 8))["confidence"] == 0.8
+    # at the fourth look a narrow interval below the margin retires it as "no use" instead;
+    # a lesson the user taught is never retired so, and loses only its promotion
+    point = next(p for p in up.look_schedule(10**5) if p >= 1000)
+    flat = (point, point // 2, point, point // 2)
+    assert lifecycle.decide(promoted, flat)["decision_reason"].startswith("no use:")
+    taught = lifecycle.decide({**promoted, "learned_from": "user_feedback"}, flat)
+    assert "deprecated" not in taught and taught["promoted"] is False
 
 
 def test_decide_never_repeats_a_look_already_taken():

@@ -192,6 +192,9 @@ def _write_one(agent: str, scope: str, lesson: str, category: str, confidence: f
         update = {"confidence": round(max(float(old.get("confidence", 0.0)), confidence), 4),
                   "tags": merged_tags, "context_tags": merged_ctx,
                   "updated_at": iso, "updated_at_epoch": epoch, **(extra or {})}
+        if old.get("promoted") and isinstance(old.get("confidence_before_promotion"), (int, float)):
+            # the confidence a withdrawn or rolled-back promotion returns to keeps what was learned since
+            update["confidence_before_promotion"] = round(max(float(old["confidence_before_promotion"]), confidence), 4)
         store.update_metadata(agent, KIND, [rec_id], [update])
         meta = {**old, **update}
     else:

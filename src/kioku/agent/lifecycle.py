@@ -6,7 +6,8 @@ Rollback (``kioku rollback --agent NAME --to TIMESTAMP``), decided semantics:
   (fsync) and then deleted, so nothing is lost and ``kioku import`` can bring it back;
 - decisions taken after the timestamp on older improvements are undone: a deprecation
   (``deprecated_at_epoch`` > ts) is lifted, a promotion is reverted to ``confidence_before_promotion``,
-  a cross-validation is removed;
+  a cross-validation is removed; a promotion withdrawn after the timestamp (``kioku.learning.lifecycle``)
+  is not given back, since the withdrawal keeps no time: the lesson's next look decides again;
 - usage counters (usage_count, success_count, success_rate, last_used) are kept: they record real
   session outcomes, and per-use history is not stored, so they cannot be rewound honestly. The
   next daily maintenance re-applies the deprecate/promote rules to them;

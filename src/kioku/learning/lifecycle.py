@@ -16,8 +16,8 @@ on the uplift weighted by each turn's recorded chance of giving the lesson
 A promoted lesson that later shows harm is deprecated, and one whose measured uplift is no longer
 above zero at a later look loses its promotion (its confidence goes back to what it was before):
 it returns to the undecided lessons, which share the free slots at random, so its evidence grows
-in both arms again instead of only from the hold-back turns (a promoted lesson is given in nine
-of ten eligible turns), and it can be promoted again. A promotion decided on noise at an early look
+in both arms again instead of only from the hold-back turns (a promoted lesson is given in up to
+nine of ten eligible turns), and it can be promoted again. A promotion decided on noise at an early look
 is otherwise near permanent. A deprecated lesson takes with it the copy
 the same ``kioku learn`` wrote into the other scope (else the hooks would give that copy instead).
 It stays in the store (not injected), keeps its ``decision_reason`` and can be brought back by hand
@@ -102,13 +102,21 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
                       deprecated_at=_iso(now), deprecated_at_epoch=now)
     elif meta.get("promoted", False) and plain.uplift <= 0:
         change.update(promoted=False, promoted_at="", promoted_at_epoch=0.0,
-                      confidence=float(meta.get("confidence_before_promotion", meta.get("confidence", 0.0))),
+                      confidence=_before_promotion(meta),
                       decision_reason=f"promotion withdrawn: {_fmt(u)}, look {looks}")
     elif not meta.get("decision_reason") or not meta.get("promoted", False):
         change["decision_reason"] = f"undecided: {_fmt(u)}, look {looks}"
     return change
 
 
+
+
+def _before_promotion(meta: dict[str, Any]) -> float:
+    """The confidence a lesson had before its promotion (one promotion step less when not recorded)."""
+    before = meta.get("confidence_before_promotion")
+    if isinstance(before, (int, float)) and not isinstance(before, bool):
+        return float(before)
+    return round(max(0.0, float(meta.get("confidence", 0.0) or 0.0) - stats.PROMOTE_STEP), 4)
 
 
 def _deprecate_twins(agent: str, rec_id: str, row: tuple[str, str, dict, dict],
