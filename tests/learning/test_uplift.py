@@ -108,8 +108,8 @@ def test_decide_withdraws_a_promotion_once_the_uplift_is_no_longer_above_zero():
     # without a recorded confidence from before, one promotion step comes off
     unrecorded = {k: v for k, v in promoted.items() if k != "confidence_before_promotion"}
     assert lifecycle.decide(unrecorded, (15, 8, 15, 8))["confidence"] == 0.8
-    # at the fourth look a narrow interval below the margin retires it as "no use" instead;
-    # a lesson the user taught is never retired so, and loses only its promotion
+    # at the first look past 1,000 turns a side, an interval narrow around zero retires it as "no use"
+    # instead; a lesson the user taught is never retired so, and loses only its promotion
     point = next(p for p in up.look_schedule(10**5) if p >= 1000)
     flat = (point, point // 2, point, point // 2)
     assert lifecycle.decide(promoted, flat)["decision_reason"].startswith("no use:")

@@ -17,8 +17,8 @@ A promoted lesson that later shows harm is deprecated, and one whose measured up
 above zero at a later look loses its promotion (its confidence goes back to what it was before):
 it returns to the undecided lessons, which share the free slots at random, so its evidence grows
 in both arms again instead of only from the hold-back turns (a promoted lesson is given in up to
-nine of ten eligible turns), and it can be promoted again. A promotion decided on noise at an early look
-is otherwise near permanent. A deprecated lesson takes with it the copy
+nine of ten eligible turns), and it can be promoted again. Without this, a promotion decided on
+noise at an early look is close to permanent. A deprecated lesson takes with it the copy
 the same ``kioku learn`` wrote into the other scope (else the hooks would give that copy instead).
 It stays in the store (not injected), keeps its ``decision_reason`` and can be brought back by hand
 (``kioku.agent.lesson_state.set_deprecated``: ``kioku restore`` and the web UI).
