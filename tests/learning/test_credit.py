@@ -193,9 +193,9 @@ def test_a_promotion_the_later_evidence_no_longer_supports_is_withdrawn_in_the_s
     arm = {rec_id: "global"}
 
     def turns(start: int, given: list[int], held: list[int]) -> None:
-        for n, ok in enumerate(given + held, start=start):
-            evidence.write_turn("main", f"s{n}", "t1", arm if n - start < len(given) else {},
-                                {} if n - start < len(given) else arm, bool(ok), 1_000.0 + n)
+        outcomes = [(ok, arm, {}) for ok in given] + [(ok, {}, arm) for ok in held]
+        for n, (ok, given_arm, held_arm) in enumerate(outcomes, start=start):
+            evidence.write_turn("main", f"s{n}", "t1", given_arm, held_arm, bool(ok), 1_000.0 + n)
 
     turns(0, [1] * 10, [1, 1] + [0] * 8)  # 10/10 given against 2/10 held back: promoted at the first look
     assert learning_lifecycle.refresh("main", arm, project) == {rec_id: "promoted"}
