@@ -87,6 +87,36 @@ def test_decide_no_use_needs_a_narrow_interval_below_the_margin_and_spares_user_
     assert "deprecated" not in lifecycle.decide({"confidence": 0.8}, counts)
 
 
+def test_decide_checks_no_use_between_looks_only_for_a_lesson_measured_below_the_lean():
+    # 40 turns a side lies between the fourth look (34) and the fifth (51)
+    assert up.looks_passed(40) == up.looks_passed(34) == 4 and 40 not in up.look_schedule(51)
+    meta = {"confidence": 0.8, "looks": 4}
+    # 12/40 given vs 22/40 held back: uplift -0.25, interval at DEPRECATE_Z below +0.05
+    leans = up.weighted_uplift(*lifecycle.arms_of((40, 12, 40, 22)), z=up.DEPRECATE_Z)
+    assert leans.uplift < lifecycle.NO_USE_BETWEEN_LOOKS_BELOW and leans.high < lifecycle.NO_USE_MARGIN
+    change = lifecycle.decide(meta, (40, 12, 40, 22))
+    assert change["deprecated"] is True and "looks" not in change
+    assert change["decision_reason"].startswith("no use: uplift -0.25") and change["decision_reason"].endswith(
+        "between looks")
+    # the user's lesson is never retired so; a deprecated one is not decided again
+    assert "deprecated" not in lifecycle.decide({**meta, "learned_from": "user_feedback"}, (40, 12, 40, 22))
+    assert "decision_reason" not in lifecycle.decide({**meta, "deprecated": True}, (40, 12, 40, 22))
+    # an interval still reaching the margin waits (18/40 vs 22/40: uplift -0.10)
+    assert up.weighted_uplift(*lifecycle.arms_of((40, 18, 40, 22)), z=up.DEPRECATE_Z).high > lifecycle.NO_USE_MARGIN
+    assert "deprecated" not in lifecycle.decide(meta, (40, 18, 40, 22))
+    # below the fourth look, however clear the lean, nothing is decided between looks
+    early = {"confidence": 0.8, "looks": 3}
+    assert up.looks_passed(30) == 3 and "deprecated" not in lifecycle.decide(early, (30, 5, 30, 20))
+    # a narrow interval below the margin, but an estimate above the lean (-0.02): only a look decides
+    point = next(p for p in up.look_schedule(10**5) if p >= 1000)
+    n = point + 50
+    flat = (n, n // 2 - n // 50, n, n // 2)
+    narrow = up.weighted_uplift(*lifecycle.arms_of(flat), z=up.DEPRECATE_Z)
+    assert lifecycle.NO_USE_BETWEEN_LOOKS_BELOW < narrow.uplift < 0 and narrow.high < lifecycle.NO_USE_MARGIN
+    assert "deprecated" not in lifecycle.decide({"confidence": 0.8, "looks": up.looks_passed(n)}, flat)
+    assert lifecycle.decide({"confidence": 0.8, "looks": up.looks_passed(n) - 1}, flat)["deprecated"] is True
+
+
 def test_decide_withdraws_a_promotion_once_the_uplift_is_no_longer_above_zero():
     promoted = {"confidence": 0.85, "confidence_before_promotion": 0.8, "promoted": True, "looks": 1,
                 "decision_reason": "helps: uplift +0.60 ..., look 1"}

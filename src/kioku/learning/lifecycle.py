@@ -13,6 +13,12 @@ on the uplift weighted by each turn's recorded chance of giving the lesson
   this as its interval narrows; one that helps by clearly more than the margin does not. Lessons
   the user taught (``learned_from == "user_feedback"``) are never deprecated for this: the user's
   word is the strongest signal, only evidence of harm overrides it.
+  Between looks, a lesson whose measured uplift is below :data:`NO_USE_BETWEEN_LOOKS_BELOW` is
+  checked for "no use" at every credited turn, so a lesson the evidence leans against is retired
+  as soon as its interval allows, not at the next look (which comes only when the smaller arm has
+  grown by half: for a lesson given in few turns, often some 100 to 250 sessions later). The
+  boundaries for harm and promotion stay at the looks, where their error rates are calibrated;
+  retiring a lesson as "no use" claims only that it lifts success by less than the margin.
 A promoted lesson that later shows harm is deprecated, and one whose measured uplift is no longer
 above zero at a later look loses its promotion (its confidence goes back to what it was before):
 it returns to the undecided lessons, which share the free slots at random, so its evidence grows
@@ -44,6 +50,7 @@ log = logging.getLogger("kioku.learning.lifecycle")
 
 NO_USE_MIN_TURNS = 34  # the fourth look: before it the interval is too wide to say "no use"
 NO_USE_MARGIN = 0.05   # the smallest lift in success worth a lesson's place in the context
+NO_USE_BETWEEN_LOOKS_BELOW = -0.05  # a lesson measured below this is also checked for "no use" between looks
 
 
 def _iso(epoch: float) -> str:
@@ -81,7 +88,13 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
         change.update(uplift=plain.uplift, uplift_low=plain.low, uplift_high=plain.high)
     looks = up.looks_passed(int(min(plain.effective_given, plain.effective_held_back)))
     done = int(meta.get("looks", 0) or 0)
-    if looks <= done or meta.get("deprecated", False):
+    if meta.get("deprecated", False):
+        return change
+    if looks <= done:
+        if plain.defined and plain.uplift < NO_USE_BETWEEN_LOOKS_BELOW:
+            harm = up.weighted_uplift(given, held, z=up.DEPRECATE_Z)
+            if _of_no_use(harm, meta):
+                change.update(_retired_as_no_use(harm, "between looks", time.time()))
         return change
     change["looks"] = looks
     harm = up.weighted_uplift(given, held, z=up.DEPRECATE_Z)
@@ -95,11 +108,8 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
         change.update(promoted=True, confidence=round(min(stats.CONFIDENCE_CAP, old + stats.PROMOTE_STEP), 4),
                       confidence_before_promotion=old, promoted_at=_iso(now), promoted_at_epoch=now,
                       decision_reason=f"helps: {_fmt(u)}, look {looks}")
-    elif (min(harm.effective_given, harm.effective_held_back) >= NO_USE_MIN_TURNS
-          and harm.high < NO_USE_MARGIN and meta.get("learned_from") != "user_feedback"):
-        change.update(deprecated=True, decision_reason=f"no use: {_fmt(harm)}, look {looks}",
-                      deprecated_reason=f"helps by less than {NO_USE_MARGIN:.2f}: {_fmt(harm)}",
-                      deprecated_at=_iso(now), deprecated_at_epoch=now)
+    elif _of_no_use(harm, meta):
+        change.update(_retired_as_no_use(harm, f"look {looks}", now))
     elif meta.get("promoted", False) and plain.uplift <= 0:
         change.update(promoted=False, promoted_at="", promoted_at_epoch=0.0,
                       confidence=_before_promotion(meta),
@@ -109,6 +119,17 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
     return change
 
 
+def _of_no_use(harm: up.Uplift, meta: dict[str, Any]) -> bool:
+    """Both arms past :data:`NO_USE_MIN_TURNS` and the interval at the harm boundary below the margin
+    (never for a lesson the user taught)."""
+    return (min(harm.effective_given, harm.effective_held_back) >= NO_USE_MIN_TURNS
+            and harm.high < NO_USE_MARGIN and meta.get("learned_from") != "user_feedback")
+
+
+def _retired_as_no_use(harm: up.Uplift, when: str, now: float) -> dict[str, Any]:
+    return {"deprecated": True, "decision_reason": f"no use: {_fmt(harm)}, {when}",
+            "deprecated_reason": f"helps by less than {NO_USE_MARGIN:.2f}: {_fmt(harm)}",
+            "deprecated_at": _iso(now), "deprecated_at_epoch": now}
 
 
 def _before_promotion(meta: dict[str, Any]) -> float:
