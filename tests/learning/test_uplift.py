@@ -91,16 +91,21 @@ def test_decide_checks_no_use_between_looks_only_for_a_lesson_measured_below_the
     # 40 turns a side lies between the fourth look (34) and the fifth (51)
     assert up.looks_passed(40) == up.looks_passed(34) == 4 and 40 not in up.look_schedule(51)
     meta = {"confidence": 0.8, "looks": 4}
-    # 12/40 given vs 22/40 held back: uplift -0.25, interval at DEPRECATE_Z below +0.05
-    leans = up.weighted_uplift(*lifecycle.arms_of((40, 12, 40, 22)), z=up.DEPRECATE_Z)
-    assert leans.uplift < lifecycle.NO_USE_BETWEEN_LOOKS_BELOW and leans.high < lifecycle.NO_USE_MARGIN
-    change = lifecycle.decide(meta, (40, 12, 40, 22))
+    # 14/40 given vs 22/40 held back: uplift -0.20, interval at DEPRECATE_Z below +0.05 but not below 0
+    leans = up.weighted_uplift(*lifecycle.arms_of((40, 14, 40, 22)), z=up.DEPRECATE_Z)
+    assert leans.uplift < lifecycle.NO_USE_BETWEEN_LOOKS_BELOW and 0 < leans.high < lifecycle.NO_USE_MARGIN
+    change = lifecycle.decide(meta, (40, 14, 40, 22))
     assert change["deprecated"] is True and "looks" not in change
-    assert change["decision_reason"].startswith("no use: uplift -0.25") and change["decision_reason"].endswith(
+    assert change["decision_reason"].startswith("no use: uplift -0.20") and change["decision_reason"].endswith(
         "between looks")
     # the user's lesson is never retired so; a deprecated one is not decided again
-    assert "deprecated" not in lifecycle.decide({**meta, "learned_from": "user_feedback"}, (40, 12, 40, 22))
-    assert "decision_reason" not in lifecycle.decide({**meta, "deprecated": True}, (40, 12, 40, 22))
+    assert "deprecated" not in lifecycle.decide({**meta, "learned_from": "user_feedback"}, (40, 14, 40, 22))
+    assert "decision_reason" not in lifecycle.decide({**meta, "deprecated": True}, (40, 14, 40, 22))
+    # a lesson restored by hand since its last look waits for the next look
+    restored = {**meta, "looked_at_epoch": 100.0, "restored_at_epoch": 200.0}
+    assert "deprecated" not in lifecycle.decide(restored, (40, 14, 40, 22))
+    assert lifecycle.decide({**restored, "looked_at_epoch": 300.0}, (40, 14, 40, 22))["deprecated"] is True
+    assert lifecycle.decide(restored, (51, 18, 51, 28))["looked_at_epoch"] > 200.0  # the fifth look
     # an interval still reaching the margin waits (18/40 vs 22/40: uplift -0.10)
     assert up.weighted_uplift(*lifecycle.arms_of((40, 18, 40, 22)), z=up.DEPRECATE_Z).high > lifecycle.NO_USE_MARGIN
     assert "deprecated" not in lifecycle.decide(meta, (40, 18, 40, 22))

@@ -1,6 +1,7 @@
 """Lifecycle of a lesson on counterfactual evidence: active → promoted | deprecated.
 
-Rule, taken at each *look* of ``kioku.learning.uplift`` (boundaries corrected for repeated looks),
+Rule, taken at each *look* of ``kioku.learning.uplift`` (boundaries corrected for repeated looks;
+"no use" also between looks, below),
 on the uplift weighted by each turn's recorded chance of giving the lesson
 (``kioku.learning.uplift.weighted_uplift``):
 - **deprecate (hurts)** when the uplift interval at ``DEPRECATE_Z`` lies entirely below zero;
@@ -14,11 +15,13 @@ on the uplift weighted by each turn's recorded chance of giving the lesson
   the user taught (``learned_from == "user_feedback"``) are never deprecated for this: the user's
   word is the strongest signal, only evidence of harm overrides it.
   Between looks, a lesson whose measured uplift is below :data:`NO_USE_BETWEEN_LOOKS_BELOW` is
-  checked for "no use" at every credited turn, so a lesson the evidence leans against is retired
-  as soon as its interval allows, not at the next look (which comes only when the smaller arm has
-  grown by half: for a lesson given in few turns, often some 100 to 250 sessions later). The
-  boundaries for harm and promotion stay at the looks, where their error rates are calibrated;
-  retiring a lesson as "no use" claims only that it lifts success by less than the margin.
+  checked for "no use" each time a turn it took part in is credited (also past the last look), so
+  a lesson the evidence leans against is retired as soon as its interval allows, not at the next
+  look, which comes only when the smaller arm has grown by half (in the learning-loop simulation,
+  for a lesson given in few turns, often 100 to 250 sessions later). Harm and promotion stay at
+  the looks, where their error rates are calibrated, so a lesson whose interval already lies below
+  zero between looks is retired as "no use", not "hurts": that claims only a lift under the
+  margin. A lesson restored by hand is not checked between looks until a look has passed since.
 A promoted lesson that later shows harm is deprecated, and one whose measured uplift is no longer
 above zero at a later look loses its promotion (its confidence goes back to what it was before):
 it returns to the undecided lessons, which share the free slots at random, so its evidence grows
@@ -50,7 +53,9 @@ log = logging.getLogger("kioku.learning.lifecycle")
 
 NO_USE_MIN_TURNS = 34  # the fourth look: before it the interval is too wide to say "no use"
 NO_USE_MARGIN = 0.05   # the smallest lift in success worth a lesson's place in the context
-NO_USE_BETWEEN_LOOKS_BELOW = -0.05  # a lesson measured below this is also checked for "no use" between looks
+# A lesson measured below this is also checked for "no use" between looks. Below 0 instead, the
+# check retired helpful lessons near the 0.99 ceiling of the simulation, where their measured lift is ~0.
+NO_USE_BETWEEN_LOOKS_BELOW = -0.05
 
 
 def _iso(epoch: float) -> str:
@@ -71,7 +76,8 @@ def arms_of(counts: tuple) -> tuple[tuple, tuple]:
 
 
 def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
-    """Metadata change for a lesson with these counts (evidence fields, and a decision at a look).
+    """Metadata change for a lesson with these counts (evidence fields, a decision at a look, and
+    "no use" between looks).
 
     ``counts``: the weighted arms of ``evidence.weighted_totals``, or plain (ng, sg, nh, sh).
     The uplift is the inverse-probability-weighted one; looks follow the smaller effective arm.
@@ -91,15 +97,16 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
     if meta.get("deprecated", False):
         return change
     if looks <= done:
-        if plain.defined and plain.uplift < NO_USE_BETWEEN_LOOKS_BELOW:
+        restored_since_look = _epoch(meta, "restored_at_epoch") > _epoch(meta, "looked_at_epoch")
+        if plain.defined and plain.uplift < NO_USE_BETWEEN_LOOKS_BELOW and not restored_since_look:
             harm = up.weighted_uplift(given, held, z=up.DEPRECATE_Z)
             if _of_no_use(harm, meta):
                 change.update(_retired_as_no_use(harm, "between looks", time.time()))
         return change
-    change["looks"] = looks
+    now = time.time()
+    change.update(looks=looks, looked_at_epoch=now)
     harm = up.weighted_uplift(given, held, z=up.DEPRECATE_Z)
     u = up.weighted_uplift(given, held, z=up.PROMOTE_Z)
-    now = time.time()
     if harm.high < 0:
         change.update(deprecated=True, decision_reason=f"hurts: {_fmt(harm)}, look {looks}",
                       deprecated_reason=f"hurts: {_fmt(harm)}", deprecated_at=_iso(now), deprecated_at_epoch=now)
@@ -120,16 +127,22 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
 
 
 def _of_no_use(harm: up.Uplift, meta: dict[str, Any]) -> bool:
-    """Both arms past :data:`NO_USE_MIN_TURNS` and the interval at the harm boundary below the margin
+    """Both arms at least :data:`NO_USE_MIN_TURNS` and the interval at the harm boundary below the margin
     (never for a lesson the user taught)."""
     return (min(harm.effective_given, harm.effective_held_back) >= NO_USE_MIN_TURNS
             and harm.high < NO_USE_MARGIN and meta.get("learned_from") != "user_feedback")
 
 
 def _retired_as_no_use(harm: up.Uplift, when: str, now: float) -> dict[str, Any]:
+    """The deprecation fields for "no use", ``when`` naming the look or "between looks"."""
     return {"deprecated": True, "decision_reason": f"no use: {_fmt(harm)}, {when}",
             "deprecated_reason": f"helps by less than {NO_USE_MARGIN:.2f}: {_fmt(harm)}",
             "deprecated_at": _iso(now), "deprecated_at_epoch": now}
+
+
+def _epoch(meta: dict[str, Any], key: str) -> float:
+    value = meta.get(key)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
 
 
 def _before_promotion(meta: dict[str, Any]) -> float:
