@@ -97,7 +97,8 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
     if meta.get("deprecated", False):
         return change
     if looks <= done:
-        restored_since_look = _epoch(meta, "restored_at_epoch") > _epoch(meta, "looked_at_epoch")
+        restored_since_look = (stats.epoch_of(meta.get("restored_at_epoch"))
+                               > stats.epoch_of(meta.get("looked_at_epoch")))
         if plain.defined and plain.uplift < NO_USE_BETWEEN_LOOKS_BELOW and not restored_since_look:
             harm = up.weighted_uplift(given, held, z=up.DEPRECATE_Z)
             if _of_no_use(harm, meta):
@@ -138,11 +139,6 @@ def _retired_as_no_use(harm: up.Uplift, when: str, now: float) -> dict[str, Any]
     return {"deprecated": True, "decision_reason": f"no use: {_fmt(harm)}, {when}",
             "deprecated_reason": f"helps by less than {NO_USE_MARGIN:.2f}: {_fmt(harm)}",
             "deprecated_at": _iso(now), "deprecated_at_epoch": now}
-
-
-def _epoch(meta: dict[str, Any], key: str) -> float:
-    value = meta.get(key)
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
 
 
 def _before_promotion(meta: dict[str, Any]) -> float:
