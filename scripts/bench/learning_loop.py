@@ -24,7 +24,8 @@ the task's kind; ``expected_success_*`` are the expected success chances of what
 (less noisy than the realised ``success_*``). ``eligible_oracle_success_last_100`` is the
 expected success over the last 100 sessions had each turn been given the best lessons among
 those the relevance step made eligible (given or held back): the ceiling that lexical
-selection leaves, whatever the learning does. The temporary folder is removed at the end.
+selection leaves, whatever the learning does. ``last_100`` breaks down what those sessions got
+(:func:`last_100_mix`). The temporary folder is removed at the end.
 """
 
 from __future__ import annotations
@@ -90,6 +91,7 @@ def simulate(args: argparse.Namespace, project: Path) -> dict:
     outcomes: list[int] = []
     expected: list[float] = []
     eligible_best: list[float] = []
+    mix: list[dict] = []  # per session: the lessons of the task's kind given, by type
     t0 = time.monotonic()
     for s in range(args.sessions):
         kind = rng.randrange(kinds)
@@ -109,6 +111,13 @@ def simulate(args: argparse.Namespace, project: Path) -> dict:
         ok = rng.random() < p
         outcomes.append(int(ok))
         expected.append(p)
+        own = [lessons[i] for i in given if lessons[i]["kind"] == kind]
+        mix.append({"helpful": sum(1 for l in own if l["type"] == "helpful"),
+                    "neutral": sum(1 for l in own if l["type"] == "neutral"),
+                    "harmful": sum(1 for l in own if l["type"] == "harmful"),
+                    "eligible_helpful": sum(1 for i in eligible
+                                            if lessons[i]["kind"] == kind and lessons[i]["type"] == "helpful"),
+                    "without_harmful": clamp(args.base_success + sum(l["effect"] for l in own if l["effect"] > 0))})
         verdict = TurnVerdict(prompt_uuid=f"u-{s}", prompt_index=0, prompt_id=prompt_id,
                               outcome="success" if ok else "failed")
         apply_turn_verdicts("main", session_id, [verdict], project)
@@ -146,8 +155,22 @@ def simulate(args: argparse.Namespace, project: Path) -> dict:
         "expected_success_first_100": mean(expected[:100]), "expected_success_last_100": mean(expected[-100:]),
         "oracle_success": round(oracle, 3),
         "eligible_oracle_success_last_100": mean(eligible_best[-100:]),
+        "last_100": last_100_mix(mix[-100:], expected[-100:], eligible_best[-100:]),
         "seed_rule": fractions(seed),
         "seconds": round(elapsed, 1), "ms_per_session": round(1000 * elapsed / max(1, args.sessions), 1),
+    }
+
+
+def last_100_mix(mix: list[dict], expected: list[float], ceiling: list[float]) -> dict:
+    """What the last sessions were given, per session: lessons of the task's kind by type, the
+    helpful ones eligible, the share of sessions at the eligible ceiling, and the expected
+    success had the harmful lessons given been left out (what they cost)."""
+    n = max(1, len(mix))
+    return {
+        **{f"{key}_given": round(sum(m[key] for m in mix) / n, 3) for key in ("helpful", "neutral", "harmful")},
+        "helpful_eligible": round(sum(m["eligible_helpful"] for m in mix) / n, 3),
+        "at_eligible_ceiling": round(sum(1 for p, c in zip(expected, ceiling) if p >= c - 1e-9) / n, 3),
+        "expected_success_without_harmful": round(sum(m["without_harmful"] for m in mix) / n, 3),
     }
 
 
