@@ -24,6 +24,10 @@ def test_simulation_reports_both_ceilings_and_removes_its_folder(tmp_path: Path)
     result = json.loads(out.read_text())
     assert 0.0 < result["eligible_oracle_success_last_100"] <= result["oracle_success"] <= 0.99
     assert result["params"]["sessions"] == 12
+    mix = result["last_100"]  # what the last sessions got, by lesson type
+    assert mix["helpful_given"] <= mix["helpful_eligible"]
+    assert 0.0 <= mix["at_eligible_ceiling"] <= 1.0
+    assert result["expected_success_last_100"] <= mix["expected_success_without_harmful"] <= 0.99
     # the temporary store is gone (a third-party library may leave a small marker file of its own)
     assert [p.name for p in scratch.iterdir() if p.is_dir()] == []
 
@@ -65,3 +69,26 @@ def test_crowding_bench_shows_that_slots_by_score_keep_the_lesson_about_the_task
     assert random["0.3"]["gold_given_mean"] > random["0.0"]["gold_given_mean"] + 0.2
     assert by_score["0.0"]["gold_given_mean"] > random["0.0"]["gold_given_mean"] + 0.2
     assert [p.name for p in scratch.iterdir() if p.is_dir()] == []
+
+
+def test_no_use_error_bench_runs_the_rule_with_and_without_the_check_between_looks(tmp_path: Path) -> None:
+    def run(lift: str) -> dict:
+        out = tmp_path / f"no_use_{lift}.json"
+        res = subprocess.run(
+            [sys.executable, str(REPO / "scripts" / "bench" / "no_use_error.py"), "--lift", lift, "--base", "0.7",
+             "--turns", "400", "--paths", "150", "--json", str(out)],
+            capture_output=True, text=True, timeout=600)
+        assert res.returncode == 0, res.stderr[-2000:]
+        return json.loads(out.read_text())["bases"]["0.7"]
+
+    nothing, strong = run("0.0"), run("0.3")
+    for row in (nothing, strong):
+        for version in row.values():
+            assert abs(sum(version.values()) - 1.0) < 1e-3
+        assert "no use, between looks" not in row["at looks only"]
+    # a lesson that does nothing is retired as "no use", sooner with the check between looks
+    rule, looks = nothing["rule"], nothing["at looks only"]
+    assert rule.get("no use, between looks", 0) > 0.05
+    assert rule.get("no use, between looks", 0) + rule.get("no use, at a look", 0) > looks.get("no use, at a look", 0)
+    # a lesson that lifts success by 0.3 is promoted, never retired
+    assert strong["rule"].get("promoted", 0) > 0.9 and not any(k.startswith(("no use", "hurts")) for k in strong["rule"])
