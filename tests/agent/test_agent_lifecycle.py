@@ -55,6 +55,66 @@ def test_rollback_removes_later_lessons_archives_them_and_reverts_decisions(proj
     assert later in {r.id for r in store.get("coder", "improvements")}
 
 
+def _turns(lesson: str, prefix: str, given: tuple[int, int], held: tuple[int, int]) -> None:
+    """Credit ``lesson`` with (turns, successes) given and held back, one session per turn."""
+    for n in range(given[0]):
+        evidence.write_turn("coder", f"{prefix}g{n}", "t1", {lesson: "global"}, {}, n < given[1], 0.0)
+    for n in range(held[0]):
+        evidence.write_turn("coder", f"{prefix}h{n}", "t1", {}, {lesson: "global"}, n < held[1], 0.0)
+
+
+def test_a_lesson_rollback_brings_back_stays_until_its_next_look(project, store_of, kioku):
+    store = store_of("global")
+    lesson = im.learn("coder", "Retry flaky tests three times before reporting", "code_quality", 0.8)[0]
+    time.sleep(1.1)
+    cut = time.time()
+    time.sleep(0.1)
+    _turns(lesson, "a", (40, 10), (40, 30))  # 10/40 given against 30/40 held back: hurts, at the fourth look
+    assert learning_lifecycle.refresh("coder", {lesson: "global"}, project) == {lesson: "deprecated"}
+    report = json.loads(kioku("rollback", "--agent", "coder", "--to", str(cut), "--json", cwd=project).stdout)
+    assert report["undeprecated"] == [lesson]
+    # one more credited turn, no look due: the evidence that retired it is not read again at once
+    _turns(lesson, "b", (1, 1), (0, 0))
+    assert learning_lifecycle.refresh("coder", {lesson: "global"}, project) == {lesson: "active"}
+    assert store.get("coder", "improvements", ids=[lesson])[0].metadata["deprecated"] is False
+
+
+def test_rollback_gives_back_a_promotion_withdrawn_after_the_cut(project, store_of, kioku):
+    store = store_of("global")
+    lesson = im.learn("coder", "Quote every shell variable", "code_quality", 0.9)[0]
+    time.sleep(1.1)
+    learned = time.time()
+    time.sleep(0.1)
+    _turns(lesson, "a", (20, 19), (20, 8))
+    assert learning_lifecycle.refresh("coder", {lesson: "global"}, project) == {lesson: "promoted"}
+    promoted = dict(store.get("coder", "improvements", ids=[lesson])[0].metadata)
+    time.sleep(1.1)
+    cut = time.time()
+    time.sleep(0.1)
+    _turns(lesson, "b", (20, 8), (20, 19))  # 27/40 on each side now: the promotion is withdrawn at a look
+    assert learning_lifecycle.refresh("coder", {lesson: "global"}, project) == {lesson: "active"}
+    withdrawn = store.get("coder", "improvements", ids=[lesson])[0].metadata
+    assert withdrawn["decision_reason"].startswith("promotion withdrawn") and withdrawn["confidence"] == 0.9
+    report = json.loads(kioku("rollback", "--agent", "coder", "--to", str(cut), "--json", cwd=project).stdout)
+    assert report["repromoted"] == [lesson] and report["unpromoted"] == []
+    m = store.get("coder", "improvements", ids=[lesson])[0].metadata
+    assert m["promoted"] is True and m["confidence"] == promoted["confidence"] == 0.95
+    assert m["promoted_at_epoch"] == promoted["promoted_at_epoch"] <= cut
+    # withdrawn, then promoted again after the cut: a rollback keeps the promotion that was in force
+    store.update_metadata("coder", "improvements", [lesson], [{
+        "promoted": True, "promoted_at": "later", "promoted_at_epoch": time.time(), "confidence": 0.97,
+        "promotion_withdrawn_at_epoch": withdrawn["promotion_withdrawn_at_epoch"]}])
+    report = json.loads(kioku("rollback", "--agent", "coder", "--to", str(cut), "--json", cwd=project).stdout)
+    assert report["unpromoted"] == [] and report["repromoted"] == []
+    m = store.get("coder", "improvements", ids=[lesson])[0].metadata
+    assert m["promoted"] is True and m["confidence"] == 0.95 and m["promoted_at_epoch"] == promoted["promoted_at_epoch"]
+    # rolled back to before the promotion instead, it is simply not promoted
+    report = json.loads(kioku("rollback", "--agent", "coder", "--to", str(learned), "--json", cwd=project).stdout)
+    assert report["unpromoted"] == [lesson] and report["repromoted"] == []
+    m = store.get("coder", "improvements", ids=[lesson])[0].metadata
+    assert m["promoted"] is False and m["confidence"] == 0.9
+
+
 def test_clone_copies_every_kind_with_rekeyed_ids(project, store_of, evaluation_writer, kioku):
     store = store_of("global")
     a = im.learn("alpha", "Quote every shell variable", "code_quality", 0.9)[0]
@@ -82,7 +142,9 @@ def test_export_import_round_trip(project, store_of, evaluation_writer, tmp_path
                  tags=["bash"])[0]
     p = im.learn("coder", "Services live in app/services\nand end with Service", "architecture_patterns", 0.8)[0]
     store.update_metadata("coder", "improvements", [a], [{"usage_count": 5, "success_count": 4,
-                                                         "success_rate": 0.8, "tested": True}])
+                                                         "success_rate": 0.8, "tested": True,
+                                                         "looked_at_epoch": 1.0, "withdrawn_confidence": 0.95,
+                                                         "promotion_withdrawn_at_epoch": 2.0}])
     evaluation_writer(store, "coder", "e1", success=True, quality=80)
     out = tmp_path / f"coder.{fmt}"
     export_agent("coder", fmt, out)
@@ -96,6 +158,7 @@ def test_export_import_round_trip(project, store_of, evaluation_writer, tmp_path
     imported = got["Quote every shell variable --- even in loops"]
     # another agent's uses are not this one's: the lesson starts untested here
     assert "usage_count" not in imported.metadata and imported.metadata["tags"] == "bash"
+    assert not {"looked_at_epoch", "withdrawn_confidence", "promotion_withdrawn_at_epoch"} & set(imported.metadata)
     assert imported.metadata["source"] == "transferred" and imported.metadata["original_id"] == a
     [proj] = store_of("project").get("reviewer", "improvements")
     assert proj.document == "Services live in app/services\nand end with Service"

@@ -85,7 +85,7 @@ def rollback(agent: str, to: str | float, project_root: Path | None = None, *,
     iso, epoch = now()
     report: dict[str, Any] = {"agent": agent, "to": datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(),
                               "dry_run": dry_run, "removed": [], "undeprecated": [], "unpromoted": [],
-                              "uncross_validated": [], "archive": None}
+                              "repromoted": [], "uncross_validated": [], "archive": None}
     for scope in sc.existing_scopes(project_root):
         store = sc.open_scope(scope, project_root)
         recs = store.get(agent, KIND)
@@ -98,12 +98,25 @@ def rollback(agent: str, to: str | float, project_root: Path | None = None, *,
                 continue
             m, change = rec.metadata or {}, {}
             if m.get("deprecated") and _f(m, "deprecated_at_epoch") > ts:
-                change.update(deprecated=False, deprecated_reason="", deprecated_at="", deprecated_at_epoch=0.0)
+                # brought back like `kioku restore`: the evidence that retired it waits for its next look
+                change.update(deprecated=False, deprecated_reason="", deprecated_at="", deprecated_at_epoch=0.0,
+                              restored_at=iso, restored_at_epoch=epoch)
                 report["undeprecated"].append(rec.id)
+            promoted_at_cut = 0.0 < _f(m, "withdrawn_promoted_at_epoch") <= ts < _f(m, "promotion_withdrawn_at_epoch")
+            withdrawn_back = {"promoted": True, "promoted_at": str(m.get("withdrawn_promoted_at", "") or ""),
+                              "promoted_at_epoch": _f(m, "withdrawn_promoted_at_epoch"),
+                              "confidence": _f(m, "withdrawn_confidence") or float(m.get("confidence", 0.7)),
+                              "promotion_withdrawn_at": "", "promotion_withdrawn_at_epoch": 0.0}
             if m.get("promoted") and _f(m, "promoted_at_epoch") > ts:
-                change.update(promoted=False, promoted_at="", promoted_at_epoch=0.0,
-                              confidence=float(m.get("confidence_before_promotion", m.get("confidence", 0.7))))
-                report["unpromoted"].append(rec.id)
+                if promoted_at_cut:  # promoted again after a withdrawal: the promotion in force at the cut
+                    change.update(withdrawn_back)
+                else:
+                    change.update(promoted=False, promoted_at="", promoted_at_epoch=0.0,
+                                  confidence=float(m.get("confidence_before_promotion", m.get("confidence", 0.7))))
+                    report["unpromoted"].append(rec.id)
+            elif not m.get("promoted") and promoted_at_cut:  # its promotion was withdrawn after the cut
+                change.update(withdrawn_back)
+                report["repromoted"].append(rec.id)
             if m.get("cross_validated") and _f(m, "cross_validated_at_epoch") > ts:
                 change.update(cross_validated=False, validating_agents="", cross_validated_at="",
                               cross_validated_at_epoch=0.0)

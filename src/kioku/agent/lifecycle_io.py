@@ -311,14 +311,17 @@ def _check_lesson_fields(item: dict[str, Any], number: int) -> None:
 _BOOLEAN_FIELDS = frozenset(("tested", "cross_validated", "consolidation_eligible", "deprecated", "promoted"))
 _NUMBER_FIELDS = frozenset(("success_rate", "usage_count", "success_count", "turns_given", "turns_held_back",
                             "success_given", "success_held_back", "uplift", "uplift_low", "uplift_high",
-                            "effective_given", "effective_held_back", "looks", "confidence_before_promotion"))
+                            "effective_given", "effective_held_back", "looks", "confidence_before_promotion",
+                            "withdrawn_confidence"))
 
 
 # Figures computed from an agent's own credited turns (kioku.learning.lifecycle writes them).
 _EVIDENCE_FIELDS = ("turns_given", "turns_held_back", "success_given", "success_held_back", "uplift",
                     "uplift_low", "uplift_high", "effective_given", "effective_held_back", "looks",
                     "usage_count", "success_count", "success_rate", "tested", "last_used", "last_used_epoch",
-                    "promoted_at", "promoted_at_epoch", "confidence_before_promotion")
+                    "promoted_at", "promoted_at_epoch", "confidence_before_promotion", "looked_at_epoch",
+                    "promotion_withdrawn_at", "promotion_withdrawn_at_epoch", "withdrawn_promoted_at",
+                    "withdrawn_promoted_at_epoch", "withdrawn_confidence")
 
 
 class _Plan:

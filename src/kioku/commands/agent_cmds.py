@@ -269,8 +269,8 @@ def cmd_rollback(args: argparse.Namespace) -> int:
     else:
         print(f"{'(dry run) ' if args.dry_run else ''}rolled {args.agent} back to {report['to']}: removed "
               f"{len(report['removed'])} improvements, lifted {len(report['undeprecated'])} deprecations, "
-              f"reverted {len(report['unpromoted'])} promotions and {len(report['uncross_validated'])} "
-              "cross-validations")
+              f"reverted {len(report['unpromoted'])} promotions, gave back {len(report['repromoted'])} "
+              f"withdrawn promotions and reverted {len(report['uncross_validated'])} cross-validations")
         if report["archive"]:
             print(f"  removed improvements archived in {report['archive']}")
     return 0

@@ -21,7 +21,8 @@ on the uplift weighted by each turn's recorded chance of giving the lesson
   for a lesson given in few turns, often 100 to 250 sessions later). Harm and promotion stay at
   the looks, where their error rates are calibrated, so a lesson whose interval already lies below
   zero between looks is retired as "no use", not "hurts": that claims only a lift under the
-  margin. A lesson restored by hand is not checked between looks until a look has passed since.
+  margin. A lesson restored by hand (or by a rollback) is not checked between looks until a look
+  has passed since.
 A promoted lesson that later shows harm is deprecated, and one whose measured uplift is no longer
 above zero at a later look loses its promotion (its confidence goes back to what it was before):
 it returns to the undecided lessons, which share the free slots at random, so its evidence grows
@@ -121,7 +122,12 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
     elif meta.get("promoted", False) and plain.uplift <= 0:
         change.update(promoted=False, promoted_at="", promoted_at_epoch=0.0,
                       confidence=_before_promotion(meta),
-                      decision_reason=f"promotion withdrawn: {_fmt(u)}, look {looks}")
+                      decision_reason=f"promotion withdrawn: {_fmt(u)}, look {looks}",
+                      # what was withdrawn, so that a rollback to a time before this look gives it back
+                      promotion_withdrawn_at=_iso(now), promotion_withdrawn_at_epoch=now,
+                      withdrawn_promoted_at=str(meta.get("promoted_at", "") or ""),
+                      withdrawn_promoted_at_epoch=stats.epoch_of(meta.get("promoted_at_epoch")),
+                      withdrawn_confidence=float(meta.get("confidence", 0.0) or 0.0))
     elif not meta.get("decision_reason") or not meta.get("promoted", False):
         change["decision_reason"] = f"undecided: {_fmt(u)}, look {looks}"
     return change
