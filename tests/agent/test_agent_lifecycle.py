@@ -95,8 +95,13 @@ def test_rollback_gives_back_a_promotion_withdrawn_after_the_cut(project, store_
     assert learning_lifecycle.refresh("coder", {lesson: "global"}, project) == {lesson: "active"}
     withdrawn = store.get("coder", "improvements", ids=[lesson])[0].metadata
     assert withdrawn["decision_reason"].startswith("promotion withdrawn") and withdrawn["confidence"] == 0.9
+    # cross-validated after the withdrawal: it recorded the lowered confidence, not the promoted one
+    store.update_metadata("coder", "improvements", [lesson], [{
+        "cross_validated": True, "cross_validated_at_epoch": time.time(), "validating_agents": "reviewer",
+        "confidence_before_cross_validation": 0.9}])
     report = json.loads(kioku("rollback", "--agent", "coder", "--to", str(cut), "--json", cwd=project).stdout)
     assert report["repromoted"] == [lesson] and report["unpromoted"] == []
+    assert report["uncross_validated"] == [lesson]
     m = store.get("coder", "improvements", ids=[lesson])[0].metadata
     assert m["promoted"] is True and m["confidence"] == promoted["confidence"] == 0.95
     assert m["promoted_at_epoch"] == promoted["promoted_at_epoch"] <= cut
@@ -105,7 +110,7 @@ def test_rollback_gives_back_a_promotion_withdrawn_after_the_cut(project, store_
         "promoted": True, "promoted_at": "later", "promoted_at_epoch": time.time(), "confidence": 0.97,
         "promotion_withdrawn_at_epoch": withdrawn["promotion_withdrawn_at_epoch"]}])
     report = json.loads(kioku("rollback", "--agent", "coder", "--to", str(cut), "--json", cwd=project).stdout)
-    assert report["unpromoted"] == [] and report["repromoted"] == []
+    assert report["unpromoted"] == [] and report["repromoted"] == [lesson]
     m = store.get("coder", "improvements", ids=[lesson])[0].metadata
     assert m["promoted"] is True and m["confidence"] == 0.95 and m["promoted_at_epoch"] == promoted["promoted_at_epoch"]
     # rolled back to before the promotion instead, it is simply not promoted

@@ -5,9 +5,13 @@ Rollback (``kioku rollback --agent NAME --to TIMESTAMP``), decided semantics:
   principles, in both scopes) is appended to ``<KIOKU_HOME>/archive/<agent>/rollback-<date>.jsonl``
   (fsync) and then deleted, so nothing is lost and ``kioku import`` can bring it back;
 - decisions taken after the timestamp on older improvements are undone: a deprecation
-  (``deprecated_at_epoch`` > ts) is lifted, a promotion is reverted to ``confidence_before_promotion``,
-  a cross-validation is removed; a promotion withdrawn after the timestamp (``kioku.learning.lifecycle``)
-  is not given back, since the withdrawal keeps no time: the lesson's next look decides again;
+  (``deprecated_at_epoch`` > ts) is lifted and the lesson counts as restored (``restored_at``: the
+  evidence that retired it waits for its next look, as after ``kioku restore``), a promotion is
+  reverted to ``confidence_before_promotion``, a cross-validation is removed, and a promotion in
+  force at the timestamp and withdrawn after it (``kioku.learning.lifecycle`` records the last
+  withdrawal: ``withdrawn_promoted_at``, ``withdrawn_confidence``) is given back, also when the
+  lesson was promoted again since. Only the last withdrawal is recorded, so one followed by
+  another is not given back;
 - usage counters (usage_count, success_count, success_rate, last_used) are kept: they record real
   session outcomes, and per-use history is not stored, so they cannot be rewound honestly. The
   next daily maintenance re-applies the deprecate/promote rules to them;
@@ -102,7 +106,9 @@ def rollback(agent: str, to: str | float, project_root: Path | None = None, *,
                 change.update(deprecated=False, deprecated_reason="", deprecated_at="", deprecated_at_epoch=0.0,
                               restored_at=iso, restored_at_epoch=epoch)
                 report["undeprecated"].append(rec.id)
-            promoted_at_cut = 0.0 < _f(m, "withdrawn_promoted_at_epoch") <= ts < _f(m, "promotion_withdrawn_at_epoch")
+            withdrawn_at = _f(m, "promotion_withdrawn_at_epoch")
+            promoted_at_cut = 0.0 < _f(m, "withdrawn_promoted_at_epoch") <= ts < withdrawn_at
+            # the promotion in force at the cut, with the confidence it had before the withdrawal lowered it
             withdrawn_back = {"promoted": True, "promoted_at": str(m.get("withdrawn_promoted_at", "") or ""),
                               "promoted_at_epoch": _f(m, "withdrawn_promoted_at_epoch"),
                               "confidence": _f(m, "withdrawn_confidence") or float(m.get("confidence", 0.7)),
@@ -110,6 +116,7 @@ def rollback(agent: str, to: str | float, project_root: Path | None = None, *,
             if m.get("promoted") and _f(m, "promoted_at_epoch") > ts:
                 if promoted_at_cut:  # promoted again after a withdrawal: the promotion in force at the cut
                     change.update(withdrawn_back)
+                    report["repromoted"].append(rec.id)
                 else:
                     change.update(promoted=False, promoted_at="", promoted_at_epoch=0.0,
                                   confidence=float(m.get("confidence_before_promotion", m.get("confidence", 0.7))))
@@ -120,7 +127,9 @@ def rollback(agent: str, to: str | float, project_root: Path | None = None, *,
             if m.get("cross_validated") and _f(m, "cross_validated_at_epoch") > ts:
                 change.update(cross_validated=False, validating_agents="", cross_validated_at="",
                               cross_validated_at_epoch=0.0)
-                if isinstance(m.get("confidence_before_cross_validation"), (int, float)):
+                # one after the withdrawal recorded the lowered confidence: the one given back never had its raise
+                given_back_since = promoted_at_cut and _f(m, "cross_validated_at_epoch") > withdrawn_at
+                if isinstance(m.get("confidence_before_cross_validation"), (int, float)) and not given_back_since:
                     # the raise to 0.7 made a user-feedback candidate active: it goes with the validation
                     change["confidence"] = min(float(change.get("confidence", m.get("confidence", 0.0))),
                                                float(m["confidence_before_cross_validation"]))

@@ -123,7 +123,8 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
         change.update(promoted=False, promoted_at="", promoted_at_epoch=0.0,
                       confidence=_before_promotion(meta),
                       decision_reason=f"promotion withdrawn: {_fmt(u)}, look {looks}",
-                      # what was withdrawn, so that a rollback to a time before this look gives it back
+                      # what was withdrawn, so that a rollback to a time between the promotion and this
+                      # look gives it back (only the last withdrawal is kept)
                       promotion_withdrawn_at=_iso(now), promotion_withdrawn_at_epoch=now,
                       withdrawn_promoted_at=str(meta.get("promoted_at", "") or ""),
                       withdrawn_promoted_at_epoch=stats.epoch_of(meta.get("promoted_at_epoch")),
