@@ -162,15 +162,22 @@ def simulate(args: argparse.Namespace, project: Path) -> dict:
 
 
 def last_100_mix(mix: list[dict], expected: list[float], ceiling: list[float]) -> dict:
-    """What the last sessions were given, per session: lessons of the task's kind by type, the
-    helpful ones eligible, the share of sessions at the eligible ceiling, and the expected
-    success had the harmful lessons given been left out (what they cost)."""
+    """What the last sessions were given: lessons of the task's kind by type and the helpful ones
+    eligible (per session); the shares of sessions at the eligible ceiling, given a harmful lesson,
+    and given no harmful lesson but fewer helpful ones than the ceiling needs; the expected success
+    had the harmful lessons given been left out (what they cost); and what the sessions short of
+    helpful lessons cost (the ceiling less their expected success, per session of all of them)."""
     n = max(1, len(mix))
+    below = [p < c - 1e-9 for p, c in zip(expected, ceiling)]
+    short = [b and m["harmful"] == 0 for b, m in zip(below, mix)]
     return {
         **{f"{key}_given": round(sum(m[key] for m in mix) / n, 3) for key in ("helpful", "neutral", "harmful")},
         "helpful_eligible": round(sum(m["eligible_helpful"] for m in mix) / n, 3),
-        "at_eligible_ceiling": round(sum(1 for p, c in zip(expected, ceiling) if p >= c - 1e-9) / n, 3),
+        "at_eligible_ceiling": round(sum(1 for b in below if not b) / n, 3),
+        "with_harmful": round(sum(1 for m in mix if m["harmful"]) / n, 3),
+        "short_of_helpful": round(sum(short) / n, 3),
         "expected_success_without_harmful": round(sum(m["without_harmful"] for m in mix) / n, 3),
+        "cost_short_of_helpful": round(sum(c - p for s, p, c in zip(short, expected, ceiling) if s) / n, 4),
     }
 
 

@@ -26,8 +26,21 @@ def test_simulation_reports_both_ceilings_and_removes_its_folder(tmp_path: Path)
     assert result["params"]["sessions"] == 12
     mix = result["last_100"]  # what the last sessions got, by lesson type
     assert mix["helpful_given"] <= mix["helpful_eligible"]
-    assert 0.0 <= mix["at_eligible_ceiling"] <= 1.0
+    assert mix["at_eligible_ceiling"] + mix["with_harmful"] + mix["short_of_helpful"] >= 1.0 - 2e-3  # shares rounded
     assert result["expected_success_last_100"] <= mix["expected_success_without_harmful"] <= 0.99
+    assert mix["helpful_given"] + mix["neutral_given"] + mix["harmful_given"] <= 5
+    # with no harmful lesson in the store, none is counted and leaving them out changes nothing
+    out = tmp_path / "no_harm.json"
+    res = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "bench" / "learning_loop.py"), "--sessions", "12",
+         "--helpful", "2", "--harmful", "0", "--neutral", "2", "--seed", "5", "--json", str(out)],
+        env=env, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    result = json.loads(out.read_text())
+    mix = result["last_100"]
+    assert mix["harmful_given"] == mix["with_harmful"] == 0
+    assert mix["expected_success_without_harmful"] == result["expected_success_last_100"]
+    assert mix["helpful_given"] > 0 and abs(mix["at_eligible_ceiling"] + mix["short_of_helpful"] - 1.0) <= 2e-3
     # the temporary store is gone (a third-party library may leave a small marker file of its own)
     assert [p.name for p in scratch.iterdir() if p.is_dir()] == []
 
