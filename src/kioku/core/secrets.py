@@ -231,14 +231,16 @@ _NAMED_VALUE = _Lazy(r"^(?:v?\d[\d.]*\w*|[-+].*|[A-Za-z]*#\d+|\d+(?:\.\d+)?%|\d+
                      r"|[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+|[A-Za-z][a-z]*\d{1,3}|1password)$", lazyre.IGNORECASE)
 
 
-# A word with a number ("admin123"): a name after "pass:", but a password after "login: user /".
+# A word with a number ("admin123"): a password after "login: user /", though _NAMED_VALUE takes it for a name.
 _WORD_NUMBER = _Lazy(r"^[A-Za-z][a-z]*\d{1,3}$")
-_OWN_WORD_NUMBER = _Lazy(r"^[A-Za-z]+\d{1,3}$")  # after "pw" or "my pass", in any case ("ADMIN123")
-# ... except hashes, encodings and browser or runtime builds ("the pw is base64 encoded", "pw: firefox118")
+_OWN_WORD_NUMBER = _Lazy(r"^[A-Za-z]+\d{1,3}$")  # after "pw" or "pass", in any case ("ADMIN123")
+# ... except hashes, encodings, browser or runtime builds and steps of work ("the pw is base64 encoded",
+# "pw: firefox118", "CI pass: build42")
 _NAMED_WORD_NUMBER = _Lazy(r"^(?:sha|md|base|utf|ucs|crc|aes|rsa|argon|pbkdf|blake|ed|x|latin|iso|win|cp"
                            r"|firefox|chrome|chromium|webkit|safari|edge|opera|node|python|py|java|jdk|go|ruby"
                            r"|php|ubuntu|debian|alpine|windows|macos|ios|android|level|phase|step|stage|part"
-                           r"|round|case|test|version)\d{1,3}$", lazyre.IGNORECASE)
+                           r"|round|case|test|version|build|job|run|attempt|try|batch|shard|sprint|week|day|room"
+                           r"|gate|rc|beta|alpha)\d{1,3}$", lazyre.IGNORECASE)
 
 
 def _made_up_letters(value: str) -> bool:
@@ -252,11 +254,11 @@ def _check_short_key_password(m: re.Match[str]) -> bool:
     """"pw:" and "pass" are also everyday words ("tests pass: 12/14", "pass: --no-verify"),
     so the value must look made up: three kinds of character, or two with "=" (an assignment).
 
-    "pw" and "my pass" / "our pass" name nothing but a password, so after them a word with a
-    number that ends the clause is the password (after a bare "pass:" it is a name), unless it
-    names an algorithm, an encoding or a browser build. After "pw is" one plain word that ends
-    the clause is too if it has six letters or is quoted, unless it describes ("the pw is
-    required"; "the pw is fixed" is a status); "my pass is ready" is prose."""
+    After "pw", "pass" or "my pass" / "our pass" (with ":", "is", or a quoted "="), a word with a
+    number that ends the clause is the password, unless it names an algorithm, an encoding, a
+    browser or runtime build or a step of work ("pass: step2", "CI pass: build42"). After "pw is"
+    one plain word that ends the clause is too if it has six letters or is quoted, unless it
+    describes ("the pw is required"; "the pw is fixed" is a status); "my pass is ready" is prose."""
     value = m.group("val").strip("\"'`").rstrip(".!,")
     if not _value_ok(value):
         return False
@@ -266,7 +268,7 @@ def _check_short_key_password(m: re.Match[str]) -> bool:
         return _plain_word_value(value, m.string, m.end())
     if len(value) < 6:
         return False
-    if (short_key or m.group("owner") is not None) and _OWN_WORD_NUMBER.match(value) \
+    if _OWN_WORD_NUMBER.match(value) \
             and _CLAUSE_END.match(m.string, m.end()) and not _NAMED_WORD_NUMBER.match(value) \
             and (m.group("op") != "=" or m.group("q")):  # unquoted "pw = offset16" assigns a variable
         return True
