@@ -605,7 +605,7 @@ _RULES: list[_Rule] = [
         r"(?P<val>[ぁ-んァ-ヶー一-龥々0-9A-Za-z]{2,32}?)(?P<end>です|でした|だ(?=[よね。、\s]|$)|(?=[。、\s]|$))"),
           ("val",), _check_ja_plain_password, in_chunks=False),
     _Rule("password", ("pw", "pass"), _Lazy(  # short key words ("pw:", "pass =") before a random-looking value
-        r"(?<![A-Za-z0-9_\-])(?P<owner>(?<=\b[Mm][Yy] )|(?<=\b[Oo][Uu][Rr] ))?(?P<key>(?i:pw|pass))\s*"
+        r"(?<![A-Za-z0-9_\-])(?P<key>(?i:pw|pass))\s*"
         r"(?P<op>=|:|：|\b(?i:is|was)\b|は[、,]?)\s*(?P<q>[\"'`]?)"
         r"(?P<val>[^\s\"'`,;]{4,512})(?P=q)"), ("val",),
           _check_short_key_password, in_chunks=False),
