@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO / "src"))
 
 
 def one_path(rng: random.Random, base: float, lift: float, given: float, turns: int, between: bool) -> str:
-    from kioku.learning import lifecycle
+    from kioku.learning import lifecycle, uplift
 
     meta: dict = {}
     ng = sg = nh = sh = 0
@@ -40,7 +40,7 @@ def one_path(rng: random.Random, base: float, lift: float, given: float, turns: 
         else:
             nh += 1
             sh += rng.random() < base
-        if not between and int(meta.get("looks", 0) or 0) >= lifecycle.up.looks_passed(min(ng, nh)):
+        if not between and int(meta.get("looks", 0) or 0) >= uplift.looks_passed(min(ng, nh)):
             continue  # no look due: without the between-looks check nothing can change
         meta.update(lifecycle.decide(meta, (ng, sg, nh, sh)))
         if meta.get("deprecated"):
