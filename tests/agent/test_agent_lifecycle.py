@@ -63,12 +63,18 @@ def _turns(lesson: str, prefix: str, given: tuple[int, int], held: tuple[int, in
         evidence.write_turn("coder", f"{prefix}h{n}", "t1", {}, {lesson: "global"}, n < held[1], 0.0)
 
 
+def _moment_apart() -> float:
+    """A time more than a second after what came before it and before what comes after it."""
+    time.sleep(1.1)
+    moment = time.time()
+    time.sleep(0.1)
+    return moment
+
+
 def test_a_lesson_rollback_brings_back_stays_until_its_next_look(project, store_of, kioku):
     store = store_of("global")
     lesson = im.learn("coder", "Retry flaky tests three times before reporting", "code_quality", 0.8)[0]
-    time.sleep(1.1)
-    cut = time.time()
-    time.sleep(0.1)
+    cut = _moment_apart()
     _turns(lesson, "a", (40, 10), (40, 30))  # 10/40 given against 30/40 held back: hurts, at the fourth look
     assert learning_lifecycle.refresh("coder", {lesson: "global"}, project) == {lesson: "deprecated"}
     report = json.loads(kioku("rollback", "--agent", "coder", "--to", str(cut), "--json", cwd=project).stdout)
@@ -82,15 +88,11 @@ def test_a_lesson_rollback_brings_back_stays_until_its_next_look(project, store_
 def test_rollback_gives_back_a_promotion_withdrawn_after_the_cut(project, store_of, kioku):
     store = store_of("global")
     lesson = im.learn("coder", "Quote every shell variable", "code_quality", 0.9)[0]
-    time.sleep(1.1)
-    learned = time.time()
-    time.sleep(0.1)
+    learned = _moment_apart()
     _turns(lesson, "a", (20, 19), (20, 8))
     assert learning_lifecycle.refresh("coder", {lesson: "global"}, project) == {lesson: "promoted"}
     promoted = dict(store.get("coder", "improvements", ids=[lesson])[0].metadata)
-    time.sleep(1.1)
-    cut = time.time()
-    time.sleep(0.1)
+    cut = _moment_apart()
     _turns(lesson, "b", (20, 8), (20, 19))  # 27/40 on each side now: the promotion is withdrawn at a look
     assert learning_lifecycle.refresh("coder", {lesson: "global"}, project) == {lesson: "active"}
     withdrawn = store.get("coder", "improvements", ids=[lesson])[0].metadata

@@ -11,17 +11,20 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 
+def _simulate(out: Path, scratch: Path, harmful: int) -> dict:
+    """12 sessions of the learning-loop bench (2 helpful, ``harmful`` harmful, 2 neutral lessons)."""
+    res = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "bench" / "learning_loop.py"), "--sessions", "12",
+         "--helpful", "2", "--harmful", str(harmful), "--neutral", "2", "--seed", "5", "--json", str(out)],
+        env={**os.environ, "TMPDIR": str(scratch)}, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    return json.loads(out.read_text())
+
+
 def test_simulation_reports_both_ceilings_and_removes_its_folder(tmp_path: Path) -> None:
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    out = tmp_path / "loop.json"
-    env = {**os.environ, "TMPDIR": str(scratch)}
-    res = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "bench" / "learning_loop.py"), "--sessions", "12",
-         "--helpful", "2", "--harmful", "2", "--neutral", "2", "--seed", "5", "--json", str(out)],
-        env=env, capture_output=True, text=True, timeout=600)
-    assert res.returncode == 0, res.stderr[-2000:]
-    result = json.loads(out.read_text())
+    result = _simulate(tmp_path / "loop.json", scratch, harmful=2)
     assert 0.0 < result["eligible_oracle_success_last_100"] <= result["oracle_success"] <= 0.99
     assert result["params"]["sessions"] == 12
     mix = result["last_100"]  # what the last sessions got, by lesson type
@@ -30,13 +33,7 @@ def test_simulation_reports_both_ceilings_and_removes_its_folder(tmp_path: Path)
     assert result["expected_success_last_100"] <= mix["expected_success_without_harmful"] <= 0.99
     assert mix["helpful_given"] + mix["neutral_given"] + mix["harmful_given"] <= 5
     # with no harmful lesson in the store, none is counted and leaving them out changes nothing
-    out = tmp_path / "no_harm.json"
-    res = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "bench" / "learning_loop.py"), "--sessions", "12",
-         "--helpful", "2", "--harmful", "0", "--neutral", "2", "--seed", "5", "--json", str(out)],
-        env=env, capture_output=True, text=True, timeout=600)
-    assert res.returncode == 0, res.stderr[-2000:]
-    result = json.loads(out.read_text())
+    result = _simulate(tmp_path / "no_harm.json", scratch, harmful=0)
     mix = result["last_100"]
     assert mix["harmful_given"] == mix["with_harmful"] == 0
     assert mix["expected_success_without_harmful"] == result["expected_success_last_100"]

@@ -108,21 +108,16 @@ def rollback(agent: str, to: str | float, project_root: Path | None = None, *,
                 report["undeprecated"].append(rec.id)
             withdrawn_at = _f(m, "promotion_withdrawn_at_epoch")
             promoted_at_cut = 0.0 < _f(m, "withdrawn_promoted_at_epoch") <= ts < withdrawn_at
-            # the promotion in force at the cut, with the confidence it had before the withdrawal lowered it
-            withdrawn_back = {"promoted": True, "promoted_at": str(m.get("withdrawn_promoted_at", "") or ""),
-                              "promoted_at_epoch": _f(m, "withdrawn_promoted_at_epoch"),
-                              "confidence": _f(m, "withdrawn_confidence") or float(m.get("confidence", 0.7)),
-                              "promotion_withdrawn_at": "", "promotion_withdrawn_at_epoch": 0.0}
             if m.get("promoted") and _f(m, "promoted_at_epoch") > ts:
                 if promoted_at_cut:  # promoted again after a withdrawal: the promotion in force at the cut
-                    change.update(withdrawn_back)
+                    change.update(_withdrawn_promotion(m))
                     report["repromoted"].append(rec.id)
                 else:
                     change.update(promoted=False, promoted_at="", promoted_at_epoch=0.0,
                                   confidence=float(m.get("confidence_before_promotion", m.get("confidence", 0.7))))
                     report["unpromoted"].append(rec.id)
             elif not m.get("promoted") and promoted_at_cut:  # its promotion was withdrawn after the cut
-                change.update(withdrawn_back)
+                change.update(_withdrawn_promotion(m))
                 report["repromoted"].append(rec.id)
             if m.get("cross_validated") and _f(m, "cross_validated_at_epoch") > ts:
                 change.update(cross_validated=False, validating_agents="", cross_validated_at="",
@@ -147,6 +142,15 @@ def rollback(agent: str, to: str | float, project_root: Path | None = None, *,
     if not dry_run:
         refresh_digest(agent, None, project_root)
     return report
+
+
+def _withdrawn_promotion(m: dict) -> dict[str, Any]:
+    """The fields that give back the promotion ``kioku.learning.lifecycle`` last withdrew, with the
+    confidence it had before the withdrawal lowered it."""
+    return {"promoted": True, "promoted_at": str(m.get("withdrawn_promoted_at", "") or ""),
+            "promoted_at_epoch": _f(m, "withdrawn_promoted_at_epoch"),
+            "confidence": _f(m, "withdrawn_confidence") or float(m.get("confidence", 0.7)),
+            "promotion_withdrawn_at": "", "promotion_withdrawn_at_epoch": 0.0}
 
 
 def clone(src: str, dst: str, project_root: Path | None = None) -> dict[str, Any]:
