@@ -164,6 +164,17 @@ SECRETS: list[tuple[str, str]] = [
     ("password", "staging login: admin / " + "Welcome" + "2024!"),
     ("password", 'password: "correct horse ' + 'battery staple"'),
     ("password", 'the wifi passphrase is "Purple Monkey ' + 'Dishwasher"'),
+    # password options of command-line tools
+    ("password", "redis-cli -h db -p 6380 -a " + "Kx82" + "mQz info"),
+    ("password", "smbclient //fs/share -U alice%" + "hunter" + "22"),
+    ("password", "lftp -u bob," + "hunter" + "22 ftp.example.com"),
+    ("password", "az login -u bob@example.com -p '" + "Sup3r" + "Secret!'"),
+    ("password", "zip -P " + "hunter" + "22 secret.zip notes.txt"),
+    ("password", "7z a -p" + "hunter" + "22 x.7z dir"),
+    ("password", "keytool -importkeystore -srcstorepass " + "oldpass" + "99 -destkeystore new.jks"),
+    ("password", "gpg --batch --passphrase=" + "Tr0ub4" + "dor --symmetric notes.txt"),
+    ("password", "htpasswd -B -b users.db alice " + "Winter" + "2024"),
+    ("password", "htpasswd -nb alice " + "s3cret" + "!"),
 ]
 
 # Ordinary text that must pass untouched.
@@ -326,6 +337,15 @@ ORDINARY: list[str] = [
     "the admin password is unset (SSO only)",
     "the password is bcrypt (cost 12)",
     "After docker login ghcr.io, run docker run -p 8080:80 myimage",
+    "unzip -p archive.zip readme.txt | less",
+    'redis-cli -a "$REDIS_PASSWORD" ping',
+    "az login --service-principal -u $APP_ID -p cert.pem --tenant contoso",
+    "keytool -list -keystore ks.jks -storepass:env STOREPASS",
+    "gpg --batch --passphrase-fd 0 -d notes.gpg",
+    "7z a -p archive.7z dir",
+    "htpasswd -c .htpasswd admin",
+    "smbclient //srv/share -U alice",
+    "redis-cli -p 6380 ping; then run az login -u bob",
 ]
 
 

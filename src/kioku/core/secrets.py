@@ -243,6 +243,28 @@ _NAMED_WORD_NUMBER = _Lazy(r"^(?:sha|md|base|utf|ucs|crc|aes|rsa|argon|pbkdf|bla
                            r"|gate|rc|beta|alpha)\d{1,3}$", lazyre.IGNORECASE)
 
 
+# A command's own options up to a password option: stops at the next command, a pipe, a
+# semicolon, "&&" or the end of the line.
+_OWN_OPTIONS = r"(?:(?!\s(?:then|and)\b)[^\n|;&]){0,200}?"
+# The value of a password option, quoted or not.
+_OPTION_VALUE = r"(?P<q>[\"']?)(?P<val>[^\s\"'`]{4,128})(?P=q)"
+_KEY_FILE = _Lazy(r"\.(?:pem|crt|cer|der|pfx|p12|key|jks|txt)$", lazyre.IGNORECASE)
+
+
+def _cli_password(m: re.Match[str]) -> bool:
+    """A value given to a tool's password option: not a placeholder, a variable, another option
+    or a certificate file (``az login --service-principal -p cert.pem``)."""
+    value = m.group("val").rstrip(".,;:)")
+    return (len(value) >= 4 and _value_ok(value) and not value.startswith("-")
+            and not _KEY_FILE.search(value))
+
+
+def _htpasswd_password(m: re.Match[str], with_file: bool) -> bool:
+    """htpasswd takes the password on the command line only with -b; with -n it names no file."""
+    flags = "".join(m.group("opts").replace("-", "").split())
+    return "b" in flags and ("n" not in flags) == with_file and _cli_password(m)
+
+
 def _made_up_letters(value: str) -> bool:
     """Three or more letter groups of at most four letters ("abcd1234efgh5678ijkl"), not names
     with versions ("ubuntu2204python311", "gpt4turbo20240409")."""
@@ -623,6 +645,33 @@ _RULES: list[_Rule] = [
         r"\s(?:-p|--password)(?:\s+|=)(?P<q>[\"']?)(?P<val>[^\s\"']{4,128})(?P=q)"), ("val",),
           lambda m: _value_ok(m.group("val")) and not m.group("val").startswith("-")
           and not _PORT_MAPPING.match(m.group("val")), in_chunks=False),
+    # Password options of command-line tools, within the tool's own options on one line: redis-cli
+    # -a, smbclient -U user%secret, lftp -u user,secret, az login -p, zip / unzip -P, 7z -p<secret>,
+    # keytool -storepass, gpg --passphrase, htpasswd -b.
+    _Rule("password", ("redis-cli", "az login", "zip", "unzip"), _Lazy(
+        r"(?<![\w.\-])(?:redis-cli\b" + _OWN_OPTIONS + r"[ \t](?:-a|--pass)"
+        r"|az[ \t]+login\b" + _OWN_OPTIONS + r"[ \t](?:-p|--password)"
+        r"|(?:zip|unzip)\b" + _OWN_OPTIONS + r"[ \t](?:-P|--password))"  # unzip -p writes to stdout
+        r"(?:[ \t]+|=)" + _OPTION_VALUE), ("val",), _cli_password, in_chunks=False),
+    _Rule("password", ("smbclient", "rpcclient", "smbget", "lftp"), _Lazy(
+        r"(?<![\w.\-])(?:smbclient|rpcclient|smbget|lftp)\b" + _OWN_OPTIONS +
+        r"[ \t](?:-U|-u|--user(?:name)?)(?:[ \t]+|=)(?P<q>[\"']?)[^\s%,\"'`]+[%,](?P<val>[^\s\"'`]{4,128})(?P=q)"),
+          ("val",), _cli_password, in_chunks=False),
+    _Rule("password", ("7z",), _Lazy(  # 7z a -pSecret x.7z (a bare -p asks for it)
+        r"(?<![\w.\-])7z[ar]?\b" + _OWN_OPTIONS + r"[ \t]-p" + _OPTION_VALUE), ("val",), _cli_password,
+          in_chunks=False),
+    _Rule("password", ("-storepass", "-keypass", "-srcstorepass", "-deststorepass", "-srckeypass",
+                       "-destkeypass", "--passphrase"), _Lazy(  # keytool / jarsigner, gpg; not -storepass:env
+        r"(?:-(?:src|dest)?(?:store|key)pass|--passphrase)(?:[ \t]+|=)" + _OPTION_VALUE), ("val",), _cli_password,
+          in_chunks=False),
+    _Rule("password", ("htpasswd",), _Lazy(  # htpasswd -b FILE USER PASSWORD
+        r"(?<![\w.\-])htpasswd(?P<opts>(?:[ \t]+-[A-Za-z]+)+)[ \t]+[^\s\-]\S*[ \t]+[^\s\-]\S*[ \t]+"
+        + _OPTION_VALUE + r"(?=[ \t|;&]|\n|$)"), ("val",), lambda m: _htpasswd_password(m, with_file=True),
+          in_chunks=False),
+    _Rule("password", ("htpasswd",), _Lazy(  # htpasswd -nb USER PASSWORD (printed, no file)
+        r"(?<![\w.\-])htpasswd(?P<opts>(?:[ \t]+-[A-Za-z]+)+)[ \t]+[^\s\-]\S*[ \t]+"
+        + _OPTION_VALUE + r"(?=[ \t|;&]|\n|$)"), ("val",), lambda m: _htpasswd_password(m, with_file=False),
+          in_chunks=False),
     _Rule("password", ("パス",), _Lazy(  # パス, short for パスワード, before a made-up value
         r"(?<![ァ-ヶー])パス\s*(?P<op>は|:|：|=|＝)\s*[「『\"']?(?P<q>)(?P<val>[\x21-\x7e]{6,64}?)"
         r"(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"), ("val",),
