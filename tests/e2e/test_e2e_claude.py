@@ -2,7 +2,8 @@
 
 One temporary HOME / CLAUDE_CONFIG_DIR with a pre-existing settings.json (another tool's hooks),
 one temporary git project, Kioku installed for real by ``install.py`` (the default isolated venv:
-pip installs the dependencies), then these scenarios in order:
+pip installs the dependencies), then these scenarios in order (the sessions later tests build on
+are module fixtures, so a test selected alone with ``-k`` runs them first):
 
 1. ``claude -p "remember that we always use bun, never npm"`` → the memory and its index line are
    in .agents/memory and the confirmation reached the model (request log); both skills are in the
@@ -159,8 +160,34 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
     return w
 
 
-def test_1_remember_saves_and_confirmation_reaches_model(world: World):
-    proc, requests = world.claude("remember that we always use bun, never npm")
+Session = tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]
+
+
+@pytest.fixture(scope="module")
+def remembered(world: World) -> Session:
+    """The session that says "remember that we always use bun, never npm": the later sessions
+    recall it, search it, and check that uninstalling keeps it. A fixture, so any test can run alone."""
+    return world.claude("remember that we always use bun, never npm")
+
+
+@pytest.fixture(scope="module")
+def failed_then_fixed(world: World) -> Session:
+    """A session whose first Bash call fails and whose second, different one succeeds; the
+    worker has evaluated it when this returns."""
+    script = [
+        {"tool_use": {"name": "Bash", "input": {"command": "ls /nonexistent-kioku-e2e-dir",
+                                                 "description": "List the build folder"}}},
+        {"tool_use": {"name": "Bash", "input": {"command": "mkdir -p build && ls build",
+                                                 "description": "Create it, then list it"}}},
+        {"text": "The folder did not exist, so I created it; it is empty."},
+    ]
+    session = world.claude("list the build folder", script, ("--allowedTools", "Bash"))
+    world.wait_worker_idle()
+    return session
+
+
+def test_1_remember_saves_and_confirmation_reaches_model(world: World, remembered: Session):
+    proc, requests = remembered
     assert proc.returncode == 0, proc.stderr
     index = (world.project / ".agents" / "memory" / "MEMORY.md").read_text()
     assert any(line.startswith("- [") and "bun" in line and "→" in line for line in index.splitlines()), index
@@ -171,7 +198,7 @@ def test_1_remember_saves_and_confirmation_reaches_model(world: World):
     assert "memory-system" in bodies and "agent-memory" in bodies
 
 
-def test_2_second_session_recalls_the_memory(world: World):
+def test_2_second_session_recalls_the_memory(world: World, remembered: Session):
     proc, requests = world.claude("which package manager do we use?")
     assert proc.returncode == 0, proc.stderr
     bodies = _bodies(requests)
@@ -180,7 +207,7 @@ def test_2_second_session_recalls_the_memory(world: World):
     assert "<kioku-memory>" in bodies[start:] and "never npm" in bodies[start:]
 
 
-def test_2b_skill_commands_run_as_written_in_bash(world: World):
+def test_2b_skill_commands_run_as_written_in_bash(world: World, remembered: Session):
     """`kioku ...` as the skills write it works in Claude's Bash tool (PATH set via CLAUDE_ENV_FILE)."""
     script = [
         {"tool_use": {"name": "Bash", "input": {"command": "kioku search bun",
@@ -197,18 +224,10 @@ def test_2b_skill_commands_run_as_written_in_bash(world: World):
     assert "command not found" not in text and "never npm" in text, text[:2000]
 
 
-def test_3_failed_then_different_bash_call_is_evaluated(world: World):
-    script = [
-        {"tool_use": {"name": "Bash", "input": {"command": "ls /nonexistent-kioku-e2e-dir",
-                                                 "description": "List the build folder"}}},
-        {"tool_use": {"name": "Bash", "input": {"command": "mkdir -p build && ls build",
-                                                 "description": "Create it, then list it"}}},
-        {"text": "The folder did not exist, so I created it; it is empty."},
-    ]
-    proc, requests = world.claude("list the build folder", script, ("--allowedTools", "Bash"))
+def test_3_failed_then_different_bash_call_is_evaluated(world: World, failed_then_fixed: Session):
+    proc, requests = failed_then_fixed
     assert proc.returncode == 0, proc.stderr
     assert '"is_error": true' in _bodies(requests)  # the failing call really failed
-    world.wait_worker_idle()
     dash = world.kioku_cmd("dashboard", "--agent", "main", "--json")
     assert dash.returncode == 0, dash.stderr
     assert json.loads(dash.stdout)["total_evaluations"] >= 1
@@ -220,7 +239,7 @@ def test_3_failed_then_different_bash_call_is_evaluated(world: World):
                for e in evaluations), [e["metadata"] for e in evaluations]
 
 
-def test_3b_dashboard_shows_the_counted_tool_error(world: World):
+def test_3b_dashboard_shows_the_counted_tool_error(world: World, failed_then_fixed: Session):
     data = json.loads(world.kioku_cmd("dashboard", "--agent", "main", "--json").stdout)
     errors = _find_numbers(data, "tool_error")
     assert errors, f"dashboard JSON exposes no tool-error figure: {sorted(data)}"
@@ -240,7 +259,7 @@ def _find_numbers(obj: Any, needle: str) -> list[float]:
     return found
 
 
-def test_4_secret_is_not_stored_anywhere(world: World):
+def test_4_secret_is_not_stored_anywhere(world: World, remembered: Session):
     index_before = (world.project / ".agents" / "memory" / "MEMORY.md").read_text()
     proc, requests = world.claude(f"remember my key {SECRET}")
     assert proc.returncode == 0, proc.stderr
@@ -260,7 +279,7 @@ def test_4_secret_is_not_stored_anywhere(world: World):
     assert leaks == []
 
 
-def test_5_uninstall_restores_settings_byte_for_byte(world: World):
+def test_5_uninstall_restores_settings_byte_for_byte(world: World, remembered: Session):
     res = subprocess.run([sys.executable, str(REPO / "install.py"), "--uninstall"], env=world.env(),
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr

@@ -1,6 +1,7 @@
 """Kioku as a Claude Code plugin, end to end with the real binary and tests/tools/mock_api.py.
 
-One temporary HOME, one temporary git project (with a ``reviewer`` subagent), and, in order:
+One temporary HOME, one temporary git project (with a ``reviewer`` subagent), and, in order (each
+step a module fixture, so a test selected alone with ``-k`` runs the steps it needs first):
 
 1. ``claude plugin marketplace add <this checkout>`` then ``claude plugin install kioku@kioku``;
 2. the first session, before Kioku's full environment exists, with ``python3`` on PATH being
@@ -123,23 +124,60 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> PluginWorld:
     return w
 
 
-def test_1_marketplace_add_and_install_from_the_checkout(world: PluginWorld) -> None:
-    added = world.cli("plugin", "marketplace", "add", str(REPO))
-    assert added.returncode == 0 and "Successfully added marketplace: kioku" in added.stdout, added.stdout + added.stderr
-    installed = world.cli("plugin", "install", "kioku@kioku")
-    assert installed.returncode == 0 and "Successfully installed plugin: kioku@kioku" in installed.stdout, \
-        installed.stdout + installed.stderr
-    listed = world.cli("plugin", "list")
-    assert "kioku@kioku" in listed.stdout and "enabled" in listed.stdout
+Session = tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]
 
 
-def test_2_first_session_saves_before_the_environment_exists(world: PluginWorld) -> None:
-    assert not (world.data_dir / "venv").exists()
+@pytest.fixture(scope="module")
+def installed(world: PluginWorld) -> list[subprocess.CompletedProcess[str]]:
+    """``claude plugin marketplace add CHECKOUT``, ``plugin install kioku@kioku``, ``plugin list``."""
+    return [world.cli("plugin", "marketplace", "add", str(REPO)), world.cli("plugin", "install", "kioku@kioku"),
+            world.cli("plugin", "list")]
+
+
+@pytest.fixture(scope="module")
+def first_session(world: PluginWorld, installed: list) -> tuple[bool, Session]:
+    """The first session ("remember that we always use bun, never npm", then ``kioku recall`` in
+    Bash), and whether Kioku's environment already existed when it started."""
+    env_before = (world.data_dir / "venv").exists()
     script = [{"tool_use": {"name": "Bash", "input": {"command": "kioku recall",
                                                      "description": "Show what Kioku remembers"}}},
               {"text": "Noted: bun, never npm."}]
-    proc, requests = world.session("remember that we always use bun, never npm", script,
-                                   ("--allowedTools", "Bash"))
+    return env_before, world.session("remember that we always use bun, never npm", script,
+                                     ("--allowedTools", "Bash"))
+
+
+@pytest.fixture(scope="module")
+def prepared(world: PluginWorld, first_session: tuple) -> str:
+    """Waits (up to 10 minutes) for the environment the first hooks started preparing; its log."""
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline and not (world.data_dir / "venv" / ".kioku-venv.json").exists():
+        time.sleep(1)
+    log = (world.data_dir / "prepare.log").read_text()
+    assert (world.data_dir / "venv" / ".kioku-venv.json").exists(), log
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and "ready:" not in log:
+        time.sleep(0.5)
+        log = (world.data_dir / "prepare.log").read_text()
+    return log
+
+
+@pytest.fixture(scope="module")
+def reviewer_lesson(world: PluginWorld, prepared: str) -> subprocess.CompletedProcess[str]:
+    """``kioku learn`` of :data:`LESSON` for the project's reviewer agent."""
+    return world.kioku("learn", "--agent", "reviewer", LESSON, "--category", "code_quality", "--confidence", "0.9")
+
+
+def test_1_marketplace_add_and_install_from_the_checkout(installed: list) -> None:
+    added, install, listed = installed
+    assert added.returncode == 0 and "Successfully added marketplace: kioku" in added.stdout, added.stdout + added.stderr
+    assert install.returncode == 0 and "Successfully installed plugin: kioku@kioku" in install.stdout, \
+        install.stdout + install.stderr
+    assert "kioku@kioku" in listed.stdout and "enabled" in listed.stdout
+
+
+def test_2_first_session_saves_before_the_environment_exists(world: PluginWorld, first_session: tuple) -> None:
+    env_before, (proc, requests) = first_session
+    assert not env_before
     assert proc.returncode == 0, proc.stderr
     index = (world.project / ".agents" / "memory" / "MEMORY.md").read_text()
     assert any(line.startswith("- [") and "never npm" in line for line in index.splitlines()), index
@@ -152,17 +190,8 @@ def test_2_first_session_saves_before_the_environment_exists(world: PluginWorld)
     assert (world.data_dir / "prepare.log").exists()
 
 
-def test_3_environment_prepared_in_background_and_doctor_says_ready(world: PluginWorld) -> None:
-    deadline = time.monotonic() + 600
-    while time.monotonic() < deadline and not (world.data_dir / "venv" / ".kioku-venv.json").exists():
-        time.sleep(1)
-    log = (world.data_dir / "prepare.log").read_text()
-    assert (world.data_dir / "venv" / ".kioku-venv.json").exists(), log
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and "ready:" not in log:
-        time.sleep(0.5)
-        log = (world.data_dir / "prepare.log").read_text()
-    assert "ready:" in log, log
+def test_3_environment_prepared_in_background_and_doctor_says_ready(world: PluginWorld, prepared: str) -> None:
+    assert "ready:" in prepared, prepared
     doctor = world.kioku("doctor", "--json")
     checks = {c["check"]: c for c in json.loads(doctor.stdout)}
     plugin = checks["plugin kioku@kioku"]
@@ -174,7 +203,7 @@ def test_3_environment_prepared_in_background_and_doctor_says_ready(world: Plugi
     assert json.loads(dash.stdout)["total_evaluations"] >= 1
 
 
-def test_4_next_session_recalls(world: PluginWorld) -> None:
+def test_4_next_session_recalls(world: PluginWorld, first_session: tuple) -> None:
     proc, requests = world.session("which package manager do we use?")
     assert proc.returncode == 0, proc.stderr
     bodies = _bodies(requests)
@@ -182,10 +211,8 @@ def test_4_next_session_recalls(world: PluginWorld) -> None:
     assert "<kioku-memory>" in bodies[start:] and "never npm" in bodies[start:]
 
 
-def test_5_subagent_receives_its_lessons(world: PluginWorld) -> None:
-    learned = world.kioku("learn", "--agent", "reviewer", LESSON, "--category", "code_quality",
-                          "--confidence", "0.9")
-    assert learned.returncode == 0, learned.stderr
+def test_5_subagent_receives_its_lessons(world: PluginWorld, reviewer_lesson: subprocess.CompletedProcess[str]) -> None:
+    assert reviewer_lesson.returncode == 0, reviewer_lesson.stderr
     script = [{"tool_use": {"name": "Agent", "input": {"description": "Review the project",
                                                       "prompt": "Review the project's files.",
                                                       "subagent_type": "reviewer"}}},
@@ -201,7 +228,8 @@ def test_5_subagent_receives_its_lessons(world: PluginWorld) -> None:
     assert min(with_lesson) >= first_agent_call, "the main agent must not receive the reviewer's lessons"
 
 
-def test_6_uninstall_keeps_memories_and_lessons(world: PluginWorld) -> None:
+def test_6_uninstall_keeps_memories_and_lessons(world: PluginWorld, first_session: tuple,
+                                               reviewer_lesson: subprocess.CompletedProcess[str]) -> None:
     removed = world.cli("plugin", "uninstall", "kioku@kioku")
     assert removed.returncode == 0, removed.stdout + removed.stderr
     assert "kioku@kioku" not in world.cli("plugin", "list").stdout
