@@ -266,6 +266,25 @@ def test_editing_a_lesson_in_the_markdown_export_replaces_it(project, store_of, 
     assert got["Keep functions short"].id == keep and old not in {r.id for r in got.values()}
 
 
+def test_a_lesson_in_both_scopes_is_one_section_of_the_markdown_export_and_one_edit_changes_both(
+        project, store_of, tmp_path):
+    both = im.learn("coder", "Quote shell variables", "code_quality", 0.9, scope="both")
+    im.learn("coder", "Keep functions short", "code_quality", 0.8, scope="global")
+    assert len(both) == 2
+    out = tmp_path / "coder.md"
+    export_agent("coder", "md", out)
+    text = out.read_text()
+    assert "2 lessons in 3 records (1 stored in both scopes" in text
+    assert text.count("> Quote shell variables") == 1 and text.count("kioku:improvement {") == 3
+    assert "] global + project · confidence 0.90" in text
+    out.write_text(text.replace("> Quote shell variables", "> Quote every shell variable, always"))
+    report = import_file(out)
+    assert report["updated"] == 2, report
+    for scope in ("global", "project"):
+        assert "Quote every shell variable, always" in {r.document for r in store_of(scope).get("coder", "improvements")}
+        assert "Quote shell variables" not in {r.document for r in store_of(scope).get("coder", "improvements")}
+
+
 def _snapshot(store, agent: str) -> dict:
     return {kind: {r.id: (r.document, r.metadata) for r in store.get(agent, kind)}
             for kind in ("improvements", "evaluations")}

@@ -7,9 +7,12 @@ JSON (``kioku export --agent NAME --format json``)::
      "evaluations": [{"id", "scope", "document", "metadata"}],
      "performance": [{"id", "scope", "document", "metadata"}]}
 
-Markdown: one section per improvement (heading with category, scope and numbers, the lesson as a
+Markdown: one section per lesson (heading with category, scope and numbers, the lesson as a
 block quote, then an HTML comment ``<!-- kioku:improvement {json} -->`` holding id, scope and
-metadata), so a person can read and edit the lessons and the file still imports. Markdown carries
+metadata), so a person can read and edit the lessons and the file still imports. The copies one
+``kioku learn`` wrote of a lesson into both scopes share a section, with one comment per copy
+(a comment with nothing but blank lines since the one before takes that one's lesson), so an
+edit reaches both, as the hooks would otherwise go on giving the unedited copy. Markdown carries
 improvements only; evaluations are summarised (count) and round-trip through JSON.
 
 The metadata comment is written with ASCII-only JSON and ``<`` escaped, so the copy printed to
@@ -76,30 +79,67 @@ def export_data(agent: str, project_root: Path | None = None) -> dict[str, Any]:
     return data
 
 
+def _sections(imps: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Improvements grouped as the dashboard shows them: the copies one ``kioku learn`` wrote of a
+    lesson into both scopes (``kioku.agent.lesson_state.written_together``) share a section."""
+    from kioku.agent.lesson_state import written_together
+
+    sections: list[list[dict[str, Any]]] = []
+    placed: set[int] = set()
+    for i, item in enumerate(imps):
+        if i in placed:
+            continue
+        group = [item]
+        created = stats.epoch_of(item["metadata"].get("created_at_epoch"))
+        for j in range(i + 1, len(imps)):
+            other = imps[j]
+            if j not in placed and other["improvement"] == item["improvement"] \
+                    and other["scope"] not in {g["scope"] for g in group} \
+                    and written_together(stats.epoch_of(other["metadata"].get("created_at_epoch")), created):
+                group.append(other)
+                placed.add(j)
+        sections.append(group)
+    return sections
+
+
+def _figures(m: dict[str, Any]) -> str:
+    """Confidence, successes and the dashboard's word for a lesson (deprecated, promoted, candidate, active)."""
+    s, uses = stats.usage_of(m)
+    rate = "untested" if not stats.is_tested(m) else f"{s}/{uses} successes, Wilson ≥ {stats.wilson_of(m):.2f}"
+    return f"confidence {float(m.get('confidence', 0)):.2f} · {rate} · {stats.decision_of(m)}"
+
+
 def to_markdown(data: dict[str, Any]) -> str:
     imps = data["improvements"]
+    sections = _sections(imps)
+    both = sum(1 for group in sections if len(group) > 1)
+    counted = (f"{len(sections)} lessons in {len(imps)} records ({both} stored in both scopes: one section "
+               "each, and an edit applies to both copies)" if both else f"{len(imps)} improvements")
     lines = [f"# Agent memory: {data['agent']}", "",
-             f"Exported {data['exported_at']} by Kioku. {len(imps)} improvements, "
+             f"Exported {data['exported_at']} by Kioku. {counted}, "
              f"{len(data.get('evaluations', []))} evaluations (evaluations are in the JSON export).",
              "Edit lessons inside the quotes; keep the `kioku:improvement` comments to re-import with "
              "`kioku import FILE`.", ""]
-    for n, item in enumerate(imps, 1):
-        m = item["metadata"]
-        s, uses = stats.usage_of(m)
-        state = stats.decision_of(m)  # the dashboard's word: deprecated, promoted, candidate or active
-        rate = "untested" if not stats.is_tested(m) else f"{s}/{uses} successes, Wilson ≥ {stats.wilson_of(m):.2f}"
-        lines.append(f"## {n}. [{m.get('category', '')}] {item['scope']} · confidence "
-                     f"{float(m.get('confidence', 0)):.2f} · {rate} · {state}")
+    for n, group in enumerate(sections, 1):
+        figures = [_figures(item["metadata"]) for item in group]
+        category = group[0]["metadata"].get("category", "")
+        if len(set(figures)) == 1:
+            lines.append(f"## {n}. [{category}] {' + '.join(i['scope'] for i in group)} · {figures[0]}")
+        else:
+            lines.append(f"## {n}. [{category}] " + "; ".join(f"{i['scope']} · {f}" for i, f in zip(group, figures)))
         lines.append("")
-        lines += ["> " + ln if ln else ">" for ln in item["improvement"].splitlines() or [""]]
-        if m.get("deprecated_reason"):
-            lines += ["", f"Deprecated: {m['deprecated_reason']}"]
-        # ASCII JSON without "<" or "--": defanging the printed export (NFKC, "<" before a
-        # letter) cannot change it, and nothing in it can close the HTML comment
-        payload = (json.dumps({"id": item["id"], "scope": item["scope"], "metadata": m},
-                              ensure_ascii=True, sort_keys=True)
-                   .replace("--", "\\u002d\\u002d").replace("<", "\\u003c"))
-        lines += ["", f"<!-- kioku:improvement {payload} -->", ""]
+        lines += ["> " + ln if ln else ">" for ln in group[0]["improvement"].splitlines() or [""]]
+        for reason in dict.fromkeys(i["metadata"].get("deprecated_reason") for i in group if
+                                    i["metadata"].get("deprecated_reason")):
+            lines += ["", f"Deprecated: {reason}"]
+        for item in group:
+            # ASCII JSON without "<" or "--": defanging the printed export (NFKC, "<" before a
+            # letter) cannot change it, and nothing in it can close the HTML comment
+            payload = (json.dumps({"id": item["id"], "scope": item["scope"], "metadata": item["metadata"]},
+                                  ensure_ascii=True, sort_keys=True)
+                       .replace("--", "\\u002d\\u002d").replace("<", "\\u003c"))
+            lines += ["", f"<!-- kioku:improvement {payload} -->"]
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -115,6 +155,8 @@ def parse_markdown(text: str) -> dict[str, Any]:
         pos = match.end()
         quote = [ln for ln in block.splitlines() if ln.startswith(">")]
         lesson = "\n".join(ln[2:] if ln.startswith("> ") else ln[1:] for ln in quote).strip()
+        if not block.strip() and items:  # the next copy of the same section's lesson (both scopes)
+            lesson = items[-1]["improvement"]
         try:
             payload = json.loads(match.group(1))
         except ValueError as exc:
