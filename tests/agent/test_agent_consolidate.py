@@ -59,7 +59,9 @@ def test_one_place_differences_are_told_from_rewordings():
                  ("Use the same database for tests and development",
                   "Use a separate database for tests and development"),
                  ("Stage changes with git add -A", "Stage changes with git add -p"),
-                 ("Serialize the payload before caching", "Deserialize the payload before caching")):
+                 ("Serialize the payload before caching", "Deserialize the payload before caching"),
+                 ("Merge feature branches with --ff-only", "Merge feature branches with --no-ff"),  # share "ff"
+                 ("Run git pull --rebase before pushing", "Run git pull --no-rebase before pushing")):
         assert co.differ_in_one_place(a, b), (a, b)
     for a, b in (("Use 4 spaces for indentation", "Use spaces for indentation"),  # a refinement
                  ("Run the tests before you commit", "Run the tests before committing"),
@@ -75,6 +77,8 @@ def test_one_place_differences_are_told_from_rewordings():
                  ("Run tests before you push", "Before pushing, run the tests"),
                  ("Rebase onto main before merging", "Before merging, rebase onto main"),
                  ("Run smoke tests after deploying", "After deploying, run smoke tests"),
+                 ("Pass --use-feature=truststore to pip", "Always pass --use-feature=truststore to pip"),
+                 ("Start bash scripts with set -euo pipefail", "Bash scripts start with set -euo pipefail"),
                  # a dash is not Japanese: the stretch may still be 3 words at most
                  ("Before merging, run the full test suite locally and wait for green CI \u2014 it saves time",
                   "Before merging, ask a teammate to review the diff and wait for green CI \u2014 it saves time")):

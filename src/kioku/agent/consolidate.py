@@ -94,6 +94,9 @@ _CONTRASTS = _ORDER_WORDS | frozenset(("more", "most", "few", "same", "only", "n
                                        "in", "out", "with", "against", "until"))
 _LETTERS = frozenset("adimst")  # stopwords as articles and contractions, but flags here ("-s", "-a")
 _JA_UNIT = re.compile(r"[0-9a-z]+|\w")
+# A command-line option ("--ff-only", "--no-ff", "-euo"), one unit: split into words, "--ff-only"
+# and "--no-ff" would share "ff", and "--no-rebase" would only add "no" to "--rebase".
+_FLAG = re.compile(r"(?<![\w\-])--?[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
 _SPACES_AND_HYPHENS = re.compile(r"[\s\-\u2010\u2011]+")
 # A prefix that turns a word into its opposite: "compressed" / "uncompressed", "synchronous" /
 # "asynchronous", "mutable" / "immutable", "serialize" / "deserialize"; and "encrypt" / "decrypt".
@@ -103,17 +106,25 @@ _NEGATING_PREFIXES = ("un", "in", "im", "ir", "il", "a", "de", "dis", "non", "an
 def _units(text: str) -> tuple[list[str], bool]:
     """Words to line two lessons up by, and whether the lesson is Japanese: the lesson without its
     directive words (:func:`subject`), stemmed ("committing" is "commit"), stopwords and
-    quantifiers out; for Japanese, whose words are not spaced, each character is a unit and each
-    run of Latin letters or digits one."""
+    quantifiers out, each command-line option one unit as written (lower case); for Japanese,
+    whose words are not spaced, each character is a unit and each run of Latin letters or digits one."""
     from kioku.retrieval.hybrid import has_cjk
     from kioku.retrieval.text import ENGLISH_STOPWORDS, normalize, tokenize
 
     for pattern, word in _SIDE_PHRASES:
         text = pattern.sub(word, text)
-    about = subject(text)
-    if has_cjk(about):
-        return _JA_UNIT.findall(normalize(about)), True
-    return tokenize(_QUANTIFIERS.sub(" ", about), stopwords=ENGLISH_STOPWORDS - _CONTRASTS - _LETTERS), False
+    if has_cjk(text):
+        return _JA_UNIT.findall(normalize(subject(text))), True
+    flags: dict[str, str] = {}
+
+    def hold(m: re.Match[str]) -> str:  # a word no directive pattern or stopword list knows
+        name = "kiokuflagq" + "".join(chr(ord("a") + int(d)) for d in str(len(flags)))
+        flags[name] = m.group(0).lower()
+        return f" {name} "
+
+    about = subject(_FLAG.sub(hold, text))
+    units = tokenize(_QUANTIFIERS.sub(" ", about), stopwords=ENGLISH_STOPWORDS - _CONTRASTS - _LETTERS)
+    return [flags.get(u, u) for u in units], False
 
 
 def _key(unit: str) -> str:
@@ -209,7 +220,8 @@ def differ_in_one_place(a: str, b: str) -> bool:
         return True
     if (not mid_a or not mid_b or len(mid_a) > limit or len(mid_b) > limit
             or (not japanese and set(mid_a) & set(mid_b))  # a shared character (ー, る) is no shared word
-            or _spelled_alike(_joined(mid_a), _joined(mid_b))
+            or (_spelled_alike(_joined(mid_a), _joined(mid_b))
+                and not any(u.startswith("-") for u in mid_a + mid_b))  # options are never respellings
             or _synonymous(raw_a[head:len(raw_a) - tail], raw_b[head:len(raw_b) - tail])):
         return False
     return 2 * (head + tail) >= max(len(ua), len(ub))
