@@ -61,7 +61,10 @@ def test_one_place_differences_are_told_from_rewordings():
                  ("Stage changes with git add -A", "Stage changes with git add -p"),
                  ("Serialize the payload before caching", "Deserialize the payload before caching"),
                  ("Merge feature branches with --ff-only", "Merge feature branches with --no-ff"),  # share "ff"
-                 ("Run git pull --rebase before pushing", "Run git pull --no-rebase before pushing")):
+                 ("Run git pull --rebase before pushing", "Run git pull --no-rebase before pushing"),
+                 ("npmではなくyarnを使う", "yarnではなくnpmを使う"),  # swapped sides, short Japanese
+                 ("タブではなくスペースを使う", "スペースではなくタブを使う"),
+                 ("テストの前にlintを実行する", "lintの前にテストを実行する")):
         assert co.differ_in_one_place(a, b), (a, b)
     for a, b in (("Use 4 spaces for indentation", "Use spaces for indentation"),  # a refinement
                  ("Run the tests before you commit", "Run the tests before committing"),
@@ -78,6 +81,8 @@ def test_one_place_differences_are_told_from_rewordings():
                  ("Rebase onto main before merging", "Before merging, rebase onto main"),
                  ("Run smoke tests after deploying", "After deploying, run smoke tests"),
                  ("Pass --use-feature=truststore to pip", "Always pass --use-feature=truststore to pip"),
+                 ("npmではなくyarnを使う", "npmの代わりにyarnを使う"),  # two ways to say "instead of"
+                 ("コミットする前に必ずテストを実行する", "コミット前に必ずテストを実行する"),
                  ("Start bash scripts with set -euo pipefail", "Bash scripts start with set -euo pipefail"),
                  # a dash is not Japanese: the stretch may still be 3 words at most
                  ("Before merging, run the full test suite locally and wait for green CI \u2014 it saves time",

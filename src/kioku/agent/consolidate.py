@@ -84,6 +84,12 @@ _QUANTIFIERS = re.compile(r"\b(every|ones)\b", re.I)  # "every migration", "new 
 # "instead of", and "not" is a stopword.
 _SIDE_PHRASES = ((re.compile(r"\binstead of\b", re.I), " insteadof "),
                  (re.compile(r",\s*not\b", re.I), " butnot "))
+# The same in Japanese, each one word for :func:`_ja_sides` only (「AではなくB」 / 「Aの代わりにB」,
+# 「Aの前にB」 / 「Aする前にB」, 「Aの後にB」): made one unit in every comparison, they would shorten
+# the shared start and end that :func:`differ_in_one_place` weighs.
+_JA_SIDE_PHRASES = ((re.compile(r"の代わりに|ではなくて?|じゃなくて?"), " insteadof "),
+                    (re.compile(r"(?:の|する|より)?前に"), " before "),
+                    (re.compile(r"(?:の|した|より)?後(?:に|で)"), " after "))
 # Words with two sides: the same words on the other sides differ ("Run lint before tests" /
 # "Run tests before lint", "Copy the config from staging to production" / reversed).
 _ORDER_WORDS = frozenset(("before", "after", "above", "below", "over", "under", "than", "to", "from", "into",
@@ -125,6 +131,34 @@ def _units(text: str) -> tuple[list[str], bool]:
     about = subject(_FLAG.sub(hold, text))
     units = tokenize(_QUANTIFIERS.sub(" ", about), stopwords=ENGLISH_STOPWORDS - _CONTRASTS - _LETTERS)
     return [flags.get(u, u) for u in units], False
+
+
+def _ja_sides(text: str) -> list[str] | None:
+    """A Japanese lesson's units with 「ではなく」, 「の代わりに」, 「前に」 and 「後に」 as one word
+    each (the words :func:`_swapped` looks around), or None for a lesson without them."""
+    from kioku.retrieval.hybrid import has_cjk
+    from kioku.retrieval.text import normalize
+
+    if not has_cjk(text):
+        return None
+    marked = text
+    for pattern, word in _JA_SIDE_PHRASES:
+        marked = pattern.sub(word, marked)
+    if marked == text:
+        return None
+    return [_key(u) for u in _JA_UNIT.findall(normalize(subject(marked)))]
+
+
+def _stretches(ua: list[str], ub: list[str]) -> tuple[int, int, list[str], list[str]]:
+    """The length of the shared start and end of two unit lists, and what each has between them."""
+    shortest = min(len(ua), len(ub))
+    head = 0
+    while head < shortest and ua[head] == ub[head]:
+        head += 1
+    tail = 0
+    while tail < shortest - head and ua[-1 - tail] == ub[-1 - tail]:
+        tail += 1
+    return head, tail, ua[head:len(ua) - tail], ub[head:len(ub) - tail]
 
 
 def _key(unit: str) -> str:
@@ -207,15 +241,14 @@ def differ_in_one_place(a: str, b: str) -> bool:
     if ua == ub:
         return False
     japanese = japanese_a or japanese_b
+    sides_a, sides_b = _ja_sides(a), _ja_sides(b)
+    if sides_a is not None and sides_b is not None:
+        if sides_a == sides_b:
+            return False  # 「コミットする前に」 / 「コミット前に」, 「ではなく」 / 「の代わりに」: the same lesson
+        if _swapped(*_stretches(sides_a, sides_b)[2:]):
+            return True  # 「npmではなくyarnを使う」 / 「yarnではなくnpmを使う」
     limit = MAX_SLOT_CHARS if japanese else MAX_SLOT_WORDS
-    shortest = min(len(ua), len(ub))
-    head = 0
-    while head < shortest and ua[head] == ub[head]:
-        head += 1
-    tail = 0
-    while tail < shortest - head and ua[-1 - tail] == ub[-1 - tail]:
-        tail += 1
-    mid_a, mid_b = ua[head:len(ua) - tail], ub[head:len(ub) - tail]
+    head, tail, mid_a, mid_b = _stretches(ua, ub)
     if _swapped(mid_a, mid_b):
         return True
     if (not mid_a or not mid_b or len(mid_a) > limit or len(mid_b) > limit
