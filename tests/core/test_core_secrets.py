@@ -175,6 +175,9 @@ SECRETS: list[tuple[str, str]] = [
     ("password", "gpg --batch --passphrase=" + "Tr0ub4" + "dor --symmetric notes.txt"),
     ("password", "htpasswd -B -b users.db alice " + "Winter" + "2024"),
     ("password", "htpasswd -nb alice " + "s3cret" + "!"),
+    ("password", "pass=" + "kitsune" + "88"),  # glued to "=", as in a .env line
+    ("password", "PASS=" + "kitsune" + "88 USER=bob"),
+    ("password", "vpn-client --user bob --pass " + "kitsune" + "88"),
 ]
 
 # Ordinary text that must pass untouched.
@@ -346,6 +349,9 @@ ORDINARY: list[str] = [
     "htpasswd -c .htpasswd admin",
     "smbclient //srv/share -U alice",
     "redis-cli -p 6380 ping; then run az login -u bob",
+    "pass = offset16",
+    "pass=step2 user=bob",
+    "the compiler runs with --pass 2, then --pass=step3",
 ]
 
 

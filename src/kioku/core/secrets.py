@@ -204,7 +204,9 @@ def _check_password(m: re.Match[str]) -> bool:
     return True
 
 
-_CLAUSE_END = _Lazy(r"\s*(?:$|[.,;!?)(\]」。、（]|\s(?:and|but|so|for|on|in|at|from)\b)")
+_NEXT_ASSIGNMENT = _Lazy(r"[ \t]+[A-Za-z_][\w.\-]*=")  # another assignment after the value: "user=bob"
+# a line break ends a clause as the end of the text does (redact_lines scans many lines joined)
+_CLAUSE_END = _Lazy(r"[ \t\u3000]*(?:$|\n|[.,;!?)(\]」。、（]|[ \t](?:and|but|so|for|on|in|at|from)\b)")
 _DESCRIBING_SUFFIXES = ("ed", "ing", "able", "ible", "ful", "less", "ive", "ous", "ent", "ant", "ly")
 
 
@@ -259,6 +261,14 @@ def _cli_password(m: re.Match[str]) -> bool:
             and not _KEY_FILE.search(value))
 
 
+def _flag_password(m: re.Match[str]) -> bool:
+    """After a ``--pass`` option of an unknown tool: a word with a number that names nothing (not
+    ``step2``) or a value mixing three kinds of character; not a count (``--pass 2``)."""
+    value = m.group("val").rstrip(".,;:)")
+    return _cli_password(m) and ((bool(_OWN_WORD_NUMBER.match(value)) and not _NAMED_WORD_NUMBER.match(value))
+                                 or _classes(value) >= 3)
+
+
 def _htpasswd_password(m: re.Match[str], with_file: bool) -> bool:
     """htpasswd takes the password on the command line only with -b; with -n it names no file."""
     flags = "".join(m.group("opts").replace("-", "").split())
@@ -290,10 +300,11 @@ def _check_short_key_password(m: re.Match[str]) -> bool:
         return _plain_word_value(value, m.string, m.end())
     if len(value) < 6:
         return False
-    if _OWN_WORD_NUMBER.match(value) \
-            and _CLAUSE_END.match(m.string, m.end()) and not _NAMED_WORD_NUMBER.match(value) \
-            and (m.group("op") != "=" or m.group("q")):  # unquoted "pw = offset16" assigns a variable
-        return True
+    glued = m.group("op") == "=" and m.start("val") == m.end("key") + 1  # "pass=" glued to its value, as in a .env line
+    if _OWN_WORD_NUMBER.match(value) and not _NAMED_WORD_NUMBER.match(value) \
+            and (_CLAUSE_END.match(m.string, m.end()) or (glued and _NEXT_ASSIGNMENT.match(m.string, m.end()))) \
+            and (m.group("op") != "=" or m.group("q") or glued):
+        return True  # but "pw = offset16", unquoted and spaced, assigns a variable in code
     if m.group("op") == "=" and _mixed_with_digit_groups(value, 10):
         return True  # "pass=" before a value like Hunter2_Prod_2024 or Tr0ub4dor-Horse-77: made up
     if _NAMED_VALUE.match(value) and not _made_up_segments(value):
@@ -664,6 +675,8 @@ _RULES: list[_Rule] = [
                        "-destkeypass", "--passphrase"), _Lazy(  # keytool / jarsigner, gpg; not -storepass:env
         r"(?:-(?:src|dest)?(?:store|key)pass|--passphrase)(?:[ \t]+|=)" + _OPTION_VALUE), ("val",), _cli_password,
           in_chunks=False),
+    _Rule("password", ("--pass",), _Lazy(  # any tool's --pass / --passwd: a value that looks made up
+        r"--pass(?:wd)?(?:[ \t]+|=)" + _OPTION_VALUE), ("val",), _flag_password, in_chunks=False),
     _Rule("password", ("htpasswd",), _Lazy(  # htpasswd -b FILE USER PASSWORD
         r"(?<![\w.\-])htpasswd(?P<opts>(?:[ \t]+-[A-Za-z]+)+)[ \t]+[^\s\-]\S*[ \t]+[^\s\-]\S*[ \t]+"
         + _OPTION_VALUE + r"(?=[ \t|;&]|\n|$)"), ("val",), lambda m: _htpasswd_password(m, with_file=True),
