@@ -36,3 +36,8 @@ def test_redact_lines_edge_cases() -> None:
     assert redact_lines(two) == [redact(x) for x in two]
     clean = ["- [project] we use bun → project-conventions.md"] * 50
     assert redact_lines(clean) == clean
+    # a value that must end its clause, followed by another line: the line break ends it
+    notes = ["- pass: " + "hunter" + "22", "the wifi pass is " + "kitsune" + "88", "- [project] we use bun → a.md"]
+    redacted = redact_lines(notes)
+    assert redacted == [redact(x) for x in notes] and "[REDACTED:password]" in redacted[0] + redacted[1]
+    assert "hunter" not in redacted[0] and "kitsune" not in redacted[1]
