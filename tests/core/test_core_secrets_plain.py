@@ -7,7 +7,7 @@ import json
 import random
 from pathlib import Path
 
-from kioku.core.secrets import contains_secret, redact
+from kioku.core.secrets import contains_secret, redact, redact_lines
 
 DATA: dict[str, list[str]] = {"secret": [], "ordinary": []}
 for _name in ("plain_secrets.json", "plain_secrets_holdout.json"):  # tuning half, holdout half
@@ -26,6 +26,16 @@ def test_ordinary_text_about_passwords_is_not_flagged():
     flagged = [text for text in DATA["ordinary"] if contains_secret(text)]
     assert flagged == []
     assert len(DATA["ordinary"]) >= 60
+
+
+def test_every_plain_language_secret_is_redacted_among_other_lines():
+    """Recall and ``doctor`` scan a file's lines joined (``redact_lines``): a value that must end
+    its clause ("pass: …", "my pw is …") is still found where a line break, not the text, ends it."""
+    ordinary = [text for text in DATA["ordinary"] if "\n" not in text]
+    for n, secret in enumerate(text for text in DATA["secret"] if "\n" not in text):
+        lines = [ordinary[n % len(ordinary)], secret, ordinary[(n + 1) % len(ordinary)]]
+        assert redact_lines(lines) == [redact(line) for line in lines], secret
+        assert redact_lines(lines)[1] != secret, secret
 
 
 def test_the_value_is_refused_not_only_the_phrase():
