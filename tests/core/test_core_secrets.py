@@ -178,6 +178,13 @@ SECRETS: list[tuple[str, str]] = [
     ("password", "pass=" + "kitsune" + "88"),  # glued to "=", as in a .env line
     ("password", "PASS=" + "kitsune" + "88 USER=bob"),
     ("password", "vpn-client --user bob --pass " + "kitsune" + "88"),
+    ("password", "svn checkout --password " + "S3cret" + "!x https://svn.example.com/repo"),
+    ("password", "ldapsearch -x -D cn=admin,dc=example -w " + "hunter" + "22 -b dc=example"),
+    ("password", "sqlcmd -S db -U sa -P '" + "Str0ng" + "!Pass'"),
+    ("password", "mongosh --username admin -p " + "hunter" + "22 mongodb://db"),
+    ("password", 'htpasswd -bnBC 10 "" ' + "mypassword" + "99"),
+    ("password", "htpasswd -B -C 12 -b users.db alice " + "Winter" + "2024"),
+    ("password", "redis-cli -h db \\\n  -a " + "Kx82" + "mQzP ping"),  # a line continued with a backslash
 ]
 
 # Ordinary text that must pass untouched.
@@ -352,6 +359,15 @@ ORDINARY: list[str] = [
     "pass = offset16",
     "pass=step2 user=bob",
     "the compiler runs with --pass 2, then --pass=step3",
+    "Don't use zip -P since it shows in ps",
+    "redis-cli -a option is deprecated",
+    "gpg --passphrase option leaks to ps",
+    "htpasswd -b writes the hash directly",
+    "sqlcmd -P is visible in ps; use -G instead",
+    "zip -P で暗号化するのは弱い",
+    "redis-cli -a オプションは非推奨",
+    "keytool -storepass で指定する",
+    "use --password when scripting",
 ]
 
 

@@ -37,7 +37,7 @@ def _stored(project: Path, home: Path) -> str:
     ("Can you remember my password for next time? It is correct-" + "horse-battery.", "correct-horse-battery"),
     # a value that must end its clause, ended by a line break
     ("remember: the wifi pass is " + "kitsune" + "88\nthe router is in the hall", "kitsune88"),
-    ("remember that my pw is " + "sword" + "fish\nthanks", "swordfish"),
+    ("remember that my pw is " + "sword" + "fish\nthe router is in the hall", "swordfish"),
 ])
 def test_plain_language_secret_is_not_saved(hook_input, project, isolated_home, prompt, value):
     result = user_prompt_submit.handle(hook_input("user_prompt_submit", prompt=prompt))

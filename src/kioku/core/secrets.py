@@ -206,7 +206,7 @@ def _check_password(m: re.Match[str]) -> bool:
 
 _NEXT_ASSIGNMENT = _Lazy(r"[ \t]+[A-Za-z_][\w.\-]*=")  # another assignment after the value: "user=bob"
 # a line break ends a clause as the end of the text does (redact_lines scans many lines joined)
-_CLAUSE_END = _Lazy(r"[ \t\u3000]*(?:$|\n|[.,;!?)(\]」。、（]|[ \t](?:and|but|so|for|on|in|at|from)\b)")
+_CLAUSE_END = _Lazy(r"[^\S\n]*(?:$|\n|[.,;!?)(\]」。、（]|[^\S\n](?:and|but|so|for|on|in|at|from)\b)")
 _DESCRIBING_SUFFIXES = ("ed", "ing", "able", "ible", "ful", "less", "ive", "ous", "ent", "ant", "ly")
 
 
@@ -246,32 +246,51 @@ _NAMED_WORD_NUMBER = _Lazy(r"^(?:sha|md|base|utf|ucs|crc|aes|rsa|argon|pbkdf|bla
 
 
 # A command's own options up to a password option: stops at the next command, a pipe, a
-# semicolon, "&&" or the end of the line.
-_OWN_OPTIONS = r"(?:(?!\s(?:then|and)\b)[^\n|;&]){0,200}?"
-# The value of a password option, quoted or not.
-_OPTION_VALUE = r"(?P<q>[\"']?)(?P<val>[^\s\"'`]{4,128})(?P=q)"
+# semicolon, "&&" or the end of the line (a line ended by a backslash goes on).
+_OWN_OPTIONS = r"(?:(?!\s(?:then|and)\b)(?:[^\n|;&]|\\\r?\n)){0,200}?"
+# The value of a password option, quoted or not: printable ASCII without quotes or backticks, a
+# full stop, comma or bracket after it not included ("redis-cli -a X, then ...").
+_OPTION_VALUE = r"(?P<q>[\"']?)(?P<val>[!#-&(-_a-~]{4,128}?)(?P=q)(?=[.,;:)]*(?:\s|$))"
+# Plain words that follow an option's name in prose about it ("redis-cli -a option is deprecated",
+# "zip -P since it shows in ps", "htpasswd -b writes the hash"), beside _PROSE_WORDS and
+# _DESCRIBING_WORDS: never read as the option's value.
+_OPTION_PROSE = frozenset(
+    "option options flag flags switch argument arguments parameter value values mode since because "
+    "when while where which only just then than also instead here there this that does doesn "
+    "will would can could should must may might cannot isn wasn shows show prints print reads "
+    "writes takes expects leaks exposes puts sets asks prompts works fails is are was were be "
+    "deprecated insecure unsafe visible plain text directly".split())
+# htpasswd's options (-C and -r take a number), its user name (may be "" with -n), the end of a command
+_HTPASSWD_OPTIONS = r"(?P<opts>(?:[ \t]+-[A-Za-z]+(?:[ \t]+\d+)?)+)"
+_HTPASSWD_USER = r"(?:\"\"|''|[^\s\-]\S*)[ \t]+"
+_COMMAND_END = r"(?=[ \t]*(?:[|;&)\n]|$))"
 _KEY_FILE = _Lazy(r"\.(?:pem|crt|cer|der|pfx|p12|key|jks|txt)$", lazyre.IGNORECASE)
 
 
 def _cli_password(m: re.Match[str]) -> bool:
     """A value given to a tool's password option: not a placeholder, a variable, another option
     or a certificate file (``az login --service-principal -p cert.pem``)."""
-    value = m.group("val").rstrip(".,;:)")
-    return (len(value) >= 4 and _value_ok(value) and not value.startswith("-")
-            and not _KEY_FILE.search(value))
+    value = m.group("val")
+    if value.isalpha() and value.islower() and (value in _OPTION_PROSE or value in _PROSE_WORDS
+                                                or value in _DESCRIBING_WORDS):
+        return False
+    return _value_ok(value) and not value.startswith("-") and not _KEY_FILE.search(value)
+
+
+_FLAG_WORD_NUMBER = _Lazy(r"^[A-Za-z]+\d{1,4}$")  # "hunter2024" after --pass
 
 
 def _flag_password(m: re.Match[str]) -> bool:
-    """After a ``--pass`` option of an unknown tool: a word with a number that names nothing (not
+    """After a ``--pass``, ``--passwd`` or ``--password`` option of an unknown tool: a word with a number that names nothing (not
     ``step2``) or a value mixing three kinds of character; not a count (``--pass 2``)."""
-    value = m.group("val").rstrip(".,;:)")
-    return _cli_password(m) and ((bool(_OWN_WORD_NUMBER.match(value)) and not _NAMED_WORD_NUMBER.match(value))
+    value = m.group("val")
+    return _cli_password(m) and ((bool(_FLAG_WORD_NUMBER.match(value)) and not _NAMED_WORD_NUMBER.match(value))
                                  or _classes(value) >= 3)
 
 
 def _htpasswd_password(m: re.Match[str], with_file: bool) -> bool:
     """htpasswd takes the password on the command line only with -b; with -n it names no file."""
-    flags = "".join(m.group("opts").replace("-", "").split())
+    flags = "".join(word for word in m.group("opts").replace("-", "").split() if not word.isdigit())
     return "b" in flags and ("n" not in flags) == with_file and _cli_password(m)
 
 
@@ -403,7 +422,7 @@ def _is_kana(c: str) -> bool:
 
 # A Japanese description follows an ASCII word: a particle and more text ("Vault にある",
 # "bcrypt でハッシュする", "1Password の保管庫"); "hunter2 で、…" is the copula, the value itself.
-_JA_DESCRIPTION_AFTER = _Lazy(r"\s*(?:の|に|を|が|へ|と|から|より|で(?!す|し|[、,。\s]|$))")
+_JA_DESCRIPTION_AFTER = _Lazy(r"[^\S\n]*(?:の|に|を|が|へ|と|から|より|で(?!す|し|[、,。\s]|$))")
 
 
 def _ja_described(m: re.Match[str]) -> bool:
@@ -656,17 +675,21 @@ _RULES: list[_Rule] = [
         r"\s(?:-p|--password)(?:\s+|=)(?P<q>[\"']?)(?P<val>[^\s\"']{4,128})(?P=q)"), ("val",),
           lambda m: _value_ok(m.group("val")) and not m.group("val").startswith("-")
           and not _PORT_MAPPING.match(m.group("val")), in_chunks=False),
-    # Password options of command-line tools, within the tool's own options on one line: redis-cli
-    # -a, smbclient -U user%secret, lftp -u user,secret, az login -p, zip / unzip -P, 7z -p<secret>,
-    # keytool -storepass, gpg --passphrase, htpasswd -b.
-    _Rule("password", ("redis-cli", "az login", "zip", "unzip"), _Lazy(
+    # Password options of command-line tools, within the tool's own options: redis-cli -a,
+    # smbclient -U user%secret, lftp -u user,secret, az login -p, zip / unzip -P, ldapsearch -w,
+    # sqlcmd -P, mongosh -p, 7z -p<secret>, keytool -storepass, gpg --passphrase, htpasswd -b.
+    _Rule("password", ("redis-cli", "az login", "zip", "unzip", "ldap", "sqlcmd", "mongo"), _Lazy(
         r"(?<![\w.\-])(?:redis-cli\b" + _OWN_OPTIONS + r"[ \t](?:-a|--pass)"
         r"|az[ \t]+login\b" + _OWN_OPTIONS + r"[ \t](?:-p|--password)"
-        r"|(?:zip|unzip)\b" + _OWN_OPTIONS + r"[ \t](?:-P|--password))"  # unzip -p writes to stdout
+        r"|(?:zip|unzip)\b" + _OWN_OPTIONS + r"[ \t](?:-P|--password)"  # unzip -p writes to stdout
+        r"|ldap(?:search|add|modify|delete|whoami|passwd)\b" + _OWN_OPTIONS + r"[ \t]-w"
+        r"|sqlcmd\b" + _OWN_OPTIONS + r"[ \t]-P"
+        r"|mongo(?:sh|dump|restore|import|export)?\b" + _OWN_OPTIONS + r"[ \t](?:-p|--password))"
         r"(?:[ \t]+|=)" + _OPTION_VALUE), ("val",), _cli_password, in_chunks=False),
     _Rule("password", ("smbclient", "rpcclient", "smbget", "lftp"), _Lazy(
         r"(?<![\w.\-])(?:smbclient|rpcclient|smbget|lftp)\b" + _OWN_OPTIONS +
-        r"[ \t](?:-U|-u|--user(?:name)?)(?:[ \t]+|=)(?P<q>[\"']?)[^\s%,\"'`]+[%,](?P<val>[^\s\"'`]{4,128})(?P=q)"),
+        r"[ \t](?:-U|-u|--user(?:name)?)(?:[ \t]+|=)(?P<q>[\"']?)[^\s%,\"'`]+[%,]"
+        r"(?P<val>[!#-&(-_a-~]{4,128}?)(?P=q)(?=[.,;:)]*(?:\s|$))"),
           ("val",), _cli_password, in_chunks=False),
     _Rule("password", ("7z",), _Lazy(  # 7z a -pSecret x.7z (a bare -p asks for it)
         r"(?<![\w.\-])7z[ar]?\b" + _OWN_OPTIONS + r"[ \t]-p" + _OPTION_VALUE), ("val",), _cli_password,
@@ -675,16 +698,14 @@ _RULES: list[_Rule] = [
                        "-destkeypass", "--passphrase"), _Lazy(  # keytool / jarsigner, gpg; not -storepass:env
         r"(?:-(?:src|dest)?(?:store|key)pass|--passphrase)(?:[ \t]+|=)" + _OPTION_VALUE), ("val",), _cli_password,
           in_chunks=False),
-    _Rule("password", ("--pass",), _Lazy(  # any tool's --pass / --passwd: a value that looks made up
-        r"--pass(?:wd)?(?:[ \t]+|=)" + _OPTION_VALUE), ("val",), _flag_password, in_chunks=False),
-    _Rule("password", ("htpasswd",), _Lazy(  # htpasswd -b FILE USER PASSWORD
-        r"(?<![\w.\-])htpasswd(?P<opts>(?:[ \t]+-[A-Za-z]+)+)[ \t]+[^\s\-]\S*[ \t]+[^\s\-]\S*[ \t]+"
-        + _OPTION_VALUE + r"(?=[ \t|;&]|\n|$)"), ("val",), lambda m: _htpasswd_password(m, with_file=True),
-          in_chunks=False),
-    _Rule("password", ("htpasswd",), _Lazy(  # htpasswd -nb USER PASSWORD (printed, no file)
-        r"(?<![\w.\-])htpasswd(?P<opts>(?:[ \t]+-[A-Za-z]+)+)[ \t]+[^\s\-]\S*[ \t]+"
-        + _OPTION_VALUE + r"(?=[ \t|;&]|\n|$)"), ("val",), lambda m: _htpasswd_password(m, with_file=False),
-          in_chunks=False),
+    _Rule("password", ("--pass",), _Lazy(  # any tool's --pass / --passwd / --password: a value that looks made up
+        r"--pass(?:wd|word)?(?:[ \t]+|=)" + _OPTION_VALUE), ("val",), _flag_password, in_chunks=False),
+    _Rule("password", ("htpasswd",), _Lazy(  # htpasswd -b FILE USER PASSWORD, the password last
+        r"(?<![\w.\-])htpasswd" + _HTPASSWD_OPTIONS + r"[ \t]+[^\s\-]\S*[ \t]+" + _HTPASSWD_USER
+        + _OPTION_VALUE + _COMMAND_END), ("val",), lambda m: _htpasswd_password(m, with_file=True), in_chunks=False),
+    _Rule("password", ("htpasswd",), _Lazy(  # htpasswd -nb USER PASSWORD (printed, no file), as in -bnBC 10 "" pw
+        r"(?<![\w.\-])htpasswd" + _HTPASSWD_OPTIONS + r"[ \t]+" + _HTPASSWD_USER
+        + _OPTION_VALUE + _COMMAND_END), ("val",), lambda m: _htpasswd_password(m, with_file=False), in_chunks=False),
     _Rule("password", ("パス",), _Lazy(  # パス, short for パスワード, before a made-up value
         r"(?<![ァ-ヶー])パス\s*(?P<op>は|:|：|=|＝)\s*[「『\"']?(?P<q>)(?P<val>[\x21-\x7e]{6,64}?)"
         r"(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"), ("val",),
