@@ -13,7 +13,7 @@ from kioku.agent import improvements as im
 from kioku.agent import lifecycle, maintenance
 from kioku.learning import evidence
 from kioku.learning import lifecycle as learning_lifecycle
-from kioku.agent.lifecycle_io import export_agent, import_file
+from kioku.agent.lifecycle_io import export_agent, import_file, parse_markdown
 from kioku.core.errors import SecretRejected, UsageError
 
 
@@ -283,6 +283,23 @@ def test_a_lesson_in_both_scopes_is_one_section_of_the_markdown_export_and_one_e
     for scope in ("global", "project"):
         assert "Quote every shell variable, always" in {r.document for r in store_of(scope).get("coder", "improvements")}
         assert "Quote shell variables" not in {r.document for r in store_of(scope).get("coder", "improvements")}
+
+
+def test_a_comment_left_behind_by_a_deleted_section_does_not_take_the_lesson_above_it(project, store_of, tmp_path):
+    im.learn("coder", "Quote shell variables", "code_quality", 0.9, scope="global")
+    im.learn("coder", "Keep functions short", "code_quality", 0.8, scope="global")
+    out = tmp_path / "coder.md"
+    export_agent("coder", "md", out)
+    text = out.read_text()
+    assert "2 improvements" in text
+    # a rendered Markdown editor hides the comments: deleting section 2 there leaves its comment
+    head, second = text.split("\n## 2.", 1)
+    out.write_text(head + "\n" + second[second.index("<!-- kioku:improvement"):])
+    parsed = parse_markdown(out.read_text())["improvements"]
+    assert [i["improvement"] for i in parsed] == ["Quote shell variables", ""]  # not the lesson above it
+    import_file(out)
+    docs = sorted(r.document for r in store_of("global").get("coder", "improvements"))
+    assert docs == ["Keep functions short", "Quote shell variables"]
 
 
 def _snapshot(store, agent: str) -> dict:

@@ -11,8 +11,10 @@ Markdown: one section per lesson (heading with category, scope and numbers, the 
 block quote, then an HTML comment ``<!-- kioku:improvement {json} -->`` holding id, scope and
 metadata), so a person can read and edit the lessons and the file still imports. The copies one
 ``kioku learn`` wrote of a lesson into both scopes share a section, with one comment per copy
-(a comment with nothing but blank lines since the one before takes that one's lesson), so an
-edit reaches both, as the hooks would otherwise go on giving the unedited copy. Markdown carries
+(a comment with nothing but blank lines since the one before takes that one's lesson when the two
+are such copies), so an edit reaches both, as the hooks would otherwise go on giving the
+unedited copy. A Kioku release before this reads the second comment as an empty, unchanged
+lesson: imported there, an edit reaches the first copy only. Markdown carries
 improvements only; evaluations are summarised (count) and round-trip through JSON.
 
 The metadata comment is written with ASCII-only JSON and ``<`` escaped, so the copy printed to
@@ -79,27 +81,36 @@ def export_data(agent: str, project_root: Path | None = None) -> dict[str, Any]:
     return data
 
 
-def _sections(imps: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """Improvements grouped as the dashboard shows them: the copies one ``kioku learn`` wrote of a
-    lesson into both scopes (``kioku.agent.lesson_state.written_together``) share a section."""
+def _twins(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two exported improvements are the copies one ``kioku learn`` wrote of a lesson into
+    both scopes (``kioku.agent.lesson_state.written_together``)."""
     from kioku.agent.lesson_state import written_together
 
+    def created(item: dict[str, Any]) -> float:
+        meta = item.get("metadata")
+        return stats.epoch_of(meta.get("created_at_epoch")) if isinstance(meta, dict) else 0.0
+
+    return (a.get("scope") != b.get("scope") and a.get("improvement") == b.get("improvement")
+            and written_together(created(a), created(b)))
+
+
+def _sections(imps: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Improvements grouped as the dashboard shows them: twins (:func:`_twins`) share a section."""
     sections: list[list[dict[str, Any]]] = []
-    placed: set[int] = set()
-    for i, item in enumerate(imps):
-        if i in placed:
-            continue
-        group = [item]
-        created = stats.epoch_of(item["metadata"].get("created_at_epoch"))
-        for j in range(i + 1, len(imps)):
-            other = imps[j]
-            if j not in placed and other["improvement"] == item["improvement"] \
-                    and other["scope"] not in {g["scope"] for g in group} \
-                    and written_together(stats.epoch_of(other["metadata"].get("created_at_epoch")), created):
-                group.append(other)
-                placed.add(j)
-        sections.append(group)
+    open_by_text: dict[str, list[list[dict[str, Any]]]] = {}
+    for item in imps:
+        for group in open_by_text.get(item["improvement"], []):
+            if all(_twins(item, other) for other in group):
+                group.append(item)
+                break
+        else:
+            sections.append([item])
+            open_by_text.setdefault(item["improvement"], []).append(sections[-1])
     return sections
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _figures(m: dict[str, Any]) -> str:
@@ -113,8 +124,8 @@ def to_markdown(data: dict[str, Any]) -> str:
     imps = data["improvements"]
     sections = _sections(imps)
     both = sum(1 for group in sections if len(group) > 1)
-    counted = (f"{len(sections)} lessons in {len(imps)} records ({both} stored in both scopes: one section "
-               "each, and an edit applies to both copies)" if both else f"{len(imps)} improvements")
+    counted = (f"{_count(len(sections), 'lesson')} in {len(imps)} records ({both} stored in both scopes: "
+               "one section each, and an edit applies to both copies)" if both else f"{len(imps)} improvements")
     lines = [f"# Agent memory: {data['agent']}", "",
              f"Exported {data['exported_at']} by Kioku. {counted}, "
              f"{len(data.get('evaluations', []))} evaluations (evaluations are in the JSON export).",
@@ -129,9 +140,10 @@ def to_markdown(data: dict[str, Any]) -> str:
             lines.append(f"## {n}. [{category}] " + "; ".join(f"{i['scope']} · {f}" for i, f in zip(group, figures)))
         lines.append("")
         lines += ["> " + ln if ln else ">" for ln in group[0]["improvement"].splitlines() or [""]]
-        for reason in dict.fromkeys(i["metadata"].get("deprecated_reason") for i in group if
-                                    i["metadata"].get("deprecated_reason")):
-            lines += ["", f"Deprecated: {reason}"]
+        for item in group:
+            if item["metadata"].get("deprecated_reason"):
+                which = f" ({item['scope']} copy)" if len(group) > 1 else ""
+                lines += ["", f"Deprecated{which}: {item['metadata']['deprecated_reason']}"]
         for item in group:
             # ASCII JSON without "<" or "--": defanging the printed export (NFKC, "<" before a
             # letter) cannot change it, and nothing in it can close the HTML comment
@@ -155,16 +167,17 @@ def parse_markdown(text: str) -> dict[str, Any]:
         pos = match.end()
         quote = [ln for ln in block.splitlines() if ln.startswith(">")]
         lesson = "\n".join(ln[2:] if ln.startswith("> ") else ln[1:] for ln in quote).strip()
-        if not block.strip() and items:  # the next copy of the same section's lesson (both scopes)
-            lesson = items[-1]["improvement"]
         try:
             payload = json.loads(match.group(1))
         except ValueError as exc:
             raise UsageError(f"broken kioku:improvement comment: {exc}") from None
         if not isinstance(payload, dict):
             raise UsageError("broken kioku:improvement comment: not an object")
-        items.append({"id": payload.get("id", ""), "scope": payload.get("scope", "global"),
-                      "improvement": lesson, "metadata": payload.get("metadata", {})})
+        item = {"id": payload.get("id", ""), "scope": payload.get("scope", "global"),
+                "improvement": lesson, "metadata": payload.get("metadata", {})}
+        if not block.strip() and items and _twins({**item, "improvement": ""}, {**items[-1], "improvement": ""}):
+            item["improvement"] = items[-1]["improvement"]  # the other copy of the section's lesson
+        items.append(item)
     if agent is None and not items:
         raise UsageError("not a Kioku agent-memory export (no '# Agent memory: NAME' heading and no lessons)")
     return {"format": FORMAT, "agent": agent, "improvements": items, "evaluations": [], "performance": []}
