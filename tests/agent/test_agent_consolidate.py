@@ -62,6 +62,7 @@ def test_one_place_differences_are_told_from_rewordings():
                  ("Serialize the payload before caching", "Deserialize the payload before caching"),
                  ("Merge feature branches with --ff-only", "Merge feature branches with --no-ff"),  # share "ff"
                  ("Run git pull --rebase before pushing", "Run git pull --no-rebase before pushing"),
+                 ("Delete merged branches with git branch -d", "Delete merged branches with git branch -D"),
                  ("npmではなくyarnを使う", "yarnではなくnpmを使う"),  # swapped sides, short Japanese
                  ("タブではなくスペースを使う", "スペースではなくタブを使う"),
                  ("テストの前にlintを実行する", "lintの前にテストを実行する")):
@@ -82,6 +83,7 @@ def test_one_place_differences_are_told_from_rewordings():
                  ("Run smoke tests after deploying", "After deploying, run smoke tests"),
                  ("Pass --use-feature=truststore to pip", "Always pass --use-feature=truststore to pip"),
                  ("npmではなくyarnを使う", "npmの代わりにyarnを使う"),  # two ways to say "instead of"
+                 ("Remove build folders with rm -rf", "Remove build folders with rm -fr"),  # the same letters
                  ("コミットする前に必ずテストを実行する", "コミット前に必ずテストを実行する"),
                  ("Start bash scripts with set -euo pipefail", "Bash scripts start with set -euo pipefail"),
                  # a dash is not Japanese: the stretch may still be 3 words at most

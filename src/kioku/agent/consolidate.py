@@ -112,7 +112,7 @@ _NEGATING_PREFIXES = ("un", "in", "im", "ir", "il", "a", "de", "dis", "non", "an
 def _units(text: str) -> tuple[list[str], bool]:
     """Words to line two lessons up by, and whether the lesson is Japanese: the lesson without its
     directive words (:func:`subject`), stemmed ("committing" is "commit"), stopwords and
-    quantifiers out, each command-line option one unit as written (lower case); for Japanese,
+    quantifiers out, each command-line option one unit (:func:`_option_unit`); for Japanese,
     whose words are not spaced, each character is a unit and each run of Latin letters or digits one."""
     from kioku.retrieval.hybrid import has_cjk
     from kioku.retrieval.text import ENGLISH_STOPWORDS, normalize, tokenize
@@ -125,12 +125,25 @@ def _units(text: str) -> tuple[list[str], bool]:
 
     def hold(m: re.Match[str]) -> str:  # a word no directive pattern or stopword list knows
         name = "kiokuflagq" + "".join(chr(ord("a") + int(d)) for d in str(len(flags)))
-        flags[name] = m.group(0).lower()
+        flags[name] = _option_unit(m.group(0))
         return f" {name} "
 
     about = subject(_FLAG.sub(hold, text))
     units = tokenize(_QUANTIFIERS.sub(" ", about), stopwords=ENGLISH_STOPWORDS - _CONTRASTS - _LETTERS)
     return [flags.get(u, u) for u in units], False
+
+
+def _option_unit(option: str) -> str:
+    """A command-line option as compared: a long one in lower case ("--No-FF" is "--no-ff"), a
+    short one as written, its letters in order ("-D" is not "-d"; "-rf" is "-fr")."""
+    if option.startswith("--"):
+        return option.lower()
+    return "-" + "".join(sorted(option[1:]))
+
+
+def _short_options(text: str) -> list[str]:
+    """The one-dash options of a lesson as compared (:func:`_option_unit`)."""
+    return [_option_unit(o) for o in _FLAG.findall(text) if not o.startswith("--")]
 
 
 def _ja_sides(text: str) -> list[str] | None:
@@ -234,8 +247,9 @@ def differ_in_one_place(a: str, b: str) -> bool:
     "spaces" alike would spread one of them as both agents' finding."""
     from kioku.retrieval.text import normalize
 
-    if _SPACES_AND_HYPHENS.sub("", normalize(a)) == _SPACES_AND_HYPHENS.sub("", normalize(b)):
-        return False  # "set up" / "setup", "re-running" / "rerunning"
+    if _SPACES_AND_HYPHENS.sub("", normalize(a)) == _SPACES_AND_HYPHENS.sub("", normalize(b)) \
+            and _short_options(a) == _short_options(b):
+        return False  # "set up" / "setup", "re-running" / "rerunning" (but "-d" / "-D" differ)
     (raw_a, japanese_a), (raw_b, japanese_b) = _units(a), _units(b)
     ua, ub = [_key(u) for u in raw_a], [_key(u) for u in raw_b]
     if ua == ub:
