@@ -203,7 +203,7 @@ def test_3_environment_prepared_in_background_and_doctor_says_ready(world: Plugi
     assert json.loads(dash.stdout)["total_evaluations"] >= 1
 
 
-def test_4_next_session_recalls(world: PluginWorld, first_session: tuple) -> None:
+def test_4_next_session_recalls(world: PluginWorld, first_session: tuple, prepared: str) -> None:
     proc, requests = world.session("which package manager do we use?")
     assert proc.returncode == 0, proc.stderr
     bodies = _bodies(requests)
