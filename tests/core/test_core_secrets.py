@@ -185,6 +185,12 @@ SECRETS: list[tuple[str, str]] = [
     ("password", 'htpasswd -bnBC 10 "" ' + "mypassword" + "99"),
     ("password", "htpasswd -B -C 12 -b users.db alice " + "Winter" + "2024"),
     ("password", "redis-cli -h db \\\n  -a " + "Kx82" + "mQzP ping"),  # a line continued with a backslash
+    ("password", "`redis-cli -a " + "Kx82" + "mQzP`"),  # in backticks, as notes quote commands
+    ("password", '"zip -r x.zip d -P ' + "Hunter" + '2024"'),
+    ("password", "htpasswd -nb admin " + "Kx82" + "mQzP > .htpasswd"),
+    ("password", "Run htpasswd -b .htpasswd admin " + "Kx82" + "mQzP, then reload nginx"),
+    ("password", "7zz a -p" + "Kx82" + "mQzP backup.7z dir"),
+    ("password", "redis-cli -a " + "Pässw0" + "rd ping"),
 ]
 
 # Ordinary text that must pass untouched.
@@ -368,6 +374,13 @@ ORDINARY: list[str] = [
     "redis-cli -a オプションは非推奨",
     "keytool -storepass で指定する",
     "use --password when scripting",
+    "mongosh --host db -p 27017",
+    "redis-cli -a requires the password inline",
+    "zip -P encrypts with ZipCrypto, which is weak",
+    "keytool -storepass defaults to changeit",
+    "redis-cli -a Option is deprecated",
+    "redis-cli -a requirepass の値を渡す",
+    "pass it as --password env:DB_PW",
 ]
 
 

@@ -248,9 +248,9 @@ _NAMED_WORD_NUMBER = _Lazy(r"^(?:sha|md|base|utf|ucs|crc|aes|rsa|argon|pbkdf|bla
 # A command's own options up to a password option: stops at the next command, a pipe, a
 # semicolon, "&&" or the end of the line (a line ended by a backslash goes on).
 _OWN_OPTIONS = r"(?:(?!\s(?:then|and)\b)(?:[^\n|;&]|\\\r?\n)){0,200}?"
-# The value of a password option, quoted or not: printable ASCII without quotes or backticks, a
-# full stop, comma or bracket after it not included ("redis-cli -a X, then ...").
-_OPTION_VALUE = r"(?P<q>[\"']?)(?P<val>[!#-&(-_a-~]{4,128}?)(?P=q)(?=[.,;:)]*(?:\s|$))"
+# The value of a password option, quoted or not; a full stop, comma, colon or closing bracket
+# after it is not part of it ("redis-cli -a X, then ...", "`redis-cli -a X`").
+_OPTION_VALUE = r"(?P<q>[\"']?)(?P<val>[^\s\"'`]{4,128}?)(?P=q)(?=[.,;:)\]}]*(?:[\s\"'`]|$))"
 # Plain words that follow an option's name in prose about it ("redis-cli -a option is deprecated",
 # "zip -P since it shows in ps", "htpasswd -b writes the hash"), beside _PROSE_WORDS and
 # _DESCRIBING_WORDS: never read as the option's value.
@@ -259,30 +259,45 @@ _OPTION_PROSE = frozenset(
     "when while where which only just then than also instead here there this that does doesn "
     "will would can could should must may might cannot isn wasn shows show prints print reads "
     "writes takes expects leaks exposes puts sets asks prompts works fails is are was were be "
-    "deprecated insecure unsafe visible plain text directly".split())
-# htpasswd's options (-C and -r take a number), its user name (may be "" with -n), the end of a command
+    "deprecated insecure unsafe visible plain text directly without among requires accepts needs "
+    "defaults encrypts encryption".split())
+# A word of prose or a Japanese particle after a plain word: the word was prose too
+# ("redis-cli -a requires the password", "zip -P encrypts with ZipCrypto", "-a requirepass の値").
+_PROSE_AFTER = _Lazy(r"[ \t]+(?:the|a|an|to|with|at|among|in|on|of|for|from|by|is|are|was|were|be|and|or|"
+                     r"but|as|it|its|this|that|when|if|so|only|inline)\b|[^\S\n]*(?:の|に|を|が|へ|と|で|は|も)",
+                     lazyre.IGNORECASE)
+_CJK_CHAR = _Lazy(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")
+_NUMBER_OR_VERSION = _Lazy(r"^v?\d[\d.]*$")  # "mongosh -p 27017" names a port; "--pass v1.2.3" a version
+# htpasswd's options (-C and -r take a number), its user name (may be "" with -n), and the end of
+# its command: a pipe, a redirect, a comment, a closing quote or bracket, or punctuation and prose
 _HTPASSWD_OPTIONS = r"(?P<opts>(?:[ \t]+-[A-Za-z]+(?:[ \t]+\d+)?)+)"
 _HTPASSWD_USER = r"(?:\"\"|''|[^\s\-]\S*)[ \t]+"
-_COMMAND_END = r"(?=[ \t]*(?:[|;&)\n]|$))"
+_COMMAND_END = r"(?=[.,;:]+(?:[ \t]|$)|[ \t]*(?:[|;&)\n#`\"'<>]|\d[<>]|$))"
 _KEY_FILE = _Lazy(r"\.(?:pem|crt|cer|der|pfx|p12|key|jks|txt)$", lazyre.IGNORECASE)
 
 
 def _cli_password(m: re.Match[str]) -> bool:
-    """A value given to a tool's password option: not a placeholder, a variable, another option
-    or a certificate file (``az login --service-principal -p cert.pem``)."""
+    """A value given to a tool's password option: not a placeholder, a variable (also ``env:NAME``),
+    another option, a number or version, a certificate file (``az login --service-principal -p
+    cert.pem``), Japanese text, nor a plain word of prose about the option."""
     value = m.group("val")
-    if value.isalpha() and value.islower() and (value in _OPTION_PROSE or value in _PROSE_WORDS
-                                                or value in _DESCRIBING_WORDS):
-        return False
-    return _value_ok(value) and not value.startswith("-") and not _KEY_FILE.search(value)
+    if value.isalpha() and (value.islower() or value.istitle()):
+        word = value.lower()
+        if word in _OPTION_PROSE or word in _PROSE_WORDS or word in _DESCRIBING_WORDS \
+                or _PROSE_AFTER.match(m.string, m.end()):
+            return False
+    return (_value_ok(value) and not value.startswith(("-", "env:", "file:", "fd:"))
+            and not _KEY_FILE.search(value) and not _NUMBER_OR_VERSION.match(value)
+            and not _CJK_CHAR.search(value))
 
 
 _FLAG_WORD_NUMBER = _Lazy(r"^[A-Za-z]+\d{1,4}$")  # "hunter2024" after --pass
 
 
 def _flag_password(m: re.Match[str]) -> bool:
-    """After a ``--pass``, ``--passwd`` or ``--password`` option of an unknown tool: a word with a number that names nothing (not
-    ``step2``) or a value mixing three kinds of character; not a count (``--pass 2``)."""
+    """After a ``--pass``, ``--passwd`` or ``--password`` option of an unknown tool: a word with a
+    number that names nothing (not ``step2``) or a value mixing three kinds of character; not a
+    count (``--pass 2``)."""
     value = m.group("val")
     return _cli_password(m) and ((bool(_FLAG_WORD_NUMBER.match(value)) and not _NAMED_WORD_NUMBER.match(value))
                                  or _classes(value) >= 3)
@@ -689,10 +704,10 @@ _RULES: list[_Rule] = [
     _Rule("password", ("smbclient", "rpcclient", "smbget", "lftp"), _Lazy(
         r"(?<![\w.\-])(?:smbclient|rpcclient|smbget|lftp)\b" + _OWN_OPTIONS +
         r"[ \t](?:-U|-u|--user(?:name)?)(?:[ \t]+|=)(?P<q>[\"']?)[^\s%,\"'`]+[%,]"
-        r"(?P<val>[!#-&(-_a-~]{4,128}?)(?P=q)(?=[.,;:)]*(?:\s|$))"),
+        r"(?P<val>[^\s\"'`]{4,128}?)(?P=q)(?=[.,;:)\]}]*(?:[\s\"'`]|$))"),
           ("val",), _cli_password, in_chunks=False),
-    _Rule("password", ("7z",), _Lazy(  # 7z a -pSecret x.7z (a bare -p asks for it)
-        r"(?<![\w.\-])7z[ar]?\b" + _OWN_OPTIONS + r"[ \t]-p" + _OPTION_VALUE), ("val",), _cli_password,
+    _Rule("password", ("7z",), _Lazy(  # 7z / 7za / 7zz a -pSecret x.7z (a bare -p asks for it)
+        r"(?<![\w.\-])7z[arz]?\b" + _OWN_OPTIONS + r"[ \t]-p" + _OPTION_VALUE), ("val",), _cli_password,
           in_chunks=False),
     _Rule("password", ("-storepass", "-keypass", "-srcstorepass", "-deststorepass", "-srckeypass",
                        "-destkeypass", "--passphrase"), _Lazy(  # keytool / jarsigner, gpg; not -storepass:env
@@ -1070,7 +1085,10 @@ def redact_lines(lines: list[str]) -> list[str]:
     every rule, the card check and the entropy layer are confined to one line (their
     character classes exclude newlines, and a newline looks like the end of the text to
     their boundary and look-around checks), so a per-line finding always overlaps a finding
-    of the joined scan. The exceptions are multi-line constructs (PEM blocks, SSH public
+    of the joined scan. (A command-line option's tool may stand on an earlier line ended by a
+    backslash: the joined scan finds such a value, and the line is then redacted on its own,
+    where that tool is not seen, so it stays as a per-line scan leaves it. A note with one is
+    refused at save, where the whole text is scanned.) The exceptions are multi-line constructs (PEM blocks, SSH public
     keys, whose benign spans could cross lines): with their markers present, every line is
     scanned on its own.
     """
