@@ -63,6 +63,8 @@ def test_one_place_differences_are_told_from_rewordings():
                  ("Merge feature branches with --ff-only", "Merge feature branches with --no-ff"),  # share "ff"
                  ("Run git pull --rebase before pushing", "Run git pull --no-rebase before pushing"),
                  ("Delete merged branches with git branch -d", "Delete merged branches with git branch -D"),
+                 ("マージ済みのブランチは git branch -d で削除する", "マージ済みのブランチは git branch -D で削除する"),
+                 ("Start the JVM with -Xmx512m", "Start the JVM with -Xmx215m"),
                  ("npmではなくyarnを使う", "yarnではなくnpmを使う"),  # swapped sides, short Japanese
                  ("タブではなくスペースを使う", "スペースではなくタブを使う"),
                  ("テストの前にlintを実行する", "lintの前にテストを実行する")):
@@ -84,6 +86,7 @@ def test_one_place_differences_are_told_from_rewordings():
                  ("Pass --use-feature=truststore to pip", "Always pass --use-feature=truststore to pip"),
                  ("npmではなくyarnを使う", "npmの代わりにyarnを使う"),  # two ways to say "instead of"
                  ("Remove build folders with rm -rf", "Remove build folders with rm -fr"),  # the same letters
+                 ("ビルドフォルダは rm -rf で消す", "ビルドフォルダは rm -fr で消す"),
                  ("コミットする前に必ずテストを実行する", "コミット前に必ずテストを実行する"),
                  ("Start bash scripts with set -euo pipefail", "Bash scripts start with set -euo pipefail"),
                  # a dash is not Japanese: the stretch may still be 3 words at most

@@ -119,8 +119,6 @@ def _units(text: str) -> tuple[list[str], bool]:
 
     for pattern, word in _SIDE_PHRASES:
         text = pattern.sub(word, text)
-    if has_cjk(text):
-        return _JA_UNIT.findall(normalize(subject(text))), True
     flags: dict[str, str] = {}
 
     def hold(m: re.Match[str]) -> str:  # a word no directive pattern or stopword list knows
@@ -128,17 +126,21 @@ def _units(text: str) -> tuple[list[str], bool]:
         flags[name] = _option_unit(m.group(0))
         return f" {name} "
 
+    japanese = has_cjk(text)
     about = subject(_FLAG.sub(hold, text))
-    units = tokenize(_QUANTIFIERS.sub(" ", about), stopwords=ENGLISH_STOPWORDS - _CONTRASTS - _LETTERS)
-    return [flags.get(u, u) for u in units], False
+    if japanese:
+        units = _JA_UNIT.findall(normalize(about))
+    else:
+        units = tokenize(_QUANTIFIERS.sub(" ", about), stopwords=ENGLISH_STOPWORDS - _CONTRASTS - _LETTERS)
+    return [flags.get(u, u) for u in units], japanese
 
 
 def _option_unit(option: str) -> str:
     """A command-line option as compared: a long one in lower case ("--No-FF" is "--no-ff"), a
-    short one as written, its letters in order ("-D" is not "-d"; "-rf" is "-fr")."""
+    short one in its case, a bundle of letters in order ("-D" is not "-d"; "-rf" is "-fr")."""
     if option.startswith("--"):
         return option.lower()
-    return "-" + "".join(sorted(option[1:]))
+    return "-" + "".join(sorted(option[1:])) if option[1:].isalpha() else option  # "-Xmx512m" as written
 
 
 def _short_options(text: str) -> list[str]:
@@ -150,7 +152,6 @@ def _ja_sides(text: str) -> list[str] | None:
     """A Japanese lesson's units with 「ではなく」, 「の代わりに」, 「前に」 and 「後に」 as one word
     each (the words :func:`_swapped` looks around), or None for a lesson without them."""
     from kioku.retrieval.hybrid import has_cjk
-    from kioku.retrieval.text import normalize
 
     if not has_cjk(text):
         return None
@@ -159,7 +160,7 @@ def _ja_sides(text: str) -> list[str] | None:
         marked = pattern.sub(word, marked)
     if marked == text:
         return None
-    return [_key(u) for u in _JA_UNIT.findall(normalize(subject(marked)))]
+    return [_key(u) for u in _units(marked)[0]]
 
 
 def _stretches(ua: list[str], ub: list[str]) -> tuple[int, int, list[str], list[str]]:
