@@ -285,9 +285,11 @@ def test_a_lesson_in_both_scopes_is_one_section_of_the_markdown_export_and_one_e
         assert "Quote shell variables" not in {r.document for r in store_of(scope).get("coder", "improvements")}
 
 
-def test_a_comment_left_behind_by_a_deleted_section_does_not_take_the_lesson_above_it(project, store_of, tmp_path):
+@pytest.mark.parametrize("second_scope", ["global", "project"])  # project: written within a minute, in the other scope
+def test_a_comment_left_behind_by_a_deleted_section_does_not_take_the_lesson_above_it(project, store_of, tmp_path,
+                                                                                      second_scope):
     im.learn("coder", "Quote shell variables", "code_quality", 0.9, scope="global")
-    im.learn("coder", "Keep functions short", "code_quality", 0.8, scope="global")
+    im.learn("coder", "Keep functions short", "code_quality", 0.8, scope=second_scope)
     out = tmp_path / "coder.md"
     export_agent("coder", "md", out)
     text = out.read_text()
@@ -298,7 +300,7 @@ def test_a_comment_left_behind_by_a_deleted_section_does_not_take_the_lesson_abo
     parsed = parse_markdown(out.read_text())["improvements"]
     assert [i["improvement"] for i in parsed] == ["Quote shell variables", ""]  # not the lesson above it
     import_file(out)
-    docs = sorted(r.document for r in store_of("global").get("coder", "improvements"))
+    docs = sorted(r.document for scope in ("global", "project") for r in store_of(scope).get("coder", "improvements"))
     assert docs == ["Keep functions short", "Quote shell variables"]
 
 

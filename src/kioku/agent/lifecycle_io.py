@@ -10,11 +10,11 @@ JSON (``kioku export --agent NAME --format json``)::
 Markdown: one section per lesson (heading with category, scope and numbers, the lesson as a
 block quote, then an HTML comment ``<!-- kioku:improvement {json} -->`` holding id, scope and
 metadata), so a person can read and edit the lessons and the file still imports. The copies one
-``kioku learn`` wrote of a lesson into both scopes share a section, with one comment per copy
-(a comment with nothing but blank lines since the one before takes that one's lesson when the two
-are such copies), so an edit reaches both, as the hooks would otherwise go on giving the
-unedited copy. A Kioku release before this reads the second comment as an empty, unchanged
-lesson: imported there, an edit reaches the first copy only. Markdown carries
+``kioku learn`` wrote of a lesson into both scopes share a section, with one comment per copy;
+the second names the first (``"copy_of"``) and, with nothing but blank lines since that one,
+takes its lesson, so an edit reaches both, as the hooks would otherwise go on giving the unedited
+copy. A Kioku without this grouping reads the second comment as an empty, unchanged lesson:
+imported there, an edit reaches the first copy only. Markdown carries
 improvements only; evaluations are summarised (count) and round-trip through JSON.
 
 The metadata comment is written with ASCII-only JSON and ``<`` escaped, so the copy printed to
@@ -144,11 +144,14 @@ def to_markdown(data: dict[str, Any]) -> str:
             if item["metadata"].get("deprecated_reason"):
                 which = f" ({item['scope']} copy)" if len(group) > 1 else ""
                 lines += ["", f"Deprecated{which}: {item['metadata']['deprecated_reason']}"]
-        for item in group:
+        for n_copy, item in enumerate(group):
             # ASCII JSON without "<" or "--": defanging the printed export (NFKC, "<" before a
-            # letter) cannot change it, and nothing in it can close the HTML comment
-            payload = (json.dumps({"id": item["id"], "scope": item["scope"], "metadata": item["metadata"]},
-                                  ensure_ascii=True, sort_keys=True)
+            # letter) cannot change it, and nothing in it can close the HTML comment. A second
+            # copy names the first ("copy_of"), whose lesson it takes at import.
+            fields = {"id": item["id"], "scope": item["scope"], "metadata": item["metadata"]}
+            if n_copy:
+                fields["copy_of"] = group[0]["id"]
+            payload = (json.dumps(fields, ensure_ascii=True, sort_keys=True)
                        .replace("--", "\\u002d\\u002d").replace("<", "\\u003c"))
             lines += ["", f"<!-- kioku:improvement {payload} -->"]
         lines.append("")
@@ -175,7 +178,8 @@ def parse_markdown(text: str) -> dict[str, Any]:
             raise UsageError("broken kioku:improvement comment: not an object")
         item = {"id": payload.get("id", ""), "scope": payload.get("scope", "global"),
                 "improvement": lesson, "metadata": payload.get("metadata", {})}
-        if not block.strip() and items and _twins({**item, "improvement": ""}, {**items[-1], "improvement": ""}):
+        if not block.strip() and items and payload.get("copy_of") == items[-1]["id"] \
+                and items[-1]["id"] and item["scope"] != items[-1]["scope"]:
             item["improvement"] = items[-1]["improvement"]  # the other copy of the section's lesson
         items.append(item)
     if agent is None and not items:
