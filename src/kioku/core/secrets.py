@@ -1088,9 +1088,9 @@ def redact_lines(lines: list[str]) -> list[str]:
     of the joined scan. (A command-line option's tool may stand on an earlier line ended by a
     backslash: the joined scan finds such a value, and the line is then redacted on its own,
     where that tool is not seen, so it stays as a per-line scan leaves it. A note with one is
-    refused at save, where the whole text is scanned.) The exceptions are multi-line constructs (PEM blocks, SSH public
-    keys, whose benign spans could cross lines): with their markers present, every line is
-    scanned on its own.
+    refused at save, where the whole text is scanned.) The exceptions are multi-line
+    constructs (PEM blocks, SSH public keys, whose benign spans could cross lines): with their
+    markers present, every line is scanned on its own.
     """
     if len(lines) < 2:
         return [redact(line) for line in lines]
