@@ -191,6 +191,9 @@ SECRETS: list[tuple[str, str]] = [
     ("password", "Run htpasswd -b .htpasswd admin " + "Kx82" + "mQzP, then reload nginx"),
     ("password", "7zz a -p" + "Kx82" + "mQzP backup.7z dir"),
     ("password", "redis-cli -a " + "Pässw0" + "rd ping"),
+    # the value first
+    ("password", "kitsune" + "88 is my wifi password"),
+    ("password", "'" + "Tr0ub4" + "dor' is the password for staging"),
 ]
 
 # Ordinary text that must pass untouched.
@@ -381,6 +384,11 @@ ORDINARY: list[str] = [
     "redis-cli -a Option is deprecated",
     "redis-cli -a requirepass の値を渡す",
     "pass it as --password env:DB_PW",
+    "1Password is my password manager",
+    "bcrypt is the password hash",
+    "That is the password",
+    "the first line is the password",
+    "Bitwarden is our password manager.",
 ]
 
 

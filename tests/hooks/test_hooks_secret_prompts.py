@@ -38,6 +38,7 @@ def _stored(project: Path, home: Path) -> str:
     # a value that must end its clause, ended by a line break
     ("remember: the wifi pass is " + "kitsune" + "88\nthe router is in the hall", "kitsune88"),
     ("remember that my pw is " + "sword" + "fish\nthe router is in the hall", "swordfish"),
+    ("remember " + "kitsune" + "88 is my wifi password", "kitsune88"),  # the value first
 ])
 def test_plain_language_secret_is_not_saved(hook_input, project, isolated_home, prompt, value):
     result = user_prompt_submit.handle(hook_input("user_prompt_submit", prompt=prompt))

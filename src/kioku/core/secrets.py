@@ -309,6 +309,29 @@ def _htpasswd_password(m: re.Match[str], with_file: bool) -> bool:
     return "b" in flags and ("n" not in flags) == with_file and _cli_password(m)
 
 
+# The characters a value standing before "is my password" may hold (walked back over from the anchor).
+_VALUE_CHARS = "".join(chr(c) for c in range(0x21, 0x7f) if chr(c) not in "`")
+_PRONOUNS = frozenset("it its his hers theirs there here who whose mine yours ours this that what which".split())
+# A word after one of these is a noun, not a value ("the first line is the password").
+_DETERMINER_BEFORE = _Lazy(r"(?i:\b(?:the|a|an|this|these|those|my|your|our|their|its|his|her|every|each|"
+                           r"first|last|next|same|other)[ \t]+)$")
+
+
+def _value_first_password(m: re.Match[str]) -> bool:
+    """"<value> is my password": the value, unless the phrase goes on to name something else ("…
+    is my password manager", "bcrypt is the password hash": the clause must end after it), or the
+    value is a pronoun, a word of prose or a noun after "the" ("That is the password", "Mine is
+    the password", "the first line is the password")."""
+    value = m.group("val").rstrip(".,;:")
+    word = value.lower()
+    if _DETERMINER_BEFORE.search(m.string, max(0, m.start() - 12), m.start()):
+        return False
+    if not _CLAUSE_END.match(m.string, m.end()) or not _value_ok(value) or word in _PRONOUNS \
+            or word in _PROSE_WORDS or word in _DESCRIBING_WORDS or word in _OPTION_PROSE:
+        return False
+    return len(value) >= 4 and not _CJK_CHAR.search(value)
+
+
 def _made_up_letters(value: str) -> bool:
     """Three or more letter groups of at most four letters ("abcd1234efgh5678ijkl"), not names
     with versions ("ubuntu2204python311", "gpt4turbo20240409")."""
@@ -721,6 +744,11 @@ _RULES: list[_Rule] = [
     _Rule("password", ("htpasswd",), _Lazy(  # htpasswd -nb USER PASSWORD (printed, no file), as in -bnBC 10 "" pw
         r"(?<![\w.\-])htpasswd" + _HTPASSWD_OPTIONS + r"[ \t]+" + _HTPASSWD_USER
         + _OPTION_VALUE + _COMMAND_END), ("val",), lambda m: _htpasswd_password(m, with_file=False), in_chunks=False),
+    _Rule("password", (" is my ", " is our ", " is the ", " was my ", " was the ", " is your "), _Lazy(
+        # the value first: "hunter22 is my wifi password", "'Tr0ub4dor' is the password for staging"
+        r"(?P<q>[\"']?)(?P<val>[^\s\"'`]{4,64}?)(?P=q)[ \t]+(?i:is|was)[ \t]+(?i:my|our|the|your)"
+        r"(?:[ \t]+[\w\-]+){0,3}?[ \t]+(?i:password|passcode|passphrase|pw|pin)\b"),
+          ("val",), _value_first_password, back=_VALUE_CHARS, in_chunks=False),
     _Rule("password", ("パス",), _Lazy(  # パス, short for パスワード, before a made-up value
         r"(?<![ァ-ヶー])パス\s*(?P<op>は|:|：|=|＝)\s*[「『\"']?(?P<q>)(?P<val>[\x21-\x7e]{6,64}?)"
         r"(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"), ("val",),
