@@ -322,11 +322,12 @@ def _value_first_password(m: re.Match[str]) -> bool:
     is my password manager", "bcrypt is the password hash": the clause must end after it), or the
     value is a pronoun, a word of prose or a noun after "the" ("That is the password", "Mine is
     the password", "the first line is the password")."""
-    value = m.group("val").rstrip(".,;:")
+    value = (m.group("val") or m.group("bare")).rstrip(".,;:")
     word = value.lower()
-    if _DETERMINER_BEFORE.search(m.string, max(0, m.start() - 12), m.start()):
+    if word.startswith("redacted") or _DETERMINER_BEFORE.search(m.string, max(0, m.start() - 12), m.start()):
         return False
-    if not _CLAUSE_END.match(m.string, m.end()) or not _value_ok(value) or word in _PRONOUNS \
+    end = m.end() + (m.string[m.end():m.end() + 1] in "\"'”’`)]")  # a quote or bracket closing the sentence
+    if not _CLAUSE_END.match(m.string, end) or not _value_ok(value) or word in _PRONOUNS \
             or word in _PROSE_WORDS or word in _DESCRIBING_WORDS or word in _OPTION_PROSE:
         return False
     return len(value) >= 4 and not _CJK_CHAR.search(value)
@@ -745,10 +746,12 @@ _RULES: list[_Rule] = [
         r"(?<![\w.\-])htpasswd" + _HTPASSWD_OPTIONS + r"[ \t]+" + _HTPASSWD_USER
         + _OPTION_VALUE + _COMMAND_END), ("val",), lambda m: _htpasswd_password(m, with_file=False), in_chunks=False),
     _Rule("password", (" is my ", " is our ", " is the ", " was my ", " was the ", " is your "), _Lazy(
-        # the value first: "hunter22 is my wifi password", "'Tr0ub4dor' is the password for staging"
-        r"(?P<q>[\"']?)(?P<val>[^\s\"'`]{4,64}?)(?P=q)[ \t]+(?i:is|was)[ \t]+(?i:my|our|the|your)"
+        # the value first: "<value> is my wifi password", "'<value>' is the password for staging"
+        # (a quote or bracket opening the whole sentence is not the value's)
+        r"(?:(?P<q>[\"'])(?P<val>[^\s\"'`]{4,64}?)(?P=q)|[\"'(\[]?(?P<bare>[^\s\"'`(\[]{4,64}?))"
+        r"[ \t]+(?i:is|was)[ \t]+(?i:my|our|the|your)"
         r"(?:[ \t]+[\w\-]+){0,3}?[ \t]+(?i:password|passcode|passphrase|pw|pin)\b"),
-          ("val",), _value_first_password, back=_VALUE_CHARS, in_chunks=False),
+          ("val", "bare"), _value_first_password, back=_VALUE_CHARS, in_chunks=False),
     _Rule("password", ("パス",), _Lazy(  # パス, short for パスワード, before a made-up value
         r"(?<![ァ-ヶー])パス\s*(?P<op>は|:|：|=|＝)\s*[「『\"']?(?P<q>)(?P<val>[\x21-\x7e]{6,64}?)"
         r"(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"), ("val",),
