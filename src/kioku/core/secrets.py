@@ -250,7 +250,8 @@ _NAMED_WORD_NUMBER = _Lazy(r"^(?:sha|md|base|utf|ucs|crc|aes|rsa|argon|pbkdf|bla
 _OWN_OPTIONS = r"(?:(?!\s(?:then|and)\b)(?:[^\n|;&]|\\\r?\n)){0,200}?"
 # The value of a password option, quoted or not; a full stop, comma, colon or closing bracket
 # after it is not part of it ("redis-cli -a X, then ...", "`redis-cli -a X`").
-_OPTION_VALUE = r"(?P<q>[\"']?)(?P<val>[^\s\"'`]{4,128}?)(?P=q)(?=[.,;:)\]}]*(?:[\s\"'`]|$))"
+_OPTION_VALUE_AFTER_QUOTE = r"(?P<val>[^\s\"'`]{4,128}?)(?P=q)(?=[.,;:)\]}]*(?:[\s\"'`]|$))"
+_OPTION_VALUE = r"(?P<q>[\"']?)" + _OPTION_VALUE_AFTER_QUOTE
 # Plain words that follow an option's name in prose about it ("redis-cli -a option is deprecated",
 # "zip -P since it shows in ps", "htpasswd -b writes the hash"), beside _PROSE_WORDS and
 # _DESCRIBING_WORDS: never read as the option's value.
@@ -261,11 +262,10 @@ _OPTION_PROSE = frozenset(
     "writes takes expects leaks exposes puts sets asks prompts works fails is are was were be "
     "deprecated insecure unsafe visible plain text directly without among requires accepts needs "
     "defaults encrypts encryption".split())
-# A word of prose or a Japanese particle after a plain word: the word was prose too
-# ("redis-cli -a requires the password", "zip -P encrypts with ZipCrypto", "-a requirepass の値").
+# A word of prose after a plain word: the word was prose too ("redis-cli -a requires the
+# password", "zip -P encrypts with ZipCrypto"; a Japanese particle is _JA_DESCRIPTION_AFTER's).
 _PROSE_AFTER = _Lazy(r"[ \t]+(?:the|a|an|to|with|at|among|in|on|of|for|from|by|is|are|was|were|be|and|or|"
-                     r"but|as|it|its|this|that|when|if|so|only|inline)\b|[^\S\n]*(?:の|に|を|が|へ|と|で|は|も)",
-                     lazyre.IGNORECASE)
+                     r"but|as|it|its|this|that|when|if|so|only|inline)\b", lazyre.IGNORECASE)
 _CJK_CHAR = _Lazy(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")
 _NUMBER_OR_VERSION = _Lazy(r"^v?\d[\d.]*$")  # "mongosh -p 27017" names a port; "--pass v1.2.3" a version
 # htpasswd's options (-C and -r take a number), its user name (may be "" with -n), and the end of
@@ -284,7 +284,7 @@ def _cli_password(m: re.Match[str]) -> bool:
     if value.isalpha() and (value.islower() or value.istitle()):
         word = value.lower()
         if word in _OPTION_PROSE or word in _PROSE_WORDS or word in _DESCRIBING_WORDS \
-                or _PROSE_AFTER.match(m.string, m.end()):
+                or _PROSE_AFTER.match(m.string, m.end()) or _JA_DESCRIPTION_AFTER.match(m.string, m.end()):
             return False
     return (_value_ok(value) and not value.startswith(("-", "env:", "file:", "fd:"))
             and not _KEY_FILE.search(value) and not _NUMBER_OR_VERSION.match(value)
@@ -727,8 +727,7 @@ _RULES: list[_Rule] = [
         r"(?:[ \t]+|=)" + _OPTION_VALUE), ("val",), _cli_password, in_chunks=False),
     _Rule("password", ("smbclient", "rpcclient", "smbget", "lftp"), _Lazy(
         r"(?<![\w.\-])(?:smbclient|rpcclient|smbget|lftp)\b" + _OWN_OPTIONS +
-        r"[ \t](?:-U|-u|--user(?:name)?)(?:[ \t]+|=)(?P<q>[\"']?)[^\s%,\"'`]+[%,]"
-        r"(?P<val>[^\s\"'`]{4,128}?)(?P=q)(?=[.,;:)\]}]*(?:[\s\"'`]|$))"),
+        r"[ \t](?:-U|-u|--user(?:name)?)(?:[ \t]+|=)(?P<q>[\"']?)[^\s%,\"'`]+[%,]" + _OPTION_VALUE_AFTER_QUOTE),
           ("val",), _cli_password, in_chunks=False),
     _Rule("password", ("7z",), _Lazy(  # 7z / 7za / 7zz a -pSecret x.7z (a bare -p asks for it)
         r"(?<![\w.\-])7z[arz]?\b" + _OWN_OPTIONS + r"[ \t]-p" + _OPTION_VALUE), ("val",), _cli_password,
