@@ -725,13 +725,22 @@ _RULES: list[_Rule] = [
         r"|sqlcmd\b" + _OWN_OPTIONS + r"[ \t]-P"
         r"|mongo(?:sh|dump|restore|import|export)?\b" + _OWN_OPTIONS + r"[ \t](?:-p|--password))"
         r"(?:[ \t]+|=)" + _OPTION_VALUE), ("val",), _cli_password, in_chunks=False),
-    _Rule("password", ("smbclient", "rpcclient", "smbget", "lftp"), _Lazy(
+    _Rule("password", ("smbclient", "rpcclient", "smbget", "lftp"), _Lazy(  # also lftp -u bob,'secret'
         r"(?<![\w.\-])(?:smbclient|rpcclient|smbget|lftp)\b" + _OWN_OPTIONS +
-        r"[ \t](?:-U|-u|--user(?:name)?)(?:[ \t]+|=)(?P<q>[\"']?)[^\s%,\"'`]+[%,]" + _OPTION_VALUE_AFTER_QUOTE),
+        r"[ \t](?:-U|-u|--user(?:name)?)(?:[ \t]+|=)(?P<q>[\"']?)[^\s%,\"'`]+[%,]"
+        r"(?P<inner>[\"']?)(?P<val>[^\s\"'`]{4,128}?)(?P=inner)(?P=q)(?=[.,;:)\]}]*(?:[\s\"'`]|$))"),
           ("val",), _cli_password, in_chunks=False),
     _Rule("password", ("7z",), _Lazy(  # 7z / 7za / 7zz a -pSecret x.7z (a bare -p asks for it)
         r"(?<![\w.\-])7z[arz]?\b" + _OWN_OPTIONS + r"[ \t]-p" + _OPTION_VALUE), ("val",), _cli_password,
           in_chunks=False),
+    # A password glued to its option, the option quoted whole or not: 7z x "-pSecret",
+    # ldapsearch -wSecret, sqlcmd -PSecret (getopt-style tools take the rest of the word).
+    _Rule("password", ("7z", "ldap", "sqlcmd"), _Lazy(
+        r"(?<![\w.\-])(?:7z[arz]?\b" + _OWN_OPTIONS + r"[ \t](?P<q>[\"'])-p"
+        r"|ldap(?:search|add|modify|delete|whoami|passwd)\b" + _OWN_OPTIONS + r"[ \t](?P<lq>[\"']?)-w(?=[^\s\"'])"
+        r"|sqlcmd\b" + _OWN_OPTIONS + r"[ \t](?P<sq>[\"']?)-P(?=[^\s\"']))"
+        r"(?P<val>[^\s\"'`]{4,128}?)(?:(?P=q)|(?P=lq)|(?P=sq))(?=[.,;:)\]}]*(?:[\s\"'`]|$))"), ("val",),
+          _cli_password, in_chunks=False),
     _Rule("password", ("-storepass", "-keypass", "-srcstorepass", "-deststorepass", "-srckeypass",
                        "-destkeypass", "--passphrase"), _Lazy(  # keytool / jarsigner, gpg; not -storepass:env
         r"(?:-(?:src|dest)?(?:store|key)pass|--passphrase)(?:[ \t]+|=)" + _OPTION_VALUE), ("val",), _cli_password,
