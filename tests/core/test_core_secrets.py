@@ -200,6 +200,8 @@ SECRETS: list[tuple[str, str]] = [
     # the value first
     ("password", "kitsune" + "88 is my wifi password"),
     ("password", "'" + "Tr0ub4" + "dor' is the password for staging"),
+    ("password", "hunter" + "22がパスワードです"),
+    ("password", "「Kx82" + "mQzP」は私のパスワードだ"),
 ]
 
 # Ordinary text that must pass untouched.
@@ -385,6 +387,11 @@ ORDINARY: list[str] = [
     "use --password when scripting",
     "mongosh --host db -p 27017",
     "ldapsearch -x -W -b dc=example",
+    "OAuth2はパスワードではない",
+    "v2.1.0はパスワード認証を使う",
+    "$DB_PASSWORDがパスワードです",
+    "alice42がパスワードを変えた",
+    "Windows11はパスワードです",
     "ldapsearch -x -w$LDAP_PASSWORD -b dc=example",
     "sqlcmd -S db -U sa -P$SA_PASSWORD",
     '7z x "-p$ARCHIVE_PASS" backup.7z',

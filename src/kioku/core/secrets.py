@@ -333,6 +333,14 @@ def _value_first_password(m: re.Match[str]) -> bool:
     return len(value) >= 4 and not _CJK_CHAR.search(value)
 
 
+def _ja_value_first(value: str) -> bool:
+    """A value named as the password in Japanese before the word: letters with digits or symbols,
+    not a named build or version ("windows11", "v2.1") nor a placeholder."""
+    return (_value_ok(value) and any(c.isalpha() for c in value) and any(not c.isalpha() for c in value)
+            and not _NAMED_WORD_NUMBER.match(value) and not _NUMBER_OR_VERSION.match(value)
+            and not _CJK_CHAR.search(value) and not value.startswith(("$", "-", "<")))
+
+
 def _made_up_letters(value: str) -> bool:
     """Three or more letter groups of at most four letters ("abcd1234efgh5678ijkl"), not names
     with versions ("ubuntu2204python311", "gpt4turbo20240409")."""
@@ -760,6 +768,12 @@ _RULES: list[_Rule] = [
         r"[ \t]+(?i:is|was)[ \t]+(?i:my|our|the|your)"
         r"(?:[ \t]+[\w\-]+){0,3}?[ \t]+(?i:password|passcode|passphrase|pw|pin)\b"),
           ("val", "bare"), _value_first_password, back=_VALUE_CHARS, in_chunks=False),
+    _Rule("password", ("がパスワード", "はパスワード", "が暗証番号", "は暗証番号", "が私の", "は私の",
+                       "が僕の", "は僕の", "が俺の", "は俺の", "がうちの", "はうちの"), _Lazy(
+        # the value first in Japanese: 「<value>がパスワードです」, "<value>は私のパスワード"
+        r"(?P<q>[\"']?)(?P<val>[^\s\"'`]{6,64}?)(?P=q)[」』]?(?:が|は)(?:私の|僕の|俺の|うちの)?"
+        r"(?:パスワード|暗証番号|パスフレーズ)(?=です|でした|だ|[。、！!\s]|$)"),
+          ("val",), lambda m: _ja_value_first(m.group("val")), back=_VALUE_CHARS + "」』", in_chunks=False),
     _Rule("password", ("パス",), _Lazy(  # パス, short for パスワード, before a made-up value
         r"(?<![ァ-ヶー])パス\s*(?P<op>は|:|：|=|＝)\s*[「『\"']?(?P<q>)(?P<val>[\x21-\x7e]{6,64}?)"
         r"(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"), ("val",),
