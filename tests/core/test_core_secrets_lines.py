@@ -41,3 +41,16 @@ def test_redact_lines_edge_cases() -> None:
     redacted = redact_lines(notes)
     assert redacted == [redact(x) for x in notes] and "[REDACTED:password]" in redacted[0] + redacted[1]
     assert "hunter" not in redacted[0] and "kitsune" not in redacted[1]
+
+
+def test_redact_notes_reads_a_command_continued_with_backslashes_as_one() -> None:
+    from kioku.core.secrets import redact_notes
+
+    value = "Kx82" + "mQzP"
+    notes = ["Reach the cache:", "redis-cli \\", "  -h db \\", "  -p 6380 \\", f"  -a {value} ping", "- next"]
+    redacted = redact_notes(notes)
+    assert value not in "\n".join(redacted)
+    assert redacted[:4] == notes[:4] and redacted[5] == notes[5]
+    # nothing is redacted on continued lines that hold no secret
+    plain = ["make build \\", "  -j8", "docker run \\", "  -p 8080:80 img"]
+    assert redact_notes(plain) == plain

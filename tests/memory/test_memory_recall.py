@@ -177,6 +177,19 @@ def test_secrets_in_notes_written_by_hand_are_never_shown(project, pmem, kioku):
         assert key not in out.stdout and value not in out.stdout and pem[1] not in out.stdout
 
 
+def test_a_password_on_a_continued_command_line_written_by_hand_is_never_shown(project, pmem, kioku):
+    # the tool stands on a line ended by a backslash, its password option on a later line
+    api.remember("We use bun for installs")
+    value = "Kx82" + "mQzP"
+    index = pmem / "MEMORY.md"
+    index.write_text(index.read_text() + "\n## Cache\nReach it with\n    redis-cli -h cache.internal \\\n"
+                     + "      -p 6380 \\\n" + f"      -a {value} ping\n- Ask Dana for staging access\n")
+    recalled = api.build_recall()
+    assert "Ask Dana" in recalled and "redis-cli -h cache.internal" in recalled and value not in recalled
+    out = kioku("search", "redis cache")
+    assert out.returncode == 0 and value not in out.stdout
+
+
 def test_a_comment_opener_in_a_memory_hides_no_later_memory(project, pmem):
     api.remember("We use pnpm for installs")
     api.remember("In HTML templates, start a comment with <!-- and never nest them")

@@ -1141,7 +1141,8 @@ def redact_lines(lines: list[str]) -> list[str]:
     of the joined scan. (A command-line option's tool may stand on an earlier line ended by a
     backslash: the joined scan finds such a value, and the line is then redacted on its own,
     where that tool is not seen, so it stays as a per-line scan leaves it. A note with one is
-    refused at save, where the whole text is scanned.) The exceptions are multi-line
+    refused at save, where the whole text is scanned, and :func:`redact_notes` reads such a
+    command's lines together.) The exceptions are multi-line
     constructs (PEM blocks, SSH public keys, whose benign spans could cross lines): with their
     markers present, every line is scanned on its own.
     """
@@ -1176,7 +1177,8 @@ def redact_notes(lines: list[str], probe: list[bool] | None = None) -> list[str]
     """:func:`redact_lines` for notes a person wrote line by line, where a secret can span lines:
 
     - a line that continues a secret begun on the line before ("The admin password is" ⏎
-      "Xk9#mP2$qL7!vR4@") is redacted whole;
+      "Xk9#mP2$qL7!vR4@"), or a command whose earlier lines end with a backslash
+      ("redis-cli -h db \\" ⏎ "-a Xk9mP2qL7 ping"), is redacted whole;
     - the lines of a private key block (a BEGIN line of its own, then base64 and header lines,
       up to its END line or the first line that is neither) are redacted whole.
 
@@ -1204,7 +1206,12 @@ def redact_notes(lines: list[str], probe: list[bool] | None = None) -> list[str]
         if not i or not bare or (probe is not None and not probe[i]):
             continue
         before = lines[i - 1].rstrip()
-        if not before.lower().endswith(_SECRET_NAME_ENDINGS):
+        if before.endswith("\\"):  # a command continued with a backslash: its earlier lines, joined
+            first = i - 1
+            while first > 0 and i - first < _CONTINUED_LINES and lines[first - 1].rstrip().endswith("\\"):
+                first -= 1
+            before = " ".join(lines[j].rstrip() for j in range(first, i))
+        elif not before.lower().endswith(_SECRET_NAME_ENDINGS):
             continue
         # a secret found in this line only with the line before it (a value after "password is")
         # makes the whole line a secret; one this line holds on its own is redacted as usual
@@ -1220,6 +1227,7 @@ def redact_notes(lines: list[str], probe: list[bool] | None = None) -> list[str]
 
 
 _LIST_MARKER = _Lazy(r"^(?:[-*+>]\s+)?(?:\[[ xX]\]\s+)?")
+_CONTINUED_LINES = 10  # how many backslash-ended lines before a line are read as one command with it
 _KEY_BEGIN = _Lazy(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _KEY_MATERIAL = _Lazy(r"[A-Za-z0-9+/=]{16,}|[A-Za-z-]+:.*")
 # How the line before a secret's value ends when the value is on the next line.
