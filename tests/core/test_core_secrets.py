@@ -202,6 +202,11 @@ SECRETS: list[tuple[str, str]] = [
     ("password", "'" + "Tr0ub4" + "dor' is the password for staging"),
     ("password", "hunter" + "22がパスワードです"),
     ("password", "「Kx82" + "mQzP」は私のパスワードだ"),
+    ("password", "hunter" + "22 がパスワードです"),
+    ("password", "Kx82" + "mQzP!がパスフレーズです"),
+    ("password", "4821" + "が暗証番号です"),
+    ("password", 'sqlcmd -S db -U sa -P"' + "Str0ng" + 'Pass9"'),
+    ("password", "docker login registry.example.com \\\n  -u bob \\\n  -p " + "Kx82" + "mQzP"),
 ]
 
 # Ordinary text that must pass untouched.
@@ -392,6 +397,13 @@ ORDINARY: list[str] = [
     "$DB_PASSWORDがパスワードです",
     "alice42がパスワードを変えた",
     "Windows11はパスワードです",
+    "環境変数DB_PASSWORDがパスワードです",
+    "ansible_userがユーザー名、ansible_passwordがパスワードです。",
+    ".pgpassがパスワードです",
+    "認証方式: api_v1はパスワード、api_v2はトークン",
+    'Start-Process sqlcmd -ArgumentList "-S db -E" -PassThru -Wait',
+    "Use sqlcmd with -Prompt off",
+    "ldapsearch -x -b dc=example -wrapped output is hard to read",
     "ldapsearch -x -w$LDAP_PASSWORD -b dc=example",
     "sqlcmd -S db -U sa -P$SA_PASSWORD",
     '7z x "-p$ARCHIVE_PASS" backup.7z',

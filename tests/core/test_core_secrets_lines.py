@@ -51,6 +51,10 @@ def test_redact_notes_reads_a_command_continued_with_backslashes_as_one() -> Non
     redacted = redact_notes(notes)
     assert value not in "\n".join(redacted)
     assert redacted[:4] == notes[:4] and redacted[5] == notes[5]
-    # nothing is redacted on continued lines that hold no secret
-    plain = ["make build \\", "  -j8", "docker run \\", "  -p 8080:80 img"]
+    # the value alone on the next line, and a chain longer than ten lines
+    assert value not in "\n".join(redact_notes(["redis-cli -h db -a \\", f"  {value} ping"]))
+    long_chain = ["mongosh \\"] + [f"  --opt{n} x \\" for n in range(11)] + [f"  -p {value}"]
+    assert value not in "\n".join(redact_notes(long_chain))
+    # a port, a variable: nothing is redacted
+    plain = ["mongosh \\", "  -p 27017", "redis-cli \\", '  -a "$REDIS_PASS" ping']
     assert redact_notes(plain) == plain

@@ -333,12 +333,22 @@ def _value_first_password(m: re.Match[str]) -> bool:
     return len(value) >= 4 and not _CJK_CHAR.search(value)
 
 
-def _ja_value_first(value: str) -> bool:
-    """A value named as the password in Japanese before the word: letters with digits or symbols,
-    not a named build or version ("windows11", "v2.1") nor a placeholder."""
-    return (_value_ok(value) and any(c.isalpha() for c in value) and any(not c.isalpha() for c in value)
+def _ja_value_first(value: str, word: str) -> bool:
+    """A value named as the password in Japanese before the word: six characters or more, letters
+    with digits or symbols (before 暗証番号 also 4 to 8 digits), not a named build or version
+    ("windows11", "v2.1"), a placeholder, a variable or field name (``DB_PASSWORD``, ``api_v1``,
+    ``db.pass``) nor a file (``.pgpass``, ``secret.txt``)."""
+    if value.isdigit():
+        return word == "暗証番号" and 4 <= len(value) <= 8
+    return (len(value) >= 6 and _value_ok(value) and any(c.isalpha() for c in value)
+            and any(not c.isalpha() for c in value)
             and not _NAMED_WORD_NUMBER.match(value) and not _NUMBER_OR_VERSION.match(value)
+            and not (_NAMED_VALUE.match(value) and not _OWN_WORD_NUMBER.match(value))
+            and not _CONSTANT_NAME.match(value) and not _KEY_FILE.search(value) and not value.startswith(".")
             and not _CJK_CHAR.search(value) and not value.startswith(("$", "-", "<")))
+
+
+_CONSTANT_NAME = _Lazy(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")  # DB_PASSWORD, MYSQL_ROOT_PASSWORD
 
 
 def _made_up_letters(value: str) -> bool:
@@ -718,7 +728,7 @@ _RULES: list[_Rule] = [
     _Rule("password", ("sshpass", "docker", "podman", "buildah", "helm", "oras", "nerdctl"), _Lazy(  # sshpass -p X, docker login -p X
         r"\b(?:sshpass|(?:docker|podman|buildah|helm(?:\s+registry)?|oras|nerdctl)\s+login)\b"
         r"(?:(?!\s(?:ssh|scp|rsync|sftp|then|and)\b|\s(?:docker|podman|helm|kubectl|nerdctl|buildah|oras)\s+(?!login)\w"
-        r"|,)[^\n|;&]){0,200}?"  # its own options, not the next command's
+        r"|,)(?:[^\n|;&]|\\\r?\n)){0,200}?"  # its own options, not the next command's (a line ended by "\" goes on)
         r"\s(?:-p|--password)(?:\s+|=)(?P<q>[\"']?)(?P<val>[^\s\"']{4,128})(?P=q)"), ("val",),
           lambda m: _value_ok(m.group("val")) and not m.group("val").startswith("-")
           and not _PORT_MAPPING.match(m.group("val")), in_chunks=False),
@@ -741,14 +751,17 @@ _RULES: list[_Rule] = [
     _Rule("password", ("7z",), _Lazy(  # 7z / 7za / 7zz a -pSecret x.7z (a bare -p asks for it)
         r"(?<![\w.\-])7z[arz]?\b" + _OWN_OPTIONS + r"[ \t]-p" + _OPTION_VALUE), ("val",), _cli_password,
           in_chunks=False),
-    # A password glued to its option, the option quoted whole or not: 7z x "-pSecret",
-    # ldapsearch -wSecret, sqlcmd -PSecret (getopt-style tools take the rest of the word).
+    # A password glued to its option, the option or the value quoted or not: 7z x "-pSecret",
+    # ldapsearch -wSecret, sqlcmd -P"Secret" (getopt-style tools take the rest of the word); a
+    # value of letters only is another option or a word ("-PassThru").
     _Rule("password", ("7z", "ldap", "sqlcmd"), _Lazy(
         r"(?<![\w.\-])(?:7z[arz]?\b" + _OWN_OPTIONS + r"[ \t](?P<q>[\"'])-p"
-        r"|ldap(?:search|add|modify|delete|whoami|passwd)\b" + _OWN_OPTIONS + r"[ \t](?P<lq>[\"']?)-w(?=[^\s\"'])"
-        r"|sqlcmd\b" + _OWN_OPTIONS + r"[ \t](?P<sq>[\"']?)-P(?=[^\s\"']))"
-        r"(?P<val>[^\s\"'`]{4,128}?)(?:(?P=q)|(?P=lq)|(?P=sq))(?=[.,;:)\]}]*(?:[\s\"'`]|$))"), ("val",),
-          _cli_password, in_chunks=False),
+        r"|ldap(?:search|add|modify|delete|whoami|passwd)\b" + _OWN_OPTIONS + r"[ \t](?P<lq>[\"']?)-w"
+        r"|sqlcmd\b" + _OWN_OPTIONS + r"[ \t](?P<sq>[\"']?)-P)"
+        r"(?P<iq>[\"']?)(?P<val>[^\s\"'`]{4,128}?)(?P=iq)(?:(?P=q)|(?P=lq)|(?P=sq))"
+        r"(?=[.,;:)\]}]*(?:[\s\"'`]|$))"), ("val",),
+          lambda m: _cli_password(m) and not m.group("val").isalpha(),  # not -PassThru, -Property, -wrapped
+          in_chunks=False),
     _Rule("password", ("-storepass", "-keypass", "-srcstorepass", "-deststorepass", "-srckeypass",
                        "-destkeypass", "--passphrase"), _Lazy(  # keytool / jarsigner, gpg; not -storepass:env
         r"(?:-(?:src|dest)?(?:store|key)pass|--passphrase)(?:[ \t]+|=)" + _OPTION_VALUE), ("val",), _cli_password,
@@ -768,12 +781,13 @@ _RULES: list[_Rule] = [
         r"[ \t]+(?i:is|was)[ \t]+(?i:my|our|the|your)"
         r"(?:[ \t]+[\w\-]+){0,3}?[ \t]+(?i:password|passcode|passphrase|pw|pin)\b"),
           ("val", "bare"), _value_first_password, back=_VALUE_CHARS, in_chunks=False),
-    _Rule("password", ("がパスワード", "はパスワード", "が暗証番号", "は暗証番号", "が私の", "は私の",
-                       "が僕の", "は僕の", "が俺の", "は俺の", "がうちの", "はうちの"), _Lazy(
+    _Rule("password", tuple(space + particle + word for space in ("", " ") for particle in "がは"
+                            for word in ("パスワード", "暗証番号", "パスフレーズ", "私の", "僕の", "俺の", "うちの")), _Lazy(
         # the value first in Japanese: 「<value>がパスワードです」, "<value>は私のパスワード"
-        r"(?P<q>[\"']?)(?P<val>[^\s\"'`]{6,64}?)(?P=q)[」』]?(?:が|は)(?:私の|僕の|俺の|うちの)?"
-        r"(?:パスワード|暗証番号|パスフレーズ)(?=です|でした|だ|[。、！!\s]|$)"),
-          ("val",), lambda m: _ja_value_first(m.group("val")), back=_VALUE_CHARS + "」』", in_chunks=False),
+        r"(?P<q>[\"']?)(?P<val>[^\s\"'`]{4,64}?)(?P=q)[」』]?[ \t]?(?:が|は)(?:私の|僕の|俺の|うちの)?"
+        r"(?P<word>パスワード|暗証番号|パスフレーズ)(?=です|でした|だ|[。！!\s]|$)"),
+          ("val",), lambda m: _ja_value_first(m.group("val"), m.group("word")), back=_VALUE_CHARS + "」』",
+          in_chunks=False),
     _Rule("password", ("パス",), _Lazy(  # パス, short for パスワード, before a made-up value
         r"(?<![ァ-ヶー])パス\s*(?P<op>は|:|：|=|＝)\s*[「『\"']?(?P<q>)(?P<val>[\x21-\x7e]{6,64}?)"
         r"(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"), ("val",),
@@ -1184,7 +1198,7 @@ def redact_notes(lines: list[str], probe: list[bool] | None = None) -> list[str]
 
     ``probe[i]`` False skips the continuation check for line ``i`` (lines Kioku wrote itself). A
     line is checked only when the one before it ends the way a secret's name does ("is", ":",
-    "=", "token", "は", ...), which keeps a long file cheap.
+    "=", "token", "は", ...) or with a backslash, which keeps a long file cheap.
     """
     out = redact_lines(lines)
     inside_key = False
@@ -1207,10 +1221,12 @@ def redact_notes(lines: list[str], probe: list[bool] | None = None) -> list[str]
             continue
         before = lines[i - 1].rstrip()
         if before.endswith("\\"):  # a command continued with a backslash: its earlier lines, joined
+            parts: list[str] = []
             first = i - 1
-            while first > 0 and i - first < _CONTINUED_LINES and lines[first - 1].rstrip().endswith("\\"):
+            while first >= 0 and lines[first].rstrip().endswith("\\") and sum(map(len, parts)) <= _CONTINUED_CHARS:
+                parts.insert(0, lines[first].rstrip()[:-1].rstrip())
                 first -= 1
-            before = " ".join(lines[j].rstrip() for j in range(first, i))
+            before = " ".join(parts)
         elif not before.lower().endswith(_SECRET_NAME_ENDINGS):
             continue
         # a secret found in this line only with the line before it (a value after "password is")
@@ -1227,7 +1243,7 @@ def redact_notes(lines: list[str], probe: list[bool] | None = None) -> list[str]
 
 
 _LIST_MARKER = _Lazy(r"^(?:[-*+>]\s+)?(?:\[[ xX]\]\s+)?")
-_CONTINUED_LINES = 10  # how many backslash-ended lines before a line are read as one command with it
+_CONTINUED_CHARS = 400  # how much of the backslash-ended lines before a line is read as one command with it
 _KEY_BEGIN = _Lazy(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _KEY_MATERIAL = _Lazy(r"[A-Za-z0-9+/=]{16,}|[A-Za-z-]+:.*")
 # How the line before a secret's value ends when the value is on the next line.
