@@ -248,6 +248,8 @@ _NAMED_WORD_NUMBER = _Lazy(r"^(?:sha|md|base|utf|ucs|crc|aes|rsa|argon|pbkdf|bla
 # A command's own options up to a password option: stops at the next command, a pipe, a
 # semicolon, "&&" or the end of the line (a line ended by a backslash goes on).
 _OWN_OPTIONS = r"(?:(?!\s(?:then|and)\b)(?:[^\n|;&]|\\\r?\n)){0,200}?"
+_LDAP_TOOL = r"ldap(?:search|add|modify|delete|whoami|passwd)\b"  # the OpenLDAP clients that take -w
+_7Z_TOOL = r"7z[arz]?\b"  # 7z, 7za, 7zr, 7zz
 # The value of a password option, quoted or not; a full stop, comma, colon or closing bracket
 # after it is not part of it ("redis-cli -a X, then ...", "`redis-cli -a X`").
 _OPTION_VALUE_AFTER_QUOTE = r"(?P<val>[^\s\"'`]{4,128}?)(?P=q)(?=[.,;:)\]}]*(?:[\s\"'`]|$))"
@@ -344,8 +346,8 @@ def _ja_value_first(value: str, word: str) -> bool:
             and any(not c.isalpha() for c in value)
             and not _NAMED_WORD_NUMBER.match(value) and not _NUMBER_OR_VERSION.match(value)
             and not (_NAMED_VALUE.match(value) and not _OWN_WORD_NUMBER.match(value))
-            and not _CONSTANT_NAME.match(value) and not _KEY_FILE.search(value) and not value.startswith(".")
-            and not _CJK_CHAR.search(value) and not value.startswith(("$", "-", "<")))
+            and not _CONSTANT_NAME.match(value) and not _KEY_FILE.search(value)
+            and not _CJK_CHAR.search(value) and not value.startswith((".", "$", "-", "<")))
 
 
 _CONSTANT_NAME = _Lazy(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")  # DB_PASSWORD, MYSQL_ROOT_PASSWORD
@@ -739,7 +741,7 @@ _RULES: list[_Rule] = [
         r"(?<![\w.\-])(?:redis-cli\b" + _OWN_OPTIONS + r"[ \t](?:-a|--pass)"
         r"|az[ \t]+login\b" + _OWN_OPTIONS + r"[ \t](?:-p|--password)"
         r"|(?:zip|unzip)\b" + _OWN_OPTIONS + r"[ \t](?:-P|--password)"  # unzip -p writes to stdout
-        r"|ldap(?:search|add|modify|delete|whoami|passwd)\b" + _OWN_OPTIONS + r"[ \t]-w"
+        "|" + _LDAP_TOOL + _OWN_OPTIONS + r"[ \t]-w"
         r"|sqlcmd\b" + _OWN_OPTIONS + r"[ \t]-P"
         r"|mongo(?:sh|dump|restore|import|export)?\b" + _OWN_OPTIONS + r"[ \t](?:-p|--password))"
         r"(?:[ \t]+|=)" + _OPTION_VALUE), ("val",), _cli_password, in_chunks=False),
@@ -749,14 +751,14 @@ _RULES: list[_Rule] = [
         r"(?P<inner>[\"']?)(?P<val>[^\s\"'`]{4,128}?)(?P=inner)(?P=q)(?=[.,;:)\]}]*(?:[\s\"'`]|$))"),
           ("val",), _cli_password, in_chunks=False),
     _Rule("password", ("7z",), _Lazy(  # 7z / 7za / 7zz a -pSecret x.7z (a bare -p asks for it)
-        r"(?<![\w.\-])7z[arz]?\b" + _OWN_OPTIONS + r"[ \t]-p" + _OPTION_VALUE), ("val",), _cli_password,
+        r"(?<![\w.\-])" + _7Z_TOOL + _OWN_OPTIONS + r"[ \t]-p" + _OPTION_VALUE), ("val",), _cli_password,
           in_chunks=False),
     # A password glued to its option, the option or the value quoted or not: 7z x "-pSecret",
     # ldapsearch -wSecret, sqlcmd -P"Secret" (getopt-style tools take the rest of the word); a
     # value of letters only is another option or a word ("-PassThru").
     _Rule("password", ("7z", "ldap", "sqlcmd"), _Lazy(
-        r"(?<![\w.\-])(?:7z[arz]?\b" + _OWN_OPTIONS + r"[ \t](?P<q>[\"'])-p"
-        r"|ldap(?:search|add|modify|delete|whoami|passwd)\b" + _OWN_OPTIONS + r"[ \t](?P<lq>[\"']?)-w"
+        r"(?<![\w.\-])(?:" + _7Z_TOOL + _OWN_OPTIONS + r"[ \t](?P<q>[\"'])-p"
+        "|" + _LDAP_TOOL + _OWN_OPTIONS + r"[ \t](?P<lq>[\"']?)-w"
         r"|sqlcmd\b" + _OWN_OPTIONS + r"[ \t](?P<sq>[\"']?)-P)"
         r"(?P<iq>[\"']?)(?P<val>[^\s\"'`]{4,128}?)(?P=iq)(?:(?P=q)|(?P=lq)|(?P=sq))"
         r"(?=[.,;:)\]}]*(?:[\s\"'`]|$))"), ("val",),
@@ -1222,9 +1224,10 @@ def redact_notes(lines: list[str], probe: list[bool] | None = None) -> list[str]
         before = lines[i - 1].rstrip()
         if before.endswith("\\"):  # a command continued with a backslash: its earlier lines, joined
             parts: list[str] = []
-            first = i - 1
-            while first >= 0 and lines[first].rstrip().endswith("\\") and sum(map(len, parts)) <= _CONTINUED_CHARS:
+            first, size = i - 1, 0
+            while first >= 0 and lines[first].rstrip().endswith("\\") and size <= _CONTINUED_CHARS:
                 parts.insert(0, lines[first].rstrip()[:-1].rstrip())
+                size += len(parts[0])
                 first -= 1
             before = " ".join(parts)
         elif not before.lower().endswith(_SECRET_NAME_ENDINGS):
