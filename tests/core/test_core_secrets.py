@@ -205,6 +205,10 @@ SECRETS: list[tuple[str, str]] = [
     ("password", "hunter" + "22 がパスワードです"),
     ("password", "Kx82" + "mQzP!がパスフレーズです"),
     ("password", "4821" + "が暗証番号です"),
+    ("password", "hunter" + "22がWi-Fiのパスワードです"),
+    ("password", "メモ: 「Kx82" + "mQzP」は本番DBの管理者のパスワードだ"),
+    ("password", "s3cr3t" + "!x が VPN のパスワード"),
+    ("password", "4821" + "が銀行カードの暗証番号です"),
     ("password", 'sqlcmd -S db -U sa -P"' + "Str0ng" + 'Pass9"'),
     ("password", "docker login registry.example.com \\\n  -u bob \\\n  -p " + "Kx82" + "mQzP"),
 ]
@@ -401,6 +405,14 @@ ORDINARY: list[str] = [
     "ansible_userがユーザー名、ansible_passwordがパスワードです。",
     ".pgpassがパスワードです",
     "認証方式: api_v1はパスワード、api_v2はトークン",
+    "OAuth2がWebのパスワード認証を置き換えた",
+    "Argon2idが推奨のパスワードハッシュです",
+    "1Password8が定番のパスワードマネージャーです",
+    "Windows11がこのPCのパスワードです",
+    "DB_PASSWORDが本番DBのパスワードです",
+    ".pgpassがPostgresのパスワードです",
+    "api_v1は旧APIのパスワード、api_v2はトークン",
+    "12が最低のパスワード文字数です",
     'Start-Process sqlcmd -ArgumentList "-S db -E" -PassThru -Wait',
     "Use sqlcmd with -Prompt off",
     "ldapsearch -x -b dc=example -wrapped output is hard to read",
@@ -568,7 +580,7 @@ def test_unicode_case_folding_keeps_offsets_right() -> None:
 
 
 @pytest.mark.parametrize("unit", ["password=", "-----BEGIN PRIVATE KEY-----", "http://a:b@", "key: ",
-                                  "://", "Bearer ", "AKIA" + "Q" * 16 + " "])
+                                  "://", "Bearer ", "AKIA" + "Q" * 16 + " ", "のパスワード", "ab1!がWi-Fiのパスワード"])
 def test_adversarial_repetition_stays_linear(unit: str) -> None:
     """No pathological backtracking or quadratic bookkeeping on hostile 50 KB inputs."""
     text = unit * (50_000 // len(unit))

@@ -118,19 +118,20 @@ KIND_LABELS: dict[str, str] = {
 class _Rule:
     """One detector. The regex is tried only where an anchor occurs (found with ``str.find``
     on the lower-cased text, which is ~100x cheaper than a regex scan), and the match must
-    start there (``back`` lets it start earlier, over those characters: URL schemes).
+    start there (``back`` lets it start earlier, over those characters and at most ``reach`` of
+    them: URL schemes, a value before the words naming it).
     ``group`` names the secret part (empty = whole match; several = first that matched).
     Token-shaped secrets (no whitespace, >= 20 chars) are looked for only inside long
     whitespace-delimited chunks (``in_chunks``), which ordinary prose rarely has.
     A plain class, not a dataclass: ~35 rules are built at import time on the hook path."""
 
-    __slots__ = ("kind", "anchors", "pattern", "group", "check", "back", "in_chunks")
+    __slots__ = ("kind", "anchors", "pattern", "group", "check", "back", "reach", "in_chunks")
 
     def __init__(self, kind: str, anchors: tuple[str, ...], pattern: _Lazy,
                  group: tuple[str, ...] = (), check: Callable[[re.Match[str]], bool] | None = None,
-                 back: str = "", in_chunks: bool = True) -> None:
+                 back: str | _AnyCharBut = "", in_chunks: bool = True, reach: int = 40) -> None:
         self.kind, self.anchors, self.pattern, self.group = kind, anchors, pattern, group
-        self.check, self.back, self.in_chunks = check, back, in_chunks
+        self.check, self.back, self.reach, self.in_chunks = check, back, reach, in_chunks
 
 
 _PLACEHOLDER_RE = _Lazy(
@@ -333,6 +334,25 @@ def _value_first_password(m: re.Match[str]) -> bool:
             or word in _PROSE_WORDS or word in _DESCRIBING_WORDS or word in _OPTION_PROSE:
         return False
     return len(value) >= 4 and not _CJK_CHAR.search(value)
+
+
+class _AnyCharBut:
+    """The characters a ``_Rule`` may walk back over: any but those given."""
+
+    __slots__ = ("excluded",)
+
+    def __init__(self, excluded: str) -> None:
+        self.excluded = frozenset(excluded)
+
+    def walk_start(self, text: str, i: int, reach: int) -> int:
+        """Where a walk back from ``i`` over these characters stops, at most ``reach`` back."""
+        floor = max(0, i - reach)
+        return max([floor] + [text.rfind(c, floor, i) + 1 for c in self.excluded])
+
+
+# a value, が/は and a qualifier ("Wi-Fi", "本番DB", "管理画面") before "のパスワード", within a clause
+# (ASCII "!" and "," may be the value's)
+_BEFORE_QUALIFIER = _AnyCharBut("\n\r。、，！？")
 
 
 def _ja_value_first(value: str, word: str) -> bool:
@@ -790,6 +810,14 @@ _RULES: list[_Rule] = [
         r"(?P<word>パスワード|暗証番号|パスフレーズ)(?=です|でした|だ|[。！!\s]|$)"),
           ("val",), lambda m: _ja_value_first(m.group("val"), m.group("word")), back=_VALUE_CHARS + "」』",
           in_chunks=False),
+    _Rule("password", tuple("の" + word for word in ("パスワード", "暗証番号", "パスフレーズ")), _Lazy(
+        # the value first with a qualifier: 「<value>がWi-Fiのパスワードです」, "<value>は本番DBの暗証番号"
+        # (the walk back from の may pass the words before the value: the lazy lead skips them)
+        r"[^\n]{0,96}?(?<![\x21-\x7e])(?P<q>[\"']?)(?P<val>[\x21\x23-\x26\x28-\x5f\x61-\x7e]{4,64}?)(?P=q)"
+        r"[」』]?[ \t]?(?:が|は)[ \t]?(?:私の|僕の|俺の|うちの)?(?P<qual>[^\s。、，,！!？?「」『』]{1,16}?)[ \t]?の"
+        r"(?P<word>パスワード|暗証番号|パスフレーズ)(?=です|でした|だ|[。！!\s]|$)"),
+          ("val",), lambda m: _ja_value_first(m.group("val"), m.group("word")), back=_BEFORE_QUALIFIER,
+          reach=96, in_chunks=False),
     _Rule("password", ("パス",), _Lazy(  # パス, short for パスワード, before a made-up value
         r"(?<![ァ-ヶー])パス\s*(?P<op>は|:|：|=|＝)\s*[「『\"']?(?P<q>)(?P<val>[\x21-\x7e]{6,64}?)"
         r"(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"), ("val",),
@@ -937,8 +965,10 @@ def _rule_matches(rule: _Rule, text: str, low: str, lo: int, hi: int):
         i = low.find(anchor, lo, hi)
         while i != -1:
             start = i
-            if rule.back:
-                while start > 0 and i - start < 40 and text[start - 1] in rule.back:
+            if isinstance(rule.back, _AnyCharBut):
+                start = rule.back.walk_start(text, i, rule.reach)
+            elif rule.back:
+                while start > 0 and i - start < rule.reach and text[start - 1] in rule.back:
                     start -= 1
             if start not in seen and start >= last_end:
                 seen.add(start)
