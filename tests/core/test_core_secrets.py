@@ -209,6 +209,7 @@ SECRETS: list[tuple[str, str]] = [
     ("password", "メモ: 「Kx82" + "mQzP」は本番DBの管理者のパスワードだ"),
     ("password", "s3cr3t" + "!x が VPN のパスワード"),
     ("password", "4821" + "が銀行カードの暗証番号です"),
+    ("password", "stagingは" + "Kx82" + "mQzPが管理画面のパスワード"),
     ("password", 'sqlcmd -S db -U sa -P"' + "Str0ng" + 'Pass9"'),
     ("password", "docker login registry.example.com \\\n  -u bob \\\n  -p " + "Kx82" + "mQzP"),
 ]
@@ -413,6 +414,12 @@ ORDINARY: list[str] = [
     ".pgpassがPostgresのパスワードです",
     "api_v1は旧APIのパスワード、api_v2はトークン",
     "12が最低のパスワード文字数です",
+    "MySQL8はrootのパスワードだけ設定済み",
+    "Grafana10は初期のパスワードだとログイン後に変更を求められる",
+    "a1b2c3dは管理画面のパスワード 変更対応",
+    ".envのDB_PASSWORD=は本番DBのパスワードです",
+    "op://Prod/DB/passwordが本番DBのパスワードです",
+    "ssm:/prod/db/passwordが本番のパスワード",
     'Start-Process sqlcmd -ArgumentList "-S db -E" -PassThru -Wait',
     "Use sqlcmd with -Prompt off",
     "ldapsearch -x -b dc=example -wrapped output is hard to read",
@@ -586,6 +593,17 @@ def test_adversarial_repetition_stays_linear(unit: str) -> None:
     text = unit * (50_000 // len(unit))
     elapsed = min(timeit.repeat(lambda: redact(text), number=1, repeat=2))
     assert elapsed < 2.0, elapsed
+
+
+@pytest.mark.parametrize("text,values", [
+    ("hunter" + "22がWi-Fiのパスワード。admin" + "99xが管理画面のパスワード", ["hunter22", "admin99x"]),
+    ("hunter" + "22がWi-Fiのパスワードです. admin" + "99xが管理画面のパスワードです", ["hunter22", "admin99x"]),
+    ("本番MySQLは" + "Kx82" + "mQzPがrootのパスワード", ["Kx82mQzP"]),
+])
+def test_every_value_named_with_words_between_in_one_text_is_redacted(text: str, values: list[str]) -> None:
+    out = redact(text)
+    assert all(value not in out for value in values), out
+    assert out.count("[REDACTED:password]") == len(values)
 
 
 def test_a_secret_split_over_lines_is_removed_whole() -> None:

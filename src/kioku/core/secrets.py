@@ -351,15 +351,25 @@ class _AnyCharBut:
 
 
 # a value, が/は and a qualifier ("Wi-Fi", "本番DB", "管理画面") before "のパスワード", within a clause
-# (ASCII "!" and "," may be the value's)
-_BEFORE_QUALIFIER = _AnyCharBut("\n\r。、，！？")
+# (the rules see NFKC text, where ！ and ？ are ASCII, and those may be the value's)
+_BEFORE_QUALIFIER = _AnyCharBut("\n\r。、")
+# where such a clause ends: after です / だ (not だけ, だと) and よ / ね, a full stop, a closing
+# bracket or the end of the line
+_JA_CLAUSE_END = _Lazy(r"(?:です|でした|だ)?(?:よ|ね)?(?:[。.!?」』)）]|[ \t]*(?:\r?\n|$))")
+
+
+def _ja_qualified_password(m: re.Match[str]) -> bool:
+    """「<value>が<words>のパスワード」: the value, when the clause ends after the word."""
+    return (_JA_CLAUSE_END.match(m.string, m.end()) is not None
+            and _ja_value_first(m.group("val"), m.group("word")))
 
 
 def _ja_value_first(value: str, word: str) -> bool:
     """A value named as the password in Japanese before the word: six characters or more, letters
     with digits or symbols (before 暗証番号 also 4 to 8 digits), not a named build or version
     ("windows11", "v2.1"), a placeholder, a variable or field name (``DB_PASSWORD``, ``api_v1``,
-    ``db.pass``) nor a file (``.pgpass``, ``secret.txt``)."""
+    ``db.pass``, ``DB_PASSWORD=``), a file (``.pgpass``, ``secret.txt``) nor a reference to where
+    the password is kept (``op://…``, ``ssm:/…``)."""
     if value.isdigit():
         return word == "暗証番号" and 4 <= len(value) <= 8
     return (len(value) >= 6 and _value_ok(value) and any(c.isalpha() for c in value)
@@ -367,7 +377,8 @@ def _ja_value_first(value: str, word: str) -> bool:
             and not _NAMED_WORD_NUMBER.match(value) and not _NUMBER_OR_VERSION.match(value)
             and not (_NAMED_VALUE.match(value) and not _OWN_WORD_NUMBER.match(value))
             and not _CONSTANT_NAME.match(value) and not _KEY_FILE.search(value)
-            and not _CJK_CHAR.search(value) and not value.startswith((".", "$", "-", "<")))
+            and not _CJK_CHAR.search(value) and not value.startswith((".", "$", "-", "<"))
+            and ":/" not in value and not value.endswith((":", "=")))
 
 
 _CONSTANT_NAME = _Lazy(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")  # DB_PASSWORD, MYSQL_ROOT_PASSWORD
@@ -811,13 +822,12 @@ _RULES: list[_Rule] = [
           ("val",), lambda m: _ja_value_first(m.group("val"), m.group("word")), back=_VALUE_CHARS + "」』",
           in_chunks=False),
     _Rule("password", tuple("の" + word for word in ("パスワード", "暗証番号", "パスフレーズ")), _Lazy(
-        # the value first with a qualifier: 「<value>がWi-Fiのパスワードです」, "<value>は本番DBの暗証番号"
-        # (the walk back from の may pass the words before the value: the lazy lead skips them)
-        r"[^\n]{0,96}?(?<![\x21-\x7e])(?P<q>[\"']?)(?P<val>[\x21\x23-\x26\x28-\x5f\x61-\x7e]{4,64}?)(?P=q)"
-        r"[」』]?[ \t]?(?:が|は)[ \t]?(?:私の|僕の|俺の|うちの)?(?P<qual>[^\s。、，,！!？?「」『』]{1,16}?)[ \t]?の"
-        r"(?P<word>パスワード|暗証番号|パスフレーズ)(?=です|でした|だ|[。！!\s]|$)"),
-          ("val",), lambda m: _ja_value_first(m.group("val"), m.group("word")), back=_BEFORE_QUALIFIER,
-          reach=96, in_chunks=False),
+        # the value first with words between: 「<value>がWi-Fiのパスワードです」, "<value>は本番DBの暗証番号"
+        # (matched up to the anchor from as far back as the clause goes: the lazy lead skips the words
+        # before the value; the clause must end after the anchor, _ja_qualified_password)
+        r"(?=[^\n]*?[がは])[^\n]{0,96}?(?<![\x21-\x7e])(?P<q>[\"']?)(?P<val>[\x21\x23-\x26\x28-\x5f\x61-\x7e]{4,64}?)(?P=q)"
+        r"[」』]?[ \t]?(?:が|は)[ \t]?[^\s。、,!?「」『』がは]{1,16}?[ \t]?の(?P<word>パスワード|暗証番号|パスフレーズ)"),
+          ("val",), _ja_qualified_password, back=_BEFORE_QUALIFIER, reach=96, in_chunks=False),
     _Rule("password", ("パス",), _Lazy(  # パス, short for パスワード, before a made-up value
         r"(?<![ァ-ヶー])パス\s*(?P<op>は|:|：|=|＝)\s*[「『\"']?(?P<q>)(?P<val>[\x21-\x7e]{6,64}?)"
         r"(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"), ("val",),
@@ -955,7 +965,11 @@ _ASCII_LOWER = str.maketrans(_ASCII_UPPER, _ASCII_UPPER.lower())
 
 
 def _rule_matches(rule: _Rule, text: str, low: str, lo: int, hi: int):
-    """Matches of ``rule`` that start at (or, with ``back``, just before) an anchor in lo:hi."""
+    """Matches of ``rule`` that start at (or, with ``back``, just before) an anchor in lo:hi.
+
+    A rule that walks back over any character but some (:class:`_AnyCharBut`) is matched once per
+    anchor, ending at the anchor's end, from where the walk stopped: the words before the value
+    are its pattern's to skip, and the clause may hold several anchors."""
     if not rule.anchors:  # short literal-led pattern: a plain scan is cheap enough
         yield from rule.pattern.finditer(text, lo, hi)
         return
@@ -966,8 +980,14 @@ def _rule_matches(rule: _Rule, text: str, low: str, lo: int, hi: int):
         while i != -1:
             start = i
             if isinstance(rule.back, _AnyCharBut):
-                start = rule.back.walk_start(text, i, rule.reach)
-            elif rule.back:
+                m = rule.pattern.fullmatch(text, max(rule.back.walk_start(text, i, rule.reach), last_end),
+                                           i + len(anchor))
+                if m is not None:
+                    last_end = m.end()
+                    yield m
+                i = low.find(anchor, i + 1, hi)
+                continue
+            if rule.back:
                 while start > 0 and i - start < rule.reach and text[start - 1] in rule.back:
                     start -= 1
             if start not in seen and start >= last_end:
