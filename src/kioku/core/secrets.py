@@ -351,11 +351,11 @@ class _AnyCharBut:
 
 
 # a value, が/は and a qualifier ("Wi-Fi", "本番DB", "管理画面") before "のパスワード", within a clause
-# (the rules see NFKC text, where ！ and ？ are ASCII, and those may be the value's)
+# (not at ! or ?: the rules see NFKC text, where ！ and ？ are ASCII, and a value may hold them)
 _BEFORE_QUALIFIER = _AnyCharBut("\n\r。、")
 # where such a clause ends: after です / だ (not だけ, だと) and よ / ね, a full stop, a closing
 # bracket or the end of the line
-_JA_CLAUSE_END = _Lazy(r"(?:です|でした|だ)?(?:よ|ね)?(?:[。.!?」』)）]|[ \t]*(?:\r?\n|$))")
+_JA_CLAUSE_END = _Lazy(r"(?:です|でした|だ)?(?:よ|ね)?(?:[。.!?」』)]|[ \t]*(?:\r?\n|$))")
 
 
 def _ja_qualified_password(m: re.Match[str]) -> bool:
