@@ -210,6 +210,7 @@ SECRETS: list[tuple[str, str]] = [
     ("password", "s3cr3t" + "!x が VPN のパスワード"),
     ("password", "4821" + "が銀行カードの暗証番号です"),
     ("password", "stagingは" + "Kx82" + "mQzPが管理画面のパスワード"),
+    ("password", "メモ（hunter" + "22がWi-Fiのパスワード）"),
     ("password", 'sqlcmd -S db -U sa -P"' + "Str0ng" + 'Pass9"'),
     ("password", "docker login registry.example.com \\\n  -u bob \\\n  -p " + "Kx82" + "mQzP"),
 ]
