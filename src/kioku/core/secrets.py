@@ -823,9 +823,10 @@ _RULES: list[_Rule] = [
           in_chunks=False),
     _Rule("password", tuple("の" + word for word in ("パスワード", "暗証番号", "パスフレーズ")), _Lazy(
         # the value first with words between: 「<value>がWi-Fiのパスワードです」, "<value>は本番DBの暗証番号"
-        # (matched up to the anchor from as far back as the clause goes: the lazy lead skips the words
-        # before the value; the clause must end after the anchor, _ja_qualified_password)
-        r"(?=[^\n]*?[がは])[^\n]{0,96}?(?<![\x21-\x7e])\(?(?P<q>[\"']?)(?P<val>[\x21\x23-\x26\x28-\x5f\x61-\x7e]{4,64}?)(?P=q)"
+        # (matched up to the anchor from as far back as the clause goes, at most ``reach``: the lazy
+        # lead skips the words before the value; the clause must end after the anchor,
+        # _ja_qualified_password)
+        r"(?=[^\n]*?[がは])[^\n]*?(?<![\x21-\x7e])\(?(?P<q>[\"']?)(?P<val>[\x21\x23-\x26\x28-\x5f\x61-\x7e]{4,64}?)(?P=q)"
         r"[」』]?[ \t]?(?:が|は)[ \t]?[^\s。、,!?「」『』がは]{1,16}?[ \t]?の(?P<word>パスワード|暗証番号|パスフレーズ)"),
           ("val",), _ja_qualified_password, back=_BEFORE_QUALIFIER, reach=96, in_chunks=False),
     _Rule("password", ("パス",), _Lazy(  # パス, short for パスワード, before a made-up value
