@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from kioku.agent import store_apply
+from kioku.agent import reachability, store_apply
 from kioku.agent.journal import Journal
 from kioku.agent.store_apply import is_not_found as _is_not_found
 from kioku.agent.store_meta import clean_metadata, strip_placeholder
@@ -342,16 +342,38 @@ class AgentStore:
         earlier naming; caller holds the lock. Raises on failure."""
         applied = self.journal.applied_seq()
         done = 0
+        touched: set[str] = set()
         if self.journal.last_seq() > applied:
             conn = self._conn()
             for entry in self.journal.entries(after=applied):
                 self._apply(conn, entry)
                 self.journal.set_applied(int(entry["seq"]))
                 conn.seen_seq = int(entry["seq"])
+                touched.update(n for n in [entry.get("collection"), *(p[1] for p in entry.get("pairs", []))] if n)
                 done += 1
+        if touched and not self.server:
+            self._mend_after_crash(touched)
         self._migrate_names_locked()
         self._maybe_rebuild_lexical()
         return done
+
+    def _mend_after_crash(self, names: set[str]) -> None:
+        """Entries were pending: a process stopped between journaling and applying them (or
+        Chroma was unavailable then). A process killed while Chroma was writing can also leave
+        records that vector search no longer reaches, so the collections those entries touched
+        are checked and mended (``_reindex_locked``); a failure is logged, never raised."""
+        try:
+            mended = self._reindex_locked(names)
+        except Exception as exc:  # noqa: BLE001 - the check is a repair, not part of the write
+            log.info("kioku: vector index not checked after pending writes: %s", exc)
+            return
+        count = sum(len(r.reindexed) for r in mended.values())
+        lost = sum(len(r.still_unreachable) for r in mended.values())
+        if count:
+            self._warn(f"{count} agent-memory record(s) that vector search could not reach were indexed again")
+        if lost:
+            self._warn(f"{lost} agent-memory record(s) still cannot be reached by vector search; "
+                       "`kioku rebuild` replays the journal into new collections")
 
     def _names_need_check(self) -> bool:
         if not self._names_current:
@@ -501,6 +523,44 @@ class AgentStore:
 
     def pending(self) -> int:
         return self.journal.pending_count()
+
+    def reindex_unreachable(self, agent: str | None = None) -> dict[str, reachability.Reachability]:
+        """Check that vector search reaches every record of the Kioku collections (of ``agent``
+        only, when given) and upsert the ones it does not reach again (see
+        ``kioku.agent.reachability``). Pending journal entries are applied first, under the write
+        lock. A Chroma server keeps its own index and is not checked."""
+        from kioku.core.fsutil import LockTimeout
+
+        if self.server or not self._exists():
+            return {}
+        wanted = {self.name(agent, k) for k in KINDS} if agent else None
+        try:
+            with self.journal.lock(timeout=120):
+                self._sync_locked()
+                return self._reindex_locked(wanted)
+        except LockTimeout as exc:
+            raise StoreUnavailable(f"agent-memory store is busy ({exc}); vector index not checked") from exc
+
+    def _reindex_locked(self, wanted: set[str] | None) -> dict[str, reachability.Reachability]:
+        """The check of ``reindex_unreachable`` on the collections in ``wanted`` (all Kioku
+        collections when None); caller holds the lock. When a record was put back, a ``noop``
+        journal entry moves the applied position on, so that other processes reopen their
+        clients and load the mended index."""
+        conn = self._conn()
+        found: dict[str, reachability.Reachability] = {}
+        for listed in conn.client.list_collections():
+            name = getattr(listed, "name", str(listed))
+            if not name.startswith("agent_") or (wanted is not None and name not in wanted):
+                continue
+            col = self._collection(conn, name)
+            if col is not None:
+                found[name] = reachability.check_collection(col, self._embed)
+        mended = sum(len(r.reindexed) for r in found.values())
+        if mended:
+            seq = self.journal.append({"op": "noop", "reindexed": mended})
+            self.journal.set_applied(seq)
+            conn.seen_seq = seq
+        return found
 
     # --- public API: reads ----------------------------------------------------------------
     # --- recovery: a missing or unreadable store is rebuilt from the journal ---------------

@@ -1,7 +1,8 @@
 """Daily / weekly / monthly maintenance of an agent's memory, and running it when due.
 
-- daily (:func:`run_daily`): performance snapshot, full digest rebuild, old session ledgers pruned,
-  stamp written. (Lessons are promoted and deprecated as evidence arrives, by
+- daily (:func:`run_daily`): performance snapshot, the agent's records checked for reach by vector
+  search (those it misses indexed again, :func:`reindex_agent`), full digest rebuild, old session
+  ledgers pruned, stamp written. (Lessons are promoted and deprecated as evidence arrives, by
   ``kioku.learning.lifecycle`` when a turn is credited, not on a schedule.)
 - weekly (:func:`run_weekly`): top and bottom improvements by their measured uplift (lessons with
   given and held-back turns; best by the interval's low end, worst by its high end), the
@@ -94,10 +95,33 @@ def run_daily(agent: str, project_root: Path | None = None) -> dict[str, Any]:
 
     agent = validate_agent(agent)
     metrics = performance.snapshot(agent, project_root)
+    reindexed = reindex_agent(agent, project_root)
     refresh_digest(agent, None, project_root)
     pruned = usage.prune_sessions()
     fsutil.atomic_write_text(stamp_path(agent), _iso())
-    return {"agent": agent, "kind": "daily", "metrics": metrics, "sessions_pruned": pruned}
+    return {"agent": agent, "kind": "daily", "metrics": metrics, "sessions_pruned": pruned,
+            "reindexed": reindexed}
+
+
+def reindex_agent(agent: str, project_root: Path | None = None) -> dict[str, int]:
+    """Per scope, how many of the agent's records vector search could not reach and were indexed
+    again (``AgentStore.reindex_unreachable``); a scope whose store cannot be checked is skipped
+    with a warning on stderr (the maintenance log)."""
+    from kioku.agent import scopes as sc
+
+    out: dict[str, int] = {}
+    for scope in sc.existing_scopes(project_root):
+        try:
+            found = sc.open_scope(scope, project_root).reindex_unreachable(agent)
+        except Exception as exc:  # noqa: BLE001 - the rest of the daily run still happens
+            print(f"kioku: {scope} vector index of {agent} not checked: {exc}", file=sys.stderr)
+            continue
+        out[scope] = sum(len(r.reindexed) for r in found.values())
+        lost = sum(len(r.still_unreachable) for r in found.values())
+        if lost:
+            print(f"kioku: {lost} record(s) of {agent} in the {scope} store cannot be reached by vector "
+                  f"search; `kioku rebuild --scope {scope}` replays the journal", file=sys.stderr)
+    return out
 
 
 def run_if_due(agent: str, project_root: Path | None = None) -> dict[str, Any] | None:

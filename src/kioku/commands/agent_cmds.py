@@ -205,7 +205,9 @@ def cmd_maintain(args: argparse.Namespace) -> int:
                        if m["success_turns"] else "no turn with a task to judge success")
             seen = (f"{m['evaluations']} recent evaluations, {success}, quality {m['avg_quality']:.1f} "
                     f"(trend {m['quality_trend']:+.1f})")
-        print(f"daily maintenance for {args.agent}: {seen}; {report['sessions_pruned']} old session ledgers pruned")
+        mended = sum(report.get("reindexed", {}).values())
+        print(f"daily maintenance for {args.agent}: {seen}; {report['sessions_pruned']} old session ledgers pruned"
+              + (f"; {mended} record(s) vector search missed were indexed again" if mended else ""))
     elif kind == "weekly":
         print(f"weekly review for {args.agent}: {report['improvements_last_7_days']} new improvements")
         from kioku.core.defang import defang_line
@@ -324,7 +326,20 @@ def cmd_sync(args: argparse.Namespace) -> int:
     for scope in sc.existing_scopes(_root()):
         total += sc.open_scope(scope, _root()).sync()
     print(f"applied {total} pending journal entr{'y' if total == 1 else 'ies'}")
-    return 0
+    if not args.verify:
+        return 0
+    still = 0
+    for scope in sc.existing_scopes(_root()):
+        found = sc.open_scope(scope, _root()).reindex_unreachable()
+        checked = sum(r.checked for r in found.values())
+        mended = sum(len(r.reindexed) for r in found.values())
+        lost = sum(len(r.still_unreachable) for r in found.values())
+        still += lost
+        print(f"{scope}: {checked} record(s) checked; vector search reached "
+              + ("all of them" if not (mended or lost) else
+                 f"{checked - mended - lost}; indexed again: {mended}"
+                 + (f"; still not reached: {lost} (run `kioku rebuild --scope {scope}`)" if lost else "")))
+    return 1 if still else 0
 
 
 def cmd_rebuild(args: argparse.Namespace) -> int:
@@ -474,4 +489,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("sync", help="apply pending journal entries to ChromaDB")
+    p.add_argument("--verify", action="store_true",
+                   help="then query every record with its own vector and index again those vector search misses")
     p.set_defaults(func=cmd_sync)
