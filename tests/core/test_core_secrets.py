@@ -211,6 +211,9 @@ SECRETS: list[tuple[str, str]] = [
     ("password", "4821" + "が銀行カードの暗証番号です"),
     ("password", "stagingは" + "Kx82" + "mQzPが管理画面のパスワード"),
     ("password", "メモ（hunter" + "22がWi-Fiのパスワード）"),
+    ("password", "`hunter" + "22` is the wifi password"),
+    ("password", "`hunter" + "22`がパスワードです"),
+    ("password", "`Kx82" + "mQzP`は本番DBの管理者のパスワードだ"),
     ("password", 'sqlcmd -S db -U sa -P"' + "Str0ng" + 'Pass9"'),
     ("password", "docker login registry.example.com \\\n  -u bob \\\n  -p " + "Kx82" + "mQzP"),
 ]
@@ -440,6 +443,12 @@ ORDINARY: list[str] = [
     "That is the password",
     "the first line is the password",
     "Bitwarden is our password manager.",
+    "`bcrypt` is the password hash",
+    "`getPassword()` is the password getter",
+    "`password` is the password field",
+    "`--password` is the password flag",
+    "`PASSWORD`がパスワードです",
+    "`op://vault/db`が本番DBのパスワード",
 ]
 
 
@@ -501,6 +510,8 @@ REDACTIONS = [
     ("パスワードはXk9vQ2mPで、ユーザー名はadmin", "パスワードは[REDACTED:password]で、ユーザー名はadmin"),
     (f"-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}\n-----END RSA PRIVATE KEY-----\ntail",
      "[REDACTED:private_key]\ntail"),
+    ("`hunter" + "22` is the password", "`[REDACTED:password]` is the password"),
+    ("`hunter" + "22`がWi-Fiのパスワードです", "`[REDACTED:password]`がWi-Fiのパスワードです"),
     ("nothing to see here", "nothing to see here"),
 ]
 

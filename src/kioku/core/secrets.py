@@ -808,25 +808,26 @@ _RULES: list[_Rule] = [
         r"(?<![\w.\-])htpasswd" + _HTPASSWD_OPTIONS + r"[ \t]+" + _HTPASSWD_USER
         + _OPTION_VALUE + _COMMAND_END), ("val",), lambda m: _htpasswd_password(m, with_file=False), in_chunks=False),
     _Rule("password", (" is my ", " is our ", " is the ", " was my ", " was the ", " is your "), _Lazy(
-        # the value first: "<value> is my wifi password", "'<value>' is the password for staging"
+        # the value first: "<value> is my wifi password", "'<value>' is the password for staging",
+        # "`<value>` is the password" (in backticks, as developers write a literal)
         # (a quote or bracket opening the whole sentence is not the value's)
-        r"(?:(?P<q>[\"'])(?P<val>[^\s\"'`]{4,64}?)(?P=q)|[\"'(\[]?(?P<bare>[^\s\"'`(\[]{4,64}?))"
+        r"(?:(?P<q>[\"'`])(?P<val>[^\s\"'`]{4,64}?)(?P=q)|[\"'(\[]?(?P<bare>[^\s\"'`(\[]{4,64}?))"
         r"[ \t]+(?i:is|was)[ \t]+(?i:my|our|the|your)"
         r"(?:[ \t]+[\w\-]+){0,3}?[ \t]+(?i:password|passcode|passphrase|pw|pin)\b"),
-          ("val", "bare"), _value_first_password, back=_VALUE_CHARS, in_chunks=False),
+          ("val", "bare"), _value_first_password, back=_VALUE_CHARS + "`", in_chunks=False),
     _Rule("password", tuple(space + particle + word for space in ("", " ") for particle in "がは"
                             for word in ("パスワード", "暗証番号", "パスフレーズ", "私の", "僕の", "俺の", "うちの")), _Lazy(
         # the value first in Japanese: 「<value>がパスワードです」, "<value>は私のパスワード"
-        r"(?P<q>[\"']?)(?P<val>[^\s\"'`]{4,64}?)(?P=q)[」』]?[ \t]?(?:が|は)(?:私の|僕の|俺の|うちの)?"
+        r"(?P<q>[\"'`]?)(?P<val>[^\s\"'`]{4,64}?)(?P=q)[」』]?[ \t]?(?:が|は)(?:私の|僕の|俺の|うちの)?"
         r"(?P<word>パスワード|暗証番号|パスフレーズ)(?=です|でした|だ|[。！!\s]|$)"),
-          ("val",), lambda m: _ja_value_first(m.group("val"), m.group("word")), back=_VALUE_CHARS + "」』",
+          ("val",), lambda m: _ja_value_first(m.group("val"), m.group("word")), back=_VALUE_CHARS + "`」』",
           in_chunks=False),
     _Rule("password", tuple("の" + word for word in ("パスワード", "暗証番号", "パスフレーズ")), _Lazy(
         # the value first with words between: 「<value>がWi-Fiのパスワードです」, "<value>は本番DBの暗証番号"
         # (matched up to the anchor from as far back as the clause goes, at most ``reach``: the lazy
         # lead skips the words before the value; the clause must end after the anchor,
         # _ja_qualified_password)
-        r"(?=[^\n]*?[がは])[^\n]*?(?<![\x21-\x7e])\(?(?P<q>[\"']?)(?P<val>[\x21\x23-\x26\x28-\x5f\x61-\x7e]{4,64}?)(?P=q)"
+        r"(?=[^\n]*?[がは])[^\n]*?(?<![\x21-\x7e])\(?(?P<q>[\"'`]?)(?P<val>[\x21\x23-\x26\x28-\x5f\x61-\x7e]{4,64}?)(?P=q)"
         r"[」』]?[ \t]?(?:が|は)[ \t]?[^\s。、,!?「」『』がは]{1,16}?[ \t]?の(?P<word>パスワード|暗証番号|パスフレーズ)"),
           ("val",), _ja_qualified_password, back=_BEFORE_QUALIFIER, reach=96, in_chunks=False),
     _Rule("password", ("パス",), _Lazy(  # パス, short for パスワード, before a made-up value
