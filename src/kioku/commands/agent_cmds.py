@@ -330,7 +330,11 @@ def cmd_sync(args: argparse.Namespace) -> int:
         return 0
     still = 0
     for scope in sc.existing_scopes(_root()):
-        found = sc.open_scope(scope, _root()).reindex_unreachable()
+        store = sc.open_scope(scope, _root())
+        if store.server:
+            print(f"{scope}: the store is a Chroma server, which keeps its own index; not checked")
+            continue
+        found = store.reindex_unreachable()
         checked = sum(r.checked for r in found.values())
         mended = sum(len(r.reindexed) for r in found.values())
         lost = sum(len(r.still_unreachable) for r in found.values())
