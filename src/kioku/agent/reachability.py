@@ -12,8 +12,8 @@ back among the nearest (several, so that records with the same text do not hide 
 The vector is the one Chroma returns for the record; when Chroma cannot return a page of vectors
 (it raises "Error finding id" when the index lacks one), the page's vectors are computed again
 from the documents, which is what the store embedded when it wrote them. A record found
-unreachable is upserted again with its document, metadata and vector, which puts it back into
-the index; the check then runs again on those records, and any still unreachable are reported
+unreachable is upserted again with its document, metadata and that vector, which puts it back
+into the index; the check then runs again on those records, and any still unreachable are reported
 (``kioku rebuild`` replays the journal into new collections).
 
 Called by ``AgentStore`` with the write lock held; like ``store_apply`` it only uses the client
@@ -54,7 +54,7 @@ def _unreachable(col: Any, ids: list[str], vectors: list[Any], total: int) -> li
     """The ids among ``ids`` that a query with their own vector does not return."""
     if not ids:
         return []
-    got = col.query(query_embeddings=[list(map(float, v)) for v in vectors],
+    got = col.query(query_embeddings=[[float(x) for x in v] for v in vectors],
                     n_results=max(1, min(NEIGHBOURS, total)), include=[])
     return [rec_id for rec_id, found in zip(ids, got["ids"]) if rec_id not in found]
 
@@ -64,7 +64,7 @@ def check_collection(col: Any, embed: Callable[[list[str]], Any]) -> Reachabilit
     result = Reachability()
     total = col.count()
     offset = 0
-    lost: dict[str, tuple[str, dict]] = {}
+    lost: dict[str, tuple[str, dict, Any]] = {}
     while offset < total:
         got = col.get(include=["documents", "metadatas"], limit=PAGE, offset=offset)
         ids = list(got["ids"])
@@ -74,16 +74,16 @@ def check_collection(col: Any, embed: Callable[[list[str]], Any]) -> Reachabilit
         metas = [dict(m) if m else {"kioku_placeholder": True} for m in got["metadatas"]]
         vectors = _page_vectors(col, ids, docs, embed)
         missed = set(_unreachable(col, ids, vectors, total))
-        for rec_id, doc, meta in zip(ids, docs, metas):
+        for rec_id, doc, meta, vector in zip(ids, docs, metas, vectors):
             if rec_id in missed:
-                lost[rec_id] = (doc, meta)
+                lost[rec_id] = (doc, meta, vector)
         result.checked += len(ids)
         offset += len(ids)
     if not lost:
         return result
     ids = sorted(lost)
     docs = [lost[i][0] for i in ids]
-    vectors = list(embed(docs))
+    vectors = [[float(x) for x in lost[i][2]] for i in ids]
     for start in range(0, len(ids), PAGE):
         end = start + PAGE
         col.upsert(ids=ids[start:end], documents=docs[start:end],
