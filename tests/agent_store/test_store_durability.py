@@ -88,7 +88,7 @@ def test_sigkill_at_random_points_loses_no_acknowledged_write(store_dir):
     # Chroma itself can drop a vector from its index when a writer is killed (the record stays
     # readable); the store's check finds and indexes it again, and then every write is found
     assert result["missing"] == [] and result["unfindable"] == [], result
-    assert sorted(sum(result["reindexed"].values(), [])) == sorted(result["unfindable_after_sync"]), result
+    assert set(result["unfindable_after_sync"]) <= set(sum(result["reindexed"].values(), [])), result
     assert result["count"] >= len(set(acked)) and result["pending"] == 0
 
 
