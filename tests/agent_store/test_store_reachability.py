@@ -139,3 +139,14 @@ def test_sync_verify_and_daily_maintenance_mend_the_store_the_cli_uses(project, 
     assert json.loads(out.stdout)["reindexed"] == {"global": 1}
     assert probe(folder)["unreachable"] == []
     assert str(folder).startswith(os.environ["HOME"])  # the test's home, never the real one
+
+
+def test_more_records_of_one_text_than_neighbours_asked_are_not_reported(store):
+    from kioku.agent import reachability
+    from kioku.agent.chroma_store import Record
+
+    same = [Record(f"d{i}", "the very same lesson text", {}) for i in range(reachability.NEIGHBOURS + 4)]
+    store.upsert("dup", "improvements", same + [Record("other", "another lesson entirely", {})])
+    [found] = store.reindex_unreachable("dup").values()
+    assert found.checked == len(same) + 1
+    assert found.reindexed == [] and found.still_unreachable == []

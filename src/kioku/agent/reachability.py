@@ -8,7 +8,8 @@ on the 1.5 line this project pins). ``get`` still returns such a record and ``co
 but no query finds it, so a lesson is silently never recalled.
 
 The check: query every record of a collection with its own vector and see whether its id comes
-back among the nearest (several, so that records with the same text do not hide each other).
+back among the nearest (several, so that records with the same text do not hide each other; with
+more such records than that, the text is found either way).
 The vector is the one Chroma returns for the record; when Chroma cannot return a page of vectors
 (it raises "Error finding id" when the index lacks one), the page's vectors are computed again
 from the documents, which is what the store embedded when it wrote them. A record found
@@ -27,6 +28,7 @@ from typing import Any, Callable
 
 PAGE = 500
 NEIGHBOURS = 8  # ids asked for per self-query: room for records whose texts are identical
+SAME_VECTOR = 1e-6  # a cosine distance this small is the same vector
 
 
 @dataclass
@@ -51,12 +53,16 @@ def _page_vectors(col: Any, ids: list[str], docs: list[str], embed: Callable[[li
 
 
 def _unreachable(col: Any, ids: list[str], vectors: list[Any], total: int) -> list[str]:
-    """The ids among ``ids`` that a query with their own vector does not return."""
+    """The ids among ``ids`` that a query with their own vector does not return. When every
+    neighbour returned lies at distance 0 (more records of the same text than were asked for),
+    the text is found whichever of them comes back, so the record counts as reached."""
     if not ids:
         return []
-    got = col.query(query_embeddings=[[float(x) for x in v] for v in vectors],
-                    n_results=max(1, min(NEIGHBOURS, total)), include=[])
-    return [rec_id for rec_id, found in zip(ids, got["ids"]) if rec_id not in found]
+    wanted = max(1, min(NEIGHBOURS, total))
+    got = col.query(query_embeddings=[[float(x) for x in v] for v in vectors], n_results=wanted,
+                    include=["distances"])
+    return [rec_id for rec_id, found, dists in zip(ids, got["ids"], got["distances"])
+            if rec_id not in found and not (len(found) == wanted and max(dists) <= SAME_VECTOR)]
 
 
 def check_collection(col: Any, embed: Callable[[list[str]], Any]) -> Reachability:
