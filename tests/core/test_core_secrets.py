@@ -214,6 +214,11 @@ SECRETS: list[tuple[str, str]] = [
     ("password", "`hunter" + "22` is the wifi password"),
     ("password", "`hunter" + "22`がパスワードです"),
     ("password", "`Kx82" + "mQzP`は本番DBの管理者のパスワードだ"),
+    # typographic quotes, as editors and chat apps write them
+    ("password", "“hunter" + "22” is the wifi password"),
+    ("password", "the wifi password is “hunter" + "22”"),
+    ("password", "password: “Xk9#" + "mQ2!”"),
+    ("password", "パスワードは“hunter" + "22”です"),
     ("password", 'sqlcmd -S db -U sa -P"' + "Str0ng" + 'Pass9"'),
     ("password", "docker login registry.example.com \\\n  -u bob \\\n  -p " + "Kx82" + "mQzP"),
 ]
@@ -449,6 +454,10 @@ ORDINARY: list[str] = [
     "`--password` is the password flag",
     "`PASSWORD`がパスワードです",
     "`op://vault/db`が本番DBのパスワード",
+    "“1Password” is my password manager",
+    "the password is “required”",
+    "it’s the password manager’s job",
+    "set “PASSWORD” from the vault",
 ]
 
 
@@ -512,6 +521,8 @@ REDACTIONS = [
      "[REDACTED:private_key]\ntail"),
     ("`hunter" + "22` is the password", "`[REDACTED:password]` is the password"),
     ("`hunter" + "22`がWi-Fiのパスワードです", "`[REDACTED:password]`がWi-Fiのパスワードです"),
+    ("the wifi password is “hunter" + "22”, ok?", "the wifi password is “[REDACTED:password]”, ok?"),
+    ("‘hunter" + "22’ is the password", "‘[REDACTED:password]’ is the password"),
     ("nothing to see here", "nothing to see here"),
 ]
 

@@ -1008,13 +1008,20 @@ def _span(rule: _Rule, m: re.Match[str]) -> tuple[int, int]:
     return m.span()
 
 
+# Typographic quotes, which editors and chat apps put in place of typed ones (“…”, ‘…’), read as
+# the ASCII quotes the rules know; NFKC keeps them as they are.
+_QUOTE_FOLD = {"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
+               "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"'}
+
+
 def _nfkc_with_offsets(text: str) -> tuple[str, list[int]] | None:
     """``text`` NFKC-normalised character by character (full-width ``ｓｋ＿ｌｉｖｅ`` becomes
-    ``sk_live``) and, for each normalised character, the offset of the original character it
-    came from; None when normalising changes nothing."""
+    ``sk_live``), typographic quotes as ASCII ones (``“hunter22”`` becomes ``"hunter22"``), and,
+    for each normalised character, the offset of the original character it came from; None when
+    normalising changes nothing."""
     import unicodedata
 
-    if unicodedata.is_normalized("NFKC", text):
+    if unicodedata.is_normalized("NFKC", text) and not any(q in text for q in _QUOTE_FOLD):
         return None
     out: list[str] = []
     origin: list[int] = []
@@ -1023,7 +1030,7 @@ def _nfkc_with_offsets(text: str) -> tuple[str, list[int]] | None:
     # lines holds a few thousand characters, nearly all ASCII, and one "…" makes it unnormalised)
     for m in lazyre.NON_ASCII.finditer(text):
         i = m.start()
-        folded = unicodedata.normalize("NFKC", text[i])
+        folded = _QUOTE_FOLD.get(text[i]) or unicodedata.normalize("NFKC", text[i])
         if folded == text[i]:
             continue
         out.append(text[pos:i])
