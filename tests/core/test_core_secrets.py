@@ -219,6 +219,9 @@ SECRETS: list[tuple[str, str]] = [
     ("password", "the wifi password is “hunter" + "22”"),
     ("password", "password: “Xk9#" + "mQ2!”"),
     ("password", "パスワードは“hunter" + "22”です"),
+    # sshpass's own variable, and a name ending in _pw
+    ("password", "export SSHPASS=" + "S3cr3t" + "Pw9"),
+    ("password", "export MY_PW=" + "S3cr3t" + "Pw9"),
     ("password", 'sqlcmd -S db -U sa -P"' + "Str0ng" + 'Pass9"'),
     ("password", "docker login registry.example.com \\\n  -u bob \\\n  -p " + "Kx82" + "mQzP"),
 ]
@@ -458,6 +461,12 @@ ORDINARY: list[str] = [
     "the password is “required”",
     "it’s the password manager’s job",
     "set “PASSWORD” from the vault",
+    "SSHPASS=$PASS sshpass -e ssh host",
+    "sshpass is installed",
+    "ENABLE_PW=true",
+    "new_pw = get_pw()",
+    "DB_PASS=<your password>",
+    "password: <db password here>",
 ]
 
 
@@ -523,6 +532,7 @@ REDACTIONS = [
     ("`hunter" + "22`がWi-Fiのパスワードです", "`[REDACTED:password]`がWi-Fiのパスワードです"),
     ("the wifi password is “hunter" + "22”, ok?", "the wifi password is “[REDACTED:password]”, ok?"),
     ("‘hunter" + "22’ is the password", "‘[REDACTED:password]’ is the password"),
+    ("SSHPASS=" + "S3cr3tPw9 sshpass -e ssh host", "SSHPASS=[REDACTED:password] sshpass -e ssh host"),
     ("nothing to see here", "nothing to see here"),
 ]
 

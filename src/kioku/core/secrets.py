@@ -175,6 +175,8 @@ def _check_password(m: re.Match[str]) -> bool:
     value = m.group("val")
     if not _value_ok(value):
         return False
+    if value.startswith("<") and ">" in m.string[m.start("val"):m.start("val") + 64].split("\n", 1)[0]:
+        return False  # "<your password>": a placeholder with words in it
     if not value.isascii():  # a hiragana word is the password itself; kanji and katakana describe
         bare = value.strip("\"'`")
         return len(bare) >= 2 and _ja_value_ok(bare) and all(_is_hiragana(c) for c in bare)
@@ -717,8 +719,10 @@ _RULES: list[_Rule] = [
         r"(?P<val>[A-Za-z0-9._~+/\-]{8,}=*)"
         r"|(?i:bearer\s+)(?P<val2>[A-Za-z0-9._~+/\-]{20,}=*)"), ("val", "val2"), in_chunks=False),
     # --- key = value assignments
-    _Rule("password", ("password", "passwd", "passphrase", "pwd", "pass"), _Lazy(
-        r"(?i:(?:(?:password|passwd|passphrase|passcode)(?P<plural>s)?|(?<![a-z])pwd|(?<=[a-z0-9][_\-])pass)\b)"
+    _Rule("password", ("password", "passwd", "passphrase", "pwd", "pass", "pw", "sshpass"), _Lazy(
+        # also a name ending in _pass / _pw (DB_PASS, MY_PW) and sshpass's own variable, SSHPASS=
+        r"(?i:(?:(?:password|passwd|passphrase|passcode)(?P<plural>s)?|(?<![a-z])pwd|(?<=[a-z0-9][_\-])(?:pass|pw)"
+        r"|(?<![a-z])sshpass(?==))\b)"
         r"(?:\s+(?:for|of|on|to)(?:\s+[\w.\-]+){1,4}?(?=\s+(?:is|was|are|were)\b))?"  # "password for dev is"
         # "are"/"were" only after a plural: "the db passwords are …", not "1Password are …"
         r"[\"']?\s*(?P<op>=|:|=>|:=|\bis\b|\bwas\b|(?(plural)\b(?i:are|were)\b|(?!)))\s*(?P<q>[\"'`]?)"
