@@ -124,6 +124,9 @@ SECRETS: list[tuple[str, str]] = [
     ("password", "mysql -u root -pS3cretPw shop < dump.sql"),
     ("provider_token", f"GOOGLE_CLIENT_SECRET GOCSPX-{rnd(28, URLSAFE, 57)}"),
     ("provider_token", f"access token ya29.{rnd(60, URLSAFE, 58)}"),
+    ("provider_token", f"supabase access token sbp_{rnd(40, HEX, 91)}"),
+    ("provider_token", f"the new key is sb_secret_{rnd(31, URLSAFE, 92)}"),
+    ("provider_token", f"netlify nfp_{rnd(36, B62, 93)}"),
     ("azure_key", f"https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&sr=b&sig={rnd(43, B62, 59)}%3D"),
     ("secret_assignment", f'{{"client_secret": "{rnd(35, URLSAFE, 60)}"}}'),
     ("secret_assignment", f"DJANGO_SECRET_KEY='django-insecure-{rnd(40, B62 + '!@#%^&*', 61)}'"),
@@ -467,6 +470,7 @@ ORDINARY: list[str] = [
     "new_pw = get_pw()",
     "DB_PASS=<your password>",
     "password: <db password here>",
+    "use sb_secret_ keys only on the server, sb_publishable_ ones in the browser",
 ]
 
 

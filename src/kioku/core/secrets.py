@@ -692,12 +692,14 @@ _RULES: list[_Rule] = [
                      r"(?P<val>[A-Za-z0-9+/%]{20,}={0,2})"), ("val",)),
     _Rule("provider_token", ("hf_", "shpat_", "shpca_", "shppa_", "shpss_", "dop_v1_", "dapi",
                              "hvs.", "dp.st.", "age-secret-key-", "key-", "sq0", "glc_",
-                             "lin_api_", "xapp-", "gocspx-", "ya29.", "pmak-"), _Lazy(
+                             "lin_api_", "xapp-", "gocspx-", "ya29.", "pmak-", "sbp_", "sb_secret_", "nfp_"), _Lazy(
         r"(?<![A-Za-z0-9])(?:hf_[A-Za-z0-9]{30,}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|dop_v1_[a-f0-9]{64}"
         r"|dapi[a-f0-9]{32}|hvs\.[A-Za-z0-9_\-]{24,}|dp\.st\.[A-Za-z0-9_\-]{20,}"
         r"|AGE-SECRET-KEY-1[0-9A-Z]{50,}|key-[0-9a-f]{32}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}"
         r"|glc_[A-Za-z0-9+/]{32,}={0,2}|lin_api_[A-Za-z0-9]{32,}|xapp-\d-[A-Za-z0-9\-]{20,}"
-        r"|GOCSPX-[A-Za-z0-9_\-]{24,}|ya29\.[A-Za-z0-9_\-]{20,}|PMAK-[a-f0-9]{24}-[a-f0-9]{34})")),
+        r"|GOCSPX-[A-Za-z0-9_\-]{24,}|ya29\.[A-Za-z0-9_\-]{20,}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}"
+        # Supabase access token and secret key, Netlify personal access token
+        r"|sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_\-]{20,}|nfp_[A-Za-z0-9]{36})")),
     _Rule("provider_token", ("-us",), _Lazy(r"(?<![0-9a-f])[0-9a-f]{32}-us\d{1,2}\b"),
           back="0123456789abcdef"),  # Mailchimp API key
     _Rule("provider_token", (), _Lazy(  # Discord bot token: base64(user id).timestamp.hmac
