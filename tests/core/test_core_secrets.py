@@ -222,6 +222,14 @@ SECRETS: list[tuple[str, str]] = [
     ("password", "the wifi password is “hunter" + "22”"),
     ("password", "password: “Xk9#" + "mQ2!”"),
     ("password", "パスワードは“hunter" + "22”です"),
+    # the word for password in other languages
+    ("password", "数据库密码是" + "hunter" + "22"),
+    ("password", "비밀번호는 " + "hunter" + "22 입니다"),
+    ("password", "Das Passwort ist " + "hunter" + "22."),
+    ("password", "mot de passe : " + "Xk9#" + "mQ2!"),
+    ("password", "La contraseña es " + "hunter" + "22"),
+    ("password", "senha: " + "hunter" + "22"),
+    ("password", "Пароль: " + "hunter" + "22"),
     # sshpass's own variable, and a name ending in _pw
     ("password", "export SSHPASS=" + "S3cr3t" + "Pw9"),
     ("password", "export MY_PW=" + "S3cr3t" + "Pw9"),
@@ -471,6 +479,17 @@ ORDINARY: list[str] = [
     "DB_PASS=<your password>",
     "password: <db password here>",
     "use sb_secret_ keys only on the server, sb_publishable_ ones in the browser",
+    "Passwort: siehe Vault",
+    "Das Passwort ist geändert",
+    "密码是必填的",
+    "密码: 见1Password",
+    "비밀번호는 필수입니다",
+    "mot de passe: obligatoire",
+    "contraseña: ${DB_PASS}",
+    "senha: <sua senha>",
+    "пароль: DB_PASSWORD",
+    "Passwort-Manager: Bitwarden2",
+    "des Passwortes hunter22x",
 ]
 
 
@@ -537,6 +556,8 @@ REDACTIONS = [
     ("the wifi password is “hunter" + "22”, ok?", "the wifi password is “[REDACTED:password]”, ok?"),
     ("‘hunter" + "22’ is the password", "‘[REDACTED:password]’ is the password"),
     ("SSHPASS=" + "S3cr3tPw9 sshpass -e ssh host", "SSHPASS=[REDACTED:password] sshpass -e ssh host"),
+    ("密码：“Xk9#" + "mQ2!”", "密码：“[REDACTED:password]”"),
+    ("비밀번호는 hunter" + "22입니다", "비밀번호는 [REDACTED:password]입니다"),
     ("nothing to see here", "nothing to see here"),
 ]
 

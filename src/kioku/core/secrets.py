@@ -384,6 +384,10 @@ def _ja_value_first(value: str, word: str) -> bool:
 
 
 _CONSTANT_NAME = _Lazy(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")  # DB_PASSWORD, MYSQL_ROOT_PASSWORD
+# the word for password in Chinese, Korean, German, French, Spanish, Portuguese, Russian, Dutch,
+# Polish, Turkish and Vietnamese (lower-cased, as the anchors are looked for)
+_OTHER_LANGUAGE_LABELS = ("密码", "密碼", "비밀번호", "패스워드", "passwort", "kennwort", "mot de passe", "contraseña",
+                          "senha", "пароль", "wachtwoord", "hasło", "şifre", "mật khẩu")
 
 
 def _made_up_letters(value: str) -> bool:
@@ -840,6 +844,11 @@ _RULES: list[_Rule] = [
         r"(?<![ァ-ヶー])パス\s*(?P<op>は|:|：|=|＝)\s*[「『\"']?(?P<q>)(?P<val>[\x21-\x7e]{6,64}?)"
         r"(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"), ("val",),
           lambda m: _ja_short_password(m.group("val")) and not _ja_described(m), in_chunks=False),
+    _Rule("password", _OTHER_LANGUAGE_LABELS, _Lazy(  # the word for password in other languages
+        r"(?i:密码|密碼|비밀번호|패스워드|passwort|kennwort|mot de passe|contraseña|senha|пароль|wachtwoord"
+        r"|hasło|şifre|mật khẩu)(?:\s*(?:[:：=＝]|是|为|為|는|은)|\s+(?:ist|est|es|é|—)(?=\s))\s*"
+        r"(?:[\"'`「](?P<qval>[^\s\"'`」]{4,64})[\"'`」]|(?P<val>[\x21\x23-\x26\x28-\x2b\x2d-\x3a\x3c-\x5f\x61-\x7e]{4,64}))"),
+          ("qval", "val"), lambda m: _ja_value_first(m.group("qval") or m.group("val"), "パスワード"), in_chunks=False),
     _Rule("password", ("login", "credential", "creds", "ログイン"), _Lazy(  # "login: <user> / <password>"
         r"(?:(?i:login|credentials?|creds)|ログイン(?:情報)?)\s*(?:[:=]|は)\s*[\w.@+\-]{1,64}\s*/\s*(?P<q>)"
         r"(?P<val>[^\s/\"'`,;]{6,128})"),
