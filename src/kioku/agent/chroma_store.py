@@ -367,8 +367,7 @@ class AgentStore:
         except Exception as exc:  # noqa: BLE001 - the check is a repair, not part of the write
             log.info("kioku: vector index not checked after pending writes: %s", exc)
             return
-        count = sum(len(r.reindexed) for r in mended.values())
-        lost = sum(len(r.still_unreachable) for r in mended.values())
+        _checked, count, lost = reachability.totals(mended)
         if count:
             self._warn(f"{count} agent-memory record(s) that vector search could not reach were indexed again")
         if lost:
@@ -555,7 +554,7 @@ class AgentStore:
             col = self._collection(conn, name)
             if col is not None:
                 found[name] = reachability.check_collection(col, self._embed)
-        mended = sum(len(r.reindexed) for r in found.values())
+        mended = reachability.totals(found)[1]
         if mended:
             seq = self.journal.append({"op": "noop", "reindexed": mended})
             self.journal.set_applied(seq)

@@ -107,7 +107,7 @@ def reindex_agent(agent: str, project_root: Path | None = None) -> dict[str, int
     """Per scope, how many of the agent's records vector search could not reach and were indexed
     again (``AgentStore.reindex_unreachable``); a scope whose store cannot be checked is skipped
     with a warning on stderr (the maintenance log)."""
-    from kioku.agent import scopes as sc
+    from kioku.agent import reachability, scopes as sc
 
     out: dict[str, int] = {}
     for scope in sc.existing_scopes(project_root):
@@ -116,8 +116,7 @@ def reindex_agent(agent: str, project_root: Path | None = None) -> dict[str, int
         except Exception as exc:  # noqa: BLE001 - the rest of the daily run still happens
             print(f"kioku: {scope} vector index of {agent} not checked: {exc}", file=sys.stderr)
             continue
-        out[scope] = sum(len(r.reindexed) for r in found.values())
-        lost = sum(len(r.still_unreachable) for r in found.values())
+        _checked, out[scope], lost = reachability.totals(found)
         if lost:
             print(f"kioku: {lost} record(s) of {agent} in the {scope} store cannot be reached by vector "
                   f"search; `kioku rebuild --scope {scope}` replays the journal", file=sys.stderr)

@@ -40,6 +40,12 @@ class Reachability:
     still_unreachable: list[str] = field(default_factory=list)
 
 
+def totals(found: dict[str, Reachability]) -> tuple[int, int, int]:
+    """Over the collections of one check: records checked, indexed again, still unreachable."""
+    return (sum(r.checked for r in found.values()), sum(len(r.reindexed) for r in found.values()),
+            sum(len(r.still_unreachable) for r in found.values()))
+
+
 def _page_vectors(col: Any, ids: list[str], docs: list[str], embed: Callable[[list[str]], Any]) -> list[Any]:
     """The stored vectors of ``ids``, or vectors computed from ``docs`` when Chroma cannot give them."""
     try:

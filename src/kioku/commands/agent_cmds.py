@@ -320,7 +320,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
-    from kioku.agent import scopes as sc
+    from kioku.agent import reachability, scopes as sc
 
     total = 0
     for scope in sc.existing_scopes(_root()):
@@ -334,10 +334,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
         if store.server:
             print(f"{scope}: the store is a Chroma server, which keeps its own index; not checked")
             continue
-        found = store.reindex_unreachable()
-        checked = sum(r.checked for r in found.values())
-        mended = sum(len(r.reindexed) for r in found.values())
-        lost = sum(len(r.still_unreachable) for r in found.values())
+        checked, mended, lost = reachability.totals(store.reindex_unreachable())
         still += lost
         print(f"{scope}: {checked} record(s) checked; vector search reached "
               + ("all of them" if not (mended or lost) else

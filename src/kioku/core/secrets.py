@@ -363,11 +363,12 @@ _JA_CLAUSE_END = _Lazy(r"(?:です|でした|だ)?(?:よ|ね)?(?:[。.!?」』)]
 def _ja_qualified_password(m: re.Match[str]) -> bool:
     """「<value>が<words>のパスワード」: the value, when the clause ends after the word."""
     return (_JA_CLAUSE_END.match(m.string, m.end()) is not None
-            and _ja_value_first(m.group("val"), m.group("word")))
+            and _named_password(m.group("val"), m.group("word")))
 
 
-def _ja_value_first(value: str, word: str) -> bool:
-    """A value named as the password in Japanese before the word: six characters or more, letters
+def _named_password(value: str, word: str) -> bool:
+    """A value a sentence names as the password (in Japanese before the word, 「<value>がパスワード」;
+    in the other languages after it, "Passwort: <value>"): six characters or more, letters
     with digits or symbols (before 暗証番号 also 4 to 8 digits), not a named build or version
     ("windows11", "v2.1"), a placeholder, a variable or field name (``DB_PASSWORD``, ``api_v1``,
     ``db.pass``, ``DB_PASSWORD=``), a file (``.pgpass``, ``secret.txt``) nor a reference to where
@@ -385,7 +386,8 @@ def _ja_value_first(value: str, word: str) -> bool:
 
 _CONSTANT_NAME = _Lazy(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")  # DB_PASSWORD, MYSQL_ROOT_PASSWORD
 # the word for password in Chinese, Korean, German, French, Spanish, Portuguese, Russian, Dutch,
-# Polish, Turkish and Vietnamese (lower-cased, as the anchors are looked for)
+# Polish, Turkish and Vietnamese (lower-cased, as the anchors are looked for; plain words, also
+# joined into the rule's pattern as they are)
 _OTHER_LANGUAGE_LABELS = ("密码", "密碼", "비밀번호", "패스워드", "passwort", "kennwort", "mot de passe", "contraseña",
                           "senha", "пароль", "wachtwoord", "hasło", "şifre", "mật khẩu")
 
@@ -830,7 +832,7 @@ _RULES: list[_Rule] = [
         # the value first in Japanese: 「<value>がパスワードです」, "<value>は私のパスワード"
         r"(?P<q>[\"'`]?)(?P<val>[^\s\"'`]{4,64}?)(?P=q)[」』]?[ \t]?(?:が|は)(?:私の|僕の|俺の|うちの)?"
         r"(?P<word>パスワード|暗証番号|パスフレーズ)(?=です|でした|だ|[。！!\s]|$)"),
-          ("val",), lambda m: _ja_value_first(m.group("val"), m.group("word")), back=_VALUE_CHARS + "`」』",
+          ("val",), lambda m: _named_password(m.group("val"), m.group("word")), back=_VALUE_CHARS + "`」』",
           in_chunks=False),
     _Rule("password", tuple("の" + word for word in ("パスワード", "暗証番号", "パスフレーズ")), _Lazy(
         # the value first with words between: 「<value>がWi-Fiのパスワードです」, "<value>は本番DBの暗証番号"
@@ -845,10 +847,9 @@ _RULES: list[_Rule] = [
         r"(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"), ("val",),
           lambda m: _ja_short_password(m.group("val")) and not _ja_described(m), in_chunks=False),
     _Rule("password", _OTHER_LANGUAGE_LABELS, _Lazy(  # the word for password in other languages
-        r"(?i:密码|密碼|비밀번호|패스워드|passwort|kennwort|mot de passe|contraseña|senha|пароль|wachtwoord"
-        r"|hasło|şifre|mật khẩu)(?:\s*(?:[:：=＝]|是|为|為|는|은)|\s+(?:ist|est|es|é|—)(?=\s))\s*"
+        r"(?i:" + "|".join(_OTHER_LANGUAGE_LABELS) + r")(?:\s*(?:[:：=＝]|是|为|為|는|은)|\s+(?:ist|est|es|é|—)(?=\s))\s*"
         r"(?:[\"'`「](?P<qval>[^\s\"'`」]{4,64})[\"'`」]|(?P<val>[\x21\x23-\x26\x28-\x2b\x2d-\x3a\x3c-\x5f\x61-\x7e]{4,64}))"),
-          ("qval", "val"), lambda m: _ja_value_first(m.group("qval") or m.group("val"), "パスワード"), in_chunks=False),
+          ("qval", "val"), lambda m: _named_password(m.group("qval") or m.group("val"), "パスワード"), in_chunks=False),
     _Rule("password", ("login", "credential", "creds", "ログイン"), _Lazy(  # "login: <user> / <password>"
         r"(?:(?i:login|credentials?|creds)|ログイン(?:情報)?)\s*(?:[:=]|は)\s*[\w.@+\-]{1,64}\s*/\s*(?P<q>)"
         r"(?P<val>[^\s/\"'`,;]{6,128})"),
