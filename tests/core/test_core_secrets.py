@@ -235,6 +235,23 @@ SECRETS: list[tuple[str, str]] = [
     ("password", "export MY_PW=" + "S3cr3t" + "Pw9"),
     ("password", 'sqlcmd -S db -U sa -P"' + "Str0ng" + 'Pass9"'),
     ("password", "docker login registry.example.com \\\n  -u bob \\\n  -p " + "Kx82" + "mQzP"),
+    # Markdown emphasis round the label or the value
+    ("password", "- **password**: " + "Xk9m" + "Q2zz"),
+    ("password", "**Password:** " + "Xk9m" + "Q2zz"),
+    ("password", "the password is **" + "Xk9m" + "Q2zz**"),
+    ("password", "password: *" + "Xk9m" + "Q2zz*"),
+    ("password", "パスワードは**" + "Xk9m" + "Q2zz**です"),
+    ("password", "**" + "Xk9m" + "Q2zz**がWi-Fiのパスワードです"),
+    ("password", "**パスワード**：" + "Xk9m" + "Q2zz"),
+    ("password", "Passwort: **" + "Xk9m" + "Q2zz**"),
+    # a Markdown table: the cell after the word, or a column headed by it
+    ("password", "| password | " + "Xk9m" + "Q2zz |"),
+    ("password", "| Service | User | Password |\n|---|---|---|\n| db | admin | `" + "Xk9m" + "Q2zz` |"),
+    ("password", "| 項目 | 値 |\n|:--|:--|\n| パスワード | " + "hunter" + "22 |"),
+    # a line of PostgreSQL's password file
+    ("password", "localhost:5432:mydb:me:" + "Xk9m" + "Q2zz"),
+    ("password", "echo 'db.example.com:5432:*:app:" + "S3cr3t\\:Pw9' >> ~/.pgpass"),
+    ("password", "*:*:*:*:" + "Xk9m" + "Q2zz"),
 ]
 
 # Ordinary text that must pass untouched.
@@ -490,6 +507,22 @@ ORDINARY: list[str] = [
     "пароль: DB_PASSWORD",
     "Passwort-Manager: Bitwarden2",
     "des Passwortes hunter22x",
+    "rm *.pyc *.log",
+    "2*x*y = z",
+    "the **password** is **required**",
+    "**password** reset flow is **broken**",
+    "Password manager: Bitwarden",
+    "**Password manager**: 1Password",
+    "password requirements: 12 chars",
+    "| Service | User | Password |\n|---|---|---|\n| vault | bob | see 1Password |\n| ci | bot | ${CI_PASS} |",
+    "| Password | required |",
+    "| password policy | min12chars |",
+    "| Test | Pass |\n|---|---|\n| lexer | 3/5 |",
+    "| Password |\n|---|\n\n| x | Yk9mQ2zz |",
+    "file.py:12:34:E501:line-too-long",
+    "12:30:45:100:200",
+    "2001:db8:85a3:0:0:8a2e:370:7334",
+    "localhost:5432:*:*:$PGPASS",
 ]
 
 
@@ -558,6 +591,13 @@ REDACTIONS = [
     ("SSHPASS=" + "S3cr3tPw9 sshpass -e ssh host", "SSHPASS=[REDACTED:password] sshpass -e ssh host"),
     ("密码：“Xk9#" + "mQ2!”", "密码：“[REDACTED:password]”"),
     ("비밀번호는 hunter" + "22입니다", "비밀번호는 [REDACTED:password]입니다"),
+    ("- **password**: " + "Xk9mQ2zz", "- **password**: [REDACTED:password]"),
+    ("パスワードは**" + "Xk9mQ2zz**です", "パスワードは**[REDACTED:password]**です"),
+    ("ｐａｓｓｗｏｒｄ: **" + "Xk9mQ2zz**", "ｐａｓｓｗｏｒｄ: **[REDACTED:password]**"),
+    ("| User | Password |\n|---|---|\n| admin | " + "Xk9mQ2zz |\n| bob | see vault |",
+     "| User | Password |\n|---|---|\n| admin | [REDACTED:password] |\n| bob | see vault |"),
+    ("echo 'localhost:5432:*:app:" + "S3cr3t\\:Pw9' >> ~/.pgpass",
+     "echo 'localhost:5432:*:app:[REDACTED:password]' >> ~/.pgpass"),
     ("nothing to see here", "nothing to see here"),
 ]
 
@@ -645,7 +685,7 @@ def test_unicode_case_folding_keeps_offsets_right() -> None:
 
 
 @pytest.mark.parametrize("unit", ["password=", "-----BEGIN PRIVATE KEY-----", "http://a:b@", "key: ",
-                                  "://", "Bearer ", "AKIA" + "Q" * 16 + " ", "のパスワード", "ab1!がWi-Fiのパスワード"])
+                                  "://", "Bearer ", "AKIA" + "Q" * 16 + " ", "のパスワード", "ab1!がWi-Fiのパスワード", "**password** ", "*a"])
 def test_adversarial_repetition_stays_linear(unit: str) -> None:
     """No pathological backtracking or quadratic bookkeeping on hostile 50 KB inputs."""
     text = unit * (50_000 // len(unit))

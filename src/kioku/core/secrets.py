@@ -438,6 +438,8 @@ def _no_operator_password(value: str) -> bool:
     (eight or more letters with digits or symbols), never a word, a path, a file or a version
     ("password manager", "password reset", "password v2.1.0")."""
     value = value.rstrip(".!,")
+    if value.endswith(":") and value.rstrip(":").replace("-", "").isalpha():
+        return False  # "password manager: Bitwarden", "password requirements:": a label, its value after it
     if not _value_ok(value) or value.isalpha() or value.startswith(("-", ".", "v")) or "/" in value \
             or "." in value or "\\" in value or len(value) < 8 \
             or (("_" in value or "-" in value) and _IDENT_VALUE.match(value)) \
@@ -957,6 +959,90 @@ def _overlaps(spans: list[tuple[int, int]], s: int, e: int) -> bool:
     return any(s < b and a < e for a, b in spans)
 
 
+# A table cell naming the password: the word alone (a trailing colon allowed), in English,
+# Japanese or one of the other languages. "pass" is left out: a "Pass" column holds test results.
+_TABLE_LABELS = frozenset(("password", "passwd", "passphrase", "passcode", "pwd", "pw", "パスワード", "暗証番号",
+                           "パスフレーズ") + _OTHER_LANGUAGE_LABELS)
+_TABLE_SEPARATOR = _Lazy(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def _table_cells(text: str, start: int, end: int) -> list[tuple[int, int]] | None:
+    """The cells of a Markdown table row ``text[start:end]`` as (start, end) spans of their
+    content, spaces trimmed; None when the line is not a row (it must begin with "|")."""
+    line = text[start:end]
+    lead = len(line) - len(line.lstrip())
+    if not line.startswith("|", lead):
+        return None
+    bars = [start + lead] + [start + i for i in range(lead + 1, len(line)) if line[i] == "|" and line[i - 1] != "\\"]
+    if len(bars) < 2:
+        return None
+    cells = []
+    for a, b in zip(bars, bars[1:]):
+        a += 1
+        while a < b and text[a] in " \t":
+            a += 1
+        while b > a and text[b - 1] in " \t":
+            b -= 1
+        cells.append((a, b))
+    return cells
+
+
+def _table_label(cell: str) -> bool:
+    return cell.strip("`").rstrip(":：").strip().lower() in _TABLE_LABELS
+
+
+def _table_passwords(text: str) -> list[tuple[int, int]]:
+    """Passwords in Markdown tables: the cell after one that names the password
+    (``| password | <value> |``), and the cells of a column headed by such a word. A cell counts
+    when its value looks made up, by the same check as a value a sentence names as the password
+    (``_named_password``: "see vault", "—", ``$DB_PASS`` and "required" are not values)."""
+    lines: list[tuple[int, int]] = []
+    pos = 0
+    for line in text.split("\n"):
+        lines.append((pos, pos + len(line)))
+        pos += len(line) + 1
+    spans: list[tuple[int, int]] = []
+    columns: set[int] = set()  # the password columns of the table being read
+    for n, (start, end) in enumerate(lines):
+        cells = _table_cells(text, start, end)
+        if cells is None:
+            columns = set()
+            continue
+        if _TABLE_SEPARATOR.match(text, start, end):
+            continue
+        labels = [i for i, (a, b) in enumerate(cells) if _table_label(text[a:b])]
+        if n + 1 < len(lines) and _TABLE_SEPARATOR.match(text, *lines[n + 1]) and labels:
+            columns = set(labels)  # a header row
+            continue
+        wanted = set(columns) | {i + 1 for i in labels}
+        for i in sorted(wanted):
+            if i < len(cells):
+                a, b = cells[i]
+                if text[a:b].startswith("`") and text[a:b].endswith("`") and b - a > 2:
+                    a, b = a + 1, b - 1
+                if not any(c.isspace() for c in text[a:b]) and _named_password(text[a:b], "パスワード"):
+                    spans.append((a, b))
+    return spans
+
+
+# A line of PostgreSQL's password file, host:port:database:user:password ("*" for any; a
+# ":" or "\\" in a field escaped with "\\"), as pasted into a note or an ``echo … >> ~/.pgpass``.
+_PGPASS_ENTRY = _Lazy(r"(?<![^\s'\"`=(])(?:[A-Za-z0-9][A-Za-z0-9.\-]*|\*):(?:\d{2,5}|\*):[^\s:'\"`]+:[^\s:'\"`]+:"
+                      r"(?P<val>(?:[^\s:'\"`\\]|\\.){4,128})(?=[\s'\"`)]|$)")
+
+
+def _pgpass_passwords(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The password field of .pgpass entries within these whitespace-delimited spans of ``text``
+    (those with four colons or more), when it looks made up (``_named_password``: a linter's
+    ``file.py:12:3:E501:line-too-long`` is not an entry)."""
+    found = []
+    for start, end in spans:
+        for m in _PGPASS_ENTRY.finditer(text, start, end):
+            if _named_password(m.group("val"), "パスワード"):
+                found.append(m.span("val"))
+    return found
+
+
 class _Taken:
     """Non-overlapping spans kept sorted, so an overlap test is O(log n) even for texts with
     thousands of findings."""
@@ -1060,19 +1146,89 @@ def _nfkc_with_offsets(text: str) -> tuple[str, list[int]] | None:
     return "".join(out), origin
 
 
+# Markdown emphasis round a word or phrase on one line: ``**Password:**``, ``*hunter22*``,
+# ``***x***``: two runs of one to three "*", the same length, with no other "*" between. The
+# markers must not touch an ASCII letter or digit outside (``2*x*y``, ``a*b*`` are arithmetic and
+# globs), but may touch kana and kanji (``パスワードは**x**です``, where Markdown reads them as
+# emphasis too). What they enclose must hold a letter or a digit, so ``*:*:*`` (a .pgpass
+# wildcard) is left alone. Found with ``str.find``, not a pattern: the hooks' recall reads
+# Markdown, and a pattern would load ``re`` for every "*".
+_OUTSIDE_EMPHASIS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_*")
+
+
+def _star_runs(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every run of "*" in ``text``."""
+    runs = []
+    i = text.find("*")
+    while i != -1:
+        j = i + 1
+        while j < len(text) and text[j] == "*":
+            j += 1
+        runs.append((i, j))
+        i = text.find("*", j)
+    return runs
+
+
+def _emphasis_pair(text: str, opening: tuple[int, int], closing: tuple[int, int]) -> bool:
+    (a, b), (c, d) = opening, closing
+    if b - a > 3 or d - c != b - a or c == b or "\n" in text[b:c]:
+        return False
+    if a > 0 and (text[a - 1] in _OUTSIDE_EMPHASIS or text[a - 1] == "\\"):
+        return False
+    if d < len(text) and text[d] in _OUTSIDE_EMPHASIS:
+        return False
+    inner = text[b:c]
+    return (not inner[0].isspace() and not inner[-1].isspace() and inner[-1] != "\\"
+            and any(ch.isalnum() for ch in inner))
+
+
+def _without_emphasis(text: str) -> tuple[str, list[int]] | None:
+    """``text`` with its Markdown emphasis markers taken out (``- **password**: x`` reads as
+    ``- password: x``, so the rules see the label next to its value) and, for each character
+    left, its offset in ``text``; None when there is no emphasis."""
+    runs = _star_runs(text)
+    pieces: list[str] = []
+    origin: list[int] = []
+    pos = k = 0
+    while k + 1 < len(runs):
+        if not _emphasis_pair(text, runs[k], runs[k + 1]):
+            k += 1
+            continue
+        (a, b), (c, d) = runs[k], runs[k + 1]
+        pieces.append(text[pos:a])
+        origin.extend(range(pos, a))
+        pieces.append(text[b:c])
+        origin.extend(range(b, c))
+        pos = d
+        k += 2
+    if not pieces:
+        return None
+    pieces.append(text[pos:])
+    origin.extend(range(pos, len(text)))
+    origin.append(len(text))
+    return "".join(pieces), origin
+
+
 def find_secrets(text: str) -> list[SecretFinding]:
     """All secrets in ``text``, non-overlapping, sorted by start offset. Lookalike characters
-    (full-width letters and digits, compatibility forms) are matched as their NFKC form;
-    offsets always refer to ``text``."""
+    (full-width letters and digits, compatibility forms) are matched as their NFKC form, and
+    Markdown emphasis markers are read past (``**Password:** x``); offsets always refer to
+    ``text``."""
     if not text:
         return []
+    view, origin = text, None
     if not text.isascii():
         folded = _nfkc_with_offsets(text)
         if folded is not None:
-            norm, origin = folded
-            return [SecretFinding(f.kind, origin[f.start], origin[f.end - 1] + 1)
-                    for f in _find_in_normalised(norm)]
-    return _find_in_normalised(text)
+            view, origin = folded
+    if "*" in view:
+        plain = _without_emphasis(view)
+        if plain is not None:
+            view, kept = plain
+            origin = kept if origin is None else [origin[i] for i in kept]
+    if origin is None:
+        return _find_in_normalised(text)
+    return [SecretFinding(f.kind, origin[f.start], origin[f.end - 1] + 1) for f in _find_in_normalised(view)]
 
 
 def _find_in_normalised(text: str) -> list[SecretFinding]:
@@ -1089,6 +1245,7 @@ def _find_in_normalised(text: str) -> list[SecretFinding]:
     chunks: list[tuple[int, int]] = []
     parts: list[str] = []
     starts: list[tuple[int, int]] = []
+    colon_chunks: list[tuple[int, int]] = []  # with four colons or more: a .pgpass entry's shape
     pos = jpos = 0
     for chunk in text.split():
         if len(chunk) >= 20:
@@ -1098,6 +1255,12 @@ def _find_in_normalised(text: str) -> list[SecretFinding]:
             starts.append((jpos, c0))
             parts.append(chunk)
             jpos += len(chunk) + 1
+            if chunk.count(":") >= 4:
+                colon_chunks.append((c0, pos))
+        elif len(chunk) >= 12 and chunk.count(":") >= 4:
+            c0 = text.find(chunk, pos)
+            pos = c0 + len(chunk)
+            colon_chunks.append((c0, pos))
     joined = "\n".join(parts)
     jlow = joined.lower() if len(joined.lower()) == len(joined) else joined.translate(_ASCII_LOWER)
     for rule in _RULES:
@@ -1116,6 +1279,15 @@ def _find_in_normalised(text: str) -> list[SecretFinding]:
             if e > s and not taken.overlaps(s, e):
                 taken.add(s, e)
                 found.append(SecretFinding(rule.kind, s, e))
+    for s, e in _pgpass_passwords(text, colon_chunks) if colon_chunks else ():
+        if not taken.overlaps(s, e):
+            taken.add(s, e)
+            found.append(SecretFinding("password", s, e))
+    if "|" in text and any(label in low for label in _TABLE_LABELS):
+        for s, e in _table_passwords(text):
+            if not taken.overlaps(s, e):
+                taken.add(s, e)
+                found.append(SecretFinding("password", s, e))
     has_digits = any(d in text for d in "0123456789")  # substring scans: no regex for text without digits
     for m in (_CARD_RE.finditer(text) if has_digits and _FOUR_DIGITS.search(text) else ()):
         s, e = m.span()
