@@ -157,7 +157,7 @@ def _value_ok(value: str) -> bool:
         return False
     if "(" in v or v.startswith(("$", "@", "&", "*", "/", "~/", "./", "%")):
         return False
-    return True
+    return "[REDACTED:" not in v  # "admin/[REDACTED:password]": what redaction left
 
 
 def _classes(v: str) -> int:
@@ -384,6 +384,25 @@ def _named_password(value: str, word: str) -> bool:
             and ":/" not in value and not value.endswith((":", "=")))
 
 
+_CHANGED_BEFORE = _Lazy(r"(?i:\b(?:re)?set|\bchang|\bupdat|\brotat)\w*[ \t]+(?:[\w\-]+[ \t]+){0,3}$")
+
+
+def _check_named_elsewhere(m: re.Match[str]) -> bool:
+    """A value named after an arrow, a dash, a qualified label or a change: it must look made up
+    (``_named_password``) and end the clause. "password to <value>" also needs a change named
+    before or after the word ("reset the password to …", "the password was changed to …"), or
+    "I sent the password to bob2024" would count."""
+    if not _named_password(m.group("val"), "password") or _CLAUSE_END.match(m.string, m.end()) is None:
+        return False
+    to = m.group("to")
+    if to is None:
+        return True
+    if any(verb in to.lower() for verb in ("set", "chang", "updat", "rotat")):
+        return True
+    line_start = m.string.rfind("\n", 0, m.start()) + 1
+    return _CHANGED_BEFORE.search(m.string, max(line_start, m.start() - 48), m.start()) is not None
+
+
 _CONSTANT_NAME = _Lazy(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")  # DB_PASSWORD, MYSQL_ROOT_PASSWORD
 # the word for password in Chinese, Korean, German, French, Spanish, Portuguese, Russian, Dutch,
 # Polish, Turkish and Vietnamese (lower-cased, as the anchors are looked for; plain words, also
@@ -527,6 +546,15 @@ _JA_DESCRIPTION_AFTER = _Lazy(r"[^\S\n]*(?:の|に|を|が|へ|と|から|より
 
 def _ja_described(m: re.Match[str]) -> bool:
     return bool(_JA_DESCRIPTION_AFTER.match(m.string, m.end("val")))
+
+
+_JA_SET_TO = _Lazy(r"[^\S\n]*に(?:設定|変更|更新|再設定|リセット)")
+
+
+def _ja_set_to(m: re.Match[str]) -> bool:
+    """「パスワードは<value>に変更した」: a made-up value the password was set to, not a place
+    (「パスワードはVaultに設定済み」 says where it is kept)."""
+    return bool(_JA_SET_TO.match(m.string, m.end("val"))) and _named_password(m.group("val"), "パスワード")
 
 
 _DESCRIBED_COMPOUND = _Lazy(r"^[a-z]+(?:-[a-z]+)*-(?:[a-z]+(?:ed|ing)|based|only|side|wide|free)$")
@@ -729,9 +757,9 @@ _RULES: list[_Rule] = [
         r"(?P<val>[A-Za-z0-9._~+/\-]{8,}=*)"
         r"|(?i:bearer\s+)(?P<val2>[A-Za-z0-9._~+/\-]{20,}=*)"), ("val", "val2"), in_chunks=False),
     # --- key = value assignments
-    _Rule("password", ("password", "passwd", "passphrase", "pwd", "pass", "pw", "sshpass"), _Lazy(
-        # also a name ending in _pass / _pw (DB_PASS, MY_PW) and sshpass's own variable, SSHPASS=
-        r"(?i:(?:(?:password|passwd|passphrase|passcode)(?P<plural>s)?|(?<![a-z])pwd|(?<=[a-z0-9][_\-])(?:pass|pw)"
+    _Rule("password", ("password", "passwd", "passphrase", "pwd", "pass", "pw", "sshpass", "p/w"), _Lazy(
+        # also a name ending in _pass / _pw (DB_PASS, MY_PW), sshpass's own variable, SSHPASS=, and P/W
+        r"(?i:(?:(?:password|passwd|passphrase|passcode)(?P<plural>s)?|(?<![a-z])(?:pwd|p/w)|(?<=[a-z0-9][_\-])(?:pass|pw)"
         r"|(?<![a-z])sshpass(?==))\b)"
         r"(?:\s+(?:for|of|on|to)(?:\s+[\w.\-]+){1,4}?(?=\s+(?:is|was|are|were)\b))?"  # "password for dev is"
         # "are"/"were" only after a plural: "the db passwords are …", not "1Password are …"
@@ -750,8 +778,15 @@ _RULES: list[_Rule] = [
           lambda m: _japanese_passphrase(m.group("val")), in_chunks=False),
     _Rule("password", ("パスワード", "暗証番号", "パスフレーズ", "合言葉"), _Lazy(
         r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?P<jop>は|:|：|=|＝|を)\s*(?:[、,]\s*)?[「『\"']?"
-        r"(?P<q>)(?P<val>[\x21-\x7e]{4,}?)(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$)"),
-          ("val",), lambda m: _check_password(m) and not (m.group("jop") == "は" and _ja_described(m)),
+        r"(?P<q>)(?P<val>[\x21-\x7e]{4,}?)(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$"
+        r"|に(?:設定|変更|更新|再設定|リセット))"),
+          ("val",), lambda m: _check_password(m) and not (m.group("jop") == "は" and _ja_described(m)
+                                                           and not _ja_set_to(m)),
+          in_chunks=False),
+    _Rule("password", ("パスワード", "暗証番号", "パスフレーズ"), _Lazy(  # 「パスワード「<value>」」, 「パスワード→<value>」
+        r"(?:パスワード|暗証番号|パスフレーズ)(?:[「『](?P<qval>[^」』\s]{6,64})[」』]|\s*(?:→|⇒|->)\s*[「『\"']?"
+        r"(?P<val>[\x21-\x7e]{6,64}?)(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$))"),
+          ("qval", "val"), lambda m: _named_password(m.group("qval") or m.group("val"), "パスワード"),
           in_chunks=False),
     _Rule("password", ("パスワード", "暗証番号", "パスフレーズ", "合言葉"), _Lazy(  # a quoted value, any script
         r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?:は|:|：|=|＝|を)\s*[「『\"]"
@@ -852,6 +887,28 @@ _RULES: list[_Rule] = [
         r"(?i:" + "|".join(_OTHER_LANGUAGE_LABELS) + r")(?:\s*(?:[:：=＝]|是|为|為|는|은)|\s+(?:ist|est|es|é|—)(?=\s))\s*"
         r"(?:[\"'`「](?P<qval>[^\s\"'`」]{4,64})[\"'`」]|(?P<val>[\x21\x23-\x26\x28-\x2b\x2d-\x3a\x3c-\x5f\x61-\x7e]{4,64}))"),
           ("qval", "val"), lambda m: _named_password(m.group("qval") or m.group("val"), "パスワード"), in_chunks=False),
+    _Rule("password", ("password", "passwd", "passphrase", "passcode", "pwd", "p/w"), _Lazy(
+        # other ways a note names the value: an arrow or a dash ("password -> …"), a qualifier
+        # before the colon ("password (staging): …", "password for db: …"), a change ("the password
+        # was reset to …", "changed the admin password to …")
+        r"(?<![A-Za-z0-9])(?i:password|passwd|passphrase|passcode|pwd|p/w)(?:"
+        r"\s*(?:→|⇒|->|=>|–|—|-)(?=\s)"
+        r"|[ \t]*\([^()\n]{1,30}\)\s*[:=：]"
+        r"|[ \t]+(?i:for)[ \t]+[\w.@\-]+(?:[ \t]+[\w.@\-]+){0,2}?[ \t]*[:=]"
+        r"|(?P<to>(?:[ \t]+(?i:was|is|has|have|been|got|gets|will|be|now|just|also)){0,3}"
+        r"(?:[ \t]+(?i:(?:re)?set|changed?|updated?|rotated?))?[ \t]+(?i:to))"
+        r")[ \t]*(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{6,128}?)(?P=q)(?=[.,;:!?)\]]*(?:\s|$))"),
+          ("val",), _check_named_elsewhere, in_chunks=False),
+    _Rule("password", ("use ",), _Lazy(  # "use <value> as the password"
+        r"(?<![A-Za-z])(?i:use)[ \t]+(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{6,128}?)(?P=q)[ \t]+(?i:as)[ \t]+"
+        r"(?:(?i:the|my|our|your|a|an)[ \t]+)?(?:[\w\-]+[ \t]+)?(?i:password|passphrase|passcode)\b"),
+          ("val",), lambda m: _named_password(m.group("val"), "password") and _CLAUSE_END.match(m.string, m.end())
+          is not None, in_chunks=False),
+    _Rule("password", ("/pass", "/pw", "/ pass", "/ pw"), _Lazy(  # "user/pass: admin/<password>"
+        r"[A-Za-z \t]*?(?<![A-Za-z])(?i:user(?:name)?|login|id)[ \t]*/[ \t]*(?i:pass(?:word)?|pwd?)[ \t]*[:=][ \t]*"
+        r"[\w.@+\-]{1,64}[ \t]*/[ \t]*(?P<q>)(?P<val>[^\s/\"'`,;]{6,128})"),
+          ("val",), lambda m: _named_password(m.group("val"), "password"),
+          back="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ/ \t", reach=12, in_chunks=False),
     _Rule("password", ("login", "credential", "creds", "ログイン"), _Lazy(  # "login: <user> / <password>"
         r"(?:(?i:login|credentials?|creds)|ログイン(?:情報)?)\s*(?:[:=]|は)\s*[\w.@+\-]{1,64}\s*/\s*(?P<q>)"
         r"(?P<val>[^\s/\"'`,;]{6,128})"),
