@@ -267,6 +267,24 @@ SECRETS: list[tuple[str, str]] = [
     ("password", "パスワード→" + "Xk9m" + "Q2zz"),
     ("password", "パスワード「" + "Xk9m" + "Q2zz」"),
     ("password", "パスワードは" + "Xk9m" + "Q2zzに設定した"),
+    # configuration formats and commands that take the password some other way
+    ("password", "<password>" + "Xk9m" + "Q2zz</password>"),
+    ("password", '<add key="DbPassword" value="' + "Xk9m" + 'Q2zz"/>'),
+    ("password", '{"pass": "' + "Xk9m" + 'Q2zz"}'),
+    ("password", "'passwd' => '" + "Xk9m" + "Q2zz'"),
+    ("password", "PASSWORD := " + "Xk9m" + "Q2zz"),
+    ("password", 'echo "' + "Xk9m" + 'Q2zz" | docker login -u bob --password-stdin'),
+    ("password", "echo " + "Xk9m" + "Q2zz | sudo -S apt update"),
+    ("password", 'printf "' + "Xk9m" + 'Q2zz" | passwd --stdin bob'),
+    ("password", 'echo "bob:' + "Xk9m" + 'Q2zz" | sudo chpasswd'),
+    ("password", 'chpasswd <<< "bob:' + "Xk9m" + 'Q2zz"'),
+    ("password", "wpa_passphrase MyNet " + "Xk9m" + "Q2zz"),
+    ("password", "WIFI_PSK=" + "Xk9m" + "Q2zz"),
+    ("password", 'psk="' + "Xk9m" + 'Q2zz"'),
+    ("password", "net user bob " + "Xk9m" + "Q2zz /add"),
+    ("password", "openssl enc -aes-256-cbc -k " + "Xk9m" + "Q2zz"),
+    ("password", 'ConvertTo-SecureString "' + "Xk9m" + 'Q2zz" -AsPlainText -Force'),
+    ("secret_assignment", "otpauth://totp/X?secret=" + "JBSWY3DP" + "EHPK3PXP&issuer=X"),
 ]
 
 # Ordinary text that must pass untouched.
@@ -559,6 +577,24 @@ ORDINARY: list[str] = [
     "パスワード「リセット」ボタン",
     "パスワード→設定画面",
     "パスワード「Windows11」",
+    "echo $PASS | docker login -u bob --password-stdin",
+    "cat pw.txt | docker login --password-stdin",
+    "echo hello | sudo -s",
+    "echo done; sudo -S true",
+    'chpasswd <<< "$USER:$PASS"',
+    "net user growth increased",
+    "net user bob /delete",
+    "net user bob *",
+    "openssl enc -d -in x -k $KEY",
+    "<password>${DB_PASS}</password>",
+    "<pass>required</pass>",
+    '<add key="PasswordPolicy" value="strict"/>',
+    "psk: auto",
+    "wpa_passphrase MyNet",
+    '"pass": true',
+    '"pass": "step2"',
+    "pass => next stage",
+    'PASSWORD := os.getenv("P")',
 ]
 
 
@@ -721,7 +757,8 @@ def test_unicode_case_folding_keeps_offsets_right() -> None:
 
 
 @pytest.mark.parametrize("unit", ["password=", "-----BEGIN PRIVATE KEY-----", "http://a:b@", "key: ",
-                                  "://", "Bearer ", "AKIA" + "Q" * 16 + " ", "のパスワード", "ab1!がWi-Fiのパスワード", "**password** ", "*a"])
+                                  "://", "Bearer ", "AKIA" + "Q" * 16 + " ", "のパスワード", "ab1!がWi-Fiのパスワード", "**password** ", "*a",
+                                  "otpauth://x?", "chpasswd ", "sudo -S ", "--password-stdin ", "password to "])
 def test_adversarial_repetition_stays_linear(unit: str) -> None:
     """No pathological backtracking or quadratic bookkeeping on hostile 50 KB inputs."""
     text = unit * (50_000 // len(unit))

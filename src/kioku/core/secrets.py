@@ -683,7 +683,7 @@ _DESCRIBING_WORDS = frozenset(
 _I = lazyre.IGNORECASE
 
 _TOKEN_KEYS = r"(?i:(?:secret|token|credentials?|auth|key)s?\b)"
-_ASSIGN_VALUE = r"[\"']?\s*(?P<op>=|:|=>|:=|\bis\b|\bwas\b)\s*(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{1,512})(?P=q)"
+_ASSIGN_VALUE = r"[\"']?\s*(?P<op>=>|:=|=|:|\bis\b|\bwas\b)\s*(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{1,512})(?P=q)"
 # "API key for the weather service is …": what the key is for may stand between it and "is"
 _TOKEN_ASSIGN_RE = _Lazy(_TOKEN_KEYS + r"(?:\s+(?:for|of|on|to)(?:\s+[\w.\-]+){1,4}?(?=\s+(?:is|was)\b))?"
                          + _ASSIGN_VALUE)
@@ -763,7 +763,7 @@ _RULES: list[_Rule] = [
         r"|(?<![a-z])sshpass(?==))\b)"
         r"(?:\s+(?:for|of|on|to)(?:\s+[\w.\-]+){1,4}?(?=\s+(?:is|was|are|were)\b))?"  # "password for dev is"
         # "are"/"were" only after a plural: "the db passwords are …", not "1Password are …"
-        r"[\"']?\s*(?P<op>=|:|=>|:=|\bis\b|\bwas\b|(?(plural)\b(?i:are|were)\b|(?!)))\s*(?P<q>[\"'`]?)"
+        r"[\"']?\s*(?P<op>=>|:=|=|:|\bis\b|\bwas\b|(?(plural)\b(?i:are|were)\b|(?!)))\s*(?P<q>[\"'`]?)"
         r"(?P<val>[^\s\"'`,;]{1,512})(?P=q)"),
           ("val",), _check_password, in_chunks=False),
     _Rule("password", (" -u ", " --user ", " --user="), _Lazy(
@@ -796,8 +796,8 @@ _RULES: list[_Rule] = [
         r"(?P<val>[ぁ-んァ-ヶー一-龥々0-9A-Za-z]{2,32}?)(?P<end>です|でした|だ(?=[よね。、\s]|$)|(?=[。、\s]|$))"),
           ("val",), _check_ja_plain_password, in_chunks=False),
     _Rule("password", ("pw", "pass"), _Lazy(  # short key words ("pw:", "pass =") before a random-looking value
-        r"(?<![A-Za-z0-9_\-])(?P<key>(?i:pw|pass))\s*"
-        r"(?P<op>=|:|：|\b(?i:is|was)\b|は[、,]?)\s*(?P<q>[\"'`]?)"
+        r"(?<![A-Za-z0-9_\-])(?P<key>(?i:pw|pass))(?:(?<=[\"']pass)[\"']|(?<=[\"']pw)[\"'])?\s*"
+        r"(?P<op>=>|=|:|：|\b(?i:is|was)\b|は[、,]?)\s*(?P<q>[\"'`]?)"
         r"(?P<val>[^\s\"'`,;]{4,512})(?P=q)"), ("val",),
           _check_short_key_password, in_chunks=False),
     _Rule("password", ("password", "passphrase", "passcode"), _Lazy(  # a quoted phrase: "purple monkey dishwasher"
@@ -909,6 +909,43 @@ _RULES: list[_Rule] = [
         r"[\w.@+\-]{1,64}[ \t]*/[ \t]*(?P<q>)(?P<val>[^\s/\"'`,;]{6,128})"),
           ("val",), lambda m: _named_password(m.group("val"), "password"),
           back="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ/ \t", reach=12, in_chunks=False),
+    _Rule("password", ("<password>", "<passwd>", "<pass>", "<pwd>"), _Lazy(  # XML: <password>…</password>
+        r"<(?P<tag>(?i:password|passwd|pass|pwd))>(?P<q>)(?P<val>[^<\s]{4,128})</(?P=tag)>"), ("val",),
+          lambda m: _value_ok(m.group("val")), in_chunks=False),
+    _Rule("password", ('password" value=',), _Lazy(  # .NET config: <add key="DbPassword" value="…"/>
+        r'(?i:password)"[ \t]+value="(?P<q>)(?P<val>[^"\s]{4,128})"'), ("val",),
+          lambda m: _value_ok(m.group("val")), in_chunks=False),
+    _Rule("password", ("--password-stdin", "sudo -s", "passwd --stdin"), _Lazy(  # echo <value> | docker login --password-stdin
+        r".*?(?<![\w\-])(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?(?P<q>[\"']?)(?P<val>[^\s\"'`|;&]{4,128})(?P=q)"
+        r"[ \t]*\|[ \t]*[^\n|;&]*?(?:--password-stdin|sudo[ \t]+-S|passwd[ \t]+--stdin)"), ("val",),
+          lambda m: m.group(0)[-2:] != "-s" and _value_ok(m.group("val")), back=_AnyCharBut("\n;&"), reach=200,
+          in_chunks=False),
+    _Rule("password", ("chpasswd",), _Lazy(  # echo "user:<value>" | chpasswd
+        r".*?(?<![\w\-])(?:echo|printf)[ \t]+(?P<q>[\"']?)[^\s:\"']+:(?P<val>[^\s\"'`|]{4,128})(?P=q)"
+        r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd"), ("val",), lambda m: _value_ok(m.group("val")),
+          back=_AnyCharBut("\n;&"), reach=200, in_chunks=False),
+    _Rule("password", ("chpasswd",), _Lazy(  # chpasswd <<< "user:<value>"
+        r"chpasswd[ \t]*<<<[ \t]*(?P<q>[\"']?)[^\s:\"']+:(?P<val>[^\s\"'`]{4,128})(?P=q)"), ("val",),
+          lambda m: _value_ok(m.group("val")), in_chunks=False),
+    _Rule("password", ("wpa_passphrase",), _Lazy(  # wpa_passphrase SSID <passphrase>
+        r"wpa_passphrase[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"']+)[ \t]+(?P<q>[\"']?)(?P<val>[^\s\"'`,;]{8,63})(?P=q)"),
+          ("val",), lambda m: _value_ok(m.group("val")), in_chunks=False),
+    _Rule("password", ("psk",), _Lazy(  # wpa_supplicant's psk="…", WIFI_PSK=…
+        r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]+_)?(?i:psk)[ \t]*[=:][ \t]*(?P<q>[\"']?)(?P<val>[^\s\"'`,;]{8,63})(?P=q)"),
+          ("val",), lambda m: _named_password(m.group("val"), "password"), back="ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+          "abcdefghijklmnopqrstuvwxyz0123456789_", in_chunks=False),
+    _Rule("password", ("net user",), _Lazy(  # Windows: net user <name> <password>
+        r"(?<![\w\-])(?i:net)[ \t]+(?i:user)[ \t]+(?:\"[^\"\n]+\"|[^\s\"'/]+)[ \t]+(?P<q>[\"']?)"
+        r"(?P<val>[^\s\"'`/*][^\s\"'`,;]{3,127})(?P=q)"),
+          ("val",), lambda m: _named_password(m.group("val"), "password"), in_chunks=False),
+    _Rule("password", ("openssl",), _Lazy(  # openssl enc -k <passphrase>
+        r"openssl\b[^\n|;&]*?[ \t]-k[ \t]+(?P<q>[\"']?)(?P<val>[^\s\"'`,;]{4,128})(?P=q)"), ("val",),
+          lambda m: _value_ok(m.group("val")), in_chunks=False),
+    _Rule("password", ("convertto-securestring",), _Lazy(  # PowerShell: ConvertTo-SecureString "<value>" -AsPlainText
+        r"(?i:convertto-securestring)[ \t]+(?:-String[ \t]+)?(?P<q>[\"'])(?P<val>[^\"'\n]{4,128})(?P=q)"
+        r"[ \t]+(?i:-asplaintext)"), ("val",), lambda m: _value_ok(m.group("val")), in_chunks=False),
+    _Rule("secret_assignment", ("otpauth://",), _Lazy(  # a TOTP seed in an authenticator URL
+        r"otpauth://[^\s\"'<>]{0,256}?[?&](?i:secret)=(?P<val>[A-Za-z2-7]{16,}=*)"), ("val",), in_chunks=False),
     _Rule("password", ("login", "credential", "creds", "ログイン"), _Lazy(  # "login: <user> / <password>"
         r"(?:(?i:login|credentials?|creds)|ログイン(?:情報)?)\s*(?:[:=]|は)\s*[\w.@+\-]{1,64}\s*/\s*(?P<q>)"
         r"(?P<val>[^\s/\"'`,;]{6,128})"),
