@@ -82,6 +82,17 @@ def test_forget_moves_to_archive_only_on_explicit_request(project, pmem, kioku):
     assert "black" not in (pmem / "project-conventions.md").read_text()
 
 
+def test_forget_by_a_katakana_word_does_not_take_a_memory_holding_it_inside_another_word(project, pmem):
+    api.remember("社内コンテストの締め切りは金曜日")
+    with pytest.raises(KiokuError, match="no memory matches"):
+        api.forget("テスト")  # "test" is not "contest"
+    assert "コンテスト" in (pmem / "MEMORY.md").read_text()
+    api.remember("テストケースは tests/ に置く")
+    done = api.forget("テスト")  # the start of "test case" is the word "test"
+    assert "テストケース" in done.summary
+    assert "コンテスト" in (pmem / "MEMORY.md").read_text()
+
+
 def test_forget_ambiguous_or_missing_changes_nothing(project, pmem, kioku):
     a = api.remember("Use black for formatting python")
     api.remember("Use prettier for formatting javascript")

@@ -458,16 +458,22 @@ def _archived_with_id(md: MemoryDir, line: IndexEntry, id: str) -> bool:
         for e in archived.entries)
 
 
+def _is_katakana(c: str) -> bool:
+    return "ァ" <= c <= "ヺ" or c == "ー"
+
+
 def _contains_words(haystack: str, needle: str) -> bool:
-    """``needle`` in ``haystack`` as whole words at its Latin ends ("npm" is not in "pnpm"; a
-    Japanese run needs no boundary)."""
+    """``needle`` in ``haystack`` as whole words at its Latin ends ("npm" is not in "pnpm"), and
+    not from the middle of a katakana word ("テスト" is not in "コンテスト", a contest; it is in
+    "テストケース", a test case). Kanji and kana runs otherwise need no boundary."""
     start = haystack.find(needle)
     while start >= 0:
         end = start + len(needle)
         before = haystack[start - 1] if start else " "
         after = haystack[end] if end < len(haystack) else " "
         if not (needle[0].isascii() and needle[0].isalnum() and before.isascii() and before.isalnum()) and \
-                not (needle[-1].isascii() and needle[-1].isalnum() and after.isascii() and after.isalnum()):
+                not (needle[-1].isascii() and needle[-1].isalnum() and after.isascii() and after.isalnum()) and \
+                not (_is_katakana(needle[0]) and _is_katakana(before)):
             return True
         start = haystack.find(needle, start + 1)
     return False
@@ -482,6 +488,8 @@ def _text_matches(query: str, text: str, summary: str = "") -> bool:
     needle = normalize(query)
     if needle and _contains_words(normalize(f"{summary} {text}" if summary else text), needle):
         return True
+    if needle and all(_is_katakana(c) for c in needle):
+        return False  # one katakana word: its pieces would be found inside other words ("コンテスト")
     wanted = token_set(query)
     return bool(wanted) and len(wanted & token_set(text)) / len(wanted) >= 0.75
 
