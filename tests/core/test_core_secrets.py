@@ -285,6 +285,23 @@ SECRETS: list[tuple[str, str]] = [
     ("password", "openssl enc -aes-256-cbc -k " + "Xk9m" + "Q2zz"),
     ("password", 'ConvertTo-SecureString "' + "Xk9m" + 'Q2zz" -AsPlainText -Force'),
     ("secret_assignment", "otpauth://totp/X?secret=" + "JBSWY3DP" + "EHPK3PXP&issuer=X"),
+    # Japanese without a particle, with a qualifier, が … になった, a note in brackets after the value
+    ("password", "パスワード " + "Xk9m" + "Q2zz"),
+    ("password", "ユーザー名 admin、パスワード " + "Xk9m" + "Q2zz"),
+    ("password", "パスワード（本番）: " + "Xk9m" + "Q2zz"),
+    ("password", "パスワードが " + "Xk9m" + "Q2zz になった"),
+    ("password", "パスワードを" + "Xk9m" + "Q2zzにした"),
+    ("password", "パスワード：" + "Xk9m" + "Q2zz（大文字小文字を区別）"),
+    ("password", "pw → " + "Xk9m" + "Q2zz"),
+    ("password", "Password is: " + "Xk9m" + "Q2zz"),
+    # the codes that open a door or an account
+    ("password", "pin code " + "4821"),
+    ("password", "door code is " + "4821"),
+    ("password", "gate code: " + "4821#"),
+    ("password", "passcode " + "482193"),
+    ("password", "recovery code: " + "ABCD-EFGH-IJKL"),
+    ("password", "backup codes: " + "12345678 87654321"),
+    ("password", "security answer: " + "Fluffy2009"),
 ]
 
 # Ordinary text that must pass untouched.
@@ -595,6 +612,23 @@ ORDINARY: list[str] = [
     '"pass": "step2"',
     "pass => next stage",
     'PASSWORD := os.getenv("P")',
+    "パスワード manager",
+    "パスワード v2.1",
+    "パスワードpolicy2",
+    "パスワードがmissingです",
+    "パスワード（本番）: ${PROD_PW}",
+    "パスワード 8文字以上",
+    "pin code 4 digits",
+    "door code 4821 times",
+    "error code 4821",
+    "zip code 94110",
+    "building code 2021 compliance",
+    "access code 2024.1",
+    "recovery code: see vault",
+    "backup codes: printed",
+    "recovery codes: 10",
+    "security answer is required",
+    "pw for the db is in vault",
 ]
 
 

@@ -403,6 +403,10 @@ def _check_named_elsewhere(m: re.Match[str]) -> bool:
     return _CHANGED_BEFORE.search(m.string, max(line_start, m.start() - 48), m.start()) is not None
 
 
+# A recovery code as services print them: with a digit ("12345678", "a1b2-c3d4"), or capitals in
+# dash-joined groups ("ABCD-EFGH-IJKL"); not a word ("printed", "see vault", "then").
+_RECOVERY_CODE = (r"(?:(?=[A-Za-z0-9\-]*[0-9])[A-Za-z0-9]{4,10}(?:-[A-Za-z0-9]{4,10})*"
+                  r"|[A-Z0-9]{4,10}(?:-[A-Z0-9]{4,10})+)")
 _CONSTANT_NAME = _Lazy(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")  # DB_PASSWORD, MYSQL_ROOT_PASSWORD
 # the word for password in Chinese, Korean, German, French, Spanish, Portuguese, Russian, Dutch,
 # Polish, Turkish and Vietnamese (lower-cased, as the anchors are looked for; plain words, also
@@ -548,7 +552,19 @@ def _ja_described(m: re.Match[str]) -> bool:
     return bool(_JA_DESCRIPTION_AFTER.match(m.string, m.end("val")))
 
 
-_JA_SET_TO = _Lazy(r"[^\S\n]*に(?:設定|変更|更新|再設定|リセット)")
+def _check_ja_unmarked(m: re.Match[str]) -> bool:
+    """A value after パスワード in brackets, after an arrow, a qualifier and a colon, or が: made up
+    (``_named_password``). With nothing between but spaces, also three kinds of character and not
+    a word with a number: 「パスワードpolicy2」 and 「パスワード v2」 name things."""
+    value = m.group("qval") or m.group("val")
+    if not _named_password(value, "パスワード"):
+        return False
+    if m.group("qval") is not None or m.group("sep").strip():
+        return True
+    return _classes(value) >= 3 and not _OWN_WORD_NUMBER.match(value)
+
+
+_JA_SET_TO = _Lazy(r"[^\S\n]*に(?:設定|変更|更新|再設定|リセット|した|する|なった|なる)")
 
 
 def _ja_set_to(m: re.Match[str]) -> bool:
@@ -763,7 +779,7 @@ _RULES: list[_Rule] = [
         r"|(?<![a-z])sshpass(?==))\b)"
         r"(?:\s+(?:for|of|on|to)(?:\s+[\w.\-]+){1,4}?(?=\s+(?:is|was|are|were)\b))?"  # "password for dev is"
         # "are"/"were" only after a plural: "the db passwords are …", not "1Password are …"
-        r"[\"']?\s*(?P<op>=>|:=|=|:|\bis\b|\bwas\b|(?(plural)\b(?i:are|were)\b|(?!)))\s*(?P<q>[\"'`]?)"
+        r"[\"']?\s*(?P<op>=>|:=|=|:|\bis[ \t]*:|\bis\b|\bwas\b|(?(plural)\b(?i:are|were)\b|(?!)))\s*(?P<q>[\"'`]?)"
         r"(?P<val>[^\s\"'`,;]{1,512})(?P=q)"),
           ("val",), _check_password, in_chunks=False),
     _Rule("password", (" -u ", " --user ", " --user="), _Lazy(
@@ -778,16 +794,19 @@ _RULES: list[_Rule] = [
           lambda m: _japanese_passphrase(m.group("val")), in_chunks=False),
     _Rule("password", ("パスワード", "暗証番号", "パスフレーズ", "合言葉"), _Lazy(
         r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?P<jop>は|:|：|=|＝|を)\s*(?:[、,]\s*)?[「『\"']?"
-        r"(?P<q>)(?P<val>[\x21-\x7e]{4,}?)(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$"
-        r"|に(?:設定|変更|更新|再設定|リセット))"),
+        r"(?P<q>)(?P<val>[\x21-\x7e]{4,}?)(?=[」』\"'）)(（]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$"
+        r"|に(?:設定|変更|更新|再設定|リセット|した|する|なった|なる))"),
           ("val",), lambda m: _check_password(m) and not (m.group("jop") == "は" and _ja_described(m)
                                                            and not _ja_set_to(m)),
           in_chunks=False),
-    _Rule("password", ("パスワード", "暗証番号", "パスフレーズ"), _Lazy(  # 「パスワード「<value>」」, 「パスワード→<value>」
-        r"(?:パスワード|暗証番号|パスフレーズ)(?:[「『](?P<qval>[^」』\s]{6,64})[」』]|\s*(?:→|⇒|->)\s*[「『\"']?"
-        r"(?P<val>[\x21-\x7e]{6,64}?)(?=[」』\"'）)]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$))"),
-          ("qval", "val"), lambda m: _named_password(m.group("qval") or m.group("val"), "パスワード"),
-          in_chunks=False),
+    _Rule("password", ("パスワード", "暗証番号", "パスフレーズ"), _Lazy(
+        # 「パスワード「<value>」」, 「パスワード→<value>」, 「パスワード <value>」, 「パスワード（本番）: <value>」,
+        # 「パスワードが <value> になった」
+        r"(?:パスワード|暗証番号|パスフレーズ)(?:[「『](?P<qval>[^」』\s]{6,64})[」』]"
+        r"|(?P<sep>\s*(?:→|⇒|->)|[ \t]*\([^()\n]{1,20}\)[ \t]*[:=：＝]|[ \t]*が|[ \t]*)\s*[「『\"']?"
+        r"(?P<val>[\x21-\x7e]{6,64}?)(?=[」』\"'）)(（]|です|でした|だ|で[、,。\s]|で$|[。、,\s]|$"
+        r"|に(?:設定|変更|更新|再設定|リセット|した|する|なった|なる)))"),
+          ("qval", "val"), _check_ja_unmarked, in_chunks=False),
     _Rule("password", ("パスワード", "暗証番号", "パスフレーズ", "合言葉"), _Lazy(  # a quoted value, any script
         r"(?:パスワード|暗証番号|パスフレーズ|合言葉)\s*(?:は|:|：|=|＝|を)\s*[「『\"]"
         r"(?P<val>[^」』\"\s]{2,64})[」』\"]"), ("val",), lambda m: _ja_value_ok(m.group("val")), in_chunks=False),
@@ -887,11 +906,11 @@ _RULES: list[_Rule] = [
         r"(?i:" + "|".join(_OTHER_LANGUAGE_LABELS) + r")(?:\s*(?:[:：=＝]|是|为|為|는|은)|\s+(?:ist|est|es|é|—)(?=\s))\s*"
         r"(?:[\"'`「](?P<qval>[^\s\"'`」]{4,64})[\"'`」]|(?P<val>[\x21\x23-\x26\x28-\x2b\x2d-\x3a\x3c-\x5f\x61-\x7e]{4,64}))"),
           ("qval", "val"), lambda m: _named_password(m.group("qval") or m.group("val"), "パスワード"), in_chunks=False),
-    _Rule("password", ("password", "passwd", "passphrase", "passcode", "pwd", "p/w"), _Lazy(
+    _Rule("password", ("password", "passwd", "passphrase", "passcode", "pwd", "p/w", "pw"), _Lazy(
         # other ways a note names the value: an arrow or a dash ("password -> …"), a qualifier
         # before the colon ("password (staging): …", "password for db: …"), a change ("the password
         # was reset to …", "changed the admin password to …")
-        r"(?<![A-Za-z0-9])(?i:password|passwd|passphrase|passcode|pwd|p/w)(?:"
+        r"(?<![A-Za-z0-9])(?i:password|passwd|passphrase|passcode|pwd|p/w|pw)(?:"
         r"\s*(?:→|⇒|->|=>|–|—|-)(?=\s)"
         r"|[ \t]*\([^()\n]{1,30}\)\s*[:=：]"
         r"|[ \t]+(?i:for)[ \t]+[\w.@\-]+(?:[ \t]+[\w.@\-]+){0,2}?[ \t]*[:=]"
@@ -962,6 +981,19 @@ _RULES: list[_Rule] = [
         r"(?<![A-Za-z])(?i:pin)(?:\s+(?i:code|number)|\s*(?:コード|番号))?\s*(?:\bis\b|\bwas\b|=|:|：|は[、,]?)\s*[\"'`]?"
         r"(?P<val>\d{4,8})(?![\d\w])(?!\s+(?i:digits?|characters?|chars|numbers|long))"), ("val",),
           in_chunks=False),
+    _Rule("password", ("pin code", "pin number", "passcode", "door code", "gate code", "alarm code", "entry code",
+                       "access code", "keypad code", "lock code", "garage code"), _Lazy(
+        # the code that opens something, 4-8 digits (a keypad's # or * after it), with or without "is"/":"
+        r"(?<![A-Za-z])(?i:pin[ \t]+(?:code|number)|passcode|(?:door|gate|alarm|entry|access|keypad|lock|garage)[ \t]+code)(?:[ \t]+(?i:is|was)\b|[ \t]*[=:：])?[ \t]*[\"'`]?"
+        r"(?P<val>\d{4,8})[#*]?(?![\d\w.,:/\-])(?![ \t]+(?i:digits?|characters?|chars|numbers|long|times|tries))"),
+          ("val",), in_chunks=False),
+    _Rule("password", ("recovery code", "backup code"), _Lazy(  # two-factor recovery codes, one or a list
+        r"(?<![A-Za-z])(?i:(?:2fa|mfa|two-factor)[ \t]+)?(?i:recovery|backup)[ \t]+(?i:codes?)[ \t]*(?::|=|(?i:is|are)\b)"
+        r"[ \t]*(?P<val>" + _RECOVERY_CODE + r"(?:(?:,[ \t]*|[ \t]+)" + _RECOVERY_CODE + r")*)(?![\w\-])"), ("val",),
+          in_chunks=False),
+    _Rule("password", ("security answer", "secret answer", "秘密の質問の答え"), _Lazy(  # the answer to a security question
+        r"(?:(?i:security|secret)[ \t]+answer|秘密の質問の答え)[ \t]*(?P<op>:|：|=|は|\b(?i:is|was)\b)[ \t]*"
+        r"(?P<q>[\"'`「]?)(?P<val>[^\s\"'`,;」。、]{2,64})[」]?"), ("val",), _check_password, in_chunks=False),
     _Rule("secret_assignment", ("secret", "token", "key", "auth", "credential"),
           _TOKEN_ASSIGN_RE, ("val",), _check_token, in_chunks=False),
     _Rule("secret_assignment", ("トークン", "apiキー", "api キー", "シークレット", "秘密鍵",
