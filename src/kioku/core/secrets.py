@@ -1117,38 +1117,63 @@ def _table_label(cell: str) -> bool:
     return cell.strip("`").rstrip(":：").strip().lower() in _TABLE_LABELS
 
 
-def _table_passwords(text: str) -> list[tuple[int, int]]:
+def _table_passwords(text: str, low: str) -> list[tuple[int, int]]:
     """Passwords in Markdown tables: the cell after one that names the password
     (``| password | <value> |``), and the cells of a column headed by such a word. A cell counts
     when its value looks made up, by the same check as a value a sentence names as the password
-    (``_named_password``: "see vault", "—", ``$DB_PASS`` and "required" are not values)."""
-    lines: list[tuple[int, int]] = []
-    pos = 0
-    for line in text.split("\n"):
-        lines.append((pos, pos + len(line)))
-        pos += len(line) + 1
-    spans: list[tuple[int, int]] = []
-    columns: set[int] = set()  # the password columns of the table being read
-    for n, (start, end) in enumerate(lines):
-        cells = _table_cells(text, start, end)
-        if cells is None:
-            columns = set()
-            continue
-        if _TABLE_SEPARATOR.match(text, start, end):
-            continue
-        labels = [i for i, (a, b) in enumerate(cells) if _table_label(text[a:b])]
-        if n + 1 < len(lines) and _TABLE_SEPARATOR.match(text, *lines[n + 1]) and labels:
-            columns = set(labels)  # a header row
-            continue
-        wanted = set(columns) | {i + 1 for i in labels}
-        for i in sorted(wanted):
-            if i < len(cells):
-                a, b = cells[i]
-                if text[a:b].startswith("`") and text[a:b].endswith("`") and b - a > 2:
-                    a, b = a + 1, b - 1
-                if not any(c.isspace() for c in text[a:b]) and _named_password(text[a:b], "パスワード"):
-                    spans.append((a, b))
-    return spans
+    (``_named_password``: "see vault", "—", ``$DB_PASS`` and "required" are not values). Only
+    the rows where a label occurs are read, and the rows below a header."""
+    spans: set[tuple[int, int]] = set()
+    rows_read: set[int] = set()
+    for label in _TABLE_LABELS:
+        i = low.find(label)
+        while i != -1:
+            start = text.rfind("\n", 0, i) + 1
+            if start not in rows_read:
+                rows_read.add(start)
+                spans.update(_table_passwords_from(text, start))
+            i = low.find(label, i + len(label))
+    return sorted(spans)
+
+
+def _line_end(text: str, start: int) -> int:
+    end = text.find("\n", start)
+    return len(text) if end == -1 else end
+
+
+def _table_passwords_from(text: str, start: int) -> list[tuple[int, int]]:
+    """The password cells of the row at ``start``: after a label cell, or, when the row is a
+    header (a separator row below it), in the labelled columns of the rows under it."""
+    end = _line_end(text, start)
+    cells = _table_cells(text, start, end)
+    if cells is None:
+        return []
+    labels = [i for i, (a, b) in enumerate(cells) if _table_label(text[a:b])]
+    if not labels:
+        return []
+    below = end + 1
+    if below < len(text) and _TABLE_SEPARATOR.match(text, below, _line_end(text, below)):
+        found = []
+        row = _line_end(text, below) + 1
+        while row < len(text):
+            row_end = _line_end(text, row)
+            body = _table_cells(text, row, row_end)
+            if body is None:
+                break
+            found += [cell for i in labels if i < len(body) and (cell := _password_cell(text, *body[i]))]
+            row = row_end + 1
+        return found
+    return [cell for i in labels if i + 1 < len(cells) and (cell := _password_cell(text, *cells[i + 1]))]
+
+
+def _password_cell(text: str, a: int, b: int) -> tuple[int, int] | None:
+    """The value's span in a table cell, when it looks made up; None otherwise."""
+    if text[a:b].startswith("`") and text[a:b].endswith("`") and b - a > 2:
+        a, b = a + 1, b - 1
+    value = text[a:b]
+    if any(c.isspace() for c in value) or not _named_password(value, "パスワード"):
+        return None
+    return a, b
 
 
 # A line of PostgreSQL's password file, host:port:database:user:password ("*" for any; a
@@ -1308,31 +1333,40 @@ def _emphasis_pair(text: str, opening: tuple[int, int], closing: tuple[int, int]
             and any(ch.isalnum() for ch in inner))
 
 
-def _without_emphasis(text: str) -> tuple[str, list[int]] | None:
+def _without_emphasis(text: str) -> tuple[str, list[tuple[int, int]]] | None:
     """``text`` with its Markdown emphasis markers taken out (``- **password**: x`` reads as
-    ``- password: x``, so the rules see the label next to its value) and, for each character
-    left, its offset in ``text``; None when there is no emphasis."""
+    ``- password: x``, so the rules see the label next to its value) and the segments kept, as
+    (offset in the result, offset in ``text``) of each segment's start (:func:`_through_segments`
+    maps an offset back); None when there is no emphasis."""
     runs = _star_runs(text)
     pieces: list[str] = []
-    origin: list[int] = []
-    pos = k = 0
+    segments: list[tuple[int, int]] = []
+    length = pos = k = 0
     while k + 1 < len(runs):
         if not _emphasis_pair(text, runs[k], runs[k + 1]):
             k += 1
             continue
         (a, b), (c, d) = runs[k], runs[k + 1]
-        pieces.append(text[pos:a])
-        origin.extend(range(pos, a))
-        pieces.append(text[b:c])
-        origin.extend(range(b, c))
+        for start, end in ((pos, a), (b, c)):
+            segments.append((length, start))
+            pieces.append(text[start:end])
+            length += end - start
         pos = d
         k += 2
     if not pieces:
         return None
+    segments.append((length, pos))
     pieces.append(text[pos:])
-    origin.extend(range(pos, len(text)))
-    origin.append(len(text))
-    return "".join(pieces), origin
+    return "".join(pieces), segments
+
+
+def _through_segments(segments: list[tuple[int, int]], offset: int) -> int:
+    """The offset in the original text of ``offset`` in the text :func:`_without_emphasis` made."""
+    import bisect
+
+    i = bisect.bisect_right(segments, (offset, float("inf"))) - 1
+    start, source = segments[i]
+    return source + offset - start
 
 
 def find_secrets(text: str) -> list[SecretFinding]:
@@ -1347,14 +1381,20 @@ def find_secrets(text: str) -> list[SecretFinding]:
         folded = _nfkc_with_offsets(text)
         if folded is not None:
             view, origin = folded
+    segments = None
     if "*" in view:
         plain = _without_emphasis(view)
         if plain is not None:
-            view, kept = plain
-            origin = kept if origin is None else [origin[i] for i in kept]
-    if origin is None:
+            view, segments = plain
+    if origin is None and segments is None:
         return _find_in_normalised(text)
-    return [SecretFinding(f.kind, origin[f.start], origin[f.end - 1] + 1) for f in _find_in_normalised(view)]
+
+    def in_text(offset: int) -> int:
+        if segments is not None:
+            offset = _through_segments(segments, offset)
+        return origin[offset] if origin is not None else offset
+
+    return [SecretFinding(f.kind, in_text(f.start), in_text(f.end - 1) + 1) for f in _find_in_normalised(view)]
 
 
 def _find_in_normalised(text: str) -> list[SecretFinding]:
@@ -1410,7 +1450,7 @@ def _find_in_normalised(text: str) -> list[SecretFinding]:
             taken.add(s, e)
             found.append(SecretFinding("password", s, e))
     if "|" in text and any(label in low for label in _TABLE_LABELS):
-        for s, e in _table_passwords(text):
+        for s, e in _table_passwords(text, low):
             if not taken.overlaps(s, e):
                 taken.add(s, e)
                 found.append(SecretFinding("password", s, e))
