@@ -984,7 +984,8 @@ _RULES: list[_Rule] = [
     _Rule("password", ("pin code", "pin number", "passcode", "door code", "gate code", "alarm code", "entry code",
                        "access code", "keypad code", "lock code", "garage code"), _Lazy(
         # the code that opens something, 4-8 digits (a keypad's # or * after it), with or without "is"/":"
-        r"(?<![A-Za-z])(?i:pin[ \t]+(?:code|number)|passcode|(?:door|gate|alarm|entry|access|keypad|lock|garage)[ \t]+code)(?:[ \t]+(?i:is|was)\b|[ \t]*[=:：])?[ \t]*[\"'`]?"
+        r"(?<![A-Za-z])(?i:pin[ \t]+(?:code|number)|passcode|(?:door|gate|alarm|entry|access|keypad|lock|garage)"
+        r"[ \t]+code)(?:[ \t]+(?i:is|was)\b|[ \t]*[=:：])?[ \t]*[\"'`]?"
         r"(?P<val>\d{4,8})[#*]?(?![\d\w.,:/\-])(?![ \t]+(?i:digits?|characters?|chars|numbers|long|times|tries))"),
           ("val",), in_chunks=False),
     _Rule("password", ("recovery code", "backup code"), _Lazy(  # two-factor recovery codes, one or a list
@@ -1177,7 +1178,8 @@ def _password_cell(text: str, a: int, b: int) -> tuple[int, int] | None:
 
 
 # A line of PostgreSQL's password file, host:port:database:user:password ("*" for any; a
-# ":" or "\\" in a field escaped with "\\"), as pasted into a note or an ``echo … >> ~/.pgpass``.
+# colon or a backslash in a field escaped with a backslash), as pasted into a note or an
+# ``echo … >> ~/.pgpass``.
 _PGPASS_ENTRY = _Lazy(r"(?<![^\s'\"`=(])(?:[A-Za-z0-9][A-Za-z0-9.\-]*|\*):(?:\d{2,5}|\*):[^\s:'\"`]+:[^\s:'\"`]+:"
                       r"(?P<val>(?:[^\s:'\"`\\]|\\.){4,128})(?=[\s'\"`)]|$)")
 
@@ -1321,6 +1323,7 @@ def _star_runs(text: str) -> list[tuple[int, int]]:
 
 
 def _emphasis_pair(text: str, opening: tuple[int, int], closing: tuple[int, int]) -> bool:
+    """Whether two runs of "*" open and close one emphasis (see :data:`_OUTSIDE_EMPHASIS`)."""
     (a, b), (c, d) = opening, closing
     if b - a > 3 or d - c != b - a or c == b or "\n" in text[b:c]:
         return False
