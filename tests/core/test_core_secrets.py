@@ -629,6 +629,8 @@ ORDINARY: list[str] = [
     "recovery codes: 10",
     "security answer is required",
     "pw for the db is in vault",
+    "keytool -list -keystore cacerts -storepass changeit",
+    "the default truststore password is changeit",
 ]
 
 

@@ -143,6 +143,7 @@ _PLACEHOLDER_RE = _Lazy(
       | none | null | nil | true | false | undefined | empty | required | optional
       | str | string | bytes | int | bool | secretstr | any | optional\[.*
       | redacted | \[redacted.* | changeme_placeholder | your[_-]?\w* | my[_-]?\w*[_-]here
+      | changeit                                # the JDK's published default keystore password
       | example | dummy | placeholder | todo | tbd | n/a | ""|''
       | password | passwd | pass | pwd | pw | secret | token | user | username | foo | bar | baz
     )$""",
