@@ -745,14 +745,24 @@ _RULES: list[_Rule] = [
                      r"(?P<val>[A-Za-z0-9+/%]{20,}={0,2})"), ("val",)),
     _Rule("provider_token", ("hf_", "shpat_", "shpca_", "shppa_", "shpss_", "dop_v1_", "dapi",
                              "hvs.", "dp.st.", "age-secret-key-", "key-", "sq0", "glc_",
-                             "lin_api_", "xapp-", "gocspx-", "ya29.", "pmak-", "sbp_", "sb_secret_", "nfp_"), _Lazy(
+                             "lin_api_", "xapp-", "gocspx-", "ya29.", "pmak-", "sbp_", "sb_secret_", "nfp_",
+                             "atatt3", "nrak-", "rubygems_", "pat", "gsk_", "r8_", "glsa_", "sntrys_", "sntryu_",
+                             "pscale_", "figd_", "ntn_", "tskey-", "fo1_", "dckr_pat_", "hrku-", "ops_ey"), _Lazy(
         r"(?<![A-Za-z0-9])(?:hf_[A-Za-z0-9]{30,}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|dop_v1_[a-f0-9]{64}"
         r"|dapi[a-f0-9]{32}|hvs\.[A-Za-z0-9_\-]{24,}|dp\.st\.[A-Za-z0-9_\-]{20,}"
         r"|AGE-SECRET-KEY-1[0-9A-Z]{50,}|key-[0-9a-f]{32}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}"
         r"|glc_[A-Za-z0-9+/]{32,}={0,2}|lin_api_[A-Za-z0-9]{32,}|xapp-\d-[A-Za-z0-9\-]{20,}"
         r"|GOCSPX-[A-Za-z0-9_\-]{24,}|ya29\.[A-Za-z0-9_\-]{20,}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}"
         # Supabase access token and secret key, Netlify personal access token
-        r"|sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_\-]{20,}|nfp_[A-Za-z0-9]{36})")),
+        r"|sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_\-]{20,}|nfp_[A-Za-z0-9]{36}"
+        # Atlassian, New Relic, RubyGems, Airtable, Groq, Replicate, Grafana service account, Sentry,
+        # PlanetScale, Figma, Notion, Tailscale, Fly.io, Docker Hub, Heroku, 1Password service account
+        r"|ATATT3[A-Za-z0-9_\-=]{100,}|NRAK-[A-Z0-9]{27}|rubygems_[a-f0-9]{48}|pat[A-Za-z0-9]{14}\.[a-f0-9]{64}"
+        r"|gsk_[A-Za-z0-9]{40,}|r8_[A-Za-z0-9]{30,}|glsa_[A-Za-z0-9]{32}_[a-f0-9]{8}"
+        r"|sntrys_[A-Za-z0-9+/=_\-]{40,}|sntryu_[a-f0-9]{64}|pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.\-]{32,}"
+        r"|figd_[A-Za-z0-9_\-]{40,}|ntn_[A-Za-z0-9]{40,}|tskey-[a-z]+-[A-Za-z0-9]{6,}-[A-Za-z0-9]{20,}"
+        r"|fo1_[A-Za-z0-9_\-]{40,}|dckr_pat_[A-Za-z0-9_\-]{27,}|HRKU-[A-Za-z0-9_\-]{40,}"
+        r"|ops_eyJ[A-Za-z0-9+/=_\-]{100,})")),
     _Rule("provider_token", ("-us",), _Lazy(r"(?<![0-9a-f])[0-9a-f]{32}-us\d{1,2}\b"),
           back="0123456789abcdef"),  # Mailchimp API key
     _Rule("provider_token", (), _Lazy(  # Discord bot token: base64(user id).timestamp.hmac
@@ -1010,7 +1020,8 @@ _ASCII_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _CARD_EDGE = frozenset("0123456789-_./:" + _ASCII_UPPER + _ASCII_UPPER.lower())
 _CARD_PREFIX = _Lazy(r"^(?:4|5[1-5]|2[2-7]|3[47]|6011|65|35)")
 _URL_RE = _Lazy(r"\b[a-z][a-z0-9+.\-]*://[^\s<>\"'`]+", _I)
-_CANDIDATE_RE = _Lazy(r"(?<![A-Za-z0-9+/_=\-])[A-Za-z0-9+/_\-]{20,}={0,2}(?![A-Za-z0-9+/_=\-])")
+# after "=" too: NAME=<token> is an assignment, whatever the name
+_CANDIDATE_RE = _Lazy(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{20,}={0,2}(?![A-Za-z0-9+/_=\-])")
 _DIGIT_RE = _Lazy(r"\d")
 _SSH_PUBKEY_RE = _Lazy(
     r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+AAAA[A-Za-z0-9+/]+=*")
