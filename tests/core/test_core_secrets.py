@@ -136,6 +136,13 @@ SECRETS: list[tuple[str, str]] = [
     ("provider_token", f"tskey-auth-{rnd(12, B62, 102)}-{rnd(32, B62, 103)}"),
     ("provider_token", f"dckr_pat_{rnd(27, URLSAFE, 104)}"),
     ("high_entropy", f"export DEPLOY={rnd(40, B62, 105)}"),
+    ("secret_assignment", f"SECRET_KEY_BASE={rnd(128, HEX, 106)}"),
+    ("secret_assignment", "JWT_SECRET=" + "hunter" + "22xyz"),
+    ("secret_assignment", "Set-Cookie: sid=" + "Xk9mQ2zz" + "Ab12Cd34; HttpOnly"),
+    ("secret_assignment", "Cookie: theme=dark; session=" + "Xk9mQ2zz" + "Ab12Cd34"),
+    ("password", "ssh passphrase: " + "correct horse " + "battery staple"),
+    ("password", "seed phrase: " + "abandon ability able about above absent " + "absorb abstract absurd abuse access accident"),
+    ("password", 'mnemonic: "legal winner thank year wave sausage ' + 'worth useful legal winner thank yellow"'),
     ("azure_key", f"https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&sr=b&sig={rnd(43, B62, 59)}%3D"),
     ("secret_assignment", f'{{"client_secret": "{rnd(35, URLSAFE, 60)}"}}'),
     ("secret_assignment", f"DJANGO_SECRET_KEY='django-insecure-{rnd(40, B62 + '!@#%^&*', 61)}'"),
@@ -640,6 +647,12 @@ ORDINARY: list[str] = [
     "pw for the db is in vault",
     "keytool -list -keystore cacerts -storepass changeit",
     "the default truststore password is changeit",
+    "passphrase: at least twelve characters",
+    "mnemonic: please excuse my dear aunt sally for the order of math operations always now",
+    "Cookie: theme=dark12345678",
+    "AWS_SECRET_NAME=prod-db",
+    "JWT_SECRET: ${JWT}",
+    "token_count=12345678901234567890",
 ]
 
 
@@ -715,6 +728,7 @@ REDACTIONS = [
      "| User | Password |\n|---|---|\n| admin | [REDACTED:password] |\n| bob | see vault |"),
     ("echo 'localhost:5432:*:app:" + "S3cr3t\\:Pw9' >> ~/.pgpass",
      "echo 'localhost:5432:*:app:[REDACTED:password]' >> ~/.pgpass"),
+    ("ssh passphrase: " + "correct horse battery staple", "ssh passphrase: [REDACTED:password]"),
     ("nothing to see here", "nothing to see here"),
 ]
 

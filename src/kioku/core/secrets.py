@@ -536,6 +536,24 @@ def _japanese_passphrase(value: str) -> bool:
     return len(words) > 3 or not any(w in _DESCRIBING_WORDS for w in words)
 
 
+def _plain_passphrase(value: str) -> bool:
+    """Three to eight plain words after "passphrase:" (English) or パスフレーズは: the passphrase
+    itself, unless a word says what the note is about or how the passphrase is."""
+    return _japanese_passphrase(value)
+
+
+# Words that are never among a wallet's seed words but fill every sentence.
+_SEED_STOP_WORDS = frozenset("the a an of to in for my and or is it on at by with from this that be are was "
+                             "we you i he she they our your their not no yes".split())
+
+
+def _seed_phrase(value: str) -> bool:
+    """12, 15, 18, 21 or 24 lowercase words of 3 to 8 letters, none a word every sentence has
+    (a mnemonic for remembering something is a sentence: "please excuse my dear aunt sally")."""
+    words = value.split()
+    return len(words) in (12, 15, 18, 21, 24) and not any(w in _SEED_STOP_WORDS for w in words)
+
+
 def _is_hiragana(c: str) -> bool:
     return "ぁ" <= c <= "ん"
 
@@ -699,7 +717,8 @@ _DESCRIBING_WORDS = frozenset(
 
 _I = lazyre.IGNORECASE
 
-_TOKEN_KEYS = r"(?i:(?:secret|token|credentials?|auth|key)s?\b)"
+# also with a suffix naming the form it is kept in (Rails' SECRET_KEY_BASE, KEY_DATA, TOKEN_VALUE)
+_TOKEN_KEYS = r"(?i:(?:secret|token|credentials?|auth|key)s?(?:_(?:base|value|data|string|b64|hex|raw))?\b)"
 _ASSIGN_VALUE = r"[\"']?\s*(?P<op>=>|:=|=|:|\bis\b|\bwas\b)\s*(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{1,512})(?P=q)"
 # "API key for the weather service is …": what the key is for may stand between it and "is"
 _TOKEN_ASSIGN_RE = _Lazy(_TOKEN_KEYS + r"(?:\s+(?:for|of|on|to)(?:\s+[\w.\-]+){1,4}?(?=\s+(?:is|was)\b))?"
@@ -784,6 +803,23 @@ _RULES: list[_Rule] = [
         r"(?P<val>[A-Za-z0-9._~+/\-]{8,}=*)"
         r"|(?i:bearer\s+)(?P<val2>[A-Za-z0-9._~+/\-]{20,}=*)"), ("val", "val2"), in_chunks=False),
     # --- key = value assignments
+    _Rule("password", ("passphrase",), _Lazy(  # "ssh passphrase: <three to eight plain words>", unquoted
+        r"(?i:passphrase)[ \t]*(?::|=|\b(?i:is)\b)[ \t]*(?P<q>)(?P<val>[A-Za-z]{2,24}(?:[ \t]+[A-Za-z]{2,24}){2,7})"
+        r"(?=[ \t]*(?:$|\n|[.,;!?)]))"), ("val",), lambda m: _plain_passphrase(m.group("val")), in_chunks=False),
+    _Rule("password", ("seed phrase", "recovery phrase", "mnemonic", "seed words", "wallet seed"), _Lazy(
+        # a wallet's 12 to 24 seed words
+        r"(?i:(?:secret[ \t]+)?recovery[ \t]+phrase|seed[ \t]+(?:phrase|words)|wallet[ \t]+seed|mnemonic(?:[ \t]+phrase)?)"
+        r"[ \t]*(?::|=|\b(?i:is)\b)[ \t]*[\"'`]?(?P<val>[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,23})(?![ \t]*[a-z])"),
+          ("val",), lambda m: _seed_phrase(m.group("val")), in_chunks=False),
+    _Rule("secret_assignment", ("secret=", "secret:", "secret_key=", "secret_key:"), _Lazy(
+        # an environment variable named for a secret (JWT_SECRET=, SESSION_SECRET=): a made-up value
+        r"(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9]*_(?i:secret(?:_key)?)[ \t]*[=:][ \t]*(?P<q>[\"']?)"
+        r"(?P<val>[^\s\"'`,;]{6,256})(?P=q)"), ("val",), lambda m: _named_password(m.group("val"), "password"),
+          back="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_", reach=60, in_chunks=False),
+    _Rule("secret_assignment", ("cookie:",), _Lazy(  # a session cookie in a Cookie / Set-Cookie header
+        r"(?i:(?:set-)?cookie):[ \t]*(?:[^\s=;]+=[^\s;]*;[ \t]*)*?(?i:[\w.]*sess[\w.]*|sid|[\w.]*auth[\w.]*"
+        r"|[\w.]*token[\w.]*|remember_\w+)=(?P<val>[A-Za-z0-9%._~+/\-]{12,512}=*)"), ("val",),
+          lambda m: _classes(m.group("val")) >= 2 and any(c.isdigit() for c in m.group("val")), in_chunks=False),
     _Rule("password", ("password", "passwd", "passphrase", "pwd", "pass", "pw", "sshpass", "p/w"), _Lazy(
         # also a name ending in _pass / _pw (DB_PASS, MY_PW), sshpass's own variable, SSHPASS=, and P/W
         r"(?i:(?:(?:password|passwd|passphrase|passcode)(?P<plural>s)?|(?<![a-z])(?:pwd|p/w)|(?<=[a-z0-9][_\-])(?:pass|pw)"
