@@ -817,7 +817,8 @@ def test_unicode_case_folding_keeps_offsets_right() -> None:
 
 @pytest.mark.parametrize("unit", ["password=", "-----BEGIN PRIVATE KEY-----", "http://a:b@", "key: ",
                                   "://", "Bearer ", "AKIA" + "Q" * 16 + " ", "のパスワード", "ab1!がWi-Fiのパスワード", "**password** ", "*a",
-                                  "otpauth://x?", "chpasswd ", "sudo -S ", "--password-stdin ", "password to "])
+                                  "otpauth://x?", "chpasswd ", "sudo -S ", "--password-stdin ", "password to ",
+                                  "Cookie: a=b; ", "X_SECRET=", "passphrase: ab ", "パスワード（a）: "])
 def test_adversarial_repetition_stays_linear(unit: str) -> None:
     """No pathological backtracking or quadratic bookkeeping on hostile 50 KB inputs."""
     text = unit * (50_000 // len(unit))
