@@ -10,7 +10,7 @@ from pathlib import Path
 from kioku.core.secrets import contains_secret, redact, redact_lines
 
 DATA: dict[str, list[str]] = {"secret": [], "ordinary": []}
-for _name in ("plain_secrets.json", "plain_secrets_holdout.json"):  # tuning half, holdout half
+for _name in ("plain_secrets.json", "plain_secrets_holdout.json", "plain_secrets_holdout_2.json"):  # tuning, holdouts
     _data = json.loads((Path(__file__).parent / "data" / _name).read_text(encoding="utf-8"))
     for _key in DATA:
         DATA[_key].extend(_data[_key])

@@ -393,8 +393,11 @@ def _check_named_elsewhere(m: re.Match[str]) -> bool:
     (``_named_password``) and end the clause. "password to <value>" also needs a change named
     before or after the word ("reset the password to …", "the password was changed to …"), or
     "I sent the password to bob2024" would count."""
-    if not _named_password(m.group("val"), "password") or _CLAUSE_END.match(m.string, m.end()) is None:
+    value = m.group("val")
+    if not _named_password(value, "password"):
         return False
+    if _CLAUSE_END.match(m.string, m.end()) is None and not (len(value) >= 8 and _classes(value) >= 3):
+        return False  # "… to Lp9@rT4mZx last week": three kinds of character are a password whatever follows
     to = m.group("to")
     if to is None:
         return True
@@ -537,9 +540,14 @@ def _japanese_passphrase(value: str) -> bool:
 
 
 def _plain_passphrase(value: str) -> bool:
-    """Three to eight plain words after "passphrase:" (English) or パスフレーズは: the passphrase
-    itself, unless a word says what the note is about or how the passphrase is."""
-    return _japanese_passphrase(value)
+    """Three to eight plain words after "passphrase:": the passphrase itself, unless a word is one
+    of prose or says what the note is about ("at least twelve characters", "see the wiki"). Unlike
+    after パスフレーズは, a word ending like a description ("tangent", "frozen") counts: English
+    passphrases are made of such words, and leaving them would keep all but the first."""
+    words = [w.lower() for w in value.split()]
+    return (_value_ok(value) and 3 <= len(words) <= 8
+            and not any(w in _PROSE_WORDS or w in _PASSPHRASE_NOTE_WORDS or w in _PASSPHRASE_LINKING_WORDS
+                        for w in words))
 
 
 # Words that are never among a wallet's seed words but fill every sentence.
@@ -809,7 +817,8 @@ _RULES: list[_Rule] = [
     _Rule("password", ("seed phrase", "recovery phrase", "mnemonic", "seed words", "wallet seed"), _Lazy(
         # a wallet's 12 to 24 seed words
         r"(?i:(?:secret[ \t]+)?recovery[ \t]+phrase|seed[ \t]+(?:phrase|words)|wallet[ \t]+seed|mnemonic(?:[ \t]+phrase)?)"
-        r"[ \t]*(?::|=|\b(?i:is)\b)[ \t]*[\"'`]?(?P<val>[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,23})(?![ \t]*[a-z])"),
+        r"(?:[ \t]+[\w\-]+){0,4}?[ \t]*(?::|=|\b(?i:is)\b)[ \t]*[\"'`]?(?P<val>[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,23})"
+        r"(?![ \t]*[a-z])"),
           ("val",), lambda m: _seed_phrase(m.group("val")), in_chunks=False),
     _Rule("secret_assignment", ("secret=", "secret:", "secret_key=", "secret_key:"), _Lazy(
         # an environment variable named for a secret (JWT_SECRET=, SESSION_SECRET=): a made-up value
@@ -982,7 +991,8 @@ _RULES: list[_Rule] = [
         r'(?i:password)"[ \t]+value="(?P<q>)(?P<val>[^"\s]{4,128})"'), ("val",),
           lambda m: _value_ok(m.group("val")), in_chunks=False),
     _Rule("password", ("--password-stdin", "sudo -s", "passwd --stdin"), _Lazy(  # echo <value> | docker login --password-stdin
-        r".*?(?<![\w\-])(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?(?P<q>[\"']?)(?P<val>[^\s\"'`|;&]{4,128})(?P=q)"
+        r".*?(?<![\w\-])(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+|(?P<f>[\"']?)%s(?:\\n)?(?P=f)[ \t]+)?(?P<q>[\"']?)"
+        r"(?P<val>[^\s\"'`|;&]{4,128})(?P=q)"
         r"[ \t]*\|[ \t]*[^\n|;&]*?(?:--password-stdin|sudo[ \t]+-S|passwd[ \t]+--stdin)"), ("val",),
           lambda m: m.group(0)[-2:] != "-s" and _value_ok(m.group("val")), back=_AnyCharBut("\n;&"), reach=200,
           in_chunks=False),
@@ -1033,7 +1043,7 @@ _RULES: list[_Rule] = [
         # the code that opens something, 4-8 digits (a keypad's # or * after it), with or without "is"/":"
         r"(?<![A-Za-z])(?i:pin[ \t]+(?:code|number)|passcode|(?:door|gate|alarm|entry|access|keypad|lock|garage)"
         r"[ \t]+code)(?:[ \t]+(?i:is|was)\b|[ \t]*[=:：])?[ \t]*[\"'`]?"
-        r"(?P<val>\d{4,8})[#*]?(?![\d\w.,:/\-])(?![ \t]+(?i:digits?|characters?|chars|numbers|long|times|tries))"),
+        r"(?P<val>\d{4,8})[#*]?(?![\d\w.:/\-]|,\S)(?![ \t]+(?i:digits?|characters?|chars|numbers|long|times|tries))"),
           ("val",), in_chunks=False),
     _Rule("password", ("recovery code", "backup code"), _Lazy(  # two-factor recovery codes, one or a list
         r"(?<![A-Za-z])(?i:(?:2fa|mfa|two-factor)[ \t]+)?(?i:recovery|backup)[ \t]+(?i:codes?)[ \t]*(?::|=|(?i:is|are)\b)"
