@@ -653,6 +653,10 @@ ORDINARY: list[str] = [
     "AWS_SECRET_NAME=prod-db",
     "JWT_SECRET: ${JWT}",
     "token_count=12345678901234567890",
+    "if (raw_password := self.raw_password):",
+    "func(webhook_secret=self.webhook_secret)",
+    "client_secret=get_secret(name)",
+    "APP_SECRET=config.app_secret",
 ]
 
 

@@ -176,6 +176,8 @@ def _check_password(m: re.Match[str]) -> bool:
     value = m.group("val")
     if not _value_ok(value):
         return False
+    if "op" in m.re.groupindex and m.group("op") == ":=" and not _named_password(value.rstrip(")]"), "password"):
+        return False  # Python's walrus and Go's := assign expressions: "(pw := self.password)"
     if value.startswith("<") and ">" in m.string[m.start("val"):m.start("val") + 64].split("\n", 1)[0]:
         return False  # "<your password>": a placeholder with words in it
     if not value.isascii():  # a hiragana word is the password itself; kanji and katakana describe
@@ -823,7 +825,8 @@ _RULES: list[_Rule] = [
     _Rule("secret_assignment", ("secret=", "secret:", "secret_key=", "secret_key:"), _Lazy(
         # an environment variable named for a secret (JWT_SECRET=, SESSION_SECRET=): a made-up value
         r"(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9]*_(?i:secret(?:_key)?)[ \t]*[=:][ \t]*(?P<q>[\"']?)"
-        r"(?P<val>[^\s\"'`,;]{6,256})(?P=q)"), ("val",), lambda m: _named_password(m.group("val"), "password"),
+        r"(?P<val>[^\s\"'`,;()]{6,256})(?P=q)(?![(.\w])"), ("val",),
+          lambda m: _named_password(m.group("val"), "password") and not m.group("val").startswith("self."),
           back="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_", reach=60, in_chunks=False),
     _Rule("secret_assignment", ("cookie:",), _Lazy(  # a session cookie in a Cookie / Set-Cookie header
         r"(?i:(?:set-)?cookie):[ \t]*(?:[^\s=;]+=[^\s;]*;[ \t]*)*?(?i:[\w.]*sess[\w.]*|sid|[\w.]*auth[\w.]*"
