@@ -143,6 +143,18 @@ SECRETS: list[tuple[str, str]] = [
     ("password", "ssh passphrase: " + "correct horse " + "battery staple"),
     ("password", "seed phrase: " + "abandon ability able about above absent " + "absorb abstract absurd abuse access accident"),
     ("password", 'mnemonic: "legal winner thank year wave sausage ' + 'worth useful legal winner thank yellow"'),
+    # forms a review of the rules above found missed
+    ("password", "The door code is " + "4821."),
+    ("password", "seed phrase: legal winner thank year wave sausage " + "worth useful legal winner thank you"),
+    ("password", "security answer: New " + "York"),
+    ("secret_assignment", "Set-Cookie: connect.sid=s%3A" + "Qx7Lm2Pv9Rt4Kz8Nw1; Path=/"),
+    ("password", "| Service | Password (prod) |\n|:--|:--|\n| db | " + "Xk9#mP2qL7 |"),
+    ("password", "the password is now " + "Xk9#mP2qL7"),
+    ("password", 'ConvertTo-SecureString -AsPlainText "' + "Xk9m" + 'Q2zz" -Force'),
+    ("password", "docker login --password-stdin <<< '" + "Xk9m" + "Q2zz'"),
+    ("password", 'wpa_passphrase "Home WiFi" "correct horse ' + 'battery staple"'),
+    ("password", "<add key='DbPassword' value='" + "Xk9m" + "Q2zz'/>"),
+    ("password", "Recovery codes:\n1a2b3c4d5e\n" + "6f7g8h9i0j"),
     ("azure_key", f"https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&sr=b&sig={rnd(43, B62, 59)}%3D"),
     ("secret_assignment", f'{{"client_secret": "{rnd(35, URLSAFE, 60)}"}}'),
     ("secret_assignment", f"DJANGO_SECRET_KEY='django-insecure-{rnd(40, B62 + '!@#%^&*', 61)}'"),
@@ -657,6 +669,30 @@ ORDINARY: list[str] = [
     "func(webhook_secret=self.webhook_secret)",
     "client_secret=get_secret(name)",
     "APP_SECRET=config.app_secret",
+    "'password' => 'required|string|min:8|confirmed',",
+    "const len = password => password.length",
+    "p/w: 0.75",
+    "p/w = 12.5kg",
+    "jwt_secret: Annotated[str, Field(min_length=32)]",
+    "client_secret: String?",
+    "client_secret: !vault |",
+    "-vf pad=1920:1080:0:0:color=white",
+    "drawbox=10:20:200:60:red@0.5",
+    "socat TCP-LISTEN:8080:fork:reuseaddr:bind=0",
+    "Cookie: oauth_provider=google-oauth2-v2",
+    "Set-Cookie: token_expiry=2024-12-31T23:59:59Z",
+    "access code 1234567 not found",
+    "lock code 8080 port",
+    "passcode 1234 is not allowed by policy",
+    "We updated the password to argon2id.",
+    "パスワードはargon2idに変更した",
+    "| password | min_length=12 |",
+    "| password | 12chars+ |",
+    "The password -> PasswordHasher2 conversion",
+    "migrate: user.password => user.password_digest",
+    "passphrase: ask Dave tomorrow",
+    "security answer = user_input",
+    "key_data: KeyData2",
 ]
 
 
@@ -822,7 +858,9 @@ def test_unicode_case_folding_keeps_offsets_right() -> None:
 @pytest.mark.parametrize("unit", ["password=", "-----BEGIN PRIVATE KEY-----", "http://a:b@", "key: ",
                                   "://", "Bearer ", "AKIA" + "Q" * 16 + " ", "のパスワード", "ab1!がWi-Fiのパスワード", "**password** ", "*a",
                                   "otpauth://x?", "chpasswd ", "sudo -S ", "--password-stdin ", "password to ",
-                                  "Cookie: a=b; ", "X_SECRET=", "passphrase: ab ", "パスワード（a）: "])
+                                  "Cookie: a=b; ", "X_SECRET=", "passphrase: ab ", "パスワード（a）: ", "cookie:a=b;",
+                                  "openssl -k", "openssl ", "| password |\n|---|\n",
+                                  "| Host | Password |\n|---|---|\n| db1 | see vault |\n"])
 def test_adversarial_repetition_stays_linear(unit: str) -> None:
     """No pathological backtracking or quadratic bookkeeping on hostile 50 KB inputs."""
     text = unit * (50_000 // len(unit))

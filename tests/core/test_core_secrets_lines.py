@@ -58,3 +58,15 @@ def test_redact_notes_reads_a_command_continued_with_backslashes_as_one() -> Non
     # a port, a variable: nothing is redacted
     plain = ["mongosh \\", "  -p 27017", "redis-cli \\", '  -a "$REDIS_PASS" ping']
     assert redact_notes(plain) == plain
+
+
+def test_a_password_column_is_redacted_when_lines_are_scanned_together() -> None:
+    """Recall reads MEMORY.md's lines with redact_lines: a cell under a "Password" header is a
+    password though its own line does not show the header."""
+    from kioku.core.secrets import redact_notes
+
+    value = "Xk9#" + "mP2qL7"
+    lines = ["| Service | Password |", "|---|---|", f"| db | {value} |", "| web | see vault |", "after"]
+    for redacted in (redact_lines(lines), redact_notes(lines)):
+        assert redacted[2] == "| db | [REDACTED:password] |"
+        assert redacted[:2] == lines[:2] and redacted[3:] == lines[3:]

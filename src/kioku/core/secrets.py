@@ -174,10 +174,14 @@ def _looks_random(v: str) -> bool:
 
 def _check_password(m: re.Match[str]) -> bool:
     value = m.group("val")
-    if not _value_ok(value):
-        return False
-    if "op" in m.re.groupindex and m.group("op") == ":=" and not _named_password(value.rstrip(")]"), "password"):
-        return False  # Python's walrus and Go's := assign expressions: "(pw := self.password)"
+    if not _value_ok(value) or _HASH_SCHEME.match(value.strip("\"'`")):
+        return False  # "password: bcrypt", 「パスワードをPBKDF2に変更」: how it is stored
+    if "op" in m.re.groupindex and m.group("op") in (":=", "=>") \
+            and (not _named_password(value.strip("\"'`").rstrip(")];,"), "password") or "|" in value):
+        return False  # walrus / := and arrow functions assign expressions ("(pw := self.password)",
+        # "password => password.length"); a PHP array's "=>" a rule list ('required|min:8')
+    if m.group(0)[:3].lower() == "p/w" and not _named_password(value.strip("\"'`"), "password"):
+        return False  # "p/w: 0.75", "P/W = 12.5kg": a price or power to weight ratio
     if value.startswith("<") and ">" in m.string[m.start("val"):m.start("val") + 64].split("\n", 1)[0]:
         return False  # "<your password>": a placeholder with words in it
     if not value.isascii():  # a hiragana word is the password itself; kanji and katakana describe
@@ -378,6 +382,8 @@ def _named_password(value: str, word: str) -> bool:
     the password is kept (``op://…``, ``ssm:/…``)."""
     if value.isdigit():
         return word == "暗証番号" and 4 <= len(value) <= 8
+    if _HASH_SCHEME.match(value) or _QUANTITY.match(value) or _SETTING.match(value):
+        return False  # "argon2id", "12chars+", "min_length=12": how it is kept or checked
     return (len(value) >= 6 and _value_ok(value) and any(c.isalpha() for c in value)
             and any(not c.isalpha() for c in value)
             and not _NAMED_WORD_NUMBER.match(value) and not _NUMBER_OR_VERSION.match(value)
@@ -387,7 +393,8 @@ def _named_password(value: str, word: str) -> bool:
             and ":/" not in value and not value.endswith((":", "=")))
 
 
-_CHANGED_BEFORE = _Lazy(r"(?i:\b(?:re)?set|\bchang|\bupdat|\brotat)\w*[ \t]+(?:[\w\-]+[ \t]+){0,3}$")
+_CHANGED_BEFORE = _Lazy(r"(?i:\b(?:(?:re)?set(?:s|ting)?|chang(?:e|es|ed|ing)|updat(?:e|es|ed|ing)|rotat(?:e|es|ed|ing))\b)"
+                         r"[ \t]+(?:[\w\-]+[ \t]+){0,3}$")
 
 
 def _check_named_elsewhere(m: re.Match[str]) -> bool:
@@ -398,8 +405,9 @@ def _check_named_elsewhere(m: re.Match[str]) -> bool:
     value = m.group("val")
     if not _named_password(value, "password"):
         return False
-    if _CLAUSE_END.match(m.string, m.end()) is None and not (len(value) >= 8 and _classes(value) >= 3):
-        return False  # "… to Lp9@rT4mZx last week": three kinds of character are a password whatever follows
+    if _CLAUSE_END.match(m.string, m.end()) is None and not (
+            m.group("to") is not None and len(value) >= 8 and _classes(value) >= 3 and not _TYPE_NAME.match(value)):
+        return False  # "changed to Lp9@rT4mZx last week": three kinds of character are a password whatever follows
     to = m.group("to")
     if to is None:
         return True
@@ -414,6 +422,15 @@ def _check_named_elsewhere(m: re.Match[str]) -> bool:
 _RECOVERY_CODE = (r"(?:(?=[A-Za-z0-9\-]*[0-9])[A-Za-z0-9]{4,10}(?:-[A-Za-z0-9]{4,10})*"
                   r"|[A-Z0-9]{4,10}(?:-[A-Z0-9]{4,10})+)")
 _CONSTANT_NAME = _Lazy(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")  # DB_PASSWORD, MYSQL_ROOT_PASSWORD
+# A type or class name ("KeyData2", "HexKey32", "String"), as a type annotation names after a colon
+_TYPE_NAME = _Lazy(r"^[A-Z][a-z]+(?:[A-Z][a-z0-9]*)*\d*$")
+# Hashing schemes, which a note names where a password's storage is discussed ("updated the
+# password to argon2id", 「パスワードをPBKDF2に変更」)
+_HASH_SCHEME = _Lazy(r"^(?:argon2|bcrypt|scrypt|yescrypt|pbkdf2|sha-?\d|md5|blake\d?|ntlm)", lazyre.IGNORECASE)
+# A setting, a lower-case name and "=" ("min_length=12", "color=white")
+_SETTING = _Lazy(r"^[a-z][a-z_]*=")
+# A size or quantity ("12chars+", "8+chars", "16bytes")
+_QUANTITY = _Lazy(r"^\d+\+?[a-z]+\+?$", lazyre.IGNORECASE)
 # the word for password in Chinese, Korean, German, French, Spanish, Portuguese, Russian, Dutch,
 # Polish, Turkish and Vietnamese (lower-cased, as the anchors are looked for; plain words, also
 # joined into the rule's pattern as they are)
@@ -522,7 +539,8 @@ def _quoted_phrase(value: str) -> bool:
 _PASSPHRASE_NOTE_WORDS = frozenset(
     "at least most min max minimum maximum characters chars letters digits words word length long "
     "see readme section docs doc wiki vault helper credential credentials agent forwarding "
-    "git ssh gpg pgp key keys keychain diceware generated random".split())
+    "git ssh gpg pgp key keys keychain diceware generated random ask please tomorrow today later soon pending "
+    "unknown someone team".split())
 
 
 _PASSPHRASE_LINKING_WORDS = frozenset("not only per via by on every since but very now tbd are be".split())
@@ -541,6 +559,21 @@ def _japanese_passphrase(value: str) -> bool:
     return len(words) > 3 or not any(w in _DESCRIBING_WORDS for w in words)
 
 
+def _security_answer(value: str) -> bool:
+    """The answer to a security question, one word or a few ("Fluffy", "New York", "Fluffy the
+    cat"), unless it starts like a note ("see vault", "required") or is a name in code
+    ("user_input", "stored_in_db")."""
+    words = value.split()
+    if not words or len(words) > 5 or not _value_ok(words[0]) or not any(c.isalnum() for c in value):
+        return False
+    first = words[0].lower()
+    if first in _PROSE_WORDS or first in _PASSPHRASE_NOTE_WORDS or first in _PASSPHRASE_LINKING_WORDS \
+            or ("_" in value and _IDENT_VALUE.match(value)):
+        return False
+    # one describing word is a status ("required", "new"); before other words it is a name ("New York")
+    return len(words) > 1 or (first not in _DESCRIBING_WORDS and first not in _OPTION_PROSE)
+
+
 def _plain_passphrase(value: str) -> bool:
     """Three to eight plain words after "passphrase:": the passphrase itself, unless a word is one
     of prose or says what the note is about ("at least twelve characters", "see the wiki"). Unlike
@@ -553,8 +586,8 @@ def _plain_passphrase(value: str) -> bool:
 
 
 # Words that are never among a wallet's seed words but fill every sentence.
-_SEED_STOP_WORDS = frozenset("the a an of to in for my and or is it on at by with from this that be are was "
-                             "we you i he she they our your their not no yes".split())
+_SEED_STOP_WORDS = frozenset("the a an of to in for my and or is it on at by with from be are was "
+                             "we i he she our your their not no yes".split())
 
 
 def _seed_phrase(value: str) -> bool:
@@ -671,6 +704,8 @@ def _check_token(m: re.Match[str]) -> bool:
     value = m.group("val").strip("\"'`")
     if _DESCRIBING_SUFFIX.search(value):
         return False  # "OAuth2-based", "JWT-only": what kind of auth, not a key
+    if "op" in m.re.groupindex and m.group("op") == ":" and _TYPE_NAME.match(value):
+        return False  # "key_data: KeyData2": a type annotation
     if "op" in m.re.groupindex and m.group("op") in ("is", "was") and len(value) < 12 \
             and not (len(value) >= 8 and value.isalnum() and value.isascii() and _classes(value) == 3
                      and len(_DIGIT_RUNS.findall(value)) >= 2) \
@@ -826,11 +861,16 @@ _RULES: list[_Rule] = [
         # an environment variable named for a secret (JWT_SECRET=, SESSION_SECRET=): a made-up value
         r"(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9]*_(?i:secret(?:_key)?)[ \t]*[=:][ \t]*(?P<q>[\"']?)"
         r"(?P<val>[^\s\"'`,;()]{6,256})(?P=q)(?![(.\w])"), ("val",),
-          lambda m: _named_password(m.group("val"), "password") and not m.group("val").startswith("self."),
+          lambda m: _named_password(m.group("val"), "password") and not m.group("val").startswith(("self.", "!"))
+          and not any(c in "[]{}<>" for c in m.group("val")) and m.group("val")[-1] not in "?!"
+          and not _TYPE_NAME.match(m.group("val")),
           back="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_", reach=60, in_chunks=False),
     _Rule("secret_assignment", ("cookie:",), _Lazy(  # a session cookie in a Cookie / Set-Cookie header
-        r"(?i:(?:set-)?cookie):[ \t]*(?:[^\s=;]+=[^\s;]*;[ \t]*)*?(?i:[\w.]*sess[\w.]*|sid|[\w.]*auth[\w.]*"
-        r"|[\w.]*token[\w.]*|remember_\w+)=(?P<val>[A-Za-z0-9%._~+/\-]{12,512}=*)"), ("val",),
+        # the cookie's name ends like a session's or a token's (connect.sid, user_session, XSRF-TOKEN),
+        # at most 20 cookies before it
+        r"(?i:(?:set-)?cookie):[ \t]*(?:[^\s=;]{1,64}=[^\s;]{0,512};[ \t]*){0,20}?"
+        r"[\w.\-]{0,40}?(?i:sess(?:ion)?(?:_?id)?|sid|auth(?:_?token)?|access_?token|refresh_?token|token|jwt"
+        r"|remember_[\w\-]+)=(?P<q>\"?)(?P<val>[^\s\";,\\]{12,512})(?P=q)"), ("val",),
           lambda m: _classes(m.group("val")) >= 2 and any(c.isdigit() for c in m.group("val")), in_chunks=False),
     _Rule("password", ("password", "passwd", "passphrase", "pwd", "pass", "pw", "sshpass", "p/w"), _Lazy(
         # also a name ending in _pass / _pw (DB_PASS, MY_PW), sshpass's own variable, SSHPASS=, and P/W
@@ -973,6 +1013,7 @@ _RULES: list[_Rule] = [
         r"\s*(?:→|⇒|->|=>|–|—|-)(?=\s)"
         r"|[ \t]*\([^()\n]{1,30}\)\s*[:=：]"
         r"|[ \t]+(?i:for)[ \t]+[\w.@\-]+(?:[ \t]+[\w.@\-]+){0,2}?[ \t]*[:=]"
+        r"|[ \t]+(?i:is|was)[ \t]+(?i:now|currently)"
         r"|(?P<to>(?:[ \t]+(?i:was|is|has|have|been|got|gets|will|be|now|just|also)){0,3}"
         r"(?:[ \t]+(?i:(?:re)?set|changed?|updated?|rotated?))?[ \t]+(?i:to))"
         r")[ \t]*(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{6,128}?)(?P=q)(?=[.,;:!?)\]]*(?:\s|$))"),
@@ -988,41 +1029,51 @@ _RULES: list[_Rule] = [
           ("val",), lambda m: _named_password(m.group("val"), "password"),
           back="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ/ \t", reach=12, in_chunks=False),
     _Rule("password", ("<password>", "<passwd>", "<pass>", "<pwd>"), _Lazy(  # XML: <password>…</password>
-        r"<(?P<tag>(?i:password|passwd|pass|pwd))>(?P<q>)(?P<val>[^<\s]{4,128})</(?P=tag)>"), ("val",),
+        r"<(?P<tag>(?i:password|passwd|pass|pwd))>(?P<q>)(?P<val>[^<\s][^<\n]{2,126}[^<\s])</(?P=tag)>"), ("val",),
           lambda m: _value_ok(m.group("val")), in_chunks=False),
-    _Rule("password", ('password" value=',), _Lazy(  # .NET config: <add key="DbPassword" value="…"/>
-        r'(?i:password)"[ \t]+value="(?P<q>)(?P<val>[^"\s]{4,128})"'), ("val",),
+    _Rule("password", ('password" value=', "password' value="), _Lazy(  # .NET config: <add key="DbPassword" value="…"/>
+        r"(?i:password)[\"'][ \t]+value=(?P<q>[\"'])(?P<val>[^\"'\n]{4,128})(?P=q)"), ("val",),
           lambda m: _value_ok(m.group("val")), in_chunks=False),
     _Rule("password", ("--password-stdin", "sudo -s", "passwd --stdin"), _Lazy(  # echo <value> | docker login --password-stdin
         r".*?(?<![\w\-])(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+|(?P<f>[\"']?)%s(?:\\n)?(?P=f)[ \t]+)?(?P<q>[\"']?)"
         r"(?P<val>[^\s\"'`|;&]{4,128})(?P=q)"
         r"[ \t]*\|[ \t]*[^\n|;&]*?(?:--password-stdin|sudo[ \t]+-S|passwd[ \t]+--stdin)"), ("val",),
-          lambda m: m.group(0)[-2:] != "-s" and _value_ok(m.group("val")), back=_AnyCharBut("\n;&"), reach=200,
+          lambda m: _value_ok(m.group("val")), back=_AnyCharBut("\n;&"), reach=200,
           in_chunks=False),
     _Rule("password", ("chpasswd",), _Lazy(  # echo "user:<value>" | chpasswd
         r".*?(?<![\w\-])(?:echo|printf)[ \t]+(?P<q>[\"']?)[^\s:\"']+:(?P<val>[^\s\"'`|]{4,128})(?P=q)"
         r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd"), ("val",), lambda m: _value_ok(m.group("val")),
           back=_AnyCharBut("\n;&"), reach=200, in_chunks=False),
+    _Rule("password", ("--password-stdin",), _Lazy(  # docker login --password-stdin <<< '<value>'
+        r"--password-stdin[ \t]*<<<[ \t]*(?P<q>[\"']?)(?P<val>[^\s\"'`]{4,128})(?P=q)"), ("val",),
+          lambda m: _value_ok(m.group("val")), in_chunks=False),
     _Rule("password", ("chpasswd",), _Lazy(  # chpasswd <<< "user:<value>"
         r"chpasswd[ \t]*<<<[ \t]*(?P<q>[\"']?)[^\s:\"']+:(?P<val>[^\s\"'`]{4,128})(?P=q)"), ("val",),
           lambda m: _value_ok(m.group("val")), in_chunks=False),
     _Rule("password", ("wpa_passphrase",), _Lazy(  # wpa_passphrase SSID <passphrase>
-        r"wpa_passphrase[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"']+)[ \t]+(?P<q>[\"']?)(?P<val>[^\s\"'`,;]{8,63})(?P=q)"),
-          ("val",), lambda m: _value_ok(m.group("val")), in_chunks=False),
+        r"wpa_passphrase[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"']+)[ \t]+"
+        r"(?:\"(?P<qval>[^\"\n]{8,63})\"|'(?P<sval>[^'\n]{8,63})'|(?P<val>[^\s\"'`,;]{8,63}))"),
+          ("qval", "sval", "val"), lambda m: _value_ok(m.group("qval") or m.group("sval") or m.group("val")),
+          in_chunks=False),
     _Rule("password", ("psk",), _Lazy(  # wpa_supplicant's psk="…", WIFI_PSK=…
-        r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]+_)?(?i:psk)[ \t]*[=:][ \t]*(?P<q>[\"']?)(?P<val>[^\s\"'`,;]{8,63})(?P=q)"),
-          ("val",), lambda m: _named_password(m.group("val"), "password"), back="ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+        r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]+_)?(?i:psk)[ \t]*[=:][ \t]*"
+        r"(?:\"(?P<qval>[^\"\n]{8,63})\"|(?P<val>[^\s\"'`,;]{8,63}))"),
+          ("qval", "val"), lambda m: _value_ok(m.group("qval")) if m.group("qval") is not None
+          else _named_password(m.group("val"), "password"), back="ABCDEFGHIJKLMNOPQRSTUVWXYZ"
           "abcdefghijklmnopqrstuvwxyz0123456789_", in_chunks=False),
     _Rule("password", ("net user",), _Lazy(  # Windows: net user <name> <password>
-        r"(?<![\w\-])(?i:net)[ \t]+(?i:user)[ \t]+(?:\"[^\"\n]+\"|[^\s\"'/]+)[ \t]+(?P<q>[\"']?)"
-        r"(?P<val>[^\s\"'`/*][^\s\"'`,;]{3,127})(?P=q)"),
-          ("val",), lambda m: _named_password(m.group("val"), "password"), in_chunks=False),
+        r"(?<![\w\-])(?i:net)[ \t]+(?i:user)[ \t]+(?:\"[^\"\n]+\"|[^\s\"'/]+)[ \t]+"
+        r"(?:\"(?P<qval>[^\"\n]{4,127})\"|(?P<val>[^\s\"'`/*][^\s\"'`,;]{3,127}))"),
+          ("qval", "val"), lambda m: _value_ok(m.group("qval")) if m.group("qval") is not None
+          else _named_password(m.group("val"), "password"), in_chunks=False),
     _Rule("password", ("openssl",), _Lazy(  # openssl enc -k <passphrase>
-        r"openssl\b[^\n|;&]*?[ \t]-k[ \t]+(?P<q>[\"']?)(?P<val>[^\s\"'`,;]{4,128})(?P=q)"), ("val",),
-          lambda m: _value_ok(m.group("val")), in_chunks=False),
+        r"openssl\b[^\n|;&]{0,200}?[ \t]-k[ \t]+(?:\"(?P<qval>[^\"\n]{4,128})\"|'(?P<sval>[^'\n]{4,128})'"
+        r"|(?P<val>[^\s\"'`,;]{4,128}))"), ("qval", "sval", "val"),
+          lambda m: _value_ok(m.group("qval") or m.group("sval") or m.group("val")), in_chunks=False),
     _Rule("password", ("convertto-securestring",), _Lazy(  # PowerShell: ConvertTo-SecureString "<value>" -AsPlainText
-        r"(?i:convertto-securestring)[ \t]+(?:-String[ \t]+)?(?P<q>[\"'])(?P<val>[^\"'\n]{4,128})(?P=q)"
-        r"[ \t]+(?i:-asplaintext)"), ("val",), lambda m: _value_ok(m.group("val")), in_chunks=False),
+        r"(?i:convertto-securestring)(?:[ \t]+-(?i:asplaintext|force|string)\b)*[ \t]+(?P<q>[\"'])"
+        r"(?P<val>[^\"'\n]{4,128})(?P=q)(?P<rest>[^\n|;]{0,80})"), ("val",),
+          lambda m: _value_ok(m.group("val")) and "-asplaintext" in (m.group(0)).lower(), in_chunks=False),
     _Rule("secret_assignment", ("otpauth://",), _Lazy(  # a TOTP seed in an authenticator URL
         r"otpauth://[^\s\"'<>]{0,256}?[?&](?i:secret)=(?P<val>[A-Za-z2-7]{16,}=*)"), ("val",), in_chunks=False),
     _Rule("password", ("login", "credential", "creds", "ログイン"), _Lazy(  # "login: <user> / <password>"
@@ -1045,16 +1096,19 @@ _RULES: list[_Rule] = [
                        "access code", "keypad code", "lock code", "garage code"), _Lazy(
         # the code that opens something, 4-8 digits (a keypad's # or * after it), with or without "is"/":"
         r"(?<![A-Za-z])(?i:pin[ \t]+(?:code|number)|passcode|(?:door|gate|alarm|entry|access|keypad|lock|garage)"
-        r"[ \t]+code)(?:[ \t]+(?i:is|was)\b|[ \t]*[=:：])?[ \t]*[\"'`]?"
-        r"(?P<val>\d{4,8})[#*]?(?![\d\w.:/\-]|,\S)(?![ \t]+(?i:digits?|characters?|chars|numbers|long|times|tries))"),
-          ("val",), in_chunks=False),
+        r"[ \t]+code)(?P<op>[ \t]+(?i:is|was)\b|[ \t]*[=:：])?[ \t]*[\"'`]?"
+        r"(?P<val>\d{4,8})[#*]?(?![\d\w:/\-]|[.,]\S)(?![ \t]+(?i:digits?|characters?|chars|numbers|long|times|tries))"),
+          ("val",), lambda m: m.group("op") is not None or _CLAUSE_END.match(m.string, m.end()) is not None,
+          in_chunks=False),
     _Rule("password", ("recovery code", "backup code"), _Lazy(  # two-factor recovery codes, one or a list
         r"(?<![A-Za-z])(?i:(?:2fa|mfa|two-factor)[ \t]+)?(?i:recovery|backup)[ \t]+(?i:codes?)[ \t]*(?::|=|(?i:is|are)\b)"
-        r"[ \t]*(?P<val>" + _RECOVERY_CODE + r"(?:(?:,[ \t]*|[ \t]+)" + _RECOVERY_CODE + r")*)(?![\w\-])"), ("val",),
+        r"\s*(?:[-*][ \t]+)?(?P<val>" + _RECOVERY_CODE + r"(?:(?:,[ \t]*|[ \t]+|[ \t]*\n[ \t]*(?:[-*][ \t]+)?)"
+        + _RECOVERY_CODE + r"){0,31})(?![\w\-])"), ("val",),
           in_chunks=False),
     _Rule("password", ("security answer", "secret answer", "秘密の質問の答え"), _Lazy(  # the answer to a security question
         r"(?:(?i:security|secret)[ \t]+answer|秘密の質問の答え)[ \t]*(?P<op>:|：|=|は|\b(?i:is|was)\b)[ \t]*"
-        r"(?P<q>[\"'`「]?)(?P<val>[^\s\"'`,;」。、]{2,64})[」]?"), ("val",), _check_password, in_chunks=False),
+        r"(?P<q>[\"'`「]?)(?P<val>[^\s\"'`,;」。、][^\n\"'`,;」。、]{0,63}?)(?=[ \t]*(?:$|\n|[\"'`,;」。、.!?)(]|です))"),
+          ("val",), lambda m: _security_answer(m.group("val")), in_chunks=False),
     _Rule("secret_assignment", ("secret", "token", "key", "auth", "credential"),
           _TOKEN_ASSIGN_RE, ("val",), _check_token, in_chunks=False),
     _Rule("secret_assignment", ("トークン", "apiキー", "api キー", "シークレット", "秘密鍵",
@@ -1151,7 +1205,8 @@ def _overlaps(spans: list[tuple[int, int]], s: int, e: int) -> bool:
 # Japanese or one of the other languages. "pass" is left out: a "Pass" column holds test results.
 _TABLE_LABELS = frozenset(("password", "passwd", "passphrase", "passcode", "pwd", "pw", "パスワード", "暗証番号",
                            "パスフレーズ") + _OTHER_LANGUAGE_LABELS)
-_TABLE_SEPARATOR = _Lazy(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_TABLE_SEPARATOR = _Lazy(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_TABLE_ROWS = 1000  # the most body rows read below one header
 
 
 def _table_cells(text: str, start: int, end: int) -> list[tuple[int, int]] | None:
@@ -1176,7 +1231,12 @@ def _table_cells(text: str, start: int, end: int) -> list[tuple[int, int]] | Non
 
 
 def _table_label(cell: str) -> bool:
-    return cell.strip("`").rstrip(":：").strip().lower() in _TABLE_LABELS
+    """A header or key cell naming the password: the word alone, after other words ("DB password",
+    "admin pw") or before a qualifier ("Password (prod)"), in backticks or emphasis, with a colon."""
+    word = cell.strip("`*_").rstrip(":：").strip().lower()
+    if word.endswith(")") and "(" in word:
+        word = word[:word.rindex("(")].strip()
+    return word in _TABLE_LABELS or word.rsplit(" ", 1)[-1] in _TABLE_LABELS
 
 
 def _table_passwords(text: str, low: str) -> list[tuple[int, int]]:
@@ -1198,6 +1258,11 @@ def _table_passwords(text: str, low: str) -> list[tuple[int, int]]:
     return sorted(spans)
 
 
+def _is_separator(text: str, start: int) -> bool:
+    """Whether the line at ``start`` is a table's separator row (``|---|:--:|``)."""
+    return "-" in text[start:start + 8] and _TABLE_SEPARATOR.match(text, start, _line_end(text, start)) is not None
+
+
 def _line_end(text: str, start: int) -> int:
     end = text.find("\n", start)
     return len(text) if end == -1 else end
@@ -1214,14 +1279,16 @@ def _table_passwords_from(text: str, start: int) -> list[tuple[int, int]]:
     if not labels:
         return []
     below = end + 1
-    if below < len(text) and _TABLE_SEPARATOR.match(text, below, _line_end(text, below)):
+    if below < len(text) and _is_separator(text, below):
         found = []
         row = _line_end(text, below) + 1
-        while row < len(text):
+        for _ in range(_TABLE_ROWS):
+            if row >= len(text):
+                break
             row_end = _line_end(text, row)
             body = _table_cells(text, row, row_end)
-            if body is None:
-                break
+            if body is None or (row_end + 1 < len(text) and _is_separator(text, row_end + 1)):
+                break  # the table ends, or this row heads the next one
             found += [cell for i in labels if i < len(body) and (cell := _password_cell(text, *body[i]))]
             row = row_end + 1
         return found
@@ -1241,8 +1308,9 @@ def _password_cell(text: str, a: int, b: int) -> tuple[int, int] | None:
 # A line of PostgreSQL's password file, host:port:database:user:password ("*" for any; a
 # colon or a backslash in a field escaped with a backslash), as pasted into a note or an
 # ``echo … >> ~/.pgpass``.
-_PGPASS_ENTRY = _Lazy(r"(?<![^\s'\"`=(])(?:[A-Za-z0-9][A-Za-z0-9.\-]*|\*):(?:\d{2,5}|\*):[^\s:'\"`]+:[^\s:'\"`]+:"
-                      r"(?P<val>(?:[^\s:'\"`\\]|\\.){4,128})(?=[\s'\"`)]|$)")
+_PGPASS_ENTRY = _Lazy(r"(?<![^\s'\"`(])(?:[A-Za-z0-9.\-]*[A-Za-z][A-Za-z0-9.\-]*|\d+(?:\.\d+){3}|\*)"
+                      r":(?:\d{2,5}|\*):[^\s:'\"`=]+:[^\s:'\"`=]+:"
+                      r"(?P<val>(?:[^\s:'\"`\\=]|\\.){4,128})(?=[\s'\"`)]|$)")
 
 
 def _pgpass_passwords(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -1368,6 +1436,7 @@ def _nfkc_with_offsets(text: str) -> tuple[str, list[int]] | None:
 # wildcard) is left alone. Found with ``str.find``, not a pattern: the hooks' recall reads
 # Markdown, and a pattern would load ``re`` for every "*".
 _OUTSIDE_EMPHASIS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_*")
+_BEFORE_EMPHASIS = frozenset("([{\"'>|:-")
 
 
 def _star_runs(text: str) -> list[tuple[int, int]]:
@@ -1388,8 +1457,8 @@ def _emphasis_pair(text: str, opening: tuple[int, int], closing: tuple[int, int]
     (a, b), (c, d) = opening, closing
     if b - a > 3 or d - c != b - a or c == b or "\n" in text[b:c]:
         return False
-    if a > 0 and (text[a - 1] in _OUTSIDE_EMPHASIS or text[a - 1] == "\\"):
-        return False
+    if a > 0 and text[a - 1].isascii() and not text[a - 1].isspace() and text[a - 1] not in _BEFORE_EMPHASIS:
+        return False  # "Xk9!*mP2*" is a value with stars in it, "2*x*y" arithmetic
     if d < len(text) and text[d] in _OUTSIDE_EMPHASIS:
         return False
     inner = text[b:c]
@@ -1554,16 +1623,7 @@ def contains_secret(text: str) -> bool:
 def redact(text: str) -> str:
     """``text`` with every finding replaced by ``[REDACTED:<kind>]``."""
     findings = find_secrets(text)
-    if not findings:
-        return text
-    out: list[str] = []
-    pos = 0
-    for f in findings:
-        out.append(text[pos:f.start])
-        out.append(f"[REDACTED:{f.kind}]")
-        pos = f.end
-    out.append(text[pos:])
-    return "".join(out)
+    return _redact_findings(text, findings) if findings else text
 
 
 def redact_across_lines(text: str) -> str:
@@ -1627,7 +1687,9 @@ def redact_lines(lines: list[str]) -> list[str]:
     """``[redact(line) for line in lines]``, in one scan instead of one per line.
 
     The lines are joined and scanned once; only lines that a finding touches are redacted
-    again on their own, so the result is exactly the per-line result. That holds because
+    again on their own, so the result is exactly the per-line result, except in a Markdown
+    table whose header names a password column: its cells are redacted too, though a cell's
+    line alone does not show its header. The rest holds because
     every rule, the card check and the entropy layer are confined to one line (their
     character classes exclude newlines, and a newline looks like the end of the text to
     their boundary and look-around checks), so a per-line finding always overlaps a finding
@@ -1661,9 +1723,40 @@ def redact_lines(lines: list[str]) -> list[str]:
         first = bisect.bisect_right(line_starts, f.start) - 1
         last = bisect.bisect_right(line_starts, max(f.end - 1, f.start)) - 1
         touched.update(range(first, last + 1))
+    # A password column's header stands on another line than its cells: those cells are
+    # redacted from the joined text's table scan, which a line scanned alone cannot repeat.
+    columns: dict[int, list[SecretFinding]] = {}
+    if "|" in joined and any(label in low for label in _TABLE_LABELS):
+        for start, end in _table_passwords(joined, low):
+            i = bisect.bisect_right(line_starts, start) - 1
+            columns.setdefault(i, []).append(SecretFinding("password", start - line_starts[i], end - line_starts[i]))
+            touched.add(i)
     for i in touched:
-        out[i] = redact(lines[i])
+        own = find_secrets(lines[i])
+        out[i] = _redact_findings(lines[i], _merged(own, columns[i])) if i in columns else redact(lines[i])
     return out
+
+
+def _merged(first: list[SecretFinding], second: list[SecretFinding]) -> list[SecretFinding]:
+    """The findings of ``first`` and those of ``second`` that overlap none of them, by start."""
+    kept = list(first)
+    for f in second:
+        if not any(f.start < g.end and g.start < f.end for g in first):
+            kept.append(f)
+    return sorted(kept, key=lambda f: f.start)
+
+
+def _redact_findings(text: str, findings: list[SecretFinding]) -> str:
+    out: list[str] = []
+    pos = 0
+    for f in findings:
+        if f.start < pos:
+            continue
+        out.append(text[pos:f.start])
+        out.append(f"[REDACTED:{f.kind}]")
+        pos = f.end
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def redact_notes(lines: list[str], probe: list[bool] | None = None) -> list[str]:
