@@ -399,7 +399,8 @@ _CHANGED_BEFORE = _Lazy(r"(?i:\b(?:(?:re)?set(?:s|ting)?|chang(?:e|es|ed|ing)|up
 
 def _check_named_elsewhere(m: re.Match[str]) -> bool:
     """A value named after an arrow, a dash, a qualified label or a change: it must look made up
-    (``_named_password``) and end the clause. "password to <value>" also needs a change named
+    (``_named_password``) and end the clause, except a value of three kinds of character after
+    "to" ("changed to <value> last week"). "password to <value>" also needs a change named
     before or after the word ("reset the password to …", "the password was changed to …"), or
     "I sent the password to bob2024" would count."""
     value = m.group("val")
@@ -1072,8 +1073,8 @@ _RULES: list[_Rule] = [
           lambda m: _value_ok(m.group("qval") or m.group("sval") or m.group("val")), in_chunks=False),
     _Rule("password", ("convertto-securestring",), _Lazy(  # PowerShell: ConvertTo-SecureString "<value>" -AsPlainText
         r"(?i:convertto-securestring)(?:[ \t]+-(?i:asplaintext|force|string)\b)*[ \t]+(?P<q>[\"'])"
-        r"(?P<val>[^\"'\n]{4,128})(?P=q)(?P<rest>[^\n|;]{0,80})"), ("val",),
-          lambda m: _value_ok(m.group("val")) and "-asplaintext" in (m.group(0)).lower(), in_chunks=False),
+        r"(?P<val>[^\"'\n]{4,128})(?P=q)[^\n|;]{0,80}"), ("val",),  # -AsPlainText before or after the value
+          lambda m: _value_ok(m.group("val")) and "-asplaintext" in m.group(0).lower(), in_chunks=False),
     _Rule("secret_assignment", ("otpauth://",), _Lazy(  # a TOTP seed in an authenticator URL
         r"otpauth://[^\s\"'<>]{0,256}?[?&](?i:secret)=(?P<val>[A-Za-z2-7]{16,}=*)"), ("val",), in_chunks=False),
     _Rule("password", ("login", "credential", "creds", "ログイン"), _Lazy(  # "login: <user> / <password>"
@@ -1747,6 +1748,8 @@ def _merged(first: list[SecretFinding], second: list[SecretFinding]) -> list[Sec
 
 
 def _redact_findings(text: str, findings: list[SecretFinding]) -> str:
+    """``text`` with these findings (sorted by start; one overlapping an earlier one is skipped)
+    replaced by ``[REDACTED:<kind>]``."""
     out: list[str] = []
     pos = 0
     for f in findings:
