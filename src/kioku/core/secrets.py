@@ -551,11 +551,10 @@ def _japanese_passphrase(value: str) -> bool:
     """Plain words after パスフレーズは: the passphrase itself, unless a word says what it is about
     ("パスフレーズは at least twelve characters です", "… git credential helper です") or how it
     is ("… optional but recommended です", "… unique per user です")."""
-    words = [w.lower() for w in value.split()]
-    if not _value_ok(value) or not 3 <= len(words) <= 8:
+    if not _plain_passphrase(value):
         return False
-    if any(w in _PROSE_WORDS or w in _PASSPHRASE_NOTE_WORDS or w in _PASSPHRASE_LINKING_WORDS
-           or (len(w) > 5 and w.endswith(_DESCRIBING_SUFFIXES)) for w in words):
+    words = [w.lower() for w in value.split()]
+    if any(len(w) > 5 and w.endswith(_DESCRIBING_SUFFIXES) for w in words):
         return False
     return len(words) > 3 or not any(w in _DESCRIBING_WORDS for w in words)
 
