@@ -762,6 +762,11 @@ REDACTIONS = [
     ("密码：“Xk9#" + "mQ2!”", "密码：“[REDACTED:password]”"),
     ("비밀번호는 hunter" + "22입니다", "비밀번호는 [REDACTED:password]입니다"),
     ("- **password**: " + "Xk9mQ2zz", "- **password**: [REDACTED:password]"),
+    # every code of a list, not only the first; a year after the comma is not one
+    ("the door code is " + "4821, 4822 for the back door", "the door code is [REDACTED:password] for the back door"),
+    ("gate code: " + "4821, or 4822 on weekends", "gate code: [REDACTED:password] on weekends"),
+    ("alarm code " + "4821 and 4822", "alarm code [REDACTED:password]"),
+    ("door code " + "4821, 2023 update", "door code [REDACTED:password], 2023 update"),
     ("パスワードは**" + "Xk9mQ2zz**です", "パスワードは**[REDACTED:password]**です"),
     ("ｐａｓｓｗｏｒｄ: **" + "Xk9mQ2zz**", "ｐａｓｓｗｏｒｄ: **[REDACTED:password]**"),
     ("| User | Password |\n|---|---|\n| admin | " + "Xk9mQ2zz |\n| bob | see vault |",
