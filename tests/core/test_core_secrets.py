@@ -762,6 +762,10 @@ REDACTIONS = [
     ("密码：“Xk9#" + "mQ2!”", "密码：“[REDACTED:password]”"),
     ("비밀번호는 hunter" + "22입니다", "비밀번호는 [REDACTED:password]입니다"),
     ("- **password**: " + "Xk9mQ2zz", "- **password**: [REDACTED:password]"),
+    # a --password option whose value is on the next line of a command split by a backslash
+    ("mysql -u root --password \\\n  " + "Xk9mQ2zz \\\n  -h db",
+     "mysql -u root --password \\\n  [REDACTED:password] \\\n  -h db"),
+    ("tool --pass \\\n  $PASS", "tool --pass \\\n  $PASS"),
     # every code of a list, not only the first; a year after the comma is not one
     ("the door code is " + "4821, 4822 for the back door", "the door code is [REDACTED:password] for the back door"),
     ("gate code: " + "4821, or 4822 on weekends", "gate code: [REDACTED:password] on weekends"),

@@ -967,7 +967,9 @@ _RULES: list[_Rule] = [
         r"(?:-(?:src|dest)?(?:store|key)pass|--passphrase)(?:[ \t]+|=)" + _OPTION_VALUE), ("val",), _cli_password,
           in_chunks=False),
     _Rule("password", ("--pass",), _Lazy(  # any tool's --pass / --passwd / --password: a value that looks made up
-        r"--pass(?:wd|word)?(?:[ \t]+|=)" + _OPTION_VALUE), ("val",), _flag_password, in_chunks=False),
+        # (also on the next line when the option's line ends in "\", as in a long command split over lines)
+        r"--pass(?:wd|word)?(?:[ \t]*\\\r?\n[ \t]*|[ \t]+|=)" + _OPTION_VALUE), ("val",), _flag_password,
+          in_chunks=False),
     _Rule("password", ("htpasswd",), _Lazy(  # htpasswd -b FILE USER PASSWORD, the password last
         r"(?<![\w.\-])htpasswd" + _HTPASSWD_OPTIONS + r"[ \t]+[^\s\-]\S*[ \t]+" + _HTPASSWD_USER
         + _OPTION_VALUE + _COMMAND_END), ("val",), lambda m: _htpasswd_password(m, with_file=True), in_chunks=False),
@@ -1697,8 +1699,9 @@ def redact_lines(lines: list[str]) -> list[str]:
     character classes exclude newlines, and a newline looks like the end of the text to
     their boundary and look-around checks), so a per-line finding always overlaps a finding
     of the joined scan. (A command-line option's tool may stand on an earlier line ended by a
-    backslash: the joined scan finds such a value, and the line is then redacted on its own,
-    where that tool is not seen, so it stays as a per-line scan leaves it. A note with one is
+    backslash, and a ``--password`` option's value on the line after it: the joined scan finds
+    such a value, and the line is then redacted on its own, where the tool or the option is not
+    seen, so it stays as a per-line scan leaves it. A note with one is
     refused at save, where the whole text is scanned, and :func:`redact_notes` reads such a
     command's lines together.) The exceptions are multi-line
     constructs (PEM blocks, SSH public keys, whose benign spans could cross lines): with their
