@@ -766,14 +766,9 @@ REDACTIONS = [
     ("mysql -u root --password \\\n  " + "Xk9mQ2zz \\\n  -h db",
      "mysql -u root --password \\\n  [REDACTED:password] \\\n  -h db"),
     ("tool --pass \\\n  $PASS", "tool --pass \\\n  $PASS"),
-    # every code of a list, not only the first; a year after the comma is not one
-    ("the door code is " + "4821, 4822 for the back door", "the door code is [REDACTED:password] for the back door"),
-    ("gate code: " + "4821, or 4822 on weekends", "gate code: [REDACTED:password] on weekends"),
-    ("alarm code is " + "4821 and 4822", "alarm code is [REDACTED:password]"),
-    ("door code: " + "4821, 2023 update", "door code: [REDACTED:password], 2023 update"),
-    # without "is" or a colon the first code stands alone, as before the lists
-    ("door code " + "1234, 5678 today", "door code [REDACTED:password], 5678 today"),
-    ("door code " + "1234 and 5678 for the back", "door code [REDACTED:password] and 5678 for the back"),
+    # a code next to another secret: each is redacted, the card whole
+    ("door code is " + "4821, 4822 is my password", "door code is [REDACTED:password], [REDACTED:password] is my password"),
+    ("door code: " + "1234, 4111 1111 1111 1111", "door code: [REDACTED:password], [REDACTED:credit_card]"),
     ("パスワードは**" + "Xk9mQ2zz**です", "パスワードは**[REDACTED:password]**です"),
     ("ｐａｓｓｗｏｒｄ: **" + "Xk9mQ2zz**", "ｐａｓｓｗｏｒｄ: **[REDACTED:password]**"),
     ("| User | Password |\n|---|---|\n| admin | " + "Xk9mQ2zz |\n| bob | see vault |",

@@ -1099,11 +1099,7 @@ _RULES: list[_Rule] = [
         # the code that opens something, 4-8 digits (a keypad's # or * after it), with or without "is"/":"
         r"(?<![A-Za-z])(?i:pin[ \t]+(?:code|number)|passcode|(?:door|gate|alarm|entry|access|keypad|lock|garage)"
         r"[ \t]+code)(?P<op>[ \t]+(?i:is|was)\b|[ \t]*[=:：])?[ \t]*[\"'`]?"
-        # after "is" or a colon, a second or third code after a comma, "or" or "and" ("4821, or 4822
-        # on weekends"), not a year; without them the clause must end after the first code
-        r"(?P<val>\d{4,8}[#*]?(?(op)(?:(?:[ \t]*,[ \t]*(?:(?i:or|and)[ \t]+)?|[ \t]+(?i:or|and)[ \t]+)"
-        r"(?!(?:19|20)\d\d(?!\d))\d{4,8}[#*]?(?![\d\w:/\-]|[.,]\S)){0,2}))"
-        r"(?![\d\w:/\-]|[.,]\S)(?![ \t]+(?i:digits?|characters?|chars|numbers|long|times|tries))"),
+        r"(?P<val>\d{4,8})[#*]?(?![\d\w:/\-]|[.,]\S)(?![ \t]+(?i:digits?|characters?|chars|numbers|long|times|tries))"),
           ("val",), lambda m: m.group("op") is not None or _CLAUSE_END.match(m.string, m.end()) is not None,
           in_chunks=False),
     _Rule("password", ("recovery code", "backup code"), _Lazy(  # two-factor recovery codes, one or a list
