@@ -766,6 +766,8 @@ REDACTIONS = [
     ("mysql -u root --password \\\n  " + "Xk9mQ2zz \\\n  -h db",
      "mysql -u root --password \\\n  [REDACTED:password] \\\n  -h db"),
     ("tool --pass \\\n  $PASS", "tool --pass \\\n  $PASS"),
+    ("redis-cli -h db -a \\\n  " + "Xk9mQ2zz ping", "redis-cli -h db -a \\\n  [REDACTED:password] ping"),
+    ("keytool -storepass \\\n  " + "Xk9mQ2zz -alias a", "keytool -storepass \\\n  [REDACTED:password] -alias a"),
     # a code next to another secret: each is redacted, the card whole
     ("door code is " + "4821, 4822 is my password", "door code is [REDACTED:password], [REDACTED:password] is my password"),
     ("door code: " + "1234, 4111 1111 1111 1111", "door code: [REDACTED:password], [REDACTED:credit_card]"),

@@ -258,6 +258,9 @@ _NAMED_WORD_NUMBER = _Lazy(r"^(?:sha|md|base|utf|ucs|crc|aes|rsa|argon|pbkdf|bla
 # A command's own options up to a password option: stops at the next command, a pipe, a
 # semicolon, "&&" or the end of the line (a line ended by a backslash goes on).
 _OWN_OPTIONS = r"(?:(?!\s(?:then|and)\b)(?:[^\n|;&]|\\\r?\n)){0,200}?"
+# Between a password option and its value: spaces, "=", or a line ended by "\" (a long command
+# split over lines puts the value on the next one)
+_OPTION_GAP = r"(?:[ \t]*\\\r?\n[ \t]*|[ \t]+|=)"
 _LDAP_TOOL = r"ldap(?:search|add|modify|delete|whoami|passwd)\b"  # the OpenLDAP clients that take -w
 _7Z_TOOL = r"7z[arz]?\b"  # 7z, 7za, 7zr, 7zz
 # The value of a password option, quoted or not; a full stop, comma, colon or closing bracket
@@ -942,10 +945,10 @@ _RULES: list[_Rule] = [
         "|" + _LDAP_TOOL + _OWN_OPTIONS + r"[ \t]-w"
         r"|sqlcmd\b" + _OWN_OPTIONS + r"[ \t]-P"
         r"|mongo(?:sh|dump|restore|import|export)?\b" + _OWN_OPTIONS + r"[ \t](?:-p|--password))"
-        r"(?:[ \t]+|=)" + _OPTION_VALUE), ("val",), _cli_password, in_chunks=False),
+        + _OPTION_GAP + _OPTION_VALUE), ("val",), _cli_password, in_chunks=False),
     _Rule("password", ("smbclient", "rpcclient", "smbget", "lftp"), _Lazy(  # also lftp -u bob,'secret'
         r"(?<![\w.\-])(?:smbclient|rpcclient|smbget|lftp)\b" + _OWN_OPTIONS +
-        r"[ \t](?:-U|-u|--user(?:name)?)(?:[ \t]+|=)(?P<q>[\"']?)[^\s%,\"'`]+[%,]"
+        r"[ \t](?:-U|-u|--user(?:name)?)" + _OPTION_GAP + r"(?P<q>[\"']?)[^\s%,\"'`]+[%,]"
         r"(?P<inner>[\"']?)(?P<val>[^\s\"'`]{4,128}?)(?P=inner)(?P=q)(?=[.,;:)\]}]*(?:[\s\"'`]|$))"),
           ("val",), _cli_password, in_chunks=False),
     _Rule("password", ("7z",), _Lazy(  # 7z / 7za / 7zz a -pSecret x.7z (a bare -p asks for it)
@@ -964,12 +967,10 @@ _RULES: list[_Rule] = [
           in_chunks=False),
     _Rule("password", ("-storepass", "-keypass", "-srcstorepass", "-deststorepass", "-srckeypass",
                        "-destkeypass", "--passphrase"), _Lazy(  # keytool / jarsigner, gpg; not -storepass:env
-        r"(?:-(?:src|dest)?(?:store|key)pass|--passphrase)(?:[ \t]+|=)" + _OPTION_VALUE), ("val",), _cli_password,
+        r"(?:-(?:src|dest)?(?:store|key)pass|--passphrase)" + _OPTION_GAP + _OPTION_VALUE), ("val",), _cli_password,
           in_chunks=False),
     _Rule("password", ("--pass",), _Lazy(  # any tool's --pass / --passwd / --password: a value that looks made up
-        # (also on the next line when the option's line ends in "\", as in a long command split over lines)
-        r"--pass(?:wd|word)?(?:[ \t]*\\\r?\n[ \t]*|[ \t]+|=)" + _OPTION_VALUE), ("val",), _flag_password,
-          in_chunks=False),
+        r"--pass(?:wd|word)?" + _OPTION_GAP + _OPTION_VALUE), ("val",), _flag_password, in_chunks=False),
     _Rule("password", ("htpasswd",), _Lazy(  # htpasswd -b FILE USER PASSWORD, the password last
         r"(?<![\w.\-])htpasswd" + _HTPASSWD_OPTIONS + r"[ \t]+[^\s\-]\S*[ \t]+" + _HTPASSWD_USER
         + _OPTION_VALUE + _COMMAND_END), ("val",), lambda m: _htpasswd_password(m, with_file=True), in_chunks=False),
@@ -1696,7 +1697,7 @@ def redact_lines(lines: list[str]) -> list[str]:
     character classes exclude newlines, and a newline looks like the end of the text to
     their boundary and look-around checks), so a per-line finding always overlaps a finding
     of the joined scan. (A command-line option's tool may stand on an earlier line ended by a
-    backslash, and a ``--password`` option's value on the line after it: the joined scan finds
+    backslash, and a password option's value on the line after it: the joined scan finds
     such a value, and the line is then redacted on its own, where the tool or the option is not
     seen, so it stays as a per-line scan leaves it. A note with one is
     refused at save, where the whole text is scanned, and :func:`redact_notes` reads such a
