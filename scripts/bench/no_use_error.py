@@ -4,16 +4,19 @@
     python scripts/bench/no_use_error.py [--lift 0.05] [--base 0.5 0.7 0.85] [--given 0.4] \\
         [--turns 600] [--paths 2000] [--seed 1] [--json OUT]
 
-"No use" claims that a lesson lifts success by less than ``NO_USE_MARGIN`` (0.05). A lesson
-whose true lift is exactly the margin is the hardest case where the claim is false, so the
-chance of retiring it is the rule's error rate. Each path is one lesson: in each of ``--turns``
-eligible turns it is given with chance ``--given`` (the same chance every turn, so the
-weighted comparison is the plain one), the turn succeeds with chance ``base + lift`` when
-given and ``base`` when not, and after every turn ``kioku.learning.lifecycle.decide``, the
-function the worker calls, takes the counts and the lesson's metadata so far. A path ends
-when the lesson is deprecated or the turns run out. Reported per base rate: the share of
-paths retired as "no use" at a look, as "no use" between looks, as "hurts", and promoted
-(at the end), for the rule as it is and with the between-looks check switched off.
+"No use" claims that a lesson lifts success by less than its margin
+(``kioku.learning.lifecycle.no_use_margin``: 0.05, or 40 % of the failures left in the turns it
+is not given, at most 0.10; for these paths 0.10 at base 0.5 and 0.7 and 0.06 at base 0.85,
+``margins`` in the output). A lesson whose true lift is exactly the margin is the hardest case
+where the claim is false, so the chance of retiring it is the rule's error rate. Each path is
+one lesson: in each of ``--turns`` eligible turns it is given with chance ``--given`` (the same
+chance every turn, so the weighted comparison is the plain one), the turn succeeds with chance
+``base + lift`` when given and ``base`` when not, and after every turn
+``kioku.learning.lifecycle.decide``, the function the worker calls, takes the counts and the
+lesson's metadata so far. A path ends when the lesson is deprecated or the turns run out.
+Reported per base rate: the share of paths retired as "no use" at a look, as "no use" between
+looks, as "hurts", and promoted (at the end), for the rule as it is and with the between-looks
+check switched off.
 """
 
 from __future__ import annotations
@@ -52,7 +55,10 @@ def one_path(rng: random.Random, base: float, lift: float, given: float, turns: 
 
 
 def run(args: argparse.Namespace) -> dict:
-    out: dict = {"params": {k: getattr(args, k) for k in ("lift", "given", "turns", "paths", "seed")}, "bases": {}}
+    from kioku.learning import lifecycle
+
+    out: dict = {"params": {k: getattr(args, k) for k in ("lift", "given", "turns", "paths", "seed")},
+                 "bases": {}, "margins": {}}
     for base in args.base:
         row = {}
         for label, between in (("rule", True), ("at looks only", False)):
@@ -63,6 +69,7 @@ def run(args: argparse.Namespace) -> dict:
                 counts[end] = counts.get(end, 0) + 1
             row[label] = {k: round(v / args.paths, 4) for k, v in sorted(counts.items())}
         out["bases"][str(base)] = row
+        out["margins"][str(base)] = round(lifecycle.no_use_margin(lifecycle.arms_of((1, base, 1, base))[1]), 4)
     return out
 
 

@@ -77,7 +77,8 @@ def test_decide_no_use_needs_a_narrow_interval_below_the_margin_and_spares_user_
     assert narrow.low < 0 < narrow.high < lifecycle.NO_USE_MARGIN
     change = lifecycle.decide({"confidence": 0.8}, counts)
     assert change["deprecated"] is True and change["decision_reason"].startswith("no use: uplift +0.00")
-    assert "helps by less than 0.05" in change["deprecated_reason"]
+    # half of the turns fail without it: the margin is 40 % of 0.5, at most 0.10
+    assert "helps by less than 0.10" in change["deprecated_reason"]
     assert "deprecated" not in lifecycle.decide({"confidence": 0.8, "learned_from": "user_feedback"}, counts)
     # a lesson that helps by 0.10 at the same size is kept (its interval lies above the margin's reach)
     helps = (point, point // 2 + point // 10, point, point // 2)
@@ -85,6 +86,30 @@ def test_decide_no_use_needs_a_narrow_interval_below_the_margin_and_spares_user_
     # below the minimum number of turns "no use" is not decided, however narrow the interval
     monkeypatch.setattr(lifecycle, "NO_USE_MIN_TURNS", point + 1)
     assert "deprecated" not in lifecycle.decide({"confidence": 0.8}, counts)
+
+
+def test_no_use_margin_is_a_share_of_the_failures_left_between_its_bounds():
+    def held(turns: int, successes: int) -> tuple:
+        return lifecycle.arms_of((turns, successes, turns, successes))[1]
+
+    assert lifecycle.no_use_margin(held(100, 90)) == 0.05            # 0.4 x 0.10 = 0.04: the floor
+    assert lifecycle.no_use_margin(held(100, 80)) == pytest.approx(0.08)  # 0.4 x 0.20
+    assert lifecycle.no_use_margin(held(100, 50)) == 0.10            # 0.4 x 0.50 = 0.20: the ceiling
+    assert lifecycle.no_use_margin(held(0, 0)) == 0.05               # nothing to compare: the floor
+    # weighted turns count by their weights: 170 of 200 weighted turns succeed, 0.4 x 0.15
+    assert lifecycle.no_use_margin((120, 100, 200.0, 400.0, 170.0)) == pytest.approx(0.06)
+    # the same lift of 0.04, not yet clear of zero at the promotion boundary: retired where half of
+    # the turns fail without it (0.04 is 8 % of those failures), kept where one in ten fails (40 %;
+    # there it is already clear of zero and promoted)
+    point = next(p for p in up.look_schedule(10**5) if p >= 1000)
+    low_base = (point, point // 2 + point * 4 // 100, point, point // 2)
+    high_base = (point, point * 94 // 100, point, point * 9 // 10)
+    for counts, retired in ((low_base, True), (high_base, False)):
+        interval = up.weighted_uplift(*lifecycle.arms_of(counts), z=up.DEPRECATE_Z)
+        assert interval.low > 0 and 0.05 < interval.high < 0.10
+        change = lifecycle.decide({"confidence": 0.8}, counts)
+        assert bool(change.get("deprecated")) is retired
+    assert "helps by less than 0.10" in lifecycle.decide({"confidence": 0.8}, low_base)["deprecated_reason"]
 
 
 def test_decide_checks_no_use_between_looks_only_for_a_lesson_measured_below_the_lean():

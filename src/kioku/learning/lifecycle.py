@@ -8,10 +8,13 @@ on the uplift weighted by each turn's recorded chance of giving the lesson
 - **promote** when the interval at ``PROMOTE_Z`` lies entirely above zero (confidence + 0.05,
   at most 0.95);
 - **deprecate (no use)** when both arms have at least :data:`NO_USE_MIN_TURNS` (effective) turns and
-  the interval at ``DEPRECATE_Z`` lies entirely below +:data:`NO_USE_MARGIN`: with the confidence
-  used for harm, the lesson lifts success by less than the margin, so it costs context (and a
-  slot another lesson could use) for nothing worth having. A lesson that does nothing reaches
-  this as its interval narrows; one that helps by clearly more than the margin does not. Lessons
+  the interval at ``DEPRECATE_Z`` lies entirely below the margin (:func:`no_use_margin`): with the
+  confidence used for harm, the lesson lifts success by less than 0.05, or by less than 40 % of
+  the failures left in the turns it was not given (the margin at most 0.10), so it costs context
+  (and a slot another lesson could use) for too little. Where turns fail often a lesson must
+  prevent a fair share of those failures to keep its slot; near a success rate of 1 the failures
+  left are few, and 0.05 is asked. A lesson that does nothing reaches this as its interval
+  narrows; one that helps by clearly more than the margin does not. Lessons
   the user taught (``learned_from == "user_feedback"``) are never deprecated for this: the user's
   word is the strongest signal, only evidence of harm overrides it.
   Between looks, a lesson whose measured uplift is below :data:`NO_USE_BETWEEN_LOOKS_BELOW` is
@@ -53,7 +56,9 @@ from kioku.learning import uplift as up
 log = logging.getLogger("kioku.learning.lifecycle")
 
 NO_USE_MIN_TURNS = 34  # the fourth look: before it the interval is too wide to say "no use"
-NO_USE_MARGIN = 0.05   # the smallest lift in success worth a lesson's place in the context
+NO_USE_MARGIN = 0.05   # the smallest lift in success worth a lesson's place in the context ...
+NO_USE_SHARE_OF_FAILURES = 0.4  # ... or this share of the failures left without it,
+NO_USE_MARGIN_MAX = 0.10        # ... up to this lift
 # A lesson measured below this is also checked for "no use" between looks. Below 0 instead, the
 # check retired helpful lessons near the 0.99 ceiling of the simulation, where their measured lift is ~0.
 NO_USE_BETWEEN_LOOKS_BELOW = -0.05
@@ -102,8 +107,8 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
                                > stats.epoch_of(meta.get("looked_at_epoch")))
         if plain.defined and plain.uplift < NO_USE_BETWEEN_LOOKS_BELOW and not restored_since_look:
             harm = up.weighted_uplift(given, held, z=up.DEPRECATE_Z)
-            if _of_no_use(harm, meta):
-                change.update(_retired_as_no_use(harm, "between looks", time.time()))
+            if _of_no_use(harm, meta, held):
+                change.update(_retired_as_no_use(harm, no_use_margin(held), "between looks", time.time()))
         return change
     now = time.time()
     change.update(looks=looks, looked_at_epoch=now)
@@ -117,8 +122,8 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
         change.update(promoted=True, confidence=round(min(stats.CONFIDENCE_CAP, old + stats.PROMOTE_STEP), 4),
                       confidence_before_promotion=old, promoted_at=_iso(now), promoted_at_epoch=now,
                       decision_reason=f"helps: {_fmt(u)}, look {looks}")
-    elif _of_no_use(harm, meta):
-        change.update(_retired_as_no_use(harm, f"look {looks}", now))
+    elif _of_no_use(harm, meta, held):
+        change.update(_retired_as_no_use(harm, no_use_margin(held), f"look {looks}", now))
     elif meta.get("promoted", False) and plain.uplift <= 0:
         change.update(promoted=False, promoted_at="", promoted_at_epoch=0.0,
                       confidence=_before_promotion(meta),
@@ -134,17 +139,32 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
     return change
 
 
-def _of_no_use(harm: up.Uplift, meta: dict[str, Any]) -> bool:
+def no_use_margin(held: tuple) -> float:
+    """The lift a lesson's interval must reach to escape "no use": :data:`NO_USE_MARGIN`, or
+    :data:`NO_USE_SHARE_OF_FAILURES` of the failure rate of the turns it was not given (their
+    weighted rate, as in the uplift), whichever is larger, at most :data:`NO_USE_MARGIN_MAX`.
+
+    ``held``: the not-given arm of :func:`arms_of` (turns, successes, Σw, Σw², Σw·success).
+    Without comparable turns the margin is :data:`NO_USE_MARGIN`.
+    """
+    sum_w, sum_wy = float(held[2]), float(held[4])
+    if sum_w <= 0:
+        return NO_USE_MARGIN
+    failures_left = 1.0 - min(1.0, max(0.0, sum_wy / sum_w))
+    return min(NO_USE_MARGIN_MAX, max(NO_USE_MARGIN, NO_USE_SHARE_OF_FAILURES * failures_left))
+
+
+def _of_no_use(harm: up.Uplift, meta: dict[str, Any], held: tuple) -> bool:
     """Both arms at least :data:`NO_USE_MIN_TURNS` and the interval at the harm boundary below the margin
     (never for a lesson the user taught)."""
     return (min(harm.effective_given, harm.effective_held_back) >= NO_USE_MIN_TURNS
-            and harm.high < NO_USE_MARGIN and meta.get("learned_from") != "user_feedback")
+            and harm.high < no_use_margin(held) and meta.get("learned_from") != "user_feedback")
 
 
-def _retired_as_no_use(harm: up.Uplift, when: str, now: float) -> dict[str, Any]:
+def _retired_as_no_use(harm: up.Uplift, margin: float, when: str, now: float) -> dict[str, Any]:
     """The deprecation fields for "no use", ``when`` naming the look or "between looks"."""
     return {"deprecated": True, "decision_reason": f"no use: {_fmt(harm)}, {when}",
-            "deprecated_reason": f"helps by less than {NO_USE_MARGIN:.2f}: {_fmt(harm)}",
+            "deprecated_reason": f"helps by less than {margin:.2f}: {_fmt(harm)}",
             "deprecated_at": _iso(now), "deprecated_at_epoch": now}
 
 
