@@ -8,8 +8,9 @@
 (``kioku.learning.lifecycle.no_use_margin``: 0.05, or 40 % of the failures left in the turns it
 is not given, at most 0.10; for these paths 0.10 at base 0.5 and 0.7 and 0.06 at base 0.85,
 ``margins`` in the output). A lesson whose true lift is exactly the margin is the hardest case
-where the claim is false, so the chance of retiring it is the rule's error rate. Each path is
-one lesson: in each of ``--turns`` eligible turns it is given with chance ``--given`` (the same
+where the claim is false, so the chance of retiring it is the rule's error rate (pass that lift:
+the default 0.05 is the margin only where one turn in eight or fewer fails). Each path is one
+lesson: in each of ``--turns`` eligible turns it is given with chance ``--given`` (the same
 chance every turn, so the weighted comparison is the plain one), the turn succeeds with chance
 ``base + lift`` when given and ``base`` when not, and after every turn
 ``kioku.learning.lifecycle.decide``, the function the worker calls, takes the counts and the
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace) -> dict:
                 counts[end] = counts.get(end, 0) + 1
             row[label] = {k: round(v / args.paths, 4) for k, v in sorted(counts.items())}
         out["bases"][str(base)] = row
-        out["margins"][str(base)] = round(lifecycle.no_use_margin(lifecycle.arms_of((1, base, 1, base))[1]), 4)
+        out["margins"][str(base)] = round(lifecycle.no_use_margin((1, base, 1.0, 1.0, base)), 4)
     return out
 
 

@@ -68,7 +68,7 @@ def test_decide_no_use_needs_a_narrow_interval_below_the_margin_and_spares_user_
     # 51 turns each side, both arms 98 % successful: the interval at DEPRECATE_Z is about
     # -0.07 to +0.07, so a lift of 0.05 is not ruled out: no decision yet
     wide = up.weighted_uplift(*lifecycle.arms_of((51, 50, 51, 50)), z=up.DEPRECATE_Z)
-    assert wide.high > lifecycle.NO_USE_MARGIN
+    assert wide.high > lifecycle.no_use_margin(lifecycle.arms_of((51, 50, 51, 50))[1]) == lifecycle.NO_USE_MARGIN
     assert "deprecated" not in lifecycle.decide({"confidence": 0.8}, (51, 50, 51, 50))
     # at the first look past 1,000 turns each side, both at 50 %: interval within about ±0.04 - no use
     point = next(p for p in up.look_schedule(10**5) if p >= 1000)
@@ -78,7 +78,7 @@ def test_decide_no_use_needs_a_narrow_interval_below_the_margin_and_spares_user_
     change = lifecycle.decide({"confidence": 0.8}, counts)
     assert change["deprecated"] is True and change["decision_reason"].startswith("no use: uplift +0.00")
     # half of the turns fail without it: the margin is 40 % of 0.5, at most 0.10
-    assert "helps by less than 0.10" in change["deprecated_reason"]
+    assert "helps by less than 0.100" in change["deprecated_reason"]
     assert "deprecated" not in lifecycle.decide({"confidence": 0.8, "learned_from": "user_feedback"}, counts)
     # a lesson that helps by 0.10 at the same size is kept (its interval lies above the margin's reach)
     helps = (point, point // 2 + point // 10, point, point // 2)
@@ -98,18 +98,32 @@ def test_no_use_margin_is_a_share_of_the_failures_left_between_its_bounds():
     assert lifecycle.no_use_margin(held(0, 0)) == 0.05               # nothing to compare: the floor
     # weighted turns count by their weights: 170 of 200 weighted turns succeed, 0.4 x 0.15
     assert lifecycle.no_use_margin((120, 100, 200.0, 400.0, 170.0)) == pytest.approx(0.06)
-    # the same lift of 0.04, not yet clear of zero at the promotion boundary: retired where half of
-    # the turns fail without it (0.04 is 8 % of those failures), kept where one in ten fails (40 %;
-    # there it is already clear of zero and promoted)
+    # the same lift of 0.04 for a promoted lesson at a look: retired where half of the turns fail
+    # without it (0.04 is 8 % of those failures), kept where one in ten fails (40 % of them)
+    promoted = {"confidence": 0.85, "promoted": True}
     point = next(p for p in up.look_schedule(10**5) if p >= 1000)
     low_base = (point, point // 2 + point * 4 // 100, point, point // 2)
     high_base = (point, point * 94 // 100, point, point * 9 // 10)
     for counts, retired in ((low_base, True), (high_base, False)):
         interval = up.weighted_uplift(*lifecycle.arms_of(counts), z=up.DEPRECATE_Z)
         assert interval.low > 0 and 0.05 < interval.high < 0.10
-        change = lifecycle.decide({"confidence": 0.8}, counts)
-        assert bool(change.get("deprecated")) is retired
-    assert "helps by less than 0.10" in lifecycle.decide({"confidence": 0.8}, low_base)["deprecated_reason"]
+        assert bool(lifecycle.decide(promoted, counts).get("deprecated")) is retired
+    assert "helps by less than 0.100" in lifecycle.decide(promoted, low_base)["deprecated_reason"]
+    # a lesson not yet promoted and clear of zero at the promotion boundary is promoted instead
+    assert lifecycle.decide({"confidence": 0.8}, high_base)["promoted"] is True
+
+
+def test_no_use_margin_is_taken_from_the_weighted_rate_of_the_turns_without_the_lesson():
+    # weighted arms (turns, successes, Σw, Σw², Σw·success): given 0.82 weighted, held back 0.75
+    # weighted (0.90 counted plainly), so the uplift is +0.07 and the margin 0.4 x 0.25 -> 0.10
+    given = (2000, 1640, 4000.0, 8000.0, 3280.0)
+    held = (2000, 1800, 4000.0, 8000.0, 3000.0)
+    interval = up.weighted_uplift(given, held, z=up.DEPRECATE_Z)
+    assert interval.uplift == pytest.approx(0.07) and 0.09 < interval.high < 0.10
+    # the margin the plain rate (0.05) or the given arm's rate (0.072) would give keeps the lesson
+    assert lifecycle.no_use_margin(held) == pytest.approx(0.10)
+    change = lifecycle.decide({"confidence": 0.85, "promoted": True}, (given, held))
+    assert change["deprecated"] is True and "helps by less than 0.100" in change["deprecated_reason"]
 
 
 def test_decide_checks_no_use_between_looks_only_for_a_lesson_measured_below_the_lean():
@@ -131,9 +145,14 @@ def test_decide_checks_no_use_between_looks_only_for_a_lesson_measured_below_the
     assert "deprecated" not in lifecycle.decide(restored, (40, 14, 40, 22))
     assert lifecycle.decide({**restored, "looked_at_epoch": 300.0}, (40, 14, 40, 22))["deprecated"] is True
     assert lifecycle.decide(restored, (51, 18, 51, 28))["looked_at_epoch"] > 200.0  # the fifth look
-    # an interval still reaching the margin waits (18/40 vs 22/40: uplift -0.10)
-    assert up.weighted_uplift(*lifecycle.arms_of((40, 18, 40, 22)), z=up.DEPRECATE_Z).high > lifecycle.NO_USE_MARGIN
+    # an interval still reaching the margin waits (18/40 vs 22/40: uplift -0.10, margin 0.10)
+    reaching = up.weighted_uplift(*lifecycle.arms_of((40, 18, 40, 22)), z=up.DEPRECATE_Z)
+    assert reaching.high > lifecycle.no_use_margin(lifecycle.arms_of((40, 18, 40, 22))[1]) == 0.10
     assert "deprecated" not in lifecycle.decide(meta, (40, 18, 40, 22))
+    # one whose interval ends between 0.05 and that margin is retired between looks (18/45 vs 23/45)
+    below = up.weighted_uplift(*lifecycle.arms_of((45, 18, 45, 23)), z=up.DEPRECATE_Z)
+    assert up.looks_passed(45) == 4 and 0.05 < below.high < 0.10
+    assert lifecycle.decide(meta, (45, 18, 45, 23))["decision_reason"].endswith("between looks")
     # below the fourth look, however clear the lean, nothing is decided between looks
     early = {"confidence": 0.8, "looks": 3}
     assert up.looks_passed(30) == 3 and "deprecated" not in lifecycle.decide(early, (30, 5, 30, 20))

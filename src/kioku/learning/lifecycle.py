@@ -14,7 +14,9 @@ on the uplift weighted by each turn's recorded chance of giving the lesson
   (and a slot another lesson could use) for too little. Where turns fail often a lesson must
   prevent a fair share of those failures to keep its slot; near a success rate of 1 the failures
   left are few, and 0.05 is asked. A lesson that does nothing reaches this as its interval
-  narrows; one that helps by clearly more than the margin does not. Lessons
+  narrows; one that helps by clearly more than the margin does not. At a look, a lesson not yet
+  promoted whose interval at ``PROMOTE_Z`` lies above zero is promoted first; a promoted lesson is
+  retired as "no use" like any other once its interval lies below the margin. Lessons
   the user taught (``learned_from == "user_feedback"``) are never deprecated for this: the user's
   word is the strongest signal, only evidence of harm overrides it.
   Between looks, a lesson whose measured uplift is below :data:`NO_USE_BETWEEN_LOOKS_BELOW` is
@@ -59,8 +61,8 @@ NO_USE_MIN_TURNS = 34  # the fourth look: before it the interval is too wide to 
 NO_USE_MARGIN = 0.05   # the smallest lift in success worth a lesson's place in the context ...
 NO_USE_SHARE_OF_FAILURES = 0.4  # ... or this share of the failures left without it,
 NO_USE_MARGIN_MAX = 0.10        # ... up to this lift
-# A lesson measured below this is also checked for "no use" between looks. Below 0 instead, the
-# check retired helpful lessons near the 0.99 ceiling of the simulation, where their measured lift is ~0.
+# A lesson measured below this is also checked for "no use" between looks (not from 0: near a success
+# rate of 1 a helpful lesson given beside others measures a lift of about 0).
 NO_USE_BETWEEN_LOOKS_BELOW = -0.05
 
 
@@ -107,13 +109,15 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
                                > stats.epoch_of(meta.get("looked_at_epoch")))
         if plain.defined and plain.uplift < NO_USE_BETWEEN_LOOKS_BELOW and not restored_since_look:
             harm = up.weighted_uplift(given, held, z=up.DEPRECATE_Z)
-            if _of_no_use(harm, meta, held):
-                change.update(_retired_as_no_use(harm, no_use_margin(held), "between looks", time.time()))
+            margin = no_use_margin(held)
+            if _of_no_use(harm, meta, margin):
+                change.update(_retired_as_no_use(harm, margin, "between looks", time.time()))
         return change
     now = time.time()
     change.update(looks=looks, looked_at_epoch=now)
     harm = up.weighted_uplift(given, held, z=up.DEPRECATE_Z)
     u = up.weighted_uplift(given, held, z=up.PROMOTE_Z)
+    margin = no_use_margin(held)
     if harm.high < 0:
         change.update(deprecated=True, decision_reason=f"hurts: {_fmt(harm)}, look {looks}",
                       deprecated_reason=f"hurts: {_fmt(harm)}", deprecated_at=_iso(now), deprecated_at_epoch=now)
@@ -122,8 +126,8 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
         change.update(promoted=True, confidence=round(min(stats.CONFIDENCE_CAP, old + stats.PROMOTE_STEP), 4),
                       confidence_before_promotion=old, promoted_at=_iso(now), promoted_at_epoch=now,
                       decision_reason=f"helps: {_fmt(u)}, look {looks}")
-    elif _of_no_use(harm, meta, held):
-        change.update(_retired_as_no_use(harm, no_use_margin(held), f"look {looks}", now))
+    elif _of_no_use(harm, meta, margin):
+        change.update(_retired_as_no_use(harm, margin, f"look {looks}", now))
     elif meta.get("promoted", False) and plain.uplift <= 0:
         change.update(promoted=False, promoted_at="", promoted_at_epoch=0.0,
                       confidence=_before_promotion(meta),
@@ -154,17 +158,17 @@ def no_use_margin(held: tuple) -> float:
     return min(NO_USE_MARGIN_MAX, max(NO_USE_MARGIN, NO_USE_SHARE_OF_FAILURES * failures_left))
 
 
-def _of_no_use(harm: up.Uplift, meta: dict[str, Any], held: tuple) -> bool:
-    """Both arms at least :data:`NO_USE_MIN_TURNS` and the interval at the harm boundary below the margin
+def _of_no_use(harm: up.Uplift, meta: dict[str, Any], margin: float) -> bool:
+    """Both arms at least :data:`NO_USE_MIN_TURNS` and the interval at the harm boundary below ``margin``
     (never for a lesson the user taught)."""
     return (min(harm.effective_given, harm.effective_held_back) >= NO_USE_MIN_TURNS
-            and harm.high < no_use_margin(held) and meta.get("learned_from") != "user_feedback")
+            and harm.high < margin and meta.get("learned_from") != "user_feedback")
 
 
 def _retired_as_no_use(harm: up.Uplift, margin: float, when: str, now: float) -> dict[str, Any]:
     """The deprecation fields for "no use", ``when`` naming the look or "between looks"."""
     return {"deprecated": True, "decision_reason": f"no use: {_fmt(harm)}, {when}",
-            "deprecated_reason": f"helps by less than {margin:.2f}: {_fmt(harm)}",
+            "deprecated_reason": f"helps by less than {margin:.3f}: {_fmt(harm)}",
             "deprecated_at": _iso(now), "deprecated_at_epoch": now}
 
 
