@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Claude Code hook launcher for every event: ``kioku_hook.py EVENT`` (e.g. ``Stop``).
 
-The logic is kioku.handlers.<event>, reached through kioku.core.hookio.run. Two layouts run
+The logic is kioku.hooks.<event>, reached through kioku.hooks.dispatch.run. Two layouts run
 this same file:
 
 - ``install.py`` copies it to ``<claude dir>/kioku/hooks/`` and settings.json runs it with
@@ -29,7 +29,7 @@ try:
 
         if not before_plugin_hook(EVENT):
             raise SystemExit(0)
-    from kioku.core.hookio import run
+    from kioku.hooks.dispatch import run
 except SystemExit:
     raise
 except Exception as exc:  # kioku not importable: never break the session

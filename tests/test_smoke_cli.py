@@ -33,7 +33,7 @@ def test_a_file_system_error_is_one_line_that_says_the_command_stopped(project, 
     import errno
     import os
 
-    from kioku import cli
+    from kioku.cli import main as cli
     from kioku.memory import api
 
     def full(*_args, **_kwargs):

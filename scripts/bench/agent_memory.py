@@ -16,7 +16,7 @@ What it does (all through Kioku's real code paths, real ChromaDB, real MiniLM):
    ``embedder`` hook, so the add throughput measures the store alone.
 3. Warm retrieval in this process: ``AgentStore.query`` (embed the task + nearest 50,
    no ``where`` filter: retrieval never scans all documents), ``lexical_search`` (FTS5)
-   and, if present, ``kioku.agent.improvements.retrieve`` (the whole hybrid pipeline):
+   and, if present, ``kioku.lessons.improvements.retrieve`` (the whole hybrid pipeline):
    p50/p95 over ``--queries`` unseen task descriptions.
 4. Cold: wall time of fresh ``python -m kioku improvements --agent bench "task"``
    processes (``--cold-runs``), and of a fresh process doing one ``AgentStore.query``.
@@ -235,9 +235,9 @@ def main(argv: list[str] | None = None) -> int:
     project = work / "project"
     project.mkdir(parents=True, exist_ok=True)
 
-    from kioku.agent.chroma_store import AgentStore, Record
-    from kioku.agent.journal import journal_dir
-    from kioku.core import paths
+    from kioku.lessons.store.chroma import AgentStore, Record
+    from kioku.lessons.store.journal import journal_dir
+    from kioku.infra import paths
 
     texts = lessons(args.n)
     result: dict = {"n": args.n, "batch": args.batch, "mode": "precomputed" if args.precomputed else "end_to_end",
@@ -254,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     chroma_dir = paths.global_chroma_dir()
     store = AgentStore(chroma_dir, embedder=embedder)
 
-    from kioku.agent import chroma_store
+    from kioku.lessons.store import chroma as chroma_store
 
     chroma_store._chromadb()  # the ~0.6 s import is not part of the add throughput
     if not (args.reuse and store.count("bench", "improvements") >= args.n):
@@ -306,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         lat.append(time.perf_counter() - t0)
     result["warm_lexical_k50"] = ms_stats(lat)
     try:
-        from kioku.agent.improvements import retrieve
+        from kioku.lessons.improvements import retrieve
     except ImportError:
         retrieve = None
     if retrieve is not None:
@@ -325,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
                                                      "bench", task, "--json"])
     result["cold_kioku_improvements_s"] = {"median": round(statistics.median(walls), 3),
                                            "runs": [round(w, 3) for w in walls]}
-    code = ("import sys; from pathlib import Path; from kioku.agent.chroma_store import AgentStore; "
+    code = ("import sys; from pathlib import Path; from kioku.lessons.store.chroma import AgentStore; "
             "print(len(AgentStore(Path(sys.argv[1])).query('bench', 'improvements', sys.argv[2], 50)))")
     walls = cold_runs(env, project, args.cold_runs, [sys.executable, "-c", code, str(chroma_dir), task])
     result["cold_store_query_process_s"] = {"median": round(statistics.median(walls), 3),

@@ -36,8 +36,8 @@ def outcome(report: dict) -> str:
 
 def run(pairs: list[dict]) -> list[str]:
     with throwaway_project("kioku-consolidation-") as project:
-        from kioku.agent.consolidate import consolidate
-        from kioku.agent.improvements import learn
+        from kioku.lessons.consolidate import consolidate
+        from kioku.lessons.improvements import learn
 
         for n, pair in enumerate(pairs):
             learn(f"pair{n}-a", pair["a"], "general", 0.8, project_root=project)

@@ -37,7 +37,7 @@ def load(which: str) -> dict[str, list[list[str]]]:
 
 def run_pair(old: str, new: str) -> tuple[str, bool]:
     """(status of the second save, whether both memories are still in MEMORY.md)."""
-    from kioku.core import paths
+    from kioku.infra import paths
     from kioku.memory import api
     from kioku.memory.recall import build_recall
 

@@ -15,10 +15,7 @@ and ``holdout`` (reported only). Metrics per half and overall:
   printed for Kioku under the table: with a few turns per half, how far a figure can be trusted.
 Turns of files whose kind is ``compaction`` count as found when Kioku skips the file (evaluation
 skips compaction side-runs on purpose) and are left out of the outcome metrics.
-Two baselines are scored beside it: the trivial "always success, no feedback, no errors"
-evaluator, and the previous whole-task evaluator (``kioku.evaluation.api.evaluate_entries``)
-applied to each turn's lines (success → success, else failed; its opening-prompt feedback;
-its tool-error count as agent errors).
+The trivial "always success, no feedback, no errors" evaluator is scored beside it.
 The label fields are read here only; ``src/kioku`` knows nothing of them.
 """
 
@@ -33,8 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
-from kioku.agent.stats import wilson_interval  # noqa: E402
-from kioku.evaluation import api  # noqa: E402
+from kioku.lessons.stats import wilson_interval  # noqa: E402
 from kioku.evaluation.per_turn import evaluate_path  # noqa: E402
 
 CLASS = {"success": "done", "no_task": "done", "partial": "not_done", "failed": "not_done",
@@ -50,7 +46,7 @@ def _ratio(a: float, b: float) -> float | None:
 
 
 def wilson(k: int, n: int) -> list[float] | None:
-    """95 % Wilson score interval of ``k`` successes in ``n`` trials (``kioku.agent.stats``)."""
+    """95 % Wilson score interval of ``k`` successes in ``n`` trials (``kioku.lessons.stats``)."""
     return [round(x, 3) for x in wilson_interval(k, n)] if n else None
 
 
@@ -89,20 +85,8 @@ def baseline_turn(label: dict) -> dict:
     return {"outcome": "success", "feedback_on_previous": "none", "agent_errors": 0}
 
 
-def legacy_turns(result) -> dict[str, dict]:
-    """The previous whole-task evaluator run on each turn's own lines."""
-    out: dict[str, dict] = {}
-    for turn in result.turns:
-        ev = api.evaluate_entries(turn.entries, "bench")
-        out[turn.prompt_uuid] = {"outcome": "success" if ev.success else "failed",
-                                 "feedback_on_previous": {1: "positive", -1: "negative"}.get(
-                                     ev.opening_feedback if turn.index else 0, "none"),
-                                 "agent_errors": ev.tool_errors}
-    return out
-
-
 def run(data: Path, mode: str) -> tuple[dict, list[dict]]:
-    """``mode``: "kioku", "always_success" or "legacy"."""
+    """``mode``: "kioku" or "always_success"."""
     use_baseline = mode == "always_success"
     labels = json.loads((data / "labels.json").read_text(encoding="utf-8"))
     groups: dict[str, list] = {"dev": [], "holdout": []}
@@ -120,7 +104,7 @@ def run(data: Path, mode: str) -> tuple[dict, list[dict]]:
         if result.kind == "compaction" and not use_baseline:
             skipped[part] += len(turns)
             continue
-        by_uuid = legacy_turns(result) if mode == "legacy" else {v.prompt_uuid: v.to_json() for v in result.verdicts}
+        by_uuid = {v.prompt_uuid: v.to_json() for v in result.verdicts}
         for t in turns:
             pred = baseline_turn(t) if use_baseline else by_uuid.get(t["prompt_uuid"])
             groups[part].append((t, pred))
@@ -160,8 +144,7 @@ def main() -> int:
     args = parser.parse_args()
     kioku, details = run(args.data, "kioku")
     baseline, _ = run(args.data, "always_success")
-    legacy, _ = run(args.data, "legacy")
-    print(table({"kioku": kioku, "always-success baseline": baseline, "previous evaluator per turn": legacy}))
+    print(table({"kioku": kioku, "always-success baseline": baseline}))
     for part in ("dev", "holdout", "all"):
         row = kioku[part]
         print(f"kioku {part}, 95 % intervals: " + "; ".join(
@@ -174,7 +157,7 @@ def main() -> int:
                     or d["agent_errors"] != d["predicted_errors"]:
                 print(json.dumps(d, ensure_ascii=False))
     if args.json:
-        args.json.write_text(json.dumps({"kioku": kioku, "baseline": baseline, "previous_evaluator": legacy,
+        args.json.write_text(json.dumps({"kioku": kioku, "baseline": baseline,
                                          "details": details},
                                         ensure_ascii=False, indent=2), encoding="utf-8")
     return 0

@@ -88,10 +88,10 @@ def build_store(env: dict[str, str], claude_dir: Path, n: int) -> None:
     if not (cached / "digests").exists():
         code = f"""
 import random, sys
-from kioku.agent.chroma_store import AgentStore, Record
-from kioku.agent.improvements import new_metadata
-from kioku.agent.digest import refresh_digest
-from kioku.core import paths
+from kioku.lessons.store.chroma import AgentStore, Record
+from kioku.lessons.improvements import new_metadata
+from kioku.lessons.digest_refresh import refresh_digest
+from kioku.infra import paths
 rng = random.Random(7)
 verbs = ["check", "run", "read", "pin", "cache", "retry", "log", "split", "name", "test"]
 things = ["the lockfile", "the failing test", "the schema", "flaky network calls", "env vars",
@@ -136,8 +136,8 @@ def build_project_lessons(env: dict[str, str], project: Path, n: int) -> None:
         code = f"""
 import random, sys
 from pathlib import Path
-from kioku.agent.improvements import learn
-from kioku.agent.digest import refresh_digest
+from kioku.lessons.improvements import learn
+from kioku.lessons.digest_refresh import refresh_digest
 root = Path(sys.argv[1])
 rng = random.Random(11)
 parts = ["the parser", "the state machine", "module names", "the API client", "error types",

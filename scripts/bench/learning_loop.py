@@ -5,14 +5,14 @@
         --neutral 10 --sessions 600 --inject 5 --seed 1 [--kinds 2] [--hold-back 0.15] [--json OUT]
 
 Setup: a temporary KIOKU_HOME / CLAUDE_CONFIG_DIR / project (nothing outside it is touched).
-Lessons of known effect are stored with ``kioku.agent.improvements.learn`` (the real Chroma
+Lessons of known effect are stored with ``kioku.lessons.improvements.learn`` (the real Chroma
 store and FTS5 index). Each lesson belongs to one of ``--kinds`` kinds of task: its text shares
 that kind's vocabulary, and it changes the success chance (by +effect, -effect or 0) only on a
 task of its kind. Helpful, harmful and neutral lessons are dealt round-robin over the kinds.
 
 Each simulated session is one task of a random kind:
 1. the task text goes through the UserPromptSubmit hook's lesson step
-   (``kioku.handlers.user_prompt_submit._lessons``: FTS5 selection, exploration, ledger);
+   (``kioku.hooks.user_prompt_submit._lessons``: FTS5 selection, exploration, ledger);
 2. the outcome is drawn from ``base + sum of the effects of the lessons given`` (clamped to
    [0.01, 0.99]);
 3. the verdict goes through ``kioku.learning.credit.apply_turn_verdicts`` (what the worker
@@ -61,11 +61,11 @@ def run(args: argparse.Namespace) -> dict:
 
 
 def simulate(args: argparse.Namespace, project: Path) -> dict:
-    from kioku.agent import scopes as sc
-    from kioku.agent.improvements import all_improvements, learn
-    from kioku.agent.stats import seed_decision
+    from kioku.lessons import scopes as sc
+    from kioku.lessons.improvements import all_improvements, learn
+    from kioku.lessons.stats import seed_decision
     from kioku.evaluation.verdict import TurnVerdict
-    from kioku.handlers import _common, user_prompt_submit
+    from kioku.hooks import common as _common, user_prompt_submit
     from kioku.learning import ledger
     from kioku.learning.credit import apply_turn_verdicts
 

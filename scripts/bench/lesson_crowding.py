@@ -31,8 +31,8 @@ DATA = Path(__file__).resolve().parent / "data" / "lesson_crowding.json"
 
 def run(floors: list[float], sessions: int) -> dict:
     with throwaway_project("kioku-crowding-") as project:
-        from kioku.agent.digest import read_digest
-        from kioku.agent.improvements import learn
+        from kioku.lessons.digest import read_digest
+        from kioku.lessons.improvements import learn
         from kioku.learning import select
 
         data = json.loads(DATA.read_text(encoding="utf-8"))

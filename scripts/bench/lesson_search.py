@@ -8,9 +8,9 @@ Usage::
 The set (``scripts/bench/data/lessons.json``): lessons an agent learned (English and
 Japanese), tasks that paraphrase a situation where one applies (gold = the helpful lessons)
 and unrelated requests (small talk, English and Japanese; gold = nothing). Each lesson is
-stored with ``kioku.agent.improvements.learn`` (global scope, confidence 0.85) into a real
+stored with ``kioku.lessons.improvements.learn`` (global scope, confidence 0.85) into a real
 embedded ChromaDB under a throw-away home; each task goes through
-``kioku.agent.improvements.retrieve`` (limit 5), the function ``kioku improvements`` calls.
+``kioku.lessons.improvements.retrieve`` (limit 5), the function ``kioku improvements`` calls.
 
 Tasks are split in halves by a CRC32 of their text (``tune`` / ``held_out``). Reported per
 half and language: ``hit@1``, ``hit@3`` (a gold lesson first / among the first three; no
@@ -20,7 +20,7 @@ Rows: ``kioku`` (``retrieve`` as shipped), and re-rankings of the same candidate
 previous ranking),
 ``dense_only`` (MiniLM cosine order, same cut-off as ``kioku``), ``rrf`` (RRF with the
 shipped cut-off). A last line reports the hooks' selection on the same set (the lesson step
-of UserPromptSubmit, ``kioku.handlers._common.inject_lessons``: the FTS5 index only, at most 5
+of UserPromptSubmit, ``kioku.hooks.common.inject_lessons``: the FTS5 index only, at most 5
 lessons within the hook's character budget, no hold-back): the share of tasks given a helpful
 lesson, and of unrelated requests given none. The hooks' selection and ``retrieve`` are also
 run on a second set written blind by someone who never read the selection code
@@ -70,7 +70,7 @@ def setup(data: dict, root: Path) -> tuple[Path, dict[str, str]]:
     (project / ".git").mkdir(parents=True)
     os.environ.update({"HOME": str(home), "KIOKU_USER_HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
                        "KIOKU_HOME": str(home / ".claude" / "kioku")})
-    from kioku.agent.improvements import learn
+    from kioku.lessons.improvements import learn
 
     ids: dict[str, str] = {}
     for lesson in data["lessons"]:
@@ -92,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: dict = {}
     with tempfile.TemporaryDirectory(prefix="kioku-bench-") as tmp:
         project, ids = setup(data, Path(tmp))
-        from kioku.agent import improvements as im
+        from kioku.lessons import improvements as im
 
         rows = [(item, [ids.get(h.id, "?") for h in im.retrieve(AGENT, item["q"], limit=5, project_root=project)])
                 for item in items]
@@ -148,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def hook_given(project: Path, ids: dict[str, str], task: str) -> set[str]:
     """The set's ids of the lessons UserPromptSubmit would give ``task`` (no hold-back)."""
-    from kioku.handlers import _common, user_prompt_submit
+    from kioku.hooks import common as _common, user_prompt_submit
 
     os.environ["KIOKU_HOLD_BACK"] = "0"  # the hook reads its hold-back share from here; the digest is learn's
     _block, chosen, _held, _chances = _common.inject_lessons(

@@ -9,7 +9,7 @@ The set (``scripts/bench/data/save_requests.json``): ``save`` prompts that ask t
 for future sessions (each with the fact a reader would keep) and ``no_save`` prompts that must
 not be kept (current-task facts, recall questions, reminders for now, file saves, quoted text),
 in English and Japanese. A reviewer wrote them without reading Kioku's detector, its tests or its
-docs. Each prompt goes through the hook's own handler (``kioku.handlers.user_prompt_submit.handle``,
+docs. Each prompt goes through the hook's own handler (``kioku.hooks.user_prompt_submit.handle``,
 what the installed hook runs) in a fresh throw-away project; it counts as saved when the hook
 answers "Saved to memory" or "Already in memory". The prompts are split in two halves by the
 CRC32 of their text (even: ``tune``, odd: ``holdout``); rules may be written against the tune
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
                           CLAUDE_CONFIG_DIR=str(base / "home" / ".claude"))
         os.environ.pop("KIOKU_DISABLE", None)
         sys.path.insert(0, str(REPO / "src"))
-        from kioku.handlers.user_prompt_submit import handle
+        from kioku.hooks.user_prompt_submit import handle
 
         outcomes: dict[str, list[dict]] = {"save": [], "no_save": []}
         for kind in ("save", "no_save"):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
-from kioku.core.secrets import contains_secret  # noqa: E402
+from kioku.text.secrets import contains_secret  # noqa: E402
 
 
 def dialogue_turns(data: list[dict]) -> list[str]:

@@ -1,3 +1,3 @@
-from kioku.cli import main
+from kioku.cli.main import main
 
 raise SystemExit(main())

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from kioku.core import transcript as tr
-from kioku.evaluation.api import evaluate_transcript
+from kioku.evaluation import transcript as tr
+from kioku.evaluation.lessons import lessons_from_turn
+from kioku.evaluation.per_turn import evaluate_path
 
 BIN = os.environ.get("KIOKU_CLAUDE_BIN", "")
 RECORDER = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "record.py"
@@ -29,11 +30,14 @@ def test_fresh_recordings_evaluate_like_the_fixtures(tmp_path: Path, transcripts
     run = subprocess.run([sys.executable, str(RECORDER), "bash_fail_then_success", "subagent", "--out", str(out)],
                          env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr
-    fresh = evaluate_transcript(out / "bash_fail_then_success.jsonl", "main")
-    stored = evaluate_transcript(transcripts / "bash_fail_then_success.jsonl", "main")
-    for field in ("success", "tool_errors", "retries", "tool_calls", "tokens", "feedback"):
-        assert getattr(fresh, field) == getattr(stored, field), field
-    assert [i.lesson for i in fresh.insights] == [i.lesson for i in stored.insights]
+    fresh = evaluate_path(out / "bash_fail_then_success.jsonl")
+    stored = evaluate_path(transcripts / "bash_fail_then_success.jsonl")
+    assert len(fresh.verdicts) == len(stored.verdicts) == 1
+    for field in ("outcome", "agent_errors", "recovered_errors", "retries", "tool_calls", "feedback_on_previous"):
+        assert getattr(fresh.verdicts[0], field) == getattr(stored.verdicts[0], field), field
+    assert fresh.verdicts[0].tokens.non_cache == stored.verdicts[0].tokens.non_cache
+    assert ([lesson.text for lesson in lessons_from_turn(fresh.turns[0])]
+            == [lesson.text for lesson in lessons_from_turn(stored.turns[0])])
     sub = tr.parse(tr.read_from(out / "subagent.agent-1.jsonl")[0])
     assert sub.is_sidechain and [c.input.get("command") for c in sub.tool_calls] == ["cat README.md"]
     # sanitised: the recorder's temporary home/project paths do not leak into the files

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from kioku.agent.chroma_store import open_store
-from kioku.core import jobs
-from kioku.core import transcript as tr
-from kioku.evaluation import worker
+from kioku.lessons.store.chroma import open_store
+from kioku.infra import jobs
+from kioku.evaluation import transcript as tr
+from kioku.worker import drain as worker
 
 REQUIRED = ("agent_name", "session_id", "task_id", "success", "quality", "duration_s", "tokens", "tool_errors",
             "retries", "feedback", "strengths", "weaknesses", "insights_count", "timestamp", "timestamp_epoch")
@@ -150,7 +150,7 @@ def test_worker_cli_and_busy_lock(kioku, project: Path, transcripts: Path, monke
     monkeypatch.setenv("KIOKU_NO_WORKER", "1")
     jobs.enqueue({"agent": "main", "session_id": "cli", "cwd": str(project),
                   "transcript_path": str(transcripts / "plain_success.jsonl")})
-    from kioku.core import fsutil
+    from kioku.infra import fsutil
 
     with fsutil.exclusive_lock(jobs.worker_lock_path()):
         assert jobs.worker_running()
@@ -163,7 +163,7 @@ def test_worker_cli_and_busy_lock(kioku, project: Path, transcripts: Path, monke
 
 
 def test_hook_side_enqueue_is_stdlib_only(project: Path, transcripts: Path, tmp_path: Path) -> None:
-    code = ("import sys, json; from kioku.core import jobs; "
+    code = ("import sys, json; from kioku.infra import jobs; "
             "p = jobs.enqueue({'agent': 'main', 'session_id': 's', 'transcript_path': sys.argv[1]}); "
             "print(json.dumps({'heavy': sorted(m for m in ('chromadb', 'numpy', 'yaml', 'jinja2') if m in sys.modules),"
             " 'job': str(p)}))")
@@ -287,7 +287,7 @@ def test_per_turn_cli_json_and_no_store_writes_nothing(kioku, project: Path, tra
                               str(transcripts / "feedback_followups.jsonl"), "--per-turn", "--json").stdout)
     assert stored["stored"] == 3 and len(_evaluations()) == 3
     # stamped with the time of evaluation: an old transcript's turns count as recent work
-    from kioku.agent.dashboard import build_dashboard
+    from kioku.lessons.dashboard import build_dashboard
     board = build_dashboard("main", project)
     assert board["recent_success_rate"] is not None and len(board["recent_evaluations"]) == 3
     assert sorted(e["outcome"] for e in board["recent_evaluations"]) == ["failed", "no_task", "success"]

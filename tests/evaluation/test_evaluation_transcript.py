@@ -1,4 +1,4 @@
-"""kioku.core.transcript: parsing the recorded real transcripts and incremental reading."""
+"""kioku.evaluation.transcript: parsing the recorded real transcripts and incremental reading."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from kioku.core import transcript as tr
+from kioku.evaluation import transcript as tr
 
 
 def _lines(path: Path) -> list[str]:

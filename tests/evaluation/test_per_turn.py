@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kioku.core import transcript as tr
+from kioku.evaluation import transcript as tr
 from kioku.evaluation import error_kinds as ek
 from kioku.evaluation import feedback as fb
 from kioku.evaluation.per_turn import evaluate_entries, evaluate_path
@@ -407,13 +407,13 @@ def test_lessons_need_a_real_relation_and_carry_no_machine_details() -> None:
 
 
 def test_a_lesson_is_a_candidate_until_it_recurs_in_another_session(project: Path) -> None:
-    from kioku.agent.chroma_store import open_store
-    from kioku.evaluation import api
+    from kioku.lessons.store.chroma import open_store
+    from kioku.learning.learn import JudgedTurn, learn_from_turns
 
     def learn(session: str, branch: str, next_feedback: str = "none") -> int:
         result = evaluate_entries(_push_turn(session, branch).lines)
-        item = api.JudgedTurn(result.verdicts[0], result.turns[0], next_feedback, True)
-        return api.learn_from_turns("main", session, [item], project)
+        item = JudgedTurn(result.verdicts[0], result.turns[0], next_feedback, True)
+        return learn_from_turns("main", session, [item], project)
 
     assert learn("s1", "b1") == 0
     assert learn("s1", "b1") == 0                 # the same session again is no recurrence
@@ -476,7 +476,7 @@ def test_package_entry_point_takes_a_path_or_entries(tmp_path: Path) -> None:
     ("curl -u bob https://api.example.co.uk/x", "curl -u {user} {url}"),
     ("ping build.corp", "ping {host}"),
     ("git push -u origin feature/x", "git push -u origin {branch}"),
-    ("python -m kioku.cli doctor", "python -m kioku.cli doctor"),
+    ("python -m kioku.cli.main doctor", "python -m kioku.cli.main doctor"),
     ("cat package.json && ls -h", "cat package.json && ls -h"),
 ])
 def test_hosts_and_logins_of_any_form_become_placeholders(command: str, expected: str) -> None:
@@ -496,7 +496,7 @@ def test_hosts_and_logins_of_any_form_become_placeholders(command: str, expected
     ("git clone git@github.com:acme/app first", True),
 ])
 def test_only_a_sentence_naming_one_machine_is_machine_bound(lesson: str, bound: bool) -> None:
-    from kioku.core.placeholders import names_machine
+    from kioku.text.placeholders import names_machine
 
     assert names_machine(lesson) is bound
 
@@ -504,7 +504,7 @@ def test_only_a_sentence_naming_one_machine_is_machine_bound(lesson: str, bound:
 def test_placeholder_rules_stay_fast_on_hostile_commands() -> None:
     import time
 
-    from kioku.core.placeholders import placeholders
+    from kioku.text.placeholders import placeholders
 
     started = time.perf_counter()
     placeholders("ssh " + "-a " * 300 + "-")

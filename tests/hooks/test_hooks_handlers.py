@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from kioku.core import hookio, jobs, paths
-from kioku.handlers import session_start, stop, subagent_start, subagent_stop, user_prompt_submit
+from kioku.hooks import dispatch as hookio
+from kioku.infra import jobs, paths
+from kioku.hooks import session_start, stop, subagent_start, subagent_stop, user_prompt_submit
 
 KEY = "sk-ant-api03-" + "Qx7vR2mN9pL4kT8wZ1yB6cD3fG5hJ0aS" + "Ee4Uu7Ii9Oo2Pp5Ll8Kk1Jj3Hh6Gg-AbCdEf"
 
@@ -114,7 +115,7 @@ def test_session_start_empty_memory_gives_no_output(hook_input):
 
 @pytest.mark.slow
 def test_session_start_and_subagent_start_inject_learned_improvements(hook_input, project, monkeypatch):
-    from kioku.agent.improvements import learn
+    from kioku.lessons.improvements import learn
     from kioku.learning import ledger
 
     monkeypatch.setenv("KIOKU_HOLD_BACK", "0")  # exploration has its own test
@@ -228,7 +229,7 @@ def test_a_save_behind_a_stalled_lock_holder_gives_up_quickly(hook_input, projec
     import sys
     import time
 
-    from kioku.core import fsutil
+    from kioku.infra import fsutil
 
     memory = project / ".agents" / "memory"
     memory.mkdir(parents=True)
@@ -301,7 +302,7 @@ def test_oversized_input_says_so_instead_of_not_json(project, monkeypatch):
 
 def test_a_lone_surrogate_in_the_prompt_fails_nothing(project):
     """JSON may carry "\\ud800" alone: such a string cannot be encoded as UTF-8 (hash, SQLite)."""
-    from kioku.agent.improvements import learn
+    from kioku.lessons.improvements import learn
 
     learn("main", "Use the Stripe API idempotency key for every POST", "api_usage", 0.9, project_root=project)
     raw = json.dumps({"session_id": "s1", "prompt": "fix the stripe \ud800 webhook", "cwd": str(project),
@@ -317,7 +318,7 @@ def test_a_lone_surrogate_in_the_prompt_fails_nothing(project):
 
 def test_a_lone_surrogate_in_a_subagents_task_fails_nothing(project):
     """SubagentStart reads its task from the parent's transcript, not from its stdin."""
-    from kioku.agent.improvements import learn
+    from kioku.lessons.improvements import learn
 
     learn("coder", "Use the Stripe API idempotency key for every POST", "api_usage", 0.9, project_root=project)
     transcript = project / "parent.jsonl"

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from kioku.core import config, hookio, paths
-from kioku.core.detect import REMEMBER_HINT
-from kioku.handlers.user_prompt_submit import no_remember_hint_raw
+from kioku.infra import config, paths
+from kioku.hooks import dispatch as hookio
+from kioku.memory.triggers import REMEMBER_HINT
+from kioku.hooks.user_prompt_submit import no_remember_hint_raw
 
 WORDS = ["please", "Remember", "REMEMBER", "that", "we", "use", "bun", "save", "Saved", "this:", "note",
          "Note", "for", "future", "From", "now", "on", "keep", "in", "mind", "write", "it", "down",
@@ -74,7 +75,7 @@ def test_project_root_and_config_lookup_match_paths_module(tmp_path, monkeypatch
 
 def test_no_trigger_prompt_imports_neither_json_nor_re(tmp_path):
     repo = Path(__file__).resolve().parents[2]
-    code = ("import io, sys; sys.path.insert(0, sys.argv[1]); from kioku.core import hookio\n"
+    code = ("import io, sys; sys.path.insert(0, sys.argv[1]); from kioku.hooks import dispatch as hookio\n"
             "raw = b'{\"prompt\": \"fix the flaky parser test\", \"cwd\": \"/tmp\"}'\n"
             "out = io.StringIO(); hookio.run('UserPromptSubmit', stdin=io.BytesIO(raw), stdout=out)\n"
             "print(sorted(m for m in ('json', 're', 'pathlib', 'typing', 'dataclasses') if m in sys.modules), out.getvalue())")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kioku.handlers import user_prompt_submit
+from kioku.hooks import user_prompt_submit
 
 TOKEN = "ghp_" + "Qx7vR2mN9pL4kT8wZ1yB6cD3fG5hJ0aSEe4U"
 

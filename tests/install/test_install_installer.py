@@ -160,7 +160,7 @@ def test_upgrade_replaces_only_changed_files_and_checkout_can_be_deleted(tmp_pat
     src = _copy_checkout(tmp_path / "checkout")
     assert install(source=src).returncode == 0
     (src / "hooks" / "kioku_hook.py").write_text((src / "hooks" / "kioku_hook.py").read_text() + "# upgraded\n")
-    extra = src / "src" / "kioku" / "handlers" / "_obsolete_probe.py"
+    extra = src / "src" / "kioku" / "hooks" / "_obsolete_probe.py"
     extra.write_text("X = 1\n")
     assert install(source=src).returncode == 0
     extra.unlink()

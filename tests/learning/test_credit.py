@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from kioku.agent import scopes as sc
-from kioku.agent.improvements import learn
-from kioku.core import jobs
-from kioku.evaluation import worker
+from kioku.lessons import scopes as sc
+from kioku.lessons.improvements import learn
+from kioku.infra import jobs
+from kioku.worker import drain as worker
 from kioku.evaluation.verdict import TurnVerdict
-from kioku.handlers import stop, user_prompt_submit
+from kioku.hooks import stop, user_prompt_submit
 from kioku.learning import credit, evidence, ledger
 
 LESSONS = {
@@ -171,7 +171,7 @@ def test_join_falls_back_from_prompt_id_to_sha_to_order():
 def test_a_credited_turn_records_when_the_lesson_was_last_given(project):
     import time
 
-    from kioku.agent.improvements import all_improvements, learn
+    from kioku.lessons.improvements import all_improvements, learn
     from kioku.learning import evidence
     from kioku.learning import lifecycle as learning_lifecycle
 
@@ -186,7 +186,7 @@ def test_a_credited_turn_records_when_the_lesson_was_last_given(project):
 
 
 def test_a_promotion_the_later_evidence_no_longer_supports_is_withdrawn_in_the_store(project):
-    from kioku.agent.digest import read_digest
+    from kioku.lessons.digest import read_digest
     from kioku.learning import lifecycle as learning_lifecycle
 
     [rec_id] = learn("main", "Run the focused test file first", "testing_patterns", 0.8, project_root=project)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kioku.agent.improvements import learn
-from kioku.handlers import session_start, user_prompt_submit
+from kioku.lessons.improvements import learn
+from kioku.hooks import session_start, user_prompt_submit
 from kioku.learning import ledger, select
 from kioku.retrieval.text import is_common_token
 
@@ -106,7 +106,7 @@ def test_promoted_first_then_undecided_in_random_order():
 def test_subagent_start_selects_by_the_task_in_the_parent_transcript(project, many, tmp_path, monkeypatch):
     import json as _json
 
-    from kioku.handlers import subagent_start
+    from kioku.hooks import subagent_start
     from kioku.learning.subagent_task import task_text
 
     monkeypatch.setenv("KIOKU_HOLD_BACK", "0")
@@ -251,7 +251,7 @@ def test_a_subagent_is_given_its_own_lessons_on_one_everyday_word(project, tmp_p
     reviewer's lesson on approving a review, though "review" is an everyday word."""
     import json as _json
 
-    from kioku.handlers import subagent_start
+    from kioku.hooks import subagent_start
 
     monkeypatch.setenv("KIOKU_HOLD_BACK", "0")
     lesson = "Check the CHANGELOG entry before approving a review"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from kioku.agent import scopes as sc
-from kioku.agent.improvements import learn
+from kioku.lessons import scopes as sc
+from kioku.lessons.improvements import learn
 from kioku.learning import evidence, lifecycle
 
 FIELDS = {"turns_given", "turns_held_back", "success_given", "success_held_back", "uplift", "uplift_low",

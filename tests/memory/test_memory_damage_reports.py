@@ -90,7 +90,7 @@ def test_doctor_warns_about_an_onnxruntime_usage_event_store(project, isolated_h
 
 
 def test_doctor_reports_a_broken_config_instead_of_stopping(project):
-    from kioku.core import paths
+    from kioku.infra import paths
 
     paths.global_chroma_dir().mkdir(parents=True)  # an agent store to check
     (project / ".agents").mkdir(exist_ok=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from memtest_fixtures import pmem, umem  # noqa: F401
 
-from kioku.core.errors import KiokuError, SecretRejected
+from kioku.infra.errors import KiokuError, SecretRejected
 from kioku.memory.api import remember
 from kioku.memory.edit import edit_memory, restore_memory
 from kioku.memory.organize import forget

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kioku.core.errors import SecretRejected, UsageError
+from kioku.infra.errors import SecretRejected, UsageError
 from kioku.memory import api
 from kioku.memory.guard import MemoryRejected
 

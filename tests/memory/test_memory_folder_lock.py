@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from memtest_fixtures import pmem  # noqa: F401
-from kioku.core import fsutil
-from kioku.core.errors import KiokuError, SymlinkRefused
+from kioku.infra import fsutil
+from kioku.infra.errors import KiokuError, SymlinkRefused
 from kioku.memory import api, store
 from kioku.memory.store import LOCK_NAME, MemoryDir
 

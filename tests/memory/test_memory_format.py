@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memtest_fixtures import pmem, umem  # noqa: F401
-from kioku.core.errors import UsageError
+from kioku.infra.errors import UsageError
 from kioku.memory import api
 from kioku.memory.index import MAX_LINE_CHARS, format_entry, parse_index
 from kioku.memory.textutil import summarize

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memtest_fixtures import umem  # noqa: F401
-from kioku.core.errors import UsageError
+from kioku.infra.errors import UsageError
 from kioku.memory import api
 
 
@@ -70,7 +70,7 @@ def test_a_project_below_home_still_saves(isolated_home, kioku):
 
 
 def test_a_project_folder_that_no_longer_exists_is_never_created(tmp_path):
-    from kioku.core.errors import UsageError
+    from kioku.infra.errors import UsageError
     from kioku.memory import api
 
     gone = tmp_path / "deleted-worktree"

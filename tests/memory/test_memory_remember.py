@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memtest_fixtures import pmem, umem  # noqa: F401
-from kioku.core.errors import SecretRejected
+from kioku.infra.errors import SecretRejected
 from kioku.memory import api
 from kioku.memory.guard import MemoryRejected
 from kioku.memory.index import MAX_LINES, WARN_LINES

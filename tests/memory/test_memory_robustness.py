@@ -17,7 +17,7 @@ from kioku.memory.topics import read_topic
 REPO_ROOT = Path(__file__).resolve().parents[2]
 WORKER = """
 import sys
-from kioku.cli import main
+from kioku.cli.main import main
 w = int(sys.argv[1])
 for i in range(int(sys.argv[2])):
     args = ["remember", f"worker{w} note{i}: component{w}x{i} handles queue{w}y{i} with retries{i}{w}"]

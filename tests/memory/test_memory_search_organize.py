@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memtest_fixtures import pmem, umem  # noqa: F401
-from kioku.core.errors import KiokuError
+from kioku.infra.errors import KiokuError
 from kioku.memory import api
 
 

@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from kioku.core.errors import SymlinkRefused
+from kioku.infra.errors import SymlinkRefused
 from kioku.memory import api
 
 OUTSIDE_INDEX = ("# Memory index\n\n- [project] deploy with AKIA" + "Q7RZ2M9PL4KT8WZ1 → infra.md\n"

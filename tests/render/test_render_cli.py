@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kioku.core import paths
+from kioku.infra import paths
 from kioku.render.presets import get_preset
 from kioku.render.section import parse_section
 from kioku.render.splice import BEGIN_MARKER
@@ -138,8 +138,8 @@ def test_show_and_list_presets(kioku, project: Path) -> None:
 
 
 def test_the_evaluator_scores_with_what_agent_section_wrote(kioku, project: Path) -> None:
-    """Round trip into the evaluator: kioku agent-section --write → evaluation.load_criteria."""
-    from kioku.evaluation.api import load_criteria
+    """Round trip into the evaluator: kioku agent-section --write → kioku.evaluation.criteria.load_criteria."""
+    from kioku.evaluation.criteria import load_criteria
 
     path = project / ".claude" / "agents" / "finder.md"
     out = kioku("agent-section", "finder", "--criteria", CRITERIA, "--categories", CATEGORIES,

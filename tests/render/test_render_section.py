@@ -6,9 +6,9 @@ from __future__ import annotations
 import jinja2
 import pytest
 
-from kioku.agent.store_names import collection_name
-from kioku.core import paths
-from kioku.core.errors import UsageError
+from kioku.lessons.store.names import collection_name
+from kioku.infra import paths
+from kioku.infra.errors import UsageError
 from kioku.render import templating
 from kioku.render.presets import PRESETS, get_preset
 from kioku.render.section import parse_section, render_config, render_section, section_context
@@ -222,7 +222,7 @@ def test_section_config_is_a_value() -> None:
 
 
 def test_a_secret_in_a_category_description_is_refused() -> None:
-    from kioku.core.errors import SecretRejected
+    from kioku.infra.errors import SecretRejected
 
     token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
     with pytest.raises(SecretRejected) as info:

@@ -9,17 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kioku.core.errors import KiokuError
+from kioku.infra.errors import KiokuError
 from kioku.render.presets import get_preset
 from kioku.render.section import parse_section, render_section
-from kioku.render.splice import (
-    BEGIN_MARKER,
-    END_MARKER,
-    find_block,
-    remove_block,
-    splice,
-    splice_text,
-)
+from kioku.render.splice import BEGIN_MARKER, END_MARKER, find_block, remove_block, splice, splice_text
 
 AGENT_STEMS = ["code-reviewer", "terse", "bom-agent", "windows-agent"]
 

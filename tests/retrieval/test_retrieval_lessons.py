@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kioku.agent import improvements as im
+from kioku.lessons import improvements as im
 from kioku.retrieval.hybrid import HybridConfig
 
 LESSONS = [

@@ -63,7 +63,7 @@ def test_names_without_regular_expressions_match_the_patterns():
     import re
     import unicodedata
 
-    from kioku.core.names import normalise_lesson, safe_name
+    from kioku.infra.names import normalise_lesson, safe_name
 
     rng = random.Random(6)
     alphabet = "aZ09._-/ \t\n\u3000\u00a0é日\x1c\x85!。！"

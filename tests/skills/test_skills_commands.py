@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from kioku.cli import COMMANDS, build_parser, main
+from kioku.cli.main import COMMANDS, build_parser, main
 
 SKILLS_DIR = Path(__file__).resolve().parents[2] / "skills"
 SKILL_NAMES = ["memory-system", "agent-memory"]
@@ -98,7 +98,7 @@ SEED = [
 @pytest.mark.slow
 def test_every_documented_command_runs(project: Path, monkeypatch: pytest.MonkeyPatch,
                                        capsys: pytest.CaptureFixture[str]) -> None:
-    """All documented commands, in order, through ``kioku.cli.main`` from a project sub-folder.
+    """All documented commands, in order, through ``kioku.cli.main.main`` from a project sub-folder.
 
     In one process so ChromaDB and the model load once (a cold agent command costs 5-10 s here);
     the real-process path is covered by the next test.

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from kioku.agent import improvements, scopes, stats
-from kioku.evaluation.api import LEARN_MIN_QUALITY
+from kioku.lessons import improvements, scopes, stats
+from kioku.learning.learn import LEARN_MIN_QUALITY
 from kioku.memory import guard, index
 
 SKILLS_DIR = Path(__file__).resolve().parents[2] / "skills"

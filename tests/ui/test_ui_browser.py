@@ -210,8 +210,8 @@ def test_search_is_the_cli_search(page, ui: RunningUI, seeded: Path, isolated_ho
 
 
 def test_deprecate_and_restore_a_lesson_by_hand(page, ui: RunningUI, agent_ids, seeded: Path) -> None:
-    from kioku.agent import scopes as sc
-    from kioku.agent.digest import read_digest
+    from kioku.lessons import scopes as sc
+    from kioku.lessons.digest import read_digest
 
     lesson = agent_ids["plain"]
     page.on("dialog", lambda dialog: dialog.accept())

@@ -35,8 +35,8 @@ def test_evaluations_read_old_and_per_turn_records(seeded: Path, agent_ids: dict
 
 
 def test_health_reports_chroma_behind_the_journal(seeded: Path, agent_ids: dict[str, str]) -> None:
-    from kioku.agent import scopes as sc
-    from kioku.agent.chroma_store import _chromadb
+    from kioku.lessons import scopes as sc
+    from kioku.lessons.store.chroma import _chromadb
 
     report = data.health(seeded)
     assert {c["check"] for c in report["checks"]} >= {"python", "hook jobs"}
@@ -65,7 +65,7 @@ def test_error_kinds_kept_as_names_are_shown_escaped() -> None:
 def test_a_lessons_state_comes_from_its_flags_not_a_stale_decision_field(monkeypatch) -> None:
     from types import SimpleNamespace
 
-    from kioku.agent import improvements
+    from kioku.lessons import improvements
     from kioku.ui import data as ui_data
 
     metas = {
@@ -101,7 +101,7 @@ def test_a_search_with_no_close_match_says_so_and_shows_the_nearest_apart() -> N
 
 
 def test_a_defanged_text_is_shown_with_its_bracket_escaped_once_and_a_memory_as_written() -> None:
-    from kioku.core.defang import defang
+    from kioku.text.defang import defang
     from kioku.ui.html import e, e_defanged
 
     assert e_defanged(defang("fix the <Button> & a<b")) == "fix the &lt;Button&gt; &amp; a&lt;b"
@@ -147,7 +147,7 @@ def test_notes_written_by_hand_are_listed_redacted(project: Path) -> None:
 
 
 def test_a_lesson_learned_into_both_scopes_is_one_row(project: Path) -> None:
-    from kioku.agent import improvements as im
+    from kioku.lessons import improvements as im
     from kioku.learning import evidence
     from kioku.ui.lesson_actions import set_deprecated
 
@@ -174,8 +174,8 @@ def test_a_lesson_learned_into_both_scopes_is_one_row(project: Path) -> None:
 
 
 def test_the_cli_dashboard_lists_a_lesson_in_both_scopes_once(project: Path) -> None:
-    from kioku.agent import improvements as im
-    from kioku.agent.dashboard import build_dashboard
+    from kioku.lessons import improvements as im
+    from kioku.lessons.dashboard import build_dashboard
 
     im.learn("coder", "Deploy from the release branch", "deployment", 0.75)
     board = build_dashboard("coder", project)
@@ -188,8 +188,8 @@ def test_the_cli_dashboard_lists_a_lesson_in_both_scopes_once(project: Path) -> 
 def test_the_lifecycle_deprecates_a_lessons_copy_in_the_other_scope_too(project: Path) -> None:
     """The hooks give the copy with more credited turns; once it is deprecated, its twin would be
     given in its place with no evidence at all, so the twin takes the same deprecation."""
-    from kioku.agent import digest
-    from kioku.agent import improvements as im
+    from kioku.lessons import digest
+    from kioku.lessons import improvements as im
     from kioku.learning import evidence, lifecycle
 
     global_copy, project_copy = im.learn("coder", "Deploy from the release branch", "deployment", 0.75)
@@ -206,8 +206,8 @@ def test_the_lifecycle_deprecates_a_lessons_copy_in_the_other_scope_too(project:
 
 
 def test_copies_in_different_states_stay_two_rows(project: Path) -> None:
-    from kioku.agent import improvements as im
-    from kioku.agent import scopes as sc
+    from kioku.lessons import improvements as im
+    from kioku.lessons import scopes as sc
 
     global_copy, _project_copy = im.learn("coder", "Deploy from the release branch", "deployment", 0.75)
     # a store written before twins were deprecated together: only one copy deprecated
@@ -217,8 +217,8 @@ def test_copies_in_different_states_stay_two_rows(project: Path) -> None:
 
 
 def test_a_twin_refreshed_in_the_same_call_takes_the_deprecation_too(project: Path) -> None:
-    from kioku.agent import digest
-    from kioku.agent import improvements as im
+    from kioku.lessons import digest
+    from kioku.lessons import improvements as im
     from kioku.learning import evidence, lifecycle
 
     global_copy, project_copy = im.learn("coder", "Deploy from the release branch", "deployment", 0.75)
@@ -233,8 +233,8 @@ def test_a_twin_refreshed_in_the_same_call_takes_the_deprecation_too(project: Pa
 
 
 def test_an_unreadable_other_scope_does_not_cost_the_lessons_own_deprecation(project: Path, monkeypatch) -> None:
-    from kioku.agent import improvements as im
-    from kioku.agent import lesson_state
+    from kioku.lessons import improvements as im
+    from kioku.lessons import lesson_state
     from kioku.learning import evidence, lifecycle
 
     global_copy, _project_copy = im.learn("coder", "Deploy from the release branch", "deployment", 0.75)

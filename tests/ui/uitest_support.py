@@ -45,9 +45,9 @@ def seed_memories(env: dict[str, str], cwd: Path) -> None:
 
 def seed_agent(project: Path) -> dict[str, str]:
     """Lessons (with and without the learning evidence fields) and evaluations (old and per-turn)."""
-    from kioku.agent import scopes as sc
-    from kioku.agent.chroma_store import Record
-    from kioku.agent.improvements import learn
+    from kioku.lessons import scopes as sc
+    from kioku.lessons.store.chroma import Record
+    from kioku.lessons.improvements import learn
 
     ids: dict[str, str] = {}
     ids["evidence"] = learn("main", "Run the focused test file before the whole suite", "testing_patterns", 0.85,

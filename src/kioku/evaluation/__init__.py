@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 def evaluate_turns(source: Path | str | Iterable[dict], source_name: str = "") -> list[TurnVerdict]:
     """One verdict per turn of a transcript given as a path or as its parsed lines; writes nothing.
 
-    A path is read with ``kioku.core.transcript.read_all`` (regular files only; raises
+    A path is read with ``kioku.evaluation.transcript.read_all`` (regular files only; raises
     ``TranscriptRefused`` otherwise). Compaction side-runs give no turns."""
     from kioku.evaluation import per_turn
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from kioku.core.transcript import ToolCall
+from kioku.evaluation.transcript import ToolCall
 
 AGENT, REJECTION, HOOK, CASCADE = "agent", "user_rejection", "hook_block", "cascade"
 

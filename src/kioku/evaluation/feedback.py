@@ -1,6 +1,6 @@
 """What a prompt says about the previous turn's result: ``positive``, ``negative`` or ``none``.
 
-Built on :func:`kioku.core.detect.feedback_polarity` (English and Japanese phrases), with what a
+Built on :func:`kioku.memory.triggers.feedback_polarity` (English and Japanese phrases), with what a
 reviewer reading the next prompt also sees:
 - a pasted failing log (a shell prompt or an error/traceback line opening a multi-line prompt)
   or "still fails / still not working" is negative, even phrased as a question;
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from kioku.core.detect import feedback_polarity
+from kioku.memory.triggers import feedback_polarity
 
 POSITIVE, NEGATIVE, NONE = "positive", "negative", "none"
 

@@ -1,4 +1,4 @@
-"""Cause→fix lessons worth keeping, from one judged turn (pure) plus a candidate ledger.
+"""Cause→fix lessons worth keeping, from one judged turn (pure).
 
 ``lessons_from_turn(turn) -> list[Lesson]`` (pure): for each error the agent made itself, the fix
 is the next *successful* call with the same key (``error_kinds.call_key``: the same command
@@ -7,37 +7,26 @@ the failed call (a transient retry) teaches nothing and is skipped. User rejecti
 and cascades are not the agent's mistakes and give no lesson.
 
 Text is data: commands are cut to :data:`MAX_CALL_CHARS`, secrets are redacted
-(``kioku.core.secrets.redact``), markup is neutralised (``kioku.core.defang.defang``), and
+(``kioku.text.secrets.redact``), markup is neutralised (``kioku.text.defang.defang``), and
 machine details are replaced by placeholders: paths ``{path}``, URLs ``{url}``, hosts ``{host}``,
 user names ``{user}``, branch names ``{branch}``. A lesson that still names something of this
 machine or project (a file name, a path fragment) is ``path_bound`` and goes to the project scope;
 only lessons without one may go global.
-
-``CandidateLedger`` (``<state_dir>/lesson_candidates.json``, atomic and locked): a lesson seen
-once is an inactive candidate kept there, never stored or injected; it is promoted (returned by
-``observe``) when the same lesson recurs in another session, or when the user confirmed the turn
-(positive feedback on it).
 """
 
 from __future__ import annotations
 
-import json
 import re
-import time
 from dataclasses import dataclass
-from pathlib import Path
 
-from kioku.core import fsutil, paths
-from kioku.core import transcript as tr
-from kioku.core.defang import defang
-from kioku.core.placeholders import placeholders
-from kioku.core.secrets import redact
+from kioku.evaluation import transcript as tr
+from kioku.text.defang import defang
+from kioku.text.placeholders import placeholders
+from kioku.text.secrets import redact
 from kioku.evaluation import error_kinds as ek
 from kioku.evaluation.turns import Turn
 
 MAX_CALL_CHARS = 80
-CANDIDATE_MAX_AGE_S = 60 * 86400
-MAX_CANDIDATES = 500
 _FILE_NAME = re.compile(r"\b[\w-]+\.(?:py|js|ts|tsx|jsx|ex|exs|rb|go|rs|java|kt|c|h|cpp|md|json|ya?ml|toml|lock|txt|sh)\b")
 
 
@@ -111,50 +100,3 @@ def _changes_approach(failed: str, fixed: str) -> bool:
     if not before <= after:
         return True   # a different command or tool
     return any(w.startswith("-") for w in added)   # the fix is an option (e.g. --set-upstream)
-
-
-class CandidateLedger:
-    """Lessons seen once, waiting for a second session or the user's confirmation."""
-
-    def __init__(self, agent: str) -> None:
-        self.agent = agent
-        self.path = paths.state_dir() / "lesson_candidates.json"
-
-    def _load(self) -> dict:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            return data if isinstance(data, dict) else {}
-        except (OSError, ValueError):
-            return {}
-
-    def observe(self, lessons: list[Lesson], session_id: str, *, confirmed: bool = False) -> list[Lesson]:
-        """Record ``lessons`` from ``session_id``; return those now worth learning."""
-        if not lessons:
-            return []
-        ready: list[Lesson] = []
-        now = time.time()
-        with fsutil.exclusive_lock(self.path.with_suffix(".lock"), timeout=10):
-            data = self._load()
-            bucket = data.setdefault(self.agent, {})
-            for lesson in lessons:
-                entry = bucket.get(lesson.key) or {"text": redact(lesson.text), "sessions": [], "first_seen": now}
-                if session_id not in entry["sessions"]:
-                    entry["sessions"] = (entry["sessions"] + [session_id])[-5:]
-                entry["last_seen"] = now
-                if confirmed or len(entry["sessions"]) >= 2:
-                    ready.append(lesson)
-                    bucket.pop(lesson.key, None)
-                else:
-                    bucket[lesson.key] = entry
-            fresh = {k: v for k, v in bucket.items() if now - float(v.get("last_seen", 0)) < CANDIDATE_MAX_AGE_S}
-            data[self.agent] = dict(sorted(fresh.items(), key=lambda kv: -float(kv[1].get("last_seen", 0)))
-                                    [:MAX_CANDIDATES])
-            fsutil.atomic_write_text(self.path, json.dumps(data, ensure_ascii=False))
-        return ready
-
-    def candidates(self) -> dict[str, dict]:
-        return dict(self._load().get(self.agent, {}))
-
-
-def ledger_path() -> Path:
-    return paths.state_dir() / "lesson_candidates.json"

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from kioku.core import transcript as tr
-from kioku.evaluation.judge import judge
+from kioku.evaluation import transcript as tr
+from kioku.evaluation.judge.rules import judge
 from kioku.evaluation.turns import Turn, file_kind, segment
 from kioku.evaluation.verdict import TurnVerdict
 

@@ -1,31 +1,19 @@
-"""Quality score 0-100 from signals, weighted by the agent's quality criteria.
+"""Quality score 0-100 of one turn, weighted by the agent's quality criteria.
 
 An agent's Memory Configuration section (parsed by ``kioku.render.section.parse_section``)
 may define criteria such as ``{"accuracy": 40, "efficiency": 30, "documentation": 30}``.
-Each criterion *name* is mapped by keywords to one measurable dimension below; a name that
-matches nothing is scored with the overall outcome (``outcome``). Weights are relative (they
-need not sum to 100). Without criteria, :data:`DEFAULT_CRITERIA` is used.
+Each criterion *name* is mapped by keywords to one dimension below; a name that matches nothing
+is scored with the overall outcome (``outcome``). Weights are relative (they need not sum to
+100). Without criteria, :data:`DEFAULT_CRITERIA` is used.
 
-Dimensions (each 0-100, deterministic):
-- correctness: 100, minus 6 per recovered tool error and 20 per unrecovered one, minus 35 per
-  negative feedback; at most 20 when the task failed.
-- efficiency: starts at 100, minus 10 per retry and 5 per error, minus up to 20 for a long
-  duration (> 5 min) and up to 20 for heavy token use (> 200k non-cache tokens).
-- confidence: 100 minus 15 per retry and 25 per re-run of an identical failing call, minus 15
-  when the answer hedges, 30 when it admits failure.
-- completeness: a final answer, no unresolved error, nothing left mid-call; positive feedback
-  confirms it.
-- documentation: a substantive final report (length), documentation files written.
-- testing: tests run and passing; neutral (70) when no test was run.
-- feedback: user satisfaction (+1 → 100, none → 75, -1 → 15).
-- outcome: 90 on success, 30 on failure (and the fallback for unknown names).
+Dimensions of a turn (each 0-100, from its verdict; error penalties are rates per tool call):
+correctness, efficiency, confidence, completeness, documentation, testing, feedback (the next
+prompt's), and outcome (90 on success, 30 otherwise; the fallback for unknown names).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-
-from kioku.evaluation.signals import Signals
 
 if TYPE_CHECKING:
     from kioku.evaluation.verdict import TurnVerdict
@@ -58,53 +46,6 @@ def dimension_for(criterion: str) -> str:
 def _clamp(x: float) -> float:
     return float(max(0.0, min(100.0, x)))
 
-
-def dimension_scores(sig: Signals) -> dict[str, float]:
-    unrecovered = sum(1 for r in sig.recoveries if r.fixed_by is None)
-    recovered = sig.tool_errors - unrecovered
-    correctness = 100 - 6 * recovered - 20 * unrecovered - 35 * sig.negative_feedback
-    if not sig.success:
-        correctness = min(correctness, 20)
-    efficiency = 100 - 10 * sig.retries - 5 * sig.tool_errors
-    efficiency -= min(20.0, max(0.0, (sig.duration_s - 300) / 60))
-    efficiency -= min(20.0, max(0.0, (sig.non_cache_tokens - 200_000) / 20_000))
-    confidence = 100 - 15 * sig.retries - 25 * sig.same_input_retries - 15 * sig.hedging - 30 * sig.failure_admitted
-    completeness = 100.0
-    if not sig.has_answer:
-        completeness -= 50
-    if sig.unresolved_error or sig.incomplete:
-        completeness -= 40
-    if sig.failure_admitted:
-        completeness -= 30
-    completeness -= 20 * sig.negative_feedback
-    if sig.feedback > 0:
-        completeness = max(completeness, 90)
-    documentation = 40 + min(45.0, sig.answer_chars / 4) + min(15, 15 * sig.docs_written)
-    if sig.tests_run:
-        testing = 100 - 60 * (sig.tests_failed / sig.tests_run) * (0.5 if sig.success else 1.0)
-    else:
-        testing = 70.0
-    feedback = {1: 100.0, 0: 75.0, -1: 15.0}[max(-1, min(1, sig.feedback))]
-    return {
-        "correctness": _clamp(correctness), "efficiency": _clamp(efficiency), "confidence": _clamp(confidence),
-        "completeness": _clamp(completeness), "documentation": _clamp(documentation),
-        "testing": _clamp(testing), "feedback": _clamp(feedback), "outcome": 90.0 if sig.success else 30.0,
-    }
-
-
-def score(sig: Signals, criteria: dict[str, int] | None = None) -> tuple[float, dict[str, float]]:
-    """(quality 0-100, per-criterion scores) for ``sig`` under ``criteria`` (default set when empty)."""
-    weights = {k: float(v) for k, v in (criteria or DEFAULT_CRITERIA).items() if float(v) > 0}
-    if not weights:
-        weights = {k: float(v) for k, v in DEFAULT_CRITERIA.items()}
-    dims = dimension_scores(sig)
-    per = {name: round(dims[dimension_for(name)], 1) for name in weights}
-    total = sum(weights.values())
-    quality = sum(per[name] * w for name, w in weights.items()) / total
-    return round(_clamp(quality), 1), per
-
-
-# ---- per-turn quality, normalised by the work done ------------------------------------------
 
 _OUTCOME_SCORE = {"success": 100.0, "no_task": 90.0, "partial": 50.0, "interrupted": 45.0, "failed": 10.0}
 HEAVY_NON_CACHE_TOKENS_PER_CALL = 20_000

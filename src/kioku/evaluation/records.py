@@ -11,7 +11,7 @@
   ``evaluations`` collection of the global store (an agent is aggregated across projects;
   ``project_id`` keeps the origin).
 The document is a short summary (task, verdict, reason, counts), never transcript text; it passes
-``kioku.core.secrets.redact`` and the task passes ``kioku.core.defang.defang``.
+``kioku.text.secrets.redact`` and the task passes ``kioku.text.defang.defang``.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from kioku.core import paths
-from kioku.core.defang import defang
-from kioku.core.secrets import redact
+from kioku.infra import paths
+from kioku.text.defang import defang
+from kioku.text.secrets import redact
 from kioku.evaluation import quality as ql
 from kioku.evaluation.verdict import TurnVerdict
 
@@ -113,7 +113,8 @@ def store_turns(agent: str, verdicts: list[TurnVerdict], *, source: str, kind: s
     """Upsert one record per verdict; ``next_feedback`` maps prompt_uuid → the next turn's feedback."""
     if not verdicts:
         return []
-    from kioku.agent.chroma_store import Record, open_store
+    from kioku.lessons.scopes import open_scope
+    from kioku.lessons.store.chroma import Record
 
     root = Path(project_root) if project_root else paths.find_project_root()
     project_id = paths.project_identity(root)
@@ -124,5 +125,5 @@ def store_turns(agent: str, verdicts: list[TurnVerdict], *, source: str, kind: s
                                      criteria=criteria, next_feedback=next_feedback.get(verdict.prompt_uuid, "none"),
                                      transcript_epoch=transcript_epoch, evaluated_epoch=now)
         records.append(Record(rid, doc, meta))
-    open_store("global", root).upsert(agent, KIND, records)
+    open_scope("global", root).upsert(agent, KIND, records)
     return [r.id for r in records]

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from kioku.core.transcript import parse_timestamp
+from kioku.evaluation.transcript import parse_timestamp
 
 WRAPPER_PREFIXES = (
     "<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>",

@@ -28,7 +28,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from kioku.core import paths
+from kioku.infra import paths
 
 TYPES = {"user", "feedback", "project", "reference"}
 # Read at most this much of a note: far more than a memory may hold (guard.MAX_CHARS), so a
@@ -158,7 +158,7 @@ def _check(note: Note, root: Path) -> str:
 
 
 def import_notes(root: Path, folder: Path, dry_run: bool = False) -> list[ImportOutcome]:
-    from kioku.core.errors import KiokuError
+    from kioku.infra.errors import KiokuError
     from kioku.memory.textutil import one_line
 
     outcomes: list[ImportOutcome] = []

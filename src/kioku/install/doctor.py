@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kioku.core import paths
+from kioku.infra import paths
 from kioku.install import layout, settings
 from kioku.install.layout import Target
 
@@ -67,7 +67,8 @@ def run_checks(project_root: Path | None = None) -> list[dict[str, Any]]:
                 "is not ready yet (see the plugin line)", warn=True)
             continue
         add(f"dependency {module}", found_spec, version)
-    from kioku.core.config import ConfigError, kill_switch_set, load_config
+    from kioku.infra.config import ConfigError, load_config
+    from kioku.infra.env import kill_switch_set
 
     try:
         cfg = load_config(root)
@@ -92,7 +93,7 @@ def run_checks(project_root: Path | None = None) -> list[dict[str, Any]]:
         add("onnxruntime usage events", True, f"{events} holds a device id and usage events that onnxruntime "
             "queues for upload; Kioku turns that off, but an older Kioku or another program left it: "
             "delete the folder if you like", warn=True)
-    from kioku.core import jobs
+    from kioku.infra import jobs
 
     failed = list(jobs.failed_dir().glob("*.json")) if jobs.failed_dir().is_dir() else []
     add("hook jobs", not failed, f"{len(jobs.pending())} pending, {len(failed)} failed"

@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-from kioku.core import fsutil
+from kioku.infra import fsutil
 
 Add = Callable[..., None]
 INDEX_NAME = "MEMORY.md"
@@ -28,7 +28,7 @@ STEADY_WAIT = 10.0  # seconds doctor waits for a writer before comparing a store
 
 def _secret_lines(name: str, text: str) -> list[str]:
     """``name:line (kind)`` of each line of a memory file that holds a secret (never the value)."""
-    from kioku.core.secrets import redact_notes
+    from kioku.text.secrets import redact_notes
 
     lines = text.splitlines()
     found = []
@@ -120,7 +120,7 @@ def _keyword_index_damage(path: Path) -> str:
 
 
 def check_agent_store(scope: str, project_root: Path, add: Add) -> None:
-    from kioku.agent import scopes as sc
+    from kioku.lessons import scopes as sc
 
     if not sc.scope_exists(scope, project_root):
         return
@@ -132,7 +132,7 @@ def check_agent_store(scope: str, project_root: Path, add: Add) -> None:
         add(name, True, "not checked: chromadb is not installed in this environment (see the dependency "
             "lines)", warn=True)
         return
-    from kioku.core.config import ConfigError
+    from kioku.infra.config import ConfigError
 
     try:
         store = sc.open_scope(scope, project_root)
@@ -147,7 +147,7 @@ def check_agent_store(scope: str, project_root: Path, add: Add) -> None:
     if damage:
         add(f"keyword index ({scope})", True, f"{lexical}: {damage}; the next agent-memory command sets it "
             "aside and rebuilds it from the store (lessons are not lost)", warn=True)
-    from kioku.agent.chroma_store import try_shared
+    from kioku.lessons.store.chroma import try_shared
 
     if (store.chroma_dir / "chroma.sqlite3").exists():
         try:

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from kioku import __version__
-from kioku.core import paths
-from kioku.core.errors import KiokuError
+from kioku.infra import paths
+from kioku.infra.errors import KiokuError
 from kioku.install import layout, settings, venv
 from kioku.install.layout import Target
 
@@ -407,7 +407,7 @@ def _had_hooks_key(info: dict[str, Any]) -> bool:
 
 
 def _purge_targets(target: Target) -> list[Path]:
-    from kioku.agent.journal import journal_dir
+    from kioku.lessons.store.journal import journal_dir
 
     if target.project:
         chroma = target.project / ".claude" / "chroma_data"
@@ -477,7 +477,7 @@ MAX_SETTINGS_BYTES = 16 * 1024 * 1024
 def _read(path: Path) -> bytes | None:
     """The bytes of settings.json (a link is followed to a regular file), None when there is
     none; a FIFO, a folder or a huge file is refused in one line instead of hanging or tracing."""
-    from kioku.core.fsutil import NotRegularFile, read_regular
+    from kioku.infra.fsutil import NotRegularFile, read_regular
 
     real = path.resolve() if path.is_symlink() else path
     try:
@@ -501,7 +501,7 @@ def _print_diff(before: bytes | None, after: bytes | None, name: str) -> None:
 
 def write_preserving_mode(path: Path, data: bytes) -> None:
     """Atomic replace that keeps the file's mode (0600 for a new file) and its folder's mode."""
-    from kioku.core import fsutil
+    from kioku.infra import fsutil
     from kioku.install.settings import write_destination
 
     path, note = write_destination(path)  # a symlinked settings.json stays a link
@@ -516,7 +516,7 @@ def write_preserving_mode(path: Path, data: bytes) -> None:
 
 
 def _write_private(path: Path, data: bytes, mode: int) -> None:
-    from kioku.core import fsutil
+    from kioku.infra import fsutil
 
     fsutil.ensure_private_dir(path.parent)
     fsutil.atomic_write_bytes(path, data, mode)

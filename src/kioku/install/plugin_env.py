@@ -51,7 +51,7 @@ def is_ready(data_dir: str) -> bool:
 
 def installer_manifests(project_dir: str | None) -> list[str]:
     """The manifests of ``install.py`` installations that are active for this session."""
-    from kioku.core.pathstr import claude_dir
+    from kioku.infra.pathstr import claude_dir
 
     # install.py writes its manifest into <claude dir>/kioku whatever KIOKU_HOME says (that
     # variable moves Kioku's state, not the installation)
@@ -63,7 +63,7 @@ def installer_manifests(project_dir: str | None) -> list[str]:
 
 def before_plugin_hook(event: str) -> bool:
     """Set up one plugin hook run; False when the hook must do nothing."""
-    from kioku.core.hookio import kill_switch_set
+    from kioku.infra.env import kill_switch_set
 
     if kill_switch_set():
         return False  # KIOKU_DISABLE: no message, no background work
@@ -141,7 +141,7 @@ def prepare(data_dir: str, root: str) -> int:
     import time
     from pathlib import Path
 
-    from kioku.core import fsutil, jobs, paths
+    from kioku.infra import fsutil, jobs, paths
     from kioku.install import venv
 
     data, source = Path(data_dir), Path(root)
@@ -187,7 +187,7 @@ def pointer() -> dict | None:
     """What :func:`prepare` recorded in Kioku's home, or None."""
     import json
 
-    from kioku.core import paths
+    from kioku.infra import paths
 
     try:
         data = json.loads((paths.kioku_home() / POINTER_FILE).read_text(encoding="utf-8"))

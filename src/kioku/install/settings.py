@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from kioku.core.errors import KiokuError
+from kioku.infra.errors import KiokuError
 
 
 class SettingsError(KiokuError):

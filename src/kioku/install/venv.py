@@ -23,7 +23,7 @@ import sysconfig
 import tomllib
 from pathlib import Path
 
-from kioku.core.errors import KiokuError
+from kioku.infra.errors import KiokuError
 
 STAMP = ".kioku-venv.json"
 REUSE_PTH = "kioku-dev-reuse-site-packages.pth"

@@ -17,7 +17,7 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
-from kioku.core import fsutil, paths
+from kioku.infra import fsutil, paths
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS credits (

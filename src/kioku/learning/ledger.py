@@ -1,7 +1,7 @@
 """Which lessons each turn of a session was given or held back from (stdlib only; hooks write it).
 
-One JSON file per session (``kioku.agent.usage.session_path``), written atomically under an
-exclusive lock (``kioku.core.fsutil``)::
+One JSON file per session (``kioku.lessons.usage.session_path``), written atomically under an
+exclusive lock (``kioku.infra.fsutil``)::
 
     {"session_id": "...", "project_root": "...",
      "agents": {"<agent>": {
@@ -18,7 +18,7 @@ cut): the comparison group of ``kioku.learning.uplift``. ``propensity`` is each 
 chance of being given (``kioku.learning.select``); a lesson eligible both before the prompt and
 at it had two independent chances, so its turn records ``1 - (1 - p1)(1 - p2)``, whichever
 stage gave it: for a lesson already given before the prompt, ``p2`` is the chance the prompt's
-selection would have given it had it not been (``kioku.handlers._common.second_chances``), so the
+selection would have given it had it not been (``kioku.hooks.common.second_chances``), so the
 recorded chance never depends on how the first draw came out. A SessionStart
 replaces what an earlier one recorded (a retry makes the same draws; after /clear the context
 holds only the new injection), and a retried prompt hook shows the lessons its turn recorded
@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import os
 
-from kioku.agent.usage import session_path
-from kioku.core import fastjson, fsutil
+from kioku.lessons.usage import session_path
+from kioku.infra import fastjson, fsutil
 
 MAX_TURNS = 500  # per agent and session; older turns are long credited
 

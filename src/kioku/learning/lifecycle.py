@@ -36,8 +36,8 @@ nine of ten eligible turns), and it can be promoted again. Without this, a promo
 noise at an early look is close to permanent. A deprecated lesson takes with it the copy
 the same ``kioku learn`` wrote into the other scope (else the hooks would give that copy instead).
 It stays in the store (not injected), keeps its ``decision_reason`` and can be brought back by hand
-(``kioku.agent.lesson_state.set_deprecated``: ``kioku restore`` and the web UI).
-The fields written are the evidence fields of ``kioku.agent.stats.lesson_evidence`` plus the
+(``kioku.lessons.lesson_state.set_deprecated``: ``kioku restore`` and the web UI).
+The fields written are the evidence fields of ``kioku.lessons.stats.lesson_evidence`` plus the
 seed counters (``usage_count`` = turns given, ``success_count``, ``success_rate``).
 """
 
@@ -48,10 +48,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kioku.agent import stats
-from kioku.agent import usage
-from kioku.agent.improvements import DEPRECATION_FIELDS
-from kioku.core import fsutil
+from kioku.lessons import stats
+from kioku.lessons import usage
+from kioku.lessons.improvements import DEPRECATION_FIELDS
+from kioku.infra import fsutil
 from kioku.learning import evidence
 from kioku.learning import uplift as up
 
@@ -183,11 +183,11 @@ def _before_promotion(meta: dict[str, Any]) -> float:
 def _deprecate_twins(agent: str, rec_id: str, row: tuple[str, str, dict, dict],
                      project_root: Path) -> dict[str, tuple[str, str, dict, dict]]:
     """The copy one ``kioku learn`` wrote of the same lesson into the other scope gets the same
-    deprecation (``kioku.agent.lesson_state.twins_of``): the hooks would otherwise give that copy
+    deprecation (``kioku.lessons.lesson_state.twins_of``): the hooks would otherwise give that copy
     in its place, and its evidence would start again from nothing."""
     from types import SimpleNamespace
 
-    from kioku.agent.lesson_state import twins_of
+    from kioku.lessons.lesson_state import twins_of
 
     scope, doc, meta, change = row
     decided = {k: change[k] for k in DEPRECATION_FIELDS if k in change}

@@ -1,6 +1,6 @@
 """Which lessons a turn is given: task-relevant selection with exploration (stdlib only; hooks run it).
 
-1. Pool: the agent's active lessons from the digest files (``kioku.agent.digest``; deprecated
+1. Pool: the agent's active lessons from the digest files (``kioku.lessons.digest``; deprecated
    and candidate lessons are never there), minus the lessons already given earlier in the
    session (they are still in the conversation).
 2. Eligible: with task text, the lessons the SQLite FTS5 lexical index
@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import os
 
-from kioku.core import pathstr
-from kioku.core.sha import sha256
+from kioku.infra import pathstr
+from kioku.infra.sha import sha256
 
 DEFAULT_K = 5
 HOLD_BACK_SHARE = 0.1
@@ -77,7 +77,7 @@ def draw(session_id: str, turn: str, lesson_id: str) -> float:
 def lexical_ranking(agent: str, root, task: str, k: int, about_task_only: bool = True) -> list[tuple[str, float]]:
     """(lesson id, score as a share of the best) the FTS5 index ranks for ``task``, best first
     (project scope first on a tie), down to :data:`RELEVANCE_FLOOR`."""
-    from kioku.agent.store_names import collection_name
+    from kioku.lessons.store.names import collection_name
     from kioku.retrieval.fts import LexicalIndex
 
     ranked: list[tuple[float, int, str]] = []
@@ -136,7 +136,7 @@ def select(agent: str, root, task: str, *, session_id: str, turn: str, k: int = 
     if k <= 0:
         return Selection()
     if pool is None:
-        from kioku.agent.digest import read_digest
+        from kioku.lessons.digest import read_digest
 
         pool = read_digest(agent, project_root=root)
     by_id = {str(e["id"]): e for e in pool if isinstance(e, dict) and e.get("id") and str(e["id"]) not in exclude}

@@ -48,7 +48,7 @@ def task_text(transcript_path: object, agent_type: str) -> str:
                 prompt = block["input"].get("prompt")
                 if not isinstance(prompt, str):
                     return ""
-                from kioku.core.hookio import without_lone_surrogates
+                from kioku.infra.fastjson import without_lone_surrogates
 
                 return without_lone_surrogates(prompt)  # a lone "\ud800" in the transcript's JSON
     return ""

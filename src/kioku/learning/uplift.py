@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from kioku.agent.stats import wilson_interval as wilson
+from kioku.lessons.stats import wilson_interval as wilson
 
 Z95 = 1.959963984540054
 FIRST_LOOK = 10       # no decision before both arms have this many turns

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from kioku.core.lazyre import LazyPattern
+from kioku.infra.lazyre import LazyPattern
 
 TYPE_ORDER = ("feedback", "user", "reference", "project")
 

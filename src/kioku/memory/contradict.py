@@ -34,7 +34,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from kioku.core.lazyre import LazyPattern
+from kioku.infra.lazyre import LazyPattern
 from kioku.memory.textutil import jaccard, stem, token_set
 
 # category -> option -> aliases (English aliases are lower-case word sequences; Japanese

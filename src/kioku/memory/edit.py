@@ -22,7 +22,7 @@ import contextlib
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from kioku.core.errors import KiokuError, UsageError
+from kioku.infra.errors import KiokuError, UsageError
 from kioku.memory.folders import memory_dirs, target_dir
 from kioku.memory.classify import pick_topic
 from kioku.memory.guard import ensure_rememberable

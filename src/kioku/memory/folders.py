@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kioku.core import paths
-from kioku.core.errors import UsageError
+from kioku.infra import paths
+from kioku.infra.errors import UsageError
 from kioku.memory.store import MemoryDir
 
 

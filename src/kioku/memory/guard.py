@@ -2,7 +2,7 @@
 
 Refused, with a message that says why and what to do, before anything is written:
 
-- secrets (``kioku.core.secrets.ensure_storable`` raises ``SecretRejected``, exit 3);
+- secrets (``kioku.text.secrets.ensure_storable`` raises ``SecretRejected``, exit 3);
 - text decoded from invalid UTF-8 (lone surrogates, U+FFFD): recall would skip it as damaged;
 - text longer than ``MAX_CHARS`` (1,500): a memory is a note, not a document;
 - fenced code blocks longer than ``MAX_CODE_LINES`` (8) lines, or several long
@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import re
 
-from kioku.core.defang import strip_controls
-from kioku.core.errors import KiokuError, UsageError
-from kioku.core.secrets import ensure_storable
+from kioku.text.defang import strip_controls
+from kioku.infra.errors import KiokuError, UsageError
+from kioku.text.secrets import ensure_storable
 
 
 class _Lazy:

@@ -178,10 +178,10 @@ def index_notes(lines: list[str]) -> list[tuple[int, str, str, str | None, bool]
 
 
 def redacted_index_lines(lines: list[str]) -> list[str]:
-    """MEMORY.md's lines with secrets redacted (``kioku.core.secrets.redact_notes``): notes written
+    """MEMORY.md's lines with secrets redacted (``kioku.text.secrets.redact_notes``): notes written
     by hand were never checked, and a secret can span their lines; Kioku's own entries were
     checked when saved, so only the other lines are looked at across line breaks."""
-    from kioku.core.secrets import redact_notes
+    from kioku.text.secrets import redact_notes
 
     return redact_notes(lines, [entry_groups(line) is None for line in lines])
 
@@ -313,7 +313,7 @@ def parse_index(text: str) -> IndexDoc:
 
 def read_index_text(path: Path) -> str | None:
     """Text of MEMORY.md, None if absent; raises IndexUnreadable if it is not a sane index."""
-    from kioku.core.fsutil import NotRegularFile, read_regular
+    from kioku.infra.fsutil import NotRegularFile, read_regular
 
     try:
         data = read_regular(path, MAX_INDEX_BYTES)

@@ -40,13 +40,20 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kioku.core.errors import KiokuError
+from kioku.infra.errors import KiokuError
 from kioku.memory.contradict import assess, relation, stated_values
 from kioku.memory.guard import MAX_CHARS
 from kioku.memory.index import MAX_LINES, WARN_LINES, IndexDoc, IndexEntry, format_entry
 from kioku.memory.store import MemoryDir, index_entry_for
 from kioku.memory.textutil import (
-    current_date, jaccard, normalize, now_iso, parse_date, time_key, token_set, today,
+    current_date,
+    jaccard,
+    normalize,
+    now_iso,
+    parse_date,
+    time_key,
+    token_set,
+    today,
 )
 from kioku.memory.topics import Entry, TopicFile, new_topic, read_topic, topic_path, unique_id
 

@@ -16,9 +16,9 @@
   Code's hook output cap is 10,000); entries left out are counted in a closing line that
   says how to reach them (``kioku search``).
 - Output is fenced in ``<kioku-memory>`` … ``</kioku-memory>`` under a header that labels
-  it as remembered data, not instructions; every line passes ``kioku.core.secrets.redact``
+  it as remembered data, not instructions; every line passes ``kioku.text.secrets.redact``
   (``redact_notes``: one scan, and a secret spanning the lines of a hand-written note is caught)
-  and through ``kioku.core.defang.defang``, so no tag-like text (lookalikes included) can
+  and through ``kioku.text.defang.defang``, so no tag-like text (lookalikes included) can
   close the fence early or open another. Bad lines (garbage, invalid UTF-8) are skipped:
   recall never raises for damaged files; it returns "" when there is nothing to recall.
   A memory folder reached through a symbolic link (``.agents``, ``memory`` or MEMORY.md) is
@@ -29,9 +29,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kioku.core import paths
-from kioku.core.defang import MEMORY_CLOSE, MEMORY_OPEN, defang
-from kioku.core.fsutil import NotRegularFile, read_regular
+from kioku.infra import paths
+from kioku.text.defang import MEMORY_CLOSE, MEMORY_OPEN, defang
+from kioku.infra.fsutil import NotRegularFile, read_regular
 from kioku.memory.index import INDEX_NAME, MAX_INDEX_BYTES, index_notes, redacted_index_lines
 
 # The notes are data: nothing in them is a command of this conversation. But a preference or a

@@ -7,7 +7,7 @@ contradict, guard, store and topics cost several ms of a hook's start-up.
 
 from __future__ import annotations
 
-from kioku.core.errors import UsageError
+from kioku.infra.errors import UsageError
 from kioku.memory.folders import target_dir
 from kioku.memory.classify import classify_type, pick_topic
 from kioku.memory.contradict import assess, could_flag, fold
@@ -64,8 +64,8 @@ def _quoted(note: str) -> str:
     """A hand-written note as a save may quote it: it was never checked, and a committed
     MEMORY.md can come from anyone with access to the repository, so it is redacted and
     defanged (which also strips control characters)."""
-    from kioku.core.defang import defang
-    from kioku.core.secrets import redact
+    from kioku.text.defang import defang
+    from kioku.text.secrets import redact
 
     return defang(redact(note))
 

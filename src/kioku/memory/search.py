@@ -332,7 +332,7 @@ def memory_index(project_root: Path | None = None, archive: bool = False, dense:
 
 
 def _hit(m: Memory, score: float, semantic: bool = False) -> SearchHit:
-    from kioku.core.secrets import redact
+    from kioku.text.secrets import redact
 
     context_file, context_line, context = m.context or ("", 0, "")
     # files edited by hand can hold what a save would have refused: nothing is shown unredacted

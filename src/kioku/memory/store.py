@@ -2,7 +2,7 @@
 
 ``MemoryDir(path, scope)`` is used by every write (remember, organize, forget) *inside*
 ``with md.lock():`` - an ``fcntl`` lock on ``<dir>/.lock`` - and every file goes out through
-``kioku.core.fsutil.atomic_write_text`` (temp file + fsync + rename, 0600; folders 0700).
+``kioku.infra.fsutil.atomic_write_text`` (temp file + fsync + rename, 0600; folders 0700).
 Topic files are the source of truth and are written first; MEMORY.md is derived, so a crash
 between the two writes leaves an index that ``rebuild_index`` (or the next write) repairs.
 
@@ -31,15 +31,30 @@ import os
 import stat
 from pathlib import Path
 
-from kioku.core import fsutil
-from kioku.core.errors import KiokuError
+from kioku.infra import fsutil
+from kioku.infra.errors import KiokuError
 from kioku.memory.index import (
-    INDEX_NAME, MAX_LINES, MOVED_PREFIX, TYPE_PRIORITY, IndexDoc, IndexEntry, IndexUnreadable, format_entry,
-    parse_index, read_index_text,
+    INDEX_NAME,
+    MAX_LINES,
+    MOVED_PREFIX,
+    TYPE_PRIORITY,
+    IndexDoc,
+    IndexEntry,
+    IndexUnreadable,
+    format_entry,
+    parse_index,
+    read_index_text,
 )
 from kioku.memory.textutil import now_iso, time_key
-from kioku.memory.topics import (Entry, TopicFile, TopicFileError, distinct_ids, parse_topic, read_topic,
-                                 read_topic_bytes)
+from kioku.memory.topics import (
+    Entry,
+    TopicFile,
+    TopicFileError,
+    distinct_ids,
+    parse_topic,
+    read_topic,
+    read_topic_bytes,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the hook ~3 ms of start-up

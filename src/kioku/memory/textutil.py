@@ -23,7 +23,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from kioku.core.lazyre import LazyPattern
+from kioku.infra.lazyre import LazyPattern
 
 # Cheap patterns only: compiling large Unicode classes costs milliseconds, and this module is
 # imported on the hook save path. CJK characters are recognised by code point instead.

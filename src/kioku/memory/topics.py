@@ -39,7 +39,7 @@ import unicodedata
 import zlib
 from pathlib import Path
 
-from kioku.core.errors import KiokuError, UsageError
+from kioku.infra.errors import KiokuError, UsageError
 from kioku.memory.textutil import now_iso
 
 MAX_TOPIC_BYTES = 4 * 1024 * 1024
@@ -396,7 +396,7 @@ def _parse_entry(lines: list[str], line_no: int, file_type: str, file_created: s
 def read_topic_bytes(path: Path) -> bytes:
     """The bytes of a topic file; TopicFileError for a file too large to be memory notes or one
     that is not a regular file (a FIFO would block the read)."""
-    from kioku.core.fsutil import NotRegularFile, read_regular
+    from kioku.infra.fsutil import NotRegularFile, read_regular
 
     try:
         data = read_regular(path, MAX_TOPIC_BYTES)
@@ -426,7 +426,7 @@ def slugify_topic(name: str) -> str:
     ``nul``, ``com1`` ...) are refused.
     """
     raw = name or ""
-    from kioku.core.secrets import ensure_storable
+    from kioku.text.secrets import ensure_storable
 
     ensure_storable(raw, what="the topic name")  # a topic name becomes a file name and an index line
     if "\x00" in raw or "/" in raw or "\\" in raw or raw.strip().strip(".") == "":
@@ -454,7 +454,7 @@ def topic_path(memory_dir: Path, file_name: str) -> Path:
     if path.parent != memory_dir or path.name != file_name:
         raise UsageError(f"invalid topic file {file_name!r}")
     if path.is_symlink():
-        from kioku.core.fsutil import refuse_symlink
+        from kioku.infra.fsutil import refuse_symlink
 
         refuse_symlink(memory_dir, path)
     if path.resolve().parent != memory_dir.resolve():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kioku.core.errors import UsageError
+from kioku.infra.errors import UsageError
 
 
 @dataclass(frozen=True)

@@ -17,13 +17,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kioku.agent.store_names import KINDS, collection_name
-from kioku.core import paths
-from kioku.render.spec import (
-    SectionConfig,
-    category_scope,
-    make_config,
-)
+from kioku.lessons.store.names import KINDS, collection_name
+from kioku.infra import paths
+from kioku.render.spec import SectionConfig, category_scope, make_config
 from kioku.render.splice import find_block, frontmatter_name
 
 HEADING = "## Memory Configuration (uses agent-memory-skills)"
@@ -87,7 +83,7 @@ def render_section(name: str, criteria: dict[str, int], categories: dict[str, st
                    kioku: str = "kioku") -> str:
     """The Markdown section for agent ``name`` (``UsageError`` on invalid input).
 
-    ``project_id`` defaults to ``kioku.core.paths.project_identity()`` of the current project
+    ``project_id`` defaults to ``kioku.infra.paths.project_identity()`` of the current project
     when project learning is on; tests pass a fixed one.
     """
     config = make_config(name, criteria, categories, project_learning)

@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from kioku.core.errors import UsageError
-from kioku.core.secrets import ensure_storable
+from kioku.infra.errors import UsageError
+from kioku.text.secrets import ensure_storable
 
 AGENT_NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 CATEGORY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -52,7 +52,7 @@ class SectionConfig:
 
 def category_scope(category: str) -> str:
     """``global``, ``project`` or ``both``: where ``kioku learn --scope auto`` stores the lesson."""
-    from kioku.agent.scopes import scopes_for  # the agent layer owns the rule; never duplicate it
+    from kioku.lessons.scopes import scopes_for  # the agent layer owns the rule; never duplicate it
 
     found = scopes_for(category, "auto")
     return found[0] if len(found) == 1 else "both"

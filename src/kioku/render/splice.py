@@ -21,9 +21,9 @@ import json
 import re
 from pathlib import Path
 
-from kioku.core import fsutil, paths
-from kioku.core.errors import KiokuError
-from kioku.core.fsutil import exclusive_lock
+from kioku.infra import fsutil, paths
+from kioku.infra.errors import KiokuError
+from kioku.infra.fsutil import exclusive_lock
 
 BEGIN_MARKER = "<!-- kioku:agent-memory:begin (managed by kioku; edits inside are overwritten) -->"
 END_MARKER = "<!-- kioku:agent-memory:end -->"

@@ -22,8 +22,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from kioku.core import paths
-from kioku.core.errors import KiokuError
+from kioku.infra import paths
+from kioku.infra.errors import KiokuError
 
 SECTION_TEMPLATE = "agent_section.md.j2"
 AGENT_FILE_TEMPLATE = "agent_file.md.j2"

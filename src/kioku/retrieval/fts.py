@@ -53,7 +53,7 @@ try:  # the C module itself: the sqlite3 package adds datetime adapters (and ~2 
 except ImportError:  # pragma: no cover - an interpreter without the private module name
     import sqlite3  # type: ignore[no-redef]
 
-from kioku.core.fsutil import ensure_private_dir
+from kioku.infra.fsutil import ensure_private_dir
 from kioku.retrieval.text import tokenize
 
 _SCHEMA = """

@@ -26,7 +26,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from kioku.core.fsutil import ensure_private_dir
+from kioku.infra.fsutil import ensure_private_dir
 
 PREFIX = "minilm-basic-"
 CACHE_ENV = "KIOKU_MODEL_CACHE"  # a folder for the copy instead of <kioku home>/state/models
@@ -37,7 +37,7 @@ def default_cache_dir() -> Path:
     override = os.environ.get(CACHE_ENV)
     if override:
         return Path(override)
-    from kioku.core import paths
+    from kioku.infra import paths
 
     return paths.state_dir() / "models"
 

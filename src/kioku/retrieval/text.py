@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from kioku.core.lazyre import LazyPattern
+from kioku.infra.lazyre import LazyPattern
 
 # A compact English stopword list (the classic Lucene/Snowball-style closed-class words).
 ENGLISH_STOPWORDS: frozenset[str] = frozenset(

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from kioku.core.fsutil import ensure_private_dir
+from kioku.infra.fsutil import ensure_private_dir
 
 if TYPE_CHECKING:
     import numpy as np
@@ -180,7 +180,7 @@ _default_lock = threading.Lock()
 
 
 def default_path() -> Path:
-    from kioku.core import paths
+    from kioku.infra import paths
 
     return paths.state_dir() / "memory-vectors.sqlite3"
 

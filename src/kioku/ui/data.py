@@ -100,7 +100,7 @@ def search_memories(query: str, project_root: Path | None = None,
 
 
 def agent_names(project_root: Path | None = None) -> list[str]:
-    from kioku.agent import scopes as sc
+    from kioku.lessons import scopes as sc
 
     found: set[str] = set()
     for scope in sc.existing_scopes(project_root):
@@ -109,9 +109,9 @@ def agent_names(project_root: Path | None = None) -> list[str]:
 
 
 def lessons(agent: str, project_root: Path | None = None) -> list[dict[str, Any]]:
-    from kioku.agent.improvements import all_improvements
-    from kioku.agent.lesson_state import one_per_lesson
-    from kioku.agent.stats import decision_of, seed_rule, wilson_of
+    from kioku.lessons.improvements import all_improvements
+    from kioku.lessons.lesson_state import one_per_lesson
+    from kioku.lessons.stats import decision_of, seed_rule, wilson_of
 
     out: list[dict[str, Any]] = []
     for scope, rec in one_per_lesson(all_improvements(agent, project_root)):
@@ -168,7 +168,7 @@ def _tokens(meta: dict[str, Any]) -> dict[str, float | None]:
 
 def evaluation_rows(agent: str, project_root: Path | None = None, limit: int | None = 50) -> list[dict[str, Any]]:
     """The newest evaluation records of ``agent`` (newest first), old and per-turn fields alike."""
-    from kioku.agent import scopes as sc
+    from kioku.lessons import scopes as sc
 
     found: dict[str, Any] = {}
     for scope in sc.existing_scopes(project_root):
@@ -262,14 +262,14 @@ def trends(agent: str, project_root: Path | None = None, evaluations: list[dict[
             "success_rate": (sum(r["outcome"] == "success" for r in judged) / len(judged)) if judged else None,
             "quality": (sum(qualities) / len(qualities)) if qualities else None,
         })
-    from kioku.agent.lesson_state import written_together
+    from kioku.lessons.lesson_state import written_together
 
     items = lesson_rows if lesson_rows is not None else lessons(agent, project_root)
     weeks: dict[str, dict[str, int]] = {}
     seen: dict[str, list[float]] = {}
     for lesson in items:
         # a lesson stored in both scopes is one lesson learned (its copies are two rows only
-        # when their states differ: see kioku.agent.lesson_state.one_per_lesson)
+        # when their states differ: see kioku.lessons.lesson_state.one_per_lesson)
         written = lesson["created_at_epoch"] or 0.0
         if any(written_together(written, other) for other in seen.get(lesson["lesson"], [])):
             continue
@@ -287,9 +287,9 @@ def trends(agent: str, project_root: Path | None = None, evaluations: list[dict[
 
 def health(project_root: Path | None = None) -> dict[str, Any]:
     """``kioku doctor``'s checks, hook jobs, and per collection the store's count beside the journal's."""
-    from kioku.agent import scopes as sc
-    from kioku.agent.chroma_store import KINDS
-    from kioku.core import jobs
+    from kioku.lessons import scopes as sc
+    from kioku.lessons.store.chroma import KINDS
+    from kioku.infra import jobs
     from kioku.install.doctor import run_checks
 
     failed = len(list(jobs.failed_dir().glob("*.json"))) if jobs.failed_dir().is_dir() else 0

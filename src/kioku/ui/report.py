@@ -27,7 +27,7 @@ def report_csp(css: str) -> str:
 
 
 def build_report(agent: str, project_root: Path | None = None, evaluations_limit: int = 50) -> str:
-    from kioku.agent.dashboard import build_dashboard
+    from kioku.lessons.dashboard import build_dashboard
 
     dashboard = build_dashboard(agent, project_root)
     agent = dashboard["agent"]
@@ -47,7 +47,7 @@ def build_report(agent: str, project_root: Path | None = None, evaluations_limit
 
 
 def write_report(agent: str, out: Path, project_root: Path | None = None) -> Path:
-    from kioku.core import fsutil
+    from kioku.infra import fsutil
 
     html = build_report(agent, project_root)
     out = out.expanduser()

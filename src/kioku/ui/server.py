@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
-from kioku.core.errors import KiokuError
+from kioku.infra.errors import KiokuError
 from kioku.ui import data, pages
 
 HOST = "127.0.0.1"
@@ -67,7 +67,7 @@ class UIApp:
         return f"http://{HOST}:{self.port}/?token={self.token}"
 
     def default_agent(self, agents: list[str]) -> str:
-        from kioku.core.config import load_config
+        from kioku.infra.config import load_config
 
         try:
             main = load_config(self.project_root).main_agent

@@ -1,0 +1,547 @@
+"""Write-ahead journal for the agent-memory store (stdlib only).
+
+Why: several processes writing one embedded Chroma store at once lose HNSW vectors
+(chroma.md section 5), and a process can be killed mid-write. Every store write is
+therefore first appended here (one JSON line, fsynced) under the store's exclusive lock,
+then applied to Chroma (and the lexical index) under the same lock, and only then is the
+applied sequence number recorded. A write is *acknowledged* once its line is fsynced: if
+applying fails (Chroma locked or broken, process killed) the entry stays pending and
+``AgentStore.sync()`` applies it later. Applying is idempotent (upserts with the caller's
+deterministic ids, merging updates, deletes), so re-applying an entry is harmless.
+
+Layout, in ``<chroma_dir>.kioku-journal/`` beside the Chroma folder (``journal_dir``; folder 0700,
+files 0600), so deleting or replacing the Chroma folder never takes the journal with it:
+
+- ``journal.jsonl``: active entries, ``{"seq", "ts", "op", ...}`` one per line; ``seq`` is
+  strictly increasing across processes (assigned under the lock).
+- ``state.json``: ``{"applied_seq": N, ...}`` written atomically after each apply.
+- ``archive/journal-<first>-<last>.jsonl.gz``: rotation. When every entry is applied and
+  the active file is larger than ``ROTATE_BYTES``, it is gzipped into the archive and
+  truncated, so the active file stays small (bounded work for the pending check and
+  replays). Archives hold only document text and metadata (no vectors: embeddings are a
+  deterministic function of the text under the pinned model), so they stay a small
+  fraction of the Chroma folder; ``AgentStore.rebuild()`` replays archives + journal
+  into a fresh set of collections. A crash between writing an archive and truncating
+  the journal only duplicates entries, which readers skip by ``seq``.
+
+The lock file is ``<chroma_dir>/.kioku-write.lock``; callers hold it around ``append``,
+``set_applied`` and ``rotate``. A torn last line (a writer killed inside ``write``) was
+never acknowledged; ``repair_tail`` cuts it off before the next append.
+
+Earlier versions kept the journal inside the Chroma folder (``<chroma_dir>/.kioku-journal/``).
+Opening a ``Journal`` moves such a folder out under the same lock (``migrate_legacy``): one
+rename when the new folder does not exist yet (the time is recorded as ``moved_at``). When both
+exist, only the old journal's entries written after that time (by a process of an earlier
+version) that the new one lacks are appended; older entries are history the move already
+brought, and replaying them (a backup of the Chroma folder put back) would undo later writes.
+The old folder is then kept beside the journal as ``<journal>.legacy-<time>``, never deleted.
+
+``set_applied`` also writes the position into the Chroma folder (``.kioku-applied-seq``), so a
+store whose folder was replaced by an older copy is seen to be behind its journal and is
+rebuilt from it (``AgentStore._ensure_store``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import gzip
+import hashlib
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Iterator
+
+from kioku.infra import fsutil
+
+ROTATE_BYTES = 4 * 1024 * 1024
+MAX_ARCHIVES = 8
+LOCK_NAME = ".kioku-write.lock"
+DIR_SUFFIX = ".kioku-journal"
+LEGACY_DIR_NAME = ".kioku-journal"  # the folder inside the Chroma folder that earlier versions used
+APPLIED_MARKER = ".kioku-applied-seq"  # inside the Chroma folder: the journal position it holds
+
+
+def journal_dir(chroma_dir: Path | str) -> Path:
+    """Where the journal of the store in ``chroma_dir`` lives: ``<chroma_dir>.kioku-journal``,
+    a sibling of the Chroma folder."""
+    chroma = Path(chroma_dir).expanduser().resolve()
+    return chroma.with_name(chroma.name + DIR_SUFFIX)
+
+
+def legacy_journal_dir(chroma_dir: Path | str) -> Path:
+    return Path(chroma_dir).expanduser().resolve() / LEGACY_DIR_NAME
+
+
+class Journal:
+    def __init__(self, chroma_dir: Path, *, folder: Path | None = None) -> None:
+        """The journal of the store in ``chroma_dir``; ``folder`` reads a journal kept elsewhere
+        (the migration reads the old in-folder journal this way) and never migrates."""
+        self.chroma_dir = Path(chroma_dir)
+        self.dir = Path(folder) if folder is not None else journal_dir(self.chroma_dir)
+        self.path = self.dir / "journal.jsonl"
+        self.state_path = self.dir / "state.json"
+        self.archive_dir = self.dir / "archive"
+        self.lock_path = self.chroma_dir / LOCK_NAME
+        self._tail_cache: tuple[tuple[int, int, int], int] | None = None
+        if folder is None and legacy_journal_dir(self.chroma_dir).is_dir():
+            self.migrate_legacy()
+
+    # -- migration from the in-folder layout -----------------------------------------------
+    def migrate_legacy(self) -> int:
+        """Move ``<chroma_dir>/.kioku-journal`` out to :attr:`dir` under the store's lock.
+
+        Returns how many entries were appended from the old journal (0 after a plain move).
+        Nothing is deleted before its lines are fsynced in the new place.
+        """
+        legacy = legacy_journal_dir(self.chroma_dir)
+        with self.lock(timeout=120):
+            if not legacy.is_dir():
+                return 0  # another process moved it while this one waited for the lock
+            if self.dir.is_dir() and not any(self.dir.iterdir()):
+                self.dir.rmdir()  # an empty folder holds nothing to reconcile
+            if not self.dir.exists():
+                _move_folder(legacy, self.dir)
+                self._tail_cache = None
+                self.set_state(moved_at=time.time())
+                return 0
+            moved_at = self.state().get("moved_at")
+            added = 0
+            if isinstance(moved_at, (int, float)):
+                # only what an earlier-version process wrote after the move is new; entries
+                # from before it are history the move already brought (even if since compacted)
+                added = self._merge_from(Journal(self.chroma_dir, folder=legacy), after=float(moved_at))
+            aside = self.dir.with_name(f"{self.dir.name}.legacy-{int(time.time())}")
+            os.rename(legacy, aside)  # kept, never deleted: a restored backup's history is not replayed
+            _fsync_dir(self.chroma_dir)
+            _fsync_dir(aside.parent)
+            import sys
+
+            print(f"kioku: warning: an old journal folder was found inside {self.chroma_dir}; "
+                  + (f"{added} entries written after the move were added, " if added else "")
+                  + f"the folder was kept as {aside}", file=sys.stderr)
+            return added
+
+    def _merge_from(self, old: "Journal", after: float) -> int:
+        """Append the entries of ``old`` written after ``after`` that this journal lacks, in
+        their order. Lock held."""
+        known = {_identity(entry) for entry in self.all_entries()}
+        self.repair_tail()
+        added = 0
+        for entry in old.all_entries():
+            key = _identity(entry)
+            if key in known or float(entry.get("ts", 0) or 0) <= after:
+                continue
+            known.add(key)
+            record = {**entry, "seq": self.last_seq() + 1}
+            fsutil.append_line_durable(self.path, json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+            added += 1
+        return added
+
+    # -- locking -------------------------------------------------------------------------
+    def lock(self, timeout: float = 60.0):
+        return fsutil.exclusive_lock(self.lock_path, timeout=timeout)
+
+    # -- state ---------------------------------------------------------------------------
+    def state(self) -> dict:
+        try:
+            data = json.loads(self.state_path.read_text(encoding="utf-8"))
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def applied_seq(self) -> int:
+        return int(self.state().get("applied_seq", 0))
+
+    def set_state(self, **values: object) -> None:
+        """Caller holds the lock."""
+        state = self.state()
+        state.update(values)
+        fsutil.ensure_private_dir(self.dir)
+        fsutil.atomic_write_text(self.state_path, json.dumps(state, sort_keys=True))
+
+    def set_applied(self, seq: int) -> None:
+        # The Chroma folder records how far it was brought too (written first, so it is never
+        # behind after a crash): an older copy of the folder put back is then seen to be behind.
+        if self.chroma_dir.is_dir():
+            fsutil.atomic_write_text(self.chroma_dir / APPLIED_MARKER, str(int(seq)))
+        self.set_state(applied_seq=int(seq), applied_at=time.time())
+
+    def store_marker(self) -> int | None:
+        """The applied sequence number the Chroma folder records, None when it records none."""
+        try:
+            return int((self.chroma_dir / APPLIED_MARKER).read_text(encoding="utf-8").strip())
+        except (OSError, ValueError):
+            return None
+
+    # -- reading -------------------------------------------------------------------------
+    def _last_line(self) -> bytes | None:
+        """The last complete line of the active journal (read backwards from the end)."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            return None
+        try:
+            size = os.fstat(fd).st_size
+            if size == 0:
+                return None
+            # a torn (unterminated) tail was never acknowledged: the line ends at the last newline
+            end = _rfind_newline(fd, size) + 1
+            if end == 0:
+                return None
+            start = _rfind_newline(fd, end - 1) + 1
+            os.lseek(fd, start, os.SEEK_SET)
+            return os.read(fd, end - 1 - start)
+        finally:
+            os.close(fd)
+
+    def last_seq(self) -> int:
+        """Highest sequence number ever assigned (journal tail, else the applied state)."""
+        applied = self.applied_seq()
+        try:
+            st = self.path.stat()
+        except FileNotFoundError:
+            return applied
+        # Every read asks whether writes are pending; decoding the (possibly large) last line
+        # each time cost ~9 ms at 100k records, so the answer is cached per file version.
+        key = (st.st_ino, st.st_size, st.st_mtime_ns)
+        if self._tail_cache is not None and self._tail_cache[0] == key:
+            return max(self._tail_cache[1], applied)
+        tail = 0
+        line = self._last_line()
+        if line:
+            with contextlib.suppress(ValueError, KeyError, TypeError):
+                tail = int(json.loads(line)["seq"])
+        self._tail_cache = (key, tail)
+        return max(tail, applied)
+
+    def pending_count(self) -> int:
+        return max(0, self.last_seq() - self.applied_seq())
+
+    def entries(self, after: int = 0) -> Iterator[dict]:
+        """Complete, parseable entries of the active journal with ``seq > after``."""
+        try:
+            handle = self.path.open("rb")
+        except FileNotFoundError:
+            return
+        with handle:
+            for raw in handle:
+                if not raw.endswith(b"\n"):
+                    break  # torn tail
+                try:
+                    entry = json.loads(raw)
+                    seq = int(entry["seq"])
+                except (ValueError, KeyError, TypeError):
+                    continue
+                if seq > after:
+                    yield entry
+
+    def unreadable_lines(self) -> list[int]:
+        """Line numbers (from 1) of complete lines of the active journal that are not an entry:
+        damage from outside (a torn last line is not counted; ``repair_tail`` cuts it)."""
+        bad: list[int] = []
+        try:
+            handle = self.path.open("rb")
+        except FileNotFoundError:
+            return bad
+        with handle:
+            for number, raw in enumerate(handle, 1):
+                if not raw.endswith(b"\n"):
+                    break
+                try:
+                    int(json.loads(raw)["seq"])
+                except (ValueError, KeyError, TypeError):
+                    bad.append(number)
+        return bad
+
+    def write_snapshot(self, collections: dict[str, dict]) -> int:
+        """Make ``collections`` the journal's whole history: one snapshot archive of ``upsert``
+        entries, replacing every archive and the active entries.
+
+        ``collections`` maps a collection name to ``{"agent", "kind", "project_id", "records":
+        {id: (document, metadata)}}``; it is what the store holds when the journal itself was
+        damaged or deleted. Nothing is deleted: the archives and the active file it replaces are
+        moved to a new ``replaced-<time>-<random>/`` folder in the journal folder. The snapshot's
+        seq is the highest the journal, its state or the store's marker ever recorded (at least
+        1, so a replay reads it), so no older entry is replayed after it. Caller holds the lock
+        and has applied every pending entry. Returns the seq.
+        """
+        seq = max(self.last_seq(), self.applied_seq(), self.store_marker() or 0, 1)
+        lines = _snapshot_lines(collections, seq)
+        import tempfile
+
+        fsutil.ensure_private_dir(self.dir)
+        kept = Path(tempfile.mkdtemp(prefix=f"replaced-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-",
+                                     dir=self.dir))  # a new folder every time, even within a second
+        staged = kept / "snapshot.new.jsonl.gz"  # outside the archive folder until it is complete
+        fsutil.atomic_write_bytes(staged, gzip.compress(("\n".join(lines) + "\n").encode("utf-8"), 6))
+        for archive in self.archives():
+            os.replace(archive, kept / archive.name)
+        if self.path.exists() and self.path.stat().st_size:
+            fsutil.atomic_write_bytes(kept / self.path.name, self.path.read_bytes())
+            fsutil.atomic_write_bytes(self.path, b"")
+        fsutil.ensure_private_dir(self.archive_dir)
+        os.replace(staged, self.archive_dir / f"journal-{0:012d}-{seq:012d}.snapshot.jsonl.gz")
+        self._tail_cache = None
+        self.set_applied(seq)
+        return seq
+
+    def archives(self) -> list[Path]:
+        return sorted(self.archive_dir.glob("journal-*.jsonl.gz")) if self.archive_dir.is_dir() else []
+
+    def all_entries(self) -> Iterator[dict]:
+        """Archived then active entries, in sequence order, each seq once (for rebuild).
+
+        A snapshot's entries all carry the snapshot's seq, so the threshold moves per
+        archive, not per entry.
+        """
+        seen = 0
+        for entry in self.all_entries_of(self.archives()):
+            seen = max(seen, int(entry["seq"]))
+            yield entry
+        for entry in self.entries(after=seen):
+            yield entry
+
+    def record_counts(self) -> dict[str, int]:
+        """Records per collection that replaying archives + journal would produce (for health views)."""
+        state: dict[str, dict] = {}
+        for entry in self.all_entries():
+            _fold(state, entry)
+        return {name: len(col["records"]) for name, col in state.items()}
+
+    def written_ids(self) -> dict[str, set[str]]:
+        """Every record id the journal ever wrote per collection, deleted ones included: a store
+        holding an id outside these holds something the journal never knew."""
+        written: dict[str, set[str]] = {}
+        for entry in self.all_entries():
+            op = entry.get("op")
+            if op == "upsert":
+                written.setdefault(entry["collection"], set()).update(entry["ids"])
+            elif op == "copy":
+                for src_name, dst_name, _kind in entry["pairs"]:
+                    written.setdefault(dst_name, set()).update(written.get(src_name, set()))
+        return written
+
+    def has_history(self) -> bool:
+        """Whether any entry was ever applied (so a store without data is a lost store)."""
+        return self.applied_seq() > 0 or bool(self.archives())
+
+    def live_counts(self) -> dict[str, int]:
+        """Records per collection that replaying the whole journal gives: what the store
+        should hold once every entry is applied (doctor compares it with Chroma's counts)."""
+        state: dict[str, dict] = {}
+        for entry in self.all_entries():
+            _fold(state, entry)
+        return {name: len(col["records"]) for name, col in state.items() if col["records"]}
+
+    def compact(self, max_archives: int | None = None) -> Path | None:
+        """Fold all archives into one snapshot when there are more than ``max_archives``.
+
+        The snapshot holds, per collection, the final records (document + merged metadata)
+        as ``upsert`` entries with the last folded seq, so the history stays replayable by
+        ``rebuild()`` and the archive folder stays proportional to the live data, not to
+        the number of writes (usage statistics update metadata after every session).
+        Caller holds the lock.
+        """
+        archives = self.archives()
+        if len(archives) <= (MAX_ARCHIVES if max_archives is None else max_archives):
+            return None
+        state: dict[str, dict] = {}
+        last = 0
+        for entry in self.all_entries_of(archives):
+            last = max(last, int(entry["seq"]))
+            _fold(state, entry)
+        lines = _snapshot_lines(state, last)
+        target = self.archive_dir / f"journal-{0:012d}-{last:012d}.snapshot.jsonl.gz"
+        fsutil.atomic_write_bytes(target, gzip.compress(("\n".join(lines) + "\n").encode("utf-8"), 6))
+        for archive in archives:
+            if archive != target:
+                archive.unlink()
+        return target
+
+    @staticmethod
+    def all_entries_of(archives: list[Path]) -> Iterator[dict]:
+        seen = 0
+        for archive in archives:
+            threshold = seen
+            with gzip.open(archive, "rb") as handle:
+                for raw in handle:
+                    try:
+                        entry = json.loads(raw)
+                        seq = int(entry["seq"])
+                    except (ValueError, KeyError, TypeError):
+                        continue
+                    if seq > threshold:
+                        seen = max(seen, seq)
+                        yield entry
+
+    # -- writing (caller holds the lock) -------------------------------------------------
+    def repair_tail(self) -> None:
+        """Cut off an unterminated last line left by a writer killed inside write()."""
+        try:
+            size = self.path.stat().st_size
+        except FileNotFoundError:
+            return
+        if size == 0:
+            return
+        with self.path.open("rb+") as handle:
+            handle.seek(size - 1)
+            if handle.read(1) == b"\n":
+                return
+            pos = size
+            keep = 0
+            while pos > 0:
+                step = min(65536, pos)
+                pos -= step
+                handle.seek(pos)
+                cut = handle.read(step).rfind(b"\n")
+                if cut >= 0:
+                    keep = pos + cut + 1
+                    break
+            handle.truncate(keep)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def append(self, entry: dict) -> int:
+        """Assign the next sequence number, append durably, return it."""
+        self.repair_tail()
+        seq = self.last_seq() + 1
+        record = {"seq": seq, "ts": time.time(), **entry}
+        fsutil.append_line_durable(self.path, json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+        return seq
+
+    def rotate(self, max_bytes: int | None = None) -> Path | None:
+        """Archive the active journal if it is big and fully applied."""
+        try:
+            size = self.path.stat().st_size
+        except FileNotFoundError:
+            return None
+        if size < (ROTATE_BYTES if max_bytes is None else max_bytes):
+            return None
+        applied = self.applied_seq()
+        first = next(self.entries(), None)
+        last = self.last_seq()
+        if first is None or last > applied:
+            return None
+        fsutil.ensure_private_dir(self.archive_dir)
+        target = self.archive_dir / f"journal-{int(first['seq']):012d}-{last:012d}.jsonl.gz"
+        fsutil.atomic_write_bytes(target, gzip.compress(self.path.read_bytes(), compresslevel=6))
+        fsutil.atomic_write_bytes(self.path, b"")
+        return target
+
+
+def _snapshot_lines(collections: dict[str, dict], seq: int) -> list[str]:
+    """Journal lines that recreate ``collections`` (the shape ``_fold`` builds): ``upsert``
+    entries of up to 1,000 records at ``seq``, or one ``noop`` keeping the seq when all is empty."""
+    lines = []
+    for name, col in sorted(collections.items()):
+        ids = list(col["records"])
+        for start in range(0, len(ids), 1000):
+            chunk = ids[start : start + 1000]
+            lines.append(json.dumps({
+                "seq": seq, "ts": time.time(), "op": "upsert", "collection": name, "agent": col["agent"],
+                "kind": col["kind"], "project_id": col["project_id"], "ids": chunk,
+                "documents": [col["records"][i][0] for i in chunk],
+                "metadatas": [col["records"][i][1] or {"kioku_placeholder": True} for i in chunk],
+                "snapshot": True}, ensure_ascii=False, separators=(",", ":")))
+    if not lines:  # everything was deleted: keep the seq marker
+        lines.append(json.dumps({"seq": seq, "ts": time.time(), "op": "noop", "snapshot": True}))
+    return lines
+
+
+def _fold(state: dict[str, dict], entry: dict) -> None:
+    """Apply one entry to an in-memory model of the store (Chroma's merge semantics)."""
+    op = entry.get("op")
+    if op == "upsert":
+        col = state.setdefault(entry["collection"], {"agent": entry.get("agent"), "kind": entry.get("kind"),
+                                                     "project_id": entry.get("project_id"), "records": {}})
+        for rid, doc, meta in zip(entry["ids"], entry["documents"], entry["metadatas"]):
+            old = col["records"].get(rid, (None, {}))[1]
+            col["records"][rid] = (doc, {**old, **{k: v for k, v in meta.items() if k != "kioku_placeholder"}})
+    elif op == "update":
+        col = state.get(entry["collection"])
+        if col:
+            for rid, meta in zip(entry["ids"], entry["metadatas"]):
+                if rid in col["records"]:
+                    doc, old = col["records"][rid]
+                    col["records"][rid] = (doc, {**old, **meta})
+    elif op == "delete":
+        col = state.get(entry["collection"])
+        if col:
+            for rid in entry["ids"]:
+                col["records"].pop(rid, None)
+    elif op == "drop":
+        for name in entry["collections"]:
+            state.pop(name, None)
+    elif op == "copy":
+        for src_name, dst_name, kind in entry["pairs"]:
+            src = state.get(src_name)
+            if not src:
+                continue
+            dst = state.setdefault(dst_name, {"agent": entry.get("dst_agent"), "kind": kind,
+                                              "project_id": entry.get("project_id"), "records": {}})
+            for rid, (doc, meta) in src["records"].items():
+                old = dst["records"].get(rid, (None, {}))[1]
+                dst["records"][rid] = (doc, {**old, **meta})
+
+
+def _identity(entry: dict) -> str:
+    """What makes two journal entries the same write: everything but the sequence number
+    (each entry carries the time it was written, so two real writes never share it)."""
+    body = {k: v for k, v in entry.items() if k != "seq"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def _fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _fsync_tree(root: Path) -> None:
+    for folder, _dirs, files in os.walk(root):
+        for name in files:
+            fd = os.open(os.path.join(folder, name), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        _fsync_dir(Path(folder))
+
+
+def _move_folder(src: Path, dst: Path) -> None:
+    """Move ``src`` to ``dst`` atomically: one rename, or, across file systems, a complete fsynced
+    copy renamed into place before ``src`` is removed (a crash leaves both, which the next
+    open reconciles)."""
+    try:
+        os.rename(src, dst)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        staging = dst.with_name(f".{dst.name}.migrating")  # the caller holds the lock: one mover at a time
+        shutil.rmtree(staging, ignore_errors=True)  # a copy left by a killed move is incomplete
+        shutil.copytree(src, staging)
+        _fsync_tree(staging)
+        os.rename(staging, dst)
+        _fsync_dir(dst.parent)
+        shutil.rmtree(src)
+    _fsync_dir(src.parent)
+    _fsync_dir(dst.parent)
+
+
+def _rfind_newline(fd: int, before: int) -> int:
+    """Offset of the last newline in ``fd`` before offset ``before``, or -1 (reads backwards)."""
+    pos = before
+    while pos > 0:
+        step = min(65536, pos)
+        pos -= step
+        os.lseek(fd, pos, os.SEEK_SET)
+        cut = os.read(fd, step).rfind(b"\n")
+        if cut >= 0:
+            return pos + cut
+    return -1
