@@ -11,11 +11,13 @@ this same file:
   kioku.install.plugin_env decides whether Kioku's full environment (Chroma, the model) is
   ready and prepares it in the background when it is not.
 
-Fail-open: always exit 0, whatever goes wrong.
+Fail-open: always exit 0. Inside a model run Kioku started (KIOKU_NESTED_RUN) it exits at once.
 """
 import os.path
 import sys
 
+if os.environ.get("KIOKU_NESTED_RUN"):  # inside a model run Kioku started: never recurse
+    raise SystemExit(0)
 if sys.version_info < (3, 11):
     sys.stderr.write(f"kioku: hooks need Python 3.11 or newer (python3 is {sys.version.split()[0]})\n")
     raise SystemExit(0)

@@ -34,6 +34,9 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_model_
     monkeypatch.delenv("KIOKU_DISABLE", raising=False)
     monkeypatch.delenv("KIOKU_CHROMA_HOST", raising=False)
     monkeypatch.delenv("KIOKU_CHROMA_PORT", raising=False)
+    # no test reaches a model unless it says so: the judge's own tests choose a backend
+    monkeypatch.setenv("KIOKU_MODEL_BACKEND", "heuristic")
+    monkeypatch.delenv("KIOKU_NESTED_RUN", raising=False)
     return home
 
 

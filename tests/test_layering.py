@@ -24,7 +24,7 @@ LAYERS = {
     "text": 1,
     "retrieval": 2,
     "memory": 3, "lessons": 3,
-    "render": 4,
+    "render": 4, "model": 4,
     "evaluation": 5, "install": 5,
     "learning": 6,
     "ui": 7,

@@ -2,7 +2,8 @@
 
 ``load_criteria(agent, project_root)`` reads ``.claude/agents/<agent>.md`` (the project's first,
 then the user's Claude folder; a file whose frontmatter ``name`` matches is found too) and
-returns the criteria with their weights, ``None`` when the agent has no section.
+returns the criteria with their weights, ``None`` when the agent has no section;
+``load_section`` gives the whole section (criteria and insight categories).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from kioku.infra import paths
 from kioku.render.section import parse_section
+from kioku.render.spec import SectionConfig
 from kioku.render.splice import frontmatter_name
 
 
@@ -31,12 +33,17 @@ def find_agent_file(agent: str, project_root: Path | None = None) -> Path | None
     return None
 
 
-def load_criteria(agent: str, project_root: Path | None = None) -> dict[str, int] | None:
+def load_section(agent: str, project_root: Path | None = None) -> SectionConfig | None:
+    """The agent's Memory Configuration (criteria and insight categories), None without one."""
     path = find_agent_file(agent, project_root)
     if path is None:
         return None
     try:
-        config = parse_section(path.read_text(encoding="utf-8", errors="replace"))
+        return parse_section(path.read_text(encoding="utf-8", errors="replace"))
     except OSError:
         return None
+
+
+def load_criteria(agent: str, project_root: Path | None = None) -> dict[str, int] | None:
+    config = load_section(agent, project_root)
     return dict(config.criteria) if config and config.criteria else None

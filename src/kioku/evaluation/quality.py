@@ -85,3 +85,20 @@ def score_turn(verdict: "TurnVerdict", criteria: dict[str, int] | None = None, *
     per = {name: round(dims[dimension_for(name)], 1) for name in weights}
     quality = sum(per[name] * w for name, w in weights.items()) / sum(weights.values())
     return round(_clamp(quality), 1), per
+
+
+def weighted(scores: dict[str, float], criteria: dict[str, int] | None) -> float:
+    """The weighted mean of per-criterion scores (criteria missing from ``scores`` count 0)."""
+    weights = {k: float(v) for k, v in (criteria or DEFAULT_CRITERIA).items() if float(v) > 0}
+    if not weights:
+        weights = {k: float(v) for k, v in DEFAULT_CRITERIA.items()}
+    total = sum(weights.values())
+    return round(_clamp(sum(float(scores.get(name, 0.0)) * w for name, w in weights.items()) / total), 1)
+
+
+def turn_quality(verdict: "TurnVerdict", criteria: dict[str, int] | None = None, *,
+                 next_feedback: str = "none") -> tuple[float, dict[str, float]]:
+    """(quality, per-criterion scores): the judge's scores when a model gave them, else the rules'."""
+    if verdict.scores:
+        return weighted(verdict.scores, criteria), dict(verdict.scores)
+    return score_turn(verdict, criteria, next_feedback=next_feedback)

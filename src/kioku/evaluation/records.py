@@ -74,7 +74,7 @@ def summary(verdict: TurnVerdict, quality: float) -> str:
 def turn_record(verdict: TurnVerdict, *, agent: str, source: str, kind: str, project_id: str,
                 criteria: dict[str, int] | None, next_feedback: str, transcript_epoch: float | None,
                 evaluated_epoch: float) -> tuple[str, str, dict[str, Any]]:
-    quality, per = ql.score_turn(verdict, criteria, next_feedback=next_feedback)
+    quality, per = ql.turn_quality(verdict, criteria, next_feedback=next_feedback)
     t = verdict.tokens
     meta: dict[str, Any] = {
         "agent_name": agent, "session_id": verdict.session_id, "task_id": verdict.prompt_uuid,
@@ -102,6 +102,8 @@ def turn_record(verdict: TurnVerdict, *, agent: str, source: str, kind: str, pro
         "tokens_input": int(t.input), "tokens_output": int(t.output), "tokens_cache_write": int(t.cache_write),
         "tokens_cache_read": int(t.cache_read), "tokens_weighted": weighted_tokens(verdict),
         "active_s": float(verdict.active_s), "wall_s": float(verdict.wall_s),
+        "judged_by": verdict.judged_by,
+        "confidence": float(verdict.confidence) if verdict.confidence is not None else -1.0,
     }
     rid = record_id(agent, verdict.session_id, source, verdict.prompt_uuid)
     return rid, summary(verdict, quality), meta

@@ -3,7 +3,9 @@
 A *turn* starts at a real user prompt and runs until the next one. Evaluation turns a
 transcript into a list of :class:`TurnVerdict` and writes nothing; the learning loop credits the
 lessons that were in a turn's context with that turn's ``outcome``, and lets the next turn's
-``feedback_on_previous`` correct it.
+``feedback_on_previous`` correct it. Counts, tokens and times always come from the transcript;
+outcome, reason and feedback come from the judge named in ``judged_by``, and a model judge adds
+criteria scores, a lesson draft and what it saw of the lessons in play.
 """
 
 from __future__ import annotations
@@ -54,6 +56,12 @@ class TurnVerdict:
     active_s: float = 0.0
     wall_s: float = 0.0
     started_at: str = ""             # transcript time of the prompt (ISO 8601)
+    # who decided outcome and feedback: "rules", "model:<model id>", or "rules (<why no model>)"
+    judged_by: str = "rules"
+    confidence: float | None = None  # the model's confidence in the outcome (None: the rules)
+    scores: dict[str, float] = field(default_factory=dict)   # criterion -> 0..100 (the model's)
+    lesson: dict[str, Any] | None = None                      # the model's lesson draft, if any
+    lesson_uses: list[dict[str, Any]] = field(default_factory=list)   # the model's attribution
 
     @property
     def credits_lessons(self) -> bool:

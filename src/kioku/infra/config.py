@@ -49,7 +49,7 @@ def config_files(project_root: Path | None = None) -> list[Path]:
 MAX_CONFIG_BYTES = 64 * 1024  # a settings file is a few lines; a bigger one is not ours to parse
 
 
-def _read(path: Path) -> dict[str, Any]:
+def read_toml(path: Path) -> dict[str, Any]:
     """The TOML in ``path``; ``{}`` when there is none.
 
     Only a regular file of at most :data:`MAX_CONFIG_BYTES` is read (a link is followed to one):
@@ -93,8 +93,8 @@ def _flag(value: Any, key: str, path: str) -> bool:
 def load_config(project_root: Path | None = None) -> Config:
     merged: dict[str, Any] = {}
     user_file, project_file = config_files(project_root)
-    user = _read(user_file)
-    project = _read(project_file)
+    user = read_toml(user_file)
+    project = read_toml(project_file)
     # Where lessons and evaluations are stored is the user's choice: a repository's committed
     # file must not send them (global-scope lessons included) to a server it names.
     project.pop("chroma", None)
@@ -116,3 +116,35 @@ def load_config(project_root: Path | None = None) -> Config:
         chroma_port=int(port) if port else None,
         extra={k: v for k, v in merged.items() if k not in {"disabled", "main_agent", "chroma"}},
     )
+
+
+def set_table_key(path: Path, table: str, key: str, value: bool) -> None:
+    """Set ``[table] key = value`` in the TOML file at ``path``, keeping everything else as written.
+
+    A line-level edit, so the user's comments and order survive; the result is parsed again
+    before it replaces the file (atomically), and a file that is not valid TOML is refused."""
+    from kioku.infra import fsutil
+
+    read_toml(path)  # refuses a file we could not parse back
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        lines = []
+    literal = "true" if value else "false"
+    header = f"[{table}]"
+    start = next((i for i, line in enumerate(lines) if line.strip() == header), None)
+    if start is None:
+        if lines and lines[-1].strip():
+            lines.append("")
+        lines += [header, f"{key} = {literal}"]
+    else:
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("[")), len(lines))
+        found = next((i for i in range(start + 1, end)
+                      if lines[i].split("=", 1)[0].strip() == key and "=" in lines[i]), None)
+        if found is None:
+            lines.insert(start + 1, f"{key} = {literal}")
+        else:
+            lines[found] = f"{key} = {literal}"
+    text = "\n".join(lines) + "\n"
+    tomllib.loads(text)
+    fsutil.atomic_write_text(path, text)

@@ -70,6 +70,10 @@ def _clean(job: dict[str, Any]) -> dict[str, Any]:
 
 def enqueue(job: dict[str, Any], *, spawn: bool = True) -> Path:
     """Persist ``job`` and make sure a worker will run it; returns the job file."""
+    from kioku.infra.env import NESTED_RUN
+
+    if os.environ.get(NESTED_RUN):
+        raise RuntimeError("no job is queued inside a model run Kioku started")
     data = _clean(job)
     name = f"{time.time_ns():020d}-{os.urandom(4).hex()}.json"
     target = jobs_dir() / name

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kioku.evaluation.lessons import Lesson, lessons_from_turn
-from kioku.evaluation.quality import score_turn
+from kioku.evaluation.quality import turn_quality
 from kioku.evaluation.turns import Turn
 from kioku.evaluation.verdict import TurnVerdict
 from kioku.infra.errors import KiokuError
@@ -47,7 +47,7 @@ def learn_from_turns(agent: str, session_id: str, items: list[JudgedTurn], root:
         verdict = item.verdict
         if verdict.outcome != "success" or item.next_feedback == "negative":
             continue
-        if score_turn(verdict, next_feedback=item.next_feedback)[0] < LEARN_MIN_QUALITY:
+        if turn_quality(verdict, next_feedback=item.next_feedback)[0] < LEARN_MIN_QUALITY:
             continue
         ready = ledger.observe(lessons_from_turn(item.turn), session_id,
                                confirmed=item.next_feedback == "positive")

@@ -105,6 +105,20 @@ def read_digest(agent: str, project_root: Path | str | None = None, limit: int =
     return ranked[: max(0, int(limit))]
 
 
+def texts_by_id(agent: str, project_root: Path | str | None = None) -> dict[str, str]:
+    """Lesson id -> lesson text for every entry of the agent's digests, both scopes (never raises)."""
+    out: dict[str, str] = {}
+    for scope in ("project", "global"):
+        try:
+            entries = (_load_for(agent, scope, project_root) or {}).get("entries")
+        except (OSError, ValueError, TypeError):
+            continue
+        for entry in entries if isinstance(entries, list) else []:
+            if isinstance(entry, dict) and isinstance(entry.get("id"), str) and isinstance(entry.get("improvement"), str):
+                out[entry["id"]] = entry["improvement"]
+    return out
+
+
 def _entry(rec_id: str, document: str, meta: dict[str, Any], scope: str) -> dict[str, Any]:
     from kioku.lessons import stats
 

@@ -3,140 +3,27 @@
 ``drain(wait=False)`` takes the worker lock (non-blocking, or blocking with ``wait``), runs
 every queued job oldest first, and after releasing the lock looks again - a hook that found
 the lock held just before we released it did not start a worker, so its job would otherwise
-wait for the next hook. Each ``evaluate`` job:
-
-1. resolves the project (``project_root`` or the git root above ``cwd``);
-2. reads the whole transcript (``transcript.read_all``: regular files only - a FIFO, device or
-   directory fails the job at once with a one-line reason - chunked to the last byte, a warning
-   in the log and the result when it cannot be read whole). Claude Code may not have flushed the
-   final message when Stop fires, so when the job carries ``last_assistant_sha256`` the read is
-   retried every 100 ms for up to :data:`LAG_WAIT_S` until that message is in the file;
-3. judges every turn (``per_turn.evaluate_entries``, pure); compaction side-runs are skipped;
-4. stores the turns that are new or whose verdict changed (the next prompt's feedback corrects
-   the previous turn) as one record each (``records.store_turns``; the record id holds the
-   subagent id or transcript file and the prompt uuid); the per-turn fingerprints are kept in the
-   cursor ``agent:session:source`` so an unchanged turn is not written again;
-5. then, as one separate call, the learning step (:func:`learn_from_turns`).
-Any exception moves the job to ``jobs/failed/`` with a one-line error (``kioku worker
---retry-failed`` re-queues them; ``kioku doctor`` lists the reasons) and the queue moves on.
-The log (``<logs>/worker.log``) holds job names, agents, scores and errors - never prompt text.
+wait for the next hook. Jobs for the same transcript are run once, as the newest of them (with
+"the session ended" if any of them says so). An ``evaluate`` job is
+``kioku.worker.evaluate.run_evaluate``. A job it reports ``deferred`` (a model could not be
+reached just now) stays queued for the next worker. Any exception moves the job to
+``jobs/failed/`` with a one-line error (``kioku worker --retry-failed`` re-queues them;
+``kioku doctor`` lists the reasons) and the queue moves on. The log (``<logs>/worker.log``)
+holds job names, agents, scores and errors - never prompt text.
 """
 
 from __future__ import annotations
 
-import json
-import time
 import traceback
 from pathlib import Path
 from typing import Any
 
-from kioku.infra import fsutil, jobs, paths
 from kioku.evaluation import transcript as tr
-from kioku.evaluation import per_turn, records
-from kioku.evaluation.criteria import load_criteria
-from kioku.learning.learn import JudgedTurn, learn_from_turns
-from kioku.evaluation.verdict import TurnVerdict
+from kioku.infra import fsutil, jobs
+from kioku.worker.evaluate import LAG_WAIT_S, log_line as _log, queue_idle_sessions, run_evaluate
+from kioku.worker.judging import ENDING_EVENTS
 
-LAG_WAIT_S = 3.0
 LOCK_WAIT_S = 600.0
-
-
-def _log(message: str) -> None:
-    try:
-        line = json.dumps({"t": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "msg": message})
-        fsutil.append_line_durable(paths.logs_dir() / "worker.log", line)
-    except OSError:
-        pass
-
-
-def _project_root(job: dict[str, Any]) -> Path:
-    if job.get("project_root"):
-        return Path(job["project_root"])
-    cwd = job.get("cwd")
-    if cwd and Path(cwd).is_dir():
-        return paths.find_project_root(Path(cwd))
-    return paths.find_project_root()
-
-
-def _has_message(transcript: tr.Transcript, sha: str) -> bool:
-    """Whether the hook's ``last_assistant_message`` (by hash) is in the transcript yet."""
-    for msg in reversed(transcript.messages):
-        if any(jobs.text_sha256(text) == sha for text in (msg.text, *msg.texts) if text):
-            return True
-    return False
-
-
-def _read_settled(path: str, sha: str | None, lag_wait: float) -> tr.FullRead:
-    """Read the whole transcript; when the hook told us its last message, wait (up to
-    ``lag_wait``) until Claude Code has flushed it."""
-    deadline = time.monotonic() + lag_wait
-    while True:
-        read = tr.read_all(path)
-        if not sha or time.monotonic() >= deadline:
-            return read
-        tail = read.entries[-200:]
-        if _has_message(tr.parse(tail), sha):
-            return read
-        time.sleep(0.1)
-
-
-def _fingerprint(verdict: TurnVerdict, next_feedback: str) -> str:
-    return f"{verdict.outcome}|{verdict.feedback_on_previous}|{next_feedback}|{verdict.tool_calls}|{verdict.agent_errors}"
-
-
-def run_evaluate(job: dict[str, Any], *, lag_wait: float = LAG_WAIT_S) -> dict[str, Any]:
-    agent = str(job.get("agent") or "")
-    path = job.get("transcript_path")
-    if not agent or not path:
-        raise ValueError("evaluate job needs 'agent' and 'transcript_path'")
-    path = str(Path(str(path)).expanduser())
-    if not Path(path).exists():
-        # Sessions run without saving a transcript (``--no-session-persistence``), or a file
-        # deleted since: nothing to judge, and nothing wrong with the job.
-        return {"status": "skipped", "reason": "transcript not found"}
-    root = _project_root(job)
-    read = _read_settled(path, job.get("last_assistant_sha256"), lag_wait)
-    result = per_turn.evaluate_entries(read.entries, Path(path).name)
-    if read.warning:
-        _log(f"{Path(path).name}: {read.warning}")
-    if result.kind == "compaction":
-        return {"status": "skipped", "reason": "compaction side-run"}
-    if not result.verdicts:
-        return {"status": "nothing new"}
-    source = str(job.get("agent_id") or result.agent_id or "") or Path(path).name
-    session_id = str(job.get("session_id") or result.session_id or "unknown")
-    for verdict in result.verdicts:
-        verdict.session_id = session_id
-    next_feedback = {v.prompt_uuid: (result.verdicts[i + 1].feedback_on_previous
-                                     if i + 1 < len(result.verdicts) else "none")
-                     for i, v in enumerate(result.verdicts)}
-    key = f"{agent}:{session_id}:{source}"
-    seen = tr.load_cursor(key).get("turns", {})
-    seen = seen if isinstance(seen, dict) else {}
-    fresh = {v.prompt_uuid: _fingerprint(v, next_feedback[v.prompt_uuid]) for v in result.verdicts}
-    changed = [v for v in result.verdicts if seen.get(v.prompt_uuid) != fresh[v.prompt_uuid]]
-    if not changed:
-        return {"status": "nothing new", "turns": len(result.verdicts)}
-    criteria = load_criteria(agent, root)
-    ids = records.store_turns(agent, changed, source=source, kind=result.kind, criteria=criteria,
-                              next_feedback=next_feedback, transcript_epoch=result.last_ts, project_root=root)
-    by_uuid = {t.prompt_uuid: t for t in result.turns}
-    judged = [JudgedTurn(v, by_uuid[v.prompt_uuid], next_feedback[v.prompt_uuid], v.prompt_uuid not in seen)
-              for v in changed]
-    learned = learn_from_turns(agent, session_id, judged, root)
-    _save_turns(key, path, fresh)
-    last = result.verdicts[-1]
-    return {"status": "evaluated", "ids": ids, "turns": len(result.verdicts), "stored": len(ids),
-            "outcome": last.outcome, "success": last.succeeded, "learned": learned,
-            "warning": read.warning}
-
-
-def _save_turns(key: str, path: str, fingerprints: dict[str, str]) -> None:
-    target = tr.cursor_path(key)
-    with fsutil.exclusive_lock(target.with_suffix(".lock"), timeout=10):
-        data = tr.load_cursor(key)
-        data.update(path=path, turns=fingerprints)
-        fsutil.atomic_write_text(target, json.dumps(data, ensure_ascii=False))
 
 
 HANDLERS = {"evaluate": run_evaluate}
@@ -163,18 +50,53 @@ def _run_queue(report: dict[str, Any], lag_wait: float, max_jobs: int | None, tr
             except (OSError, ValueError) as exc:
                 _fail(report, job_path, exc)
                 continue
+            same = _same_transcript(job, job_path, tried)
+            if same:
+                jobs.done(job_path)  # a newer job for the same transcript runs instead
+                if str(job.get("event") or "") in ENDING_EVENTS:
+                    _carry_ending(same[-1], str(job["event"]))
+                continue
             try:
                 handler = HANDLERS.get(str(job.get("kind", "evaluate")))
                 if handler is None:
                     raise ValueError(f"unknown job kind {job.get('kind')!r}")
                 outcome = handler(job, lag_wait=lag_wait)
-                jobs.done(job_path)
+                if outcome.get("status") != "deferred":
+                    jobs.done(job_path)
                 report["processed"] += 1
                 report["results"].append(outcome)
                 _log(f"{job_path.name} agent={job.get('agent')} {outcome.get('status')} "
                      f"quality={outcome.get('quality', '-')}")
             except Exception as exc:  # noqa: BLE001 - a bad job must not stop the queue
                 _fail(report, job_path, exc)
+
+
+def _same_transcript(job: dict[str, Any], job_path: Path, tried: set[str]) -> list[Path]:
+    """Newer queued jobs of the same kind, agent and transcript as ``job`` (oldest first)."""
+    out = []
+    for other in jobs.pending():
+        if other.name <= job_path.name or other.name in tried:
+            continue
+        try:
+            data = jobs.load(other)
+        except (OSError, ValueError):
+            continue
+        if all(data.get(k) == job.get(k) for k in ("kind", "agent", "transcript_path")):
+            out.append(other)
+    return out
+
+
+def _carry_ending(job_path: Path, event: str) -> None:
+    """Tell the newer job that the session ended (an older SessionEnd was folded into it)."""
+    import json
+
+    try:
+        data = jobs.load(job_path)
+        if str(data.get("event") or "") not in ENDING_EVENTS:
+            data["event"] = event
+            fsutil.atomic_write_text(job_path, json.dumps(data, ensure_ascii=False))
+    except (OSError, ValueError):
+        pass
 
 
 def _untried(tried: set[str]) -> list[Path]:
@@ -210,6 +132,7 @@ def drain(*, wait: bool = False, lag_wait: float = LAG_WAIT_S, max_jobs: int | N
                 return report if ran else None
         if ran and "pruned" not in report:
             report["pruned"] = tr.prune_cursors()
+            report["idle_sessions"] = queue_idle_sessions()
         # re-check after releasing: a job enqueued while we held the lock spawned no worker
         if not _untried(tried) or (max_jobs is not None and report["processed"] + report["failed"] >= max_jobs):
             return report

@@ -141,7 +141,7 @@ def _calls(parsed: tr.Transcript) -> list[_Call]:
     return out
 
 
-def _final_answer(parsed: tr.Transcript) -> str:
+def final_answer(parsed: tr.Transcript) -> str:
     """The assistant's text after its last tool call ("" when the turn ended on a tool call)."""
     last_text = ""
     for kind, event in parsed.events:
@@ -238,7 +238,7 @@ def judge(turn: Turn, next_prompt: str | None = None, *, session_id: str = "") -
     parsed = tr.parse(turn.entries[1:])
     calls = _calls(parsed)
     errors = _count_errors(calls)
-    answer = _final_answer(parsed)
+    answer = final_answer(parsed)
     replied = any(m.text.strip() or m.tool_calls for m in parsed.messages)
     next_feedback = fb.classify(next_prompt) if next_prompt else fb.NONE
     active_s, wall_s = _times(turn)
