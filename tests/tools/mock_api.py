@@ -17,6 +17,9 @@ The script (``--script``) is a JSON list of turns consumed in order, one per mes
     {"tool_use": {"name": "Bash", "input": {...}}}        a tool call (stop_reason tool_use)
     {"content": [{"type": "text", ...}, {"type": "tool_use", ...}]}   several blocks in one turn
 
+    {"error": {"status": 429, "type": "rate_limit_error", "message": "..."}}   an API error
+    {"sleep": 30, ...}                                    wait before answering (a hanging API)
+
 A turn may also carry ``"usage": {"input_tokens": N, "output_tokens": M}``. When the script
 runs out, every further request gets ``--reply``. Every request is appended to ``--log`` as
 one JSON line ``{"seq", "path", "body"}`` so a test can assert what reached the model.
@@ -28,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -41,11 +45,14 @@ class Script:
         self._tool_ids = 0
         self._lock = threading.Lock()
 
-    def next_message(self, model: str) -> dict[str, Any]:
+    def next_turn(self) -> tuple[int, dict[str, Any]]:
         with self._lock:
             index = self._next
             self._next += 1
-            turn = self._turns[index] if index < len(self._turns) else {"text": self._reply}
+            return index, (self._turns[index] if index < len(self._turns) else {"text": self._reply})
+
+    def message(self, index: int, turn: dict[str, Any], model: str) -> dict[str, Any]:
+        with self._lock:
             blocks = [self._block(raw) for raw in _raw_blocks(turn)]
         stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
         usage = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0,
@@ -134,7 +141,15 @@ def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
             if not path.endswith("/messages"):
                 return self._send_json({})
             model = body.get("model", "claude-mock") if isinstance(body, dict) else "claude-mock"
-            message = script.next_message(str(model))
+            index, turn = script.next_turn()
+            if turn.get("sleep"):
+                time.sleep(float(turn["sleep"]))
+            if isinstance(turn.get("error"), dict):
+                error = turn["error"]
+                return self._send_json({"type": "error", "error": {"type": error.get("type", "api_error"),
+                                                                   "message": error.get("message", "mock error")}},
+                                       int(error.get("status", 500)))
+            message = script.message(index, turn, str(model))
             if isinstance(body, dict) and body.get("stream"):
                 return self._stream(message)
             return self._send_json(message)

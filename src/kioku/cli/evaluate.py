@@ -23,12 +23,18 @@ from kioku.infra.errors import UsageError
 def register(sub: argparse._SubParsersAction) -> None:
     ev = sub.add_parser("evaluate", help="self-evaluate a task from a Claude Code transcript")
     ev.add_argument("--agent", required=True, help="agent name (the main session is 'main')")
-    ev.add_argument("--transcript", required=True, help="path to the transcript .jsonl")
+    ev.add_argument("--transcript", required=True, nargs="+", help="path(s) to transcript .jsonl files")
     ev.add_argument("--session-id", default="", help="override the session id read from the transcript")
     ev.add_argument("--json", action="store_true", help="print the evaluation as JSON")
     ev.add_argument("--no-store", action="store_true", help="evaluate only; store nothing")
     ev.add_argument("--per-turn", action="store_true",
                     help="one verdict per real prompt (turn); the only mode, accepted for scripts that name it")
+    ev.add_argument("--export-judge-prompts", metavar="DIR", type=Path,
+                    help="write the model judge's requests for the transcripts to DIR (one file per call); "
+                         "store nothing")
+    ev.add_argument("--import-verdicts", metavar="DIR", type=Path,
+                    help="judge the transcripts with the answers in DIR (F.answer beside each exported F); "
+                         "store nothing; prints what --json prints")
     ev.set_defaults(func=cmd_evaluate)
 
     wk = sub.add_parser("worker", help="process queued hook jobs (run detached by hooks)")
@@ -40,15 +46,66 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    path = Path(args.transcript).expanduser()
-    if not path.exists():
-        raise UsageError(f"transcript not found: {args.transcript}")
-    return _evaluate_per_turn(args, path)
+    transcripts = [Path(t).expanduser() for t in args.transcript]
+    for path in transcripts:
+        if not path.exists():
+            raise UsageError(f"transcript not found: {path}")
+    if args.export_judge_prompts and args.import_verdicts:
+        raise UsageError("--export-judge-prompts and --import-verdicts do not go together")
+    if args.export_judge_prompts:
+        return _export(args, transcripts)
+    if args.import_verdicts:
+        return _import(args, transcripts)
+    if len(transcripts) > 1:
+        raise UsageError("give one --transcript (several go with --export-judge-prompts or --import-verdicts)")
+    return _evaluate_per_turn(args, transcripts[0])
+
+
+def _export(args: argparse.Namespace, transcripts: list[Path]) -> int:
+    from kioku.worker.judge_files import export_requests
+
+    index = export_requests(transcripts, args.export_judge_prompts, agent=args.agent)
+    calls = index["calls"]
+    turns = sum(len(c["turns"]) for c in calls)
+    chars = sum(c["chars"] for c in calls)
+    if args.json:
+        print(json.dumps({"folder": str(args.export_judge_prompts), "calls": len(calls), "turns": turns,
+                          "chars": chars}, ensure_ascii=False))
+    else:
+        print(f"wrote {len(calls)} request(s) covering {turns} turn(s) to {args.export_judge_prompts} "
+              f"({chars / max(1, turns):,.0f} characters per turn); answer each F in F.answer")
+    return 0
+
+
+def _import(args: argparse.Namespace, transcripts: list[Path]) -> int:
+    from kioku.text.defang import defang_json
+    from kioku.worker.judge_files import import_answers
+
+    try:
+        results = import_answers(transcripts, args.import_verdicts, agent=args.agent)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    documents = [{"transcript": str(path), "turns": [_turn_json(v) for v in result.verdicts], "kind": result.kind,
+                  "session_id": result.session_id or "unknown", "warning": result.warning, "stored": 0}
+                 for path, result in results]
+    print(defang_json(json.dumps(documents[0] if len(documents) == 1 else documents, ensure_ascii=False, indent=2)))
+    return 0
 
 
 TURN_KEYS = ("prompt_uuid", "prompt_index", "prompt_id", "outcome", "reason", "feedback_on_previous", "task",
              "agent_errors", "user_rejections", "hook_blocks", "cascade_errors", "recovered_errors", "retries",
-             "tool_calls", "interrupted", "tokens", "active_s", "wall_s", "started_at")
+             "tool_calls", "interrupted", "tokens", "active_s", "wall_s", "started_at", "judged_by", "confidence",
+             "scores", "lesson", "lesson_uses")
+
+
+def _turn_json(verdict) -> dict:
+    from kioku.evaluation import records
+
+    data = verdict.to_json()
+    item = {key: data[key] for key in TURN_KEYS}
+    item["tokens"]["non_cache"] = verdict.tokens.non_cache
+    item["tokens"]["weighted"] = records.weighted_tokens(verdict)
+    return item
 
 
 def _evaluate_per_turn(args: argparse.Namespace, path: Path) -> int:
@@ -74,13 +131,7 @@ def _evaluate_per_turn(args: argparse.Namespace, path: Path) -> int:
                                      kind=result.kind, criteria=load_criteria(args.agent, root),
                                      next_feedback=next_feedback, transcript_epoch=result.last_ts,
                                      project_root=root)
-    turns = []
-    for verdict in result.verdicts:
-        data = verdict.to_json()
-        item = {key: data[key] for key in TURN_KEYS}
-        item["tokens"]["non_cache"] = verdict.tokens.non_cache
-        item["tokens"]["weighted"] = records.weighted_tokens(verdict)
-        turns.append(item)
+    turns = [_turn_json(verdict) for verdict in result.verdicts]
     if args.json:
         from kioku.text.defang import defang_json
 

@@ -394,7 +394,8 @@ def classify_error(text: str) -> str:
 
 
 def _tool_result(block: dict, ts: float | None) -> ToolResult:
-    text = _result_text(block.get("content"))
+    # Claude Code appends a system reminder to some results (file reads): not the tool's output
+    text = _REMINDER.sub("", _result_text(block.get("content"))).rstrip()
     is_error = bool(block.get("is_error"))
     match = _EXIT_CODE.match(text)
     exit_code = int(match.group(1)) if match else None

@@ -34,7 +34,8 @@ class ModelRequest:
 
     @property
     def chars(self) -> int:
-        return len(self.system) + len(self.prompt)
+        """Characters sent: system prompt, message and schema."""
+        return len(self.system) + len(self.prompt) + len(json.dumps(self.schema, separators=(",", ":")))
 
     def to_json(self, model: str) -> dict[str, Any]:
         """The request as exported for measurement: exactly what a backend is given."""
@@ -43,7 +44,8 @@ class ModelRequest:
 
     def stdin_text(self) -> str:
         """The whole request as one text, for backends that read a prompt on standard input."""
-        return f"{self.system}\n\n{self.prompt}"
+        schema = json.dumps(self.schema, ensure_ascii=False, separators=(",", ":"))
+        return f"{self.system}\n\n{self.prompt}\n\nThe JSON schema of the answer:\n{schema}"
 
 
 @dataclass

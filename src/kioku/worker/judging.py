@@ -23,7 +23,7 @@ from typing import Any
 
 from kioku.evaluation import quality
 from kioku.evaluation.criteria import load_section
-from kioku.evaluation.judge.model_judge import ModelJudge
+from kioku.evaluation.judge.model_judge import Complete, ModelJudge
 from kioku.evaluation.judge.prompt import DEFAULT_CATEGORIES
 from kioku.evaluation.judge.protocol import Decision, JudgeContext, TurnCase
 from kioku.evaluation.judge.rules import final_answer
@@ -81,18 +81,21 @@ def _ledger_turns(agent: str, session_id: str, verdicts: list[TurnVerdict]) -> d
     return {v.prompt_uuid: t for v, t in credit.join(verdicts, turns) if t is not None}
 
 
-def judge_session(agent: str, session_id: str, result: PerTurnResult, root: Path, *, session_ended: bool,
-                  judged: dict[str, dict[str, Any]], force_rules_reason: str = "") -> SessionJudgement:
-    out = SessionJudgement(judged=dict(judged))
-    settings = None if force_rules_reason else model_settings(root)
-    reason = force_rules_reason or (unavailable_reason("judge", settings) if settings else "settings unreadable")
-    out.model_active = not reason
-    if not out.model_active and not force_rules_reason:
-        return out  # the rules' verdicts stand, as they always have
+@dataclass
+class SessionCases:
+    """The turns of a session that a judge must decide now, and what it is told about them."""
+    cases: list[TurnCase] = field(default_factory=list)
+    context: JudgeContext | None = None
+    previous: dict[str, str] = field(default_factory=dict)     # case id -> the previous turn's answer
+    keys: dict[str, str] = field(default_factory=dict)         # prompt uuid -> judge key
+    stored: dict[str, Decision] = field(default_factory=dict)  # prompt uuid -> decision kept from before
+    waiting: list[str] = field(default_factory=list)
+
+
+def session_cases(agent: str, session_id: str, result: PerTurnResult, root: Path, *, session_ended: bool,
+                  judged: dict[str, dict[str, Any]]) -> SessionCases:
+    out = SessionCases()
     ledger_turns = _ledger_turns(agent, session_id, result.verdicts)
-    cases: list[TurnCase] = []
-    previous: dict[str, str] = {}
-    keys: dict[str, str] = {}
     turns = result.turns
     for i, (verdict, turn) in enumerate(zip(result.verdicts, turns)):
         next_prompt = turns[i + 1].text if i + 1 < len(turns) else None
@@ -100,35 +103,56 @@ def judge_session(agent: str, session_id: str, result: PerTurnResult, root: Path
             out.waiting.append(verdict.prompt_uuid)
             continue
         key = judge_key(turn.entries, next_prompt)
-        stored = out.judged.get(verdict.prompt_uuid)
+        stored = judged.get(verdict.prompt_uuid)
         if isinstance(stored, dict) and stored.get("key") == key and isinstance(stored.get("decision"), dict):
-            out.decisions[verdict.prompt_uuid] = Decision.from_json(stored["decision"])
+            out.stored[verdict.prompt_uuid] = Decision.from_json(stored["decision"])
             continue
-        keys[verdict.prompt_uuid] = key
+        out.keys[verdict.prompt_uuid] = key
         book = ledger_turns.get(verdict.prompt_uuid, {})
         case = TurnCase(f"t{turn.index + 1}", turn, verdict, next_prompt, given=dict(book.get("given", {})),
                         held_back=dict(book.get("held_back", {})))
         if i > 0:
-            previous[case.id] = final_answer(parse(turns[i - 1].entries[1:]))
-        cases.append(case)
-    if not cases:
+            out.previous[case.id] = final_answer(parse(turns[i - 1].entries[1:]))
+        out.cases.append(case)
+    lesson_ids = {i for case in out.cases for i in (*case.given, *case.held_back)}
+    out.context = judge_context(agent, root, lesson_ids)
+    return out
+
+
+def judge_session(agent: str, session_id: str, result: PerTurnResult, root: Path, *, session_ended: bool,
+                  judged: dict[str, dict[str, Any]], force_rules_reason: str = "",
+                  complete: Complete | None = None) -> SessionJudgement:
+    """Decide the session's turns that are ready (see the module docstring).
+
+    ``complete`` replaces the model call (``kioku eval --import-verdicts`` answers from files)."""
+    out = SessionJudgement(judged=dict(judged))
+    settings = None if force_rules_reason else model_settings(root)
+    if complete is None:
+        reason = force_rules_reason or (unavailable_reason("judge", settings) if settings else "settings unreadable")
+    else:
+        reason, settings = "", settings or ModelSettings()
+    out.model_active = not reason
+    if not out.model_active and not force_rules_reason:
+        return out  # the rules' verdicts stand, as they always have
+    plan = session_cases(agent, session_id, result, root, session_ended=session_ended, judged=judged)
+    out.waiting = plan.waiting
+    out.decisions.update(plan.stored)
+    if not plan.cases:
         return out
-    lesson_ids = {i for case in cases for i in (*case.given, *case.held_back)}
-    context = judge_context(agent, root, lesson_ids)
-    by_case = {case.id: case for case in cases}
+    by_case = {case.id: case for case in plan.cases}
     if force_rules_reason:
         from kioku.evaluation.judge.rules_judge import RulesJudge
 
-        decisions = RulesJudge(f"rules ({force_rules_reason})").decide(cases, context)
+        decisions = RulesJudge(f"rules ({force_rules_reason})").decide(plan.cases, plan.context)
         deferred: list[str] = []
         out.fallback = force_rules_reason
     else:
-        run = ModelJudge(settings, project_root=root).run(cases, context, previous)
+        run = ModelJudge(settings, complete=complete, project_root=root).run(plan.cases, plan.context, plan.previous)
         decisions, deferred, out.fallback, out.calls = run.decisions, run.deferred, run.fallback, run.calls
     for case_id, decision in decisions.items():
         uuid = by_case[case_id].verdict.prompt_uuid
         out.decisions[uuid] = decision
-        out.judged[uuid] = {"key": keys[uuid], "decision": decision.to_json()}
+        out.judged[uuid] = {"key": plan.keys[uuid], "decision": decision.to_json()}
     out.deferred = [by_case[cid].verdict.prompt_uuid for cid in deferred]
     return out
 

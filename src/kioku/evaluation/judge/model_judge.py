@@ -38,10 +38,12 @@ class JudgeRun:
     requests: list[prompt.Request] = field(default_factory=list)
 
 
-def batches(cases: list[TurnCase], context: JudgeContext, *, max_turns: int = BATCH_TURNS,
-            max_chars: int = BATCH_CHARS) -> list[list[TurnCase]]:
+def batches(cases: list[TurnCase], context: JudgeContext, *, max_turns: int | None = None,
+            max_chars: int | None = None) -> list[list[TurnCase]]:
     from kioku.evaluation.judge.render import render_turn
 
+    max_turns = max_turns or BATCH_TURNS
+    max_chars = max_chars or BATCH_CHARS
     out: list[list[TurnCase]] = []
     size = 0
     for case in cases:
@@ -55,10 +57,14 @@ def batches(cases: list[TurnCase], context: JudgeContext, *, max_turns: int = BA
     return out
 
 
-def with_previous_answers(batch: list[TurnCase], previous: dict[str, str]) -> list[TurnCase]:
-    """The batch, its first turn told how the turn before it ended when that one is judged apart."""
+def with_neighbours(batch: list[TurnCase], previous: dict[str, str]) -> list[TurnCase]:
+    """The batch, its first turn told how the turn before it ended when that one is judged apart,
+    and each turn whose next turn is in the batch pointed at it instead of repeating its prompt."""
     if batch and batch[0].id in previous and not batch[0].previous_answer:
         batch[0].previous_answer = previous[batch[0].id]
+    for case, following in zip(batch, batch[1:]):
+        if following.turn.index == case.turn.index + 1 and case.next_prompt == following.turn.text:
+            case.next_in_request = following.id
     return batch
 
 
@@ -71,6 +77,7 @@ class ModelJudge:
     def __init__(self, settings: ModelSettings, complete: Complete | None = None,
                  project_root: Path | None = None) -> None:
         self.settings = settings
+        self._live = complete is None   # answers from a real call count in the usage ledger
         if complete is None:
             from kioku.model.client import complete as client_complete
 
@@ -81,18 +88,24 @@ class ModelJudge:
     def decide(self, cases: list[TurnCase], context: JudgeContext) -> dict[str, Decision]:
         return self.run(cases, context).decisions
 
+    def plan(self, cases: list[TurnCase], context: JudgeContext,
+             previous_answers: dict[str, str] | None = None) -> list[prompt.Request]:
+        """The requests :meth:`run` sends for ``cases``, in order (one per batch)."""
+        return [prompt.build(with_neighbours(batch, previous_answers or {}), context)
+                for batch in batches(cases, context)]
+
     def run(self, cases: list[TurnCase], context: JudgeContext,
             previous_answers: dict[str, str] | None = None) -> JudgeRun:
         result = JudgeRun()
-        groups = batches(cases, context)
-        for index, batch in enumerate(groups):
-            batch = with_previous_answers(batch, previous_answers or {})
-            request = prompt.build(batch, context)
+        requests = self.plan(cases, context, previous_answers)
+        by_id = {case.id: case for case in cases}
+        for index, request in enumerate(requests):
             result.requests.append(request)
+            batch = [by_id[cid] for cid in request.case_ids]
             try:
                 result.decisions.update(self._ask(request, result))
             except ModelUnavailable as exc:
-                rest = [case for group in groups[index:] for case in group]
+                rest = [by_id[cid] for later in requests[index:] for cid in later.case_ids]
                 if exc.transient:
                     result.deferred = [case.id for case in rest]
                 else:
@@ -102,7 +115,8 @@ class ModelJudge:
             except (AnswerError, ModelOutputError) as exc:
                 result.fallback = f"unusable answer: {exc}"
                 result.decisions.update(RulesJudge(f"rules (unusable answer: {exc})").decide(batch, context))
-                usage.record_fallback("judge", len(batch))
+                if self._live:
+                    usage.record_fallback("judge", len(batch))
         return result
 
     def _ask(self, request: prompt.Request, result: JudgeRun) -> dict[str, Decision]:

@@ -28,6 +28,7 @@ class TurnCase:
     verdict: TurnVerdict                  # the rules' verdict: counts, tokens, times, their outcome
     next_prompt: str | None               # the hindsight; None when the session ended
     previous_answer: str = ""             # the previous turn's answer, when that turn is judged apart
+    next_in_request: str = ""             # the id of the next turn when it is in the same request
     given: dict[str, str] = field(default_factory=dict)       # lesson id -> scope, given in the turn
     held_back: dict[str, str] = field(default_factory=dict)   # eligible but not given
 

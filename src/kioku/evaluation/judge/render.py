@@ -27,6 +27,8 @@ ANSWER_CHARS = 600
 NEXT_CHARS = 500
 PREVIOUS_CHARS = 300
 RESULT_CHARS = 200
+READ_RESULT_CHARS = 80   # what a file read returned matters less than what was done with it
+_EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})   # their output echoes the file
 CALL_CHARS = 160
 TURN_CHARS = 3000
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
@@ -54,7 +56,11 @@ def cut(text: str, limit: int, *, keep_end: int | None = None) -> str:
     return text[:head].rstrip() + " … " + text[len(text) - tail:].lstrip() if tail else text[:limit - 1] + "…"
 
 
-def _home_relative(text: str) -> str:
+def _shorter_paths(text: str, entries: list[dict]) -> str:
+    """The session's working folder left out of paths (``./src/x.py``), the user's home as ``~``."""
+    folders = {str(e.get("cwd")).rstrip("/") for e in entries if isinstance(e.get("cwd"), str) and len(e["cwd"]) > 1}
+    for folder in sorted(folders, key=len, reverse=True):
+        text = text.replace(folder + "/", "./")
     home = str(paths.user_home()).rstrip(os.sep)
     if len(home) > 1:
         text = text.replace(home + os.sep, "~" + os.sep)
@@ -81,9 +87,9 @@ def describe_call(call: tr.ToolCall) -> str:
     return cut(clean(f"{name} {detail}".strip()), CALL_CHARS)
 
 
-def describe_result(result: tr.ToolResult | None) -> str:
+def describe_result(result: tr.ToolResult | None, limit: int = RESULT_CHARS) -> str:
     if result is None:
-        return "no result (the turn ended here)"
+        return "no result: the turn ended during this call"
     if result.is_error:
         label = _BLAME[ek.error_kind(result.head or result.first_line)]
         code = f", exit {result.exit_code}" if result.exit_code is not None else ""
@@ -91,7 +97,7 @@ def describe_result(result: tr.ToolResult | None) -> str:
         text = head if len(head) >= len(tail) or tail in head else cut(head, RESULT_CHARS // 2) + " … " + tail
         return f"{label}{code}: {cut(text, RESULT_CHARS, keep_end=RESULT_CHARS // 2)}"
     text = clean(result.tail)
-    return f"ok: {cut(text, RESULT_CHARS, keep_end=RESULT_CHARS - 40)}" if text else "ok"
+    return f"ok: {cut(text, limit, keep_end=limit - limit // 5)}" if text else "ok"
 
 
 def _call_lines(parsed: tr.Transcript) -> list[tuple[str, bool]]:
@@ -100,7 +106,10 @@ def _call_lines(parsed: tr.Transcript) -> list[tuple[str, bool]]:
     for number, call in enumerate(parsed.tool_calls, 1):
         result = results.get(call.id)
         failed = result is None or result.is_error
-        lines.append((f"{number}. {describe_call(call)} → {describe_result(result)}", failed))
+        limit = READ_RESULT_CHARS if call.name in ("Read", "NotebookRead", "TodoWrite") else RESULT_CHARS
+        shown = ("ok" if call.name in _EDIT_TOOLS and result is not None and not result.is_error
+                 else describe_result(result, limit))
+        lines.append((f"{number}. {describe_call(call)} → {shown}", failed))
     return lines
 
 
@@ -141,6 +150,8 @@ def render_turn(case: TurnCase) -> str:
     answer_text = cut(clean(answer), ANSWER_CHARS, keep_end=250) if answer.strip() else ""
     if case.next_prompt is None:
         following = "(none: the session ended after this turn)"
+    elif case.next_in_request:
+        following = f"(the prompt of {case.next_in_request}, below)"
     else:
         following = cut(clean(case.next_prompt), NEXT_CHARS, keep_end=150) or "(empty)"
     head = [f"=== {case.id} ===", f"User prompt: {prompt}"]
@@ -155,4 +166,4 @@ def render_turn(case: TurnCase) -> str:
     call_block = ([f"Tool calls ({len(calls)}):"] + _fit_calls(calls, max(400, TURN_CHARS - fixed - 20))
                   if calls else ["Tool calls: none"])
     text = "\n".join(head + call_block + tail)
-    return redact_outgoing(_home_relative(text))
+    return redact_outgoing(_shorter_paths(text, turn.entries))

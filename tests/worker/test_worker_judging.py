@@ -1,0 +1,193 @@
+"""The worker with a model judge (the ``command`` backend and a stand-in model): each turn is judged
+once its hindsight exists, never twice, and a model that cannot be reached stores no verdict."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "evaluation"))
+
+from tx_builder import Tx  # noqa: E402
+
+from kioku.infra import jobs, paths  # noqa: E402
+from kioku.infra.config import set_table_key  # noqa: E402
+from kioku.lessons.scopes import open_scope  # noqa: E402
+from kioku.model import usage  # noqa: E402
+from kioku.worker import drain  # noqa: E402
+
+FAKE = Path(__file__).resolve().parent / "fake_model.py"
+
+
+@pytest.fixture
+def model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, project: Path) -> Path:
+    """A stand-in model behind the command backend; returns its control folder."""
+    folder = tmp_path / "fake-model"
+    folder.mkdir()
+    monkeypatch.setenv("FAKE_MODEL_DIR", str(folder))
+    monkeypatch.setenv("KIOKU_NO_WORKER", "1")
+    monkeypatch.delenv("KIOKU_MODEL_BACKEND")
+    config = paths.kioku_home() / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'[model]\nbackend = "command"\ncommand = {json.dumps(f"{sys.executable} {FAKE}")}\n'
+                      "timeout_s = 20\n", encoding="utf-8")
+    return folder
+
+
+def _mode(folder: Path, *modes: str) -> None:
+    (folder / "mode").write_text(" ".join(modes))
+
+
+def _calls(folder: Path) -> list[str]:
+    log = folder / "calls.log"
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def _session(path: Path, turns: int) -> Path:
+    tx = Tx("sess-w")
+    for n in range(turns):
+        tx.user(f"task number {n}: add a line to notes.md")
+        tx.assistant("", [(f"c{n}", "Bash", {"command": f"echo line {n} >> notes.md"})])
+        tx.result(f"c{n}", "")
+        tx.assistant(f"Added line {n}.")
+    return tx.write(path)
+
+
+def _run(transcript: Path, project: Path, event: str = "Stop") -> dict:
+    jobs.enqueue({"kind": "evaluate", "agent": "main", "session_id": "sess-w", "event": event,
+                  "transcript_path": str(transcript), "cwd": str(project)}, spawn=False)
+    report = drain.drain(wait=True, lag_wait=0)
+    assert report["failed"] == 0, report["errors"]
+    return report["results"][-1]
+
+
+def _records() -> dict[int, dict]:
+    found = open_scope("global").get("main", "evaluations")
+    return {int(r.metadata["prompt_index"]): r.metadata for r in found}
+
+
+def test_each_turn_is_judged_once_when_its_hindsight_exists(model: Path, project: Path, tmp_path: Path) -> None:
+    transcript = tmp_path / "s.jsonl"
+    _session(transcript, 1)
+    assert _run(transcript, project)["status"] == "nothing new"   # the only turn waits for what comes next
+    assert _calls(model) == [] and _records() == {}
+    _session(transcript, 3)
+    result = _run(transcript, project)
+    assert _calls(model) == ["t1 t2 nested=1"] and result["judge_calls"] == 1 and result["waiting"] == 1
+    assert sorted(_records()) == [0, 1] and _records()[0]["judged_by"].startswith("model:")
+    assert _records()[0]["reason"] == "fake judge on t1"
+    _run(transcript, project, "SessionEnd")                          # the session ended: the last turn is judged
+    assert _calls(model)[-1] == "t3 nested=1" and sorted(_records()) == [0, 1, 2]
+    _run(transcript, project, "SessionEnd")
+    _run(transcript, project)
+    assert len(_calls(model)) == 2                                   # nothing is ever sent twice
+
+
+def test_the_model_decides_the_outcome_and_the_counts_stay_the_transcripts(model: Path, project: Path,
+                                                                           tmp_path: Path) -> None:
+    _mode(model, "failed")
+    transcript = _session(tmp_path / "s.jsonl", 2)
+    _run(transcript, project, "SessionEnd")
+    records = _records()
+    assert records[0]["outcome"] == "failed" and records[0]["success"] is False
+    assert records[1]["feedback_on_previous"] == "negative" and records[0]["next_feedback"] == "negative"
+    assert records[0]["tool_calls"] == 1 and records[0]["agent_errors"] == 0
+    assert records[0]["quality"] == 90.0 and records[0]["confidence"] == pytest.approx(0.9)
+
+
+def test_a_model_that_cannot_be_reached_stores_nothing_and_the_job_stays_queued(model: Path, project: Path,
+                                                                                tmp_path: Path) -> None:
+    _mode(model, "down", "good")
+    transcript = _session(tmp_path / "s.jsonl", 2)
+    result = _run(transcript, project, "SessionEnd")
+    assert result["status"] == "deferred" and _records() == {}
+    assert len(jobs.pending()) == 1                                  # tried again by the next worker
+    assert usage.totals(usage.today(), "judge").failures == 1
+    report = drain.drain(wait=True, lag_wait=0)
+    assert report["results"][0]["status"] == "evaluated" and jobs.pending() == []
+    assert sorted(_records()) == [0, 1] and all(m["judged_by"].startswith("model:") for m in _records().values())
+
+
+def test_after_many_failed_tries_the_rules_decide(model: Path, project: Path, tmp_path: Path, monkeypatch) -> None:
+    from kioku.worker import evaluate
+
+    monkeypatch.setattr(evaluate, "DEFER_LIMIT", 2)
+    _mode(model, "down")
+    transcript = _session(tmp_path / "s.jsonl", 1)
+    assert _run(transcript, project, "SessionEnd")["status"] == "deferred"
+    assert drain.drain(wait=True, lag_wait=0)["results"][0]["status"] == "deferred"
+    result = drain.drain(wait=True, lag_wait=0)["results"][0]
+    assert result["status"] == "evaluated" and "unreachable 2 times" in result["judge_fallback"]
+    assert _records()[0]["judged_by"] == "rules (the model was unreachable 2 times)"
+
+
+def test_an_answer_malformed_twice_leaves_the_rules_and_is_counted(model: Path, project: Path, tmp_path: Path) -> None:
+    _mode(model, "malformed")
+    transcript = _session(tmp_path / "s.jsonl", 1)
+    result = _run(transcript, project, "SessionEnd")
+    assert len(_calls(model)) == 2 and "unusable answer" in result["judge_fallback"]
+    assert _records()[0]["judged_by"].startswith("rules (unusable answer")
+    assert usage.totals(usage.today(), "judge").fallbacks == 1
+
+
+def test_the_daily_cap_hands_the_rest_of_the_day_to_the_rules(model: Path, project: Path, tmp_path: Path) -> None:
+    config = paths.kioku_home() / "config.toml"
+    config.write_text(config.read_text() + "daily_calls = 1\n", encoding="utf-8")
+    _run(_session(tmp_path / "a.jsonl", 1), project, "SessionEnd")
+    tx = Tx("sess-other")
+    tx.user("another task")
+    tx.assistant("Done.")
+    jobs.enqueue({"kind": "evaluate", "agent": "main", "session_id": "sess-other", "event": "SessionEnd",
+                  "transcript_path": str(tx.write(tmp_path / "b.jsonl")), "cwd": str(project)}, spawn=False)
+    result = drain.drain(wait=True, lag_wait=0)["results"][0]
+    assert len(_calls(model)) == 1 and "daily_calls" in result["judge_fallback"]
+
+
+def test_turned_off_the_judge_is_the_rules_as_before(model: Path, project: Path, tmp_path: Path) -> None:
+    set_table_key(paths.kioku_home() / "config.toml", "judge", "enabled", False)
+    transcript = _session(tmp_path / "s.jsonl", 2)
+    _run(transcript, project)
+    assert _calls(model) == [] and sorted(_records()) == [0, 1]      # stored at once, by the rules
+    assert {m["judged_by"] for m in _records().values()} == {"rules"}
+
+
+def test_a_worker_killed_during_a_call_loses_nothing_and_judges_once(model: Path, project: Path,
+                                                                      tmp_path: Path) -> None:
+    _mode(model, "sleep", "good")
+    transcript = _session(tmp_path / "s.jsonl", 2)
+    jobs.enqueue({"kind": "evaluate", "agent": "main", "session_id": "sess-w", "event": "SessionEnd",
+                  "transcript_path": str(transcript), "cwd": str(project)}, spawn=False)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    worker = subprocess.Popen([sys.executable, "-m", "kioku", "worker", "--wait"], env=env, cwd=project,
+                              start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(300):
+        if (model / "sleeping").exists():
+            break
+        time.sleep(0.1)
+    else:
+        worker.kill()
+        pytest.fail("the stand-in model was never called")
+    os.killpg(worker.pid, signal.SIGKILL)                            # the worker and its model run, at once
+    worker.wait(timeout=10)
+    assert len(jobs.pending()) == 1 and _records() == {}
+    report = drain.drain(wait=True, lag_wait=0)
+    assert report["results"][0]["status"] == "evaluated" and jobs.pending() == []
+    assert sorted(_records()) == [0, 1] and len(_calls(model)) == 2
+
+
+def test_several_jobs_for_one_transcript_run_once_and_keep_the_session_end(model: Path, project: Path,
+                                                                           tmp_path: Path) -> None:
+    transcript = _session(tmp_path / "s.jsonl", 2)
+    for event in ("Stop", "SessionEnd", "Stop"):
+        jobs.enqueue({"kind": "evaluate", "agent": "main", "session_id": "sess-w", "event": event,
+                      "transcript_path": str(transcript), "cwd": str(project)}, spawn=False)
+    report = drain.drain(wait=True, lag_wait=0)
+    assert report["processed"] == 1 and jobs.pending() == []
+    assert _calls(model) == ["t1 t2 nested=1"]                        # the end folded in: both turns at once
