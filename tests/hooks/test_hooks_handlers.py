@@ -177,6 +177,24 @@ def test_subagent_stop_evaluates_the_subagent_transcript(hook_input):
     assert job["agent_id"] == payload["agent_id"] and job["session_id"] == payload["session_id"]
 
 
+def test_session_end_queues_the_last_judgement_of_the_session(hook_input):
+    from kioku.hooks import session_end
+
+    payload = hook_input("session_end")
+    assert session_end.handle(payload) is None
+    [job] = _queued()
+    assert job["event"] == "SessionEnd" and job["agent"] == "main"
+    assert job["transcript_path"] == payload["transcript_path"] and job["session_id"] == payload["session_id"]
+
+
+def test_no_hook_runs_inside_a_model_run_kioku_started(hook_input, project, monkeypatch):
+    monkeypatch.setenv("KIOKU_NESTED_RUN", "1")
+    for event, name in (("UserPromptSubmit", "user_prompt_submit"), ("Stop", "stop"),
+                        ("SessionStart", "session_start_startup"), ("SessionEnd", "session_end")):
+        assert _run(event, hook_input(name)) == ("", "")
+    assert _queued() == [] and not (project / ".agents").exists()
+
+
 def _run(event: str, payload: dict) -> tuple[str, str]:
     out, err = io.StringIO(), io.StringIO()
     assert hookio.run(event, stdin=io.BytesIO(json.dumps(payload).encode()), stdout=out, stderr=err) == 0
@@ -187,7 +205,7 @@ def test_kill_switch_makes_every_hook_a_no_op(hook_input, project, monkeypatch):
     monkeypatch.setenv("KIOKU_DISABLE", "1")
     for event, name in (("UserPromptSubmit", "user_prompt_submit"), ("Stop", "stop"),
                         ("SessionStart", "session_start_startup"), ("SubagentStart", "subagent_start"),
-                        ("SubagentStop", "subagent_stop")):
+                        ("SubagentStop", "subagent_stop"), ("SessionEnd", "session_end")):
         assert _run(event, hook_input(name)) == ("", "")
     assert _queued() == [] and not (project / ".agents").exists()
 
@@ -197,7 +215,7 @@ def test_project_opt_out_makes_every_hook_a_no_op(hook_input, project):
     (project / ".agents" / "kioku.toml").write_text("disabled = true\n")
     for event, name in (("UserPromptSubmit", "user_prompt_submit"), ("Stop", "stop"),
                         ("SessionStart", "session_start_startup"), ("SubagentStart", "subagent_start"),
-                        ("SubagentStop", "subagent_stop")):
+                        ("SubagentStop", "subagent_stop"), ("SessionEnd", "session_end")):
         assert _run(event, hook_input(name))[0] == ""
     assert _queued() == [] and not (project / ".agents" / "memory").exists()
 
@@ -253,7 +271,8 @@ def test_a_save_behind_a_stalled_lock_holder_gives_up_quickly(hook_input, projec
     assert fsutil.MAX_LOCK_WAIT is None  # the cap is the hook's only
 
 
-@pytest.mark.parametrize("event", ["UserPromptSubmit", "SessionStart", "Stop", "SubagentStart", "SubagentStop"])
+@pytest.mark.parametrize("event", ["UserPromptSubmit", "SessionStart", "Stop", "SubagentStart", "SubagentStop",
+                                   "SessionEnd"])
 @pytest.mark.parametrize("raw", [b"not json at all", b'{"prompt": "hi"', b"[1, 2]"])
 def test_malformed_input_gets_one_line_on_stderr_and_nothing_else(event, raw, project):
     out, err = io.StringIO(), io.StringIO()
@@ -280,7 +299,8 @@ def test_a_save_that_cannot_write_tells_claude_it_was_not_saved(hook_input, proj
     assert result.system_message.startswith("Kioku: not saved to memory - ")
 
 
-@pytest.mark.parametrize("event", ["UserPromptSubmit", "SessionStart", "Stop", "SubagentStart", "SubagentStop"])
+@pytest.mark.parametrize("event", ["UserPromptSubmit", "SessionStart", "Stop", "SubagentStart", "SubagentStop",
+                                   "SessionEnd"])
 def test_closed_stdin_is_skipped_with_one_clear_line(event, project, monkeypatch):
     monkeypatch.setattr("sys.stdin", None)  # what Python gives a process started with fd 0 closed
     out, err = io.StringIO(), io.StringIO()

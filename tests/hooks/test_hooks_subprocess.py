@@ -16,7 +16,7 @@ import pytest
 from hook_helpers import load_hook_input
 
 HOOKS = {"SessionStart": "session_start_startup", "UserPromptSubmit": "user_prompt_submit", "Stop": "stop",
-         "SubagentStart": "subagent_start", "SubagentStop": "subagent_stop"}
+         "SubagentStart": "subagent_start", "SubagentStop": "subagent_stop", "SessionEnd": "session_end"}
 LAUNCHER = "kioku_hook.py"
 HEAVY = ("chromadb", "numpy", "jinja2", "onnxruntime")
 # Standard-library modules the every-prompt path (UserPromptSubmit with lessons, no save) does
@@ -121,6 +121,7 @@ def test_fast_paths_never_import_chromadb(installed_copy, project, isolated_home
         ("SubagentStart", load("subagent_start", agent_type="main")),
         ("Stop", load("stop")),
         ("SubagentStop", load("subagent_stop")),
+        ("SessionEnd", load("session_end")),
     ]
     for script, payload in cases:
         result = _probe(installed_copy, script, payload, home, project)

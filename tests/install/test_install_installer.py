@@ -397,7 +397,7 @@ def test_the_same_claude_folder_by_another_path_gets_no_second_set_of_hooks(tmp_
     assert again.returncode == 0, again.stderr
     hooks = json.loads((claude / "settings.json").read_text())["hooks"]
     assert {event: len(groups) for event, groups in hooks.items()} == dict.fromkeys(
-        ("SessionStart", "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop"), 1)
+        ("SessionStart", "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "SessionEnd"), 1)
 
 
 def test_purge_leaves_no_kioku_folder_behind_after_the_plugin_was_used(claude, project):

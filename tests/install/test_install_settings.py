@@ -23,7 +23,8 @@ FOREIGN = {
 
 
 def test_every_kioku_handler_has_explicit_timeout_and_matcher():
-    want = {"SessionStart": 15, "UserPromptSubmit": 10, "Stop": 10, "SubagentStart": 10, "SubagentStop": 10}
+    want = {"SessionStart": 15, "UserPromptSubmit": 10, "Stop": 10, "SubagentStart": 10, "SubagentStop": 10,
+            "SessionEnd": 5}
     assert {e: g["hooks"][0]["timeout"] for e, g in GROUPS.items()} == want
     assert GROUPS["SessionStart"]["matcher"] == "startup|resume|clear|compact"
     for group in GROUPS.values():
@@ -146,7 +147,7 @@ def test_a_user_hook_without_its_environment_exits_0_and_session_start_says_what
     from kioku.install.layout import Target
 
     target = Target(tmp_path / "o'brien home" / ".claude")  # no venv: removed, or never built
-    for event in ("SessionStart", "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop"):
+    for event in ("SessionStart", "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "SessionEnd"):
         out = subprocess.run(["sh", "-c", target.hook_command(event)], capture_output=True, text=True,
                              input="{}")
         assert out.returncode == 0 and out.stderr == "", (event, out.stderr)

@@ -21,7 +21,7 @@ from kioku.infra.errors import UsageError
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("hook", help="run a hook event handler on a payload from stdin")
-    p.add_argument("event", help="SessionStart | UserPromptSubmit | Stop | SubagentStart | SubagentStop")
+    p.add_argument("event", help="SessionStart | UserPromptSubmit | Stop | SubagentStart | SubagentStop | SessionEnd")
     p.set_defaults(func=cmd_hook)
 
     p = sub.add_parser("doctor", help="check the installation and stores")

@@ -47,6 +47,7 @@ EVENT_MODULES = {
     "Stop": "stop",
     "SubagentStart": "subagent_start",
     "SubagentStop": "subagent_stop",
+    "SessionEnd": "session_end",
 }
 CONTEXT_EVENTS = {"SessionStart", "UserPromptSubmit", "SubagentStart"}
 

@@ -64,6 +64,7 @@ HOOK_SPECS: tuple[HookSpec, ...] = (
     HookSpec("Stop", 10),
     HookSpec("SubagentStart", 10),
     HookSpec("SubagentStop", 10),
+    HookSpec("SessionEnd", 5),
 )
 AUTO_MEMORY_KEY = "autoMemoryEnabled"
 
