@@ -44,6 +44,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import-auto-memory": ("install", "import Claude Code auto-memory notes into Kioku"),
     "hook": ("install", "run a hook event handler (used by installed hooks)"),
     "doctor": ("install", "check the installation and stores"),
+    "judge": ("judge", "the model judge: status, on, off"),
     "ui": ("ui", "open the local web app"),
 }
 

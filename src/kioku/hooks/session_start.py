@@ -9,7 +9,8 @@ Output: one ``additionalContext`` of at most 10,000 characters (Claude Code's ca
    ranked, fenced as remembered data) in the remaining budget.
 The lessons given and held back are recorded in the session ledger (kioku.learning.ledger) as
 belonging to the session's next turn, whose verdict will credit them.
-Each part fails softly (logged) so the other part still reaches Claude.
+Each part fails softly (logged) so the other part still reaches Claude. The first SessionStart
+where a model will judge turns also shows the user a one-time notice (``kioku.model.notice``).
 
 Side effect: when Claude Code provides ``CLAUDE_ENV_FILE``, the installed ``kioku`` launcher's
 folder is put on PATH for the session's Bash tool calls, so every ``kioku ...`` command the
@@ -46,8 +47,17 @@ def handle(payload: dict) -> HookResult | None:
                      lambda: record_pending(session_id, agent, given, held, str(root), chances, replace=True),
                      None)
     _common.soft("SessionStart PATH", _export_kioku_on_path, None)
+    notice = _common.soft("SessionStart notice", lambda: _model_notice(str(root)), "")
     text = SEPARATOR.join(part for part in (recall, block) if part)
-    return HookResult(additional_context=text) if text else None
+    if not text and not notice:
+        return None
+    return HookResult(additional_context=text or None, system_message=f"Kioku: {notice}" if notice else None)
+
+
+def _model_notice(root: str) -> str:
+    from kioku.model.notice import pending_notice
+
+    return pending_notice(root)
 
 
 def _export_kioku_on_path() -> None:

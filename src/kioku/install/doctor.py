@@ -3,7 +3,7 @@
 Each check gives (name, ok, detail); the command exits 1 if any check failed. Checks:
 the install manifest and its files, the Claude Code plugin and its environment, settings.json (valid, Kioku hooks present with timeouts,
 pointing at existing files), the interpreter and heavy dependencies (located, not imported),
-the kill switch / project opt-out, memory folders (and, in ``doctor_stores``, symlinks,
+the kill switch / project opt-out, which judge decides turns, memory folders (and, in ``doctor_stores``, symlinks,
 invalid UTF-8, leftover temp files, agent stores against their journals), pending and failed
 hook jobs,
 and whether Claude Code's auto memory is on (a hint, not a failure).
@@ -78,6 +78,7 @@ def run_checks(project_root: Path | None = None) -> list[dict[str, Any]]:
         add("config", False, str(exc))
     if kill_switch_set():
         add("kill switch", True, "KIOKU_DISABLE is set: every hook is a no-op", warn=True)
+    _check_model_judge(root, add)
     for label, folder in (("project memory", paths.project_memory_dir(root)), ("user memory", paths.user_memory_dir())):
         probe = folder if folder.exists() else folder.parent
         while not probe.exists():
@@ -99,6 +100,25 @@ def run_checks(project_root: Path | None = None) -> list[dict[str, Any]]:
     add("hook jobs", not failed, f"{len(jobs.pending())} pending, {len(failed)} failed"
         + (" (see `kioku worker`)" if failed else "") + jobs.failed_reasons(failed), warn=bool(failed))
     return checks
+
+
+def _check_model_judge(root: Path, add) -> None:
+    """Which judge decides turns: the model (backend, model) or the rules, and why."""
+    from kioku.infra.config import ConfigError
+    from kioku.model.client import unavailable_reason
+    from kioku.model.settings import load_settings
+
+    try:
+        settings = load_settings(root)
+    except ConfigError as exc:
+        add("model judge", False, str(exc))
+        return
+    reason = unavailable_reason("judge", settings)
+    if not reason:
+        add("model judge", True, f"{settings.resolved_backend()} ({settings.model}); `kioku judge status` shows its use")
+        return
+    chosen = settings.backend not in ("auto", "heuristic") or reason.startswith("paused")
+    add("model judge", True, f"the rules judge turns: {reason}", warn=chosen)
 
 
 def _check_settings(target: Target, add) -> None:

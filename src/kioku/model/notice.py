@@ -1,0 +1,48 @@
+"""The one-time notice at the first SessionStart where a model will judge turns.
+
+It says what is sent, to which model, within which caps, and how to see the use and turn it
+off. It is shown once per Kioku home (``<state_dir>/notices/model-judge``); checking whether it
+was shown costs the hook one ``os.path.exists``, and only the first time is the config read.
+"""
+
+from __future__ import annotations
+
+import os
+
+from kioku.infra import pathstr
+
+
+def marker_path() -> str:
+    return os.path.join(pathstr.state_dir(), "notices", "model-judge")
+
+
+def pending_notice(project_root: str) -> str:
+    """The notice, if it is due now (and marks it shown); "" otherwise."""
+    marker = marker_path()
+    if os.path.exists(marker):
+        return ""
+    from pathlib import Path
+
+    from kioku.infra import fsutil
+    from kioku.model.client import unavailable_reason
+    from kioku.model.settings import load_settings
+
+    try:
+        settings = load_settings(Path(project_root))
+    except Exception:  # noqa: BLE001 - a broken config is reported by doctor, not by a notice
+        return ""
+    if unavailable_reason("judge", settings):
+        return ""  # no model will be called: nothing to tell yet
+    backend = settings.resolved_backend()
+    where = {"claude": "the claude CLI, with your Claude Code login", "anthropic": "the Anthropic API, with your "
+             "ANTHROPIC_API_KEY", "command": f"your command {settings.command[0] if settings.command else ''}"}[backend]
+    text = (f"Kioku judges each finished turn with a model ({settings.model}, through {where}): it sends a "
+            f"condensed, redacted copy of the turn (your prompt, the answer, tool calls cut short, your next prompt), "
+            f"at most {settings.daily_calls} calls and {settings.daily_tokens:,} tokens a day"
+            + (f", ${settings.max_usd_per_call:g} a call" if backend == "claude" and settings.max_usd_per_call else "")
+            + ". `kioku judge status` shows the use; `kioku judge off` turns it off.")
+    try:
+        fsutil.atomic_write_text(marker, text + "\n")
+    except OSError:
+        return ""  # shown when it can be recorded, so it is never shown at every start
+    return text

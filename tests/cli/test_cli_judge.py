@@ -1,0 +1,58 @@
+"""``kioku judge status | on | off`` and the one-time notice at the first SessionStart with a model judge."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kioku.infra import paths
+from kioku.model import usage
+
+
+def test_status_shows_backend_use_budget_and_the_last_error(kioku, project: Path) -> None:
+    usage.record_call("judge", 1200, 300, 0.0042, 0.0027)
+    usage.record_failure("judge", "the API answered with an error (529): overloaded", transient=True)
+    out = kioku("judge", "status", "--json", cwd=project)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["backend"] == "heuristic" and report["uses"] == "heuristic" and report["model"] == "haiku"
+    assert report["today"]["calls"] == 1 and report["today"]["tokens"] == 1500
+    assert report["today"]["cost_usd"] == 0.0042 and report["month"]["calls"] == 1
+    assert report["budget_left"] == {"calls": 199, "tokens": 1_500_000 - 1500}
+    assert "overloaded" in report["last_error"]["message"]
+    text = kioku("judge", "status", cwd=project).stdout
+    assert "today: 1 call(s), 1,500 tokens, $0.0042" in text and "left today: 199 calls" in text
+
+
+def test_off_and_on_for_the_user_and_for_a_project(kioku, project: Path) -> None:
+    out = kioku("judge", "off", cwd=project)
+    assert out.returncode == 0 and "off for you" in out.stdout
+    assert "enabled = false" in (paths.kioku_home() / "config.toml").read_text()
+    assert json.loads(kioku("judge", "status", "--json", cwd=project).stdout)["enabled"] is False
+    kioku("judge", "on", cwd=project)
+    out = kioku("judge", "off", "--project", cwd=project)
+    assert (project / ".agents" / "kioku.toml").read_text() == "[judge]\nenabled = false\n"
+    assert json.loads(kioku("judge", "status", "--json", cwd=project).stdout)["unavailable"].startswith(
+        "turned off for this project")
+
+
+def test_the_notice_is_shown_once_when_a_model_will_judge(project: Path, monkeypatch, tmp_path: Path) -> None:
+    from kioku.hooks import session_start
+
+    monkeypatch.setenv("KIOKU_MODEL_BACKEND", "command")
+    config = paths.kioku_home() / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[model]\ncommand = "true"\ndaily_calls = 50\n', encoding="utf-8")
+    payload = {"session_id": "s1", "cwd": str(project), "source": "startup", "hook_event_name": "SessionStart"}
+    first = session_start.handle(payload)
+    assert first is not None and first.system_message.startswith("Kioku: Kioku judges each finished turn")
+    assert "at most 50 calls" in first.system_message and "kioku judge off" in first.system_message
+    again = session_start.handle(payload)
+    assert again is None or again.system_message is None
+
+
+def test_no_notice_while_only_the_rules_judge(project: Path) -> None:
+    from kioku.hooks import session_start
+
+    result = session_start.handle({"session_id": "s1", "cwd": str(project), "source": "startup"})
+    assert result is None or result.system_message is None
