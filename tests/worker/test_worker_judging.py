@@ -191,3 +191,47 @@ def test_several_jobs_for_one_transcript_run_once_and_keep_the_session_end(model
     report = drain.drain(wait=True, lag_wait=0)
     assert report["processed"] == 1 and jobs.pending() == []
     assert _calls(model) == ["t1 t2 nested=1"]                        # the end folded in: both turns at once
+
+
+def _lessons(project: Path) -> list:
+    from kioku.lessons.improvements import all_improvements
+
+    return [(scope, record) for scope, record in all_improvements("main", project)]
+
+
+def test_a_correction_becomes_a_lesson_and_a_paraphrase_adds_evidence_to_it(model: Path, project: Path,
+                                                                             tmp_path: Path) -> None:
+    lesson = {"kind": "preference", "category": "testing_patterns", "applies_when": "API tests",
+              "text": "When testing the API, use the fixture instead of starting a live server."}
+    (model / "lesson").write_text(json.dumps(lesson))
+    _run(_session(tmp_path / "a.jsonl", 2), project, "SessionEnd")
+    [(scope, stored)] = _lessons(project)
+    assert stored.document == lesson["text"] and stored.metadata["learned_from"] == "user_feedback"
+    assert stored.metadata["observations"] == 2 and scope == "project"
+    (model / "lesson").write_text(json.dumps({**lesson, "text": "When you test the API, use the test fixture "
+                                                                "instead of a live server."}))
+    tx = Tx("sess-two")
+    tx.user("check the API tests")
+    tx.assistant("Done.")
+    jobs.enqueue({"kind": "evaluate", "agent": "main", "session_id": "sess-two", "event": "SessionEnd",
+                  "transcript_path": str(tx.write(tmp_path / "b.jsonl")), "cwd": str(project)}, spawn=False)
+    drain.drain(wait=True, lag_wait=0)
+    [(_, merged)] = _lessons(project)
+    assert merged.id == stored.id and merged.metadata["observations"] == 3
+
+
+def test_a_strategy_waits_as_a_candidate_until_it_recurs(model: Path, project: Path, tmp_path: Path) -> None:
+    from kioku.learning.candidates import CandidateLedger
+
+    (model / "lesson").write_text(json.dumps({"kind": "strategy", "category": "error_handling", "applies_when": "x",
+                                              "text": "When a command fails, read its error before retrying it."}))
+    _run(_session(tmp_path / "a.jsonl", 1), project, "SessionEnd")
+    assert _lessons(project) == [] and len(CandidateLedger("main").candidates()) == 1
+
+
+def test_a_lesson_with_a_secret_is_refused_and_the_turn_is_kept(model: Path, project: Path, tmp_path: Path) -> None:
+    token = "ghp_" + "Zq8" * 12
+    (model / "lesson").write_text(json.dumps({"kind": "preference", "category": "api_usage", "applies_when": "gh",
+                                              "text": f"When logging in to gh, use the token {token}."}))
+    _run(_session(tmp_path / "a.jsonl", 1), project, "SessionEnd")
+    assert all(token not in r.document for _, r in _lessons(project)) and sorted(_records()) == [0]

@@ -1,12 +1,14 @@
 """The learning step after the turns of a session are judged and stored.
 
-``learn_from_turns(agent, session_id, items, root)``: cause→fix lessons of successful turns
-whose quality clears :data:`LEARN_MIN_QUALITY` go to the candidate ledger
-(``kioku.learning.candidates``); a lesson is stored once it recurs in another session or the user
-confirmed the turn (positive feedback on it), in the project scope when it is path-bound. Then
-each turn's verdict credits the lessons that were given or held back in it
-(``kioku.learning.credit.apply_turn_verdicts``: idempotent, feedback on a previous turn corrects
-that turn), and due maintenance runs.
+``learn_from_turns(agent, session_id, items, root)``:
+- a turn a model judged gives the lesson the judge wrote, if any (``kioku.learning.judged_lessons``);
+- a turn the rules judged gives cause→fix lessons when it succeeded and its quality clears
+  :data:`LEARN_MIN_QUALITY`; they wait in the candidate ledger (``kioku.learning.candidates``)
+  until they recur in another session or the user confirms the turn (positive feedback on it),
+  and go to the project scope when they are path-bound;
+- then each turn's verdict credits the lessons given or held back in it
+  (``kioku.learning.credit.apply_turn_verdicts``: idempotent, feedback on a previous turn
+  corrects that turn), and due maintenance runs.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from kioku.evaluation.verdict import TurnVerdict
 from kioku.infra.errors import KiokuError
 from kioku.learning.candidates import CandidateLedger
 from kioku.learning.credit import apply_turn_verdicts
+from kioku.learning.judged_lessons import lesson_from_verdict, store
 
 LEARN_MIN_QUALITY = 70.0
 LESSON_CONFIDENCE = 0.75   # a confirmed or recurring cause→fix lesson (active: >= 0.7)
@@ -45,6 +48,9 @@ def learn_from_turns(agent: str, session_id: str, items: list[JudgedTurn], root:
     stored = 0
     for item in items:
         verdict = item.verdict
+        if verdict.judged_by.startswith("model:"):
+            stored += _learn_judged(agent, session_id, item, ledger, root)
+            continue
         if verdict.outcome != "success" or item.next_feedback == "negative":
             continue
         if turn_quality(verdict, next_feedback=item.next_feedback)[0] < LEARN_MIN_QUALITY:
@@ -58,6 +64,17 @@ def learn_from_turns(agent: str, session_id: str, items: list[JudgedTurn], root:
 
     run_due_in_background(agent, project_root=root)
     return stored
+
+
+def _learn_judged(agent: str, session_id: str, item: JudgedTurn, ledger: CandidateLedger, root: Path) -> int:
+    """The lesson a model judge wrote for the turn (``kioku.learning.judged_lessons``)."""
+    quality = turn_quality(item.verdict, next_feedback=item.next_feedback)[0]
+    plan = lesson_from_verdict(item.verdict, item.next_feedback, quality, LEARN_MIN_QUALITY)
+    if plan is None:
+        return 0
+    if not plan.direct and not ledger.observe([plan.lesson], session_id, confirmed=item.next_feedback == "positive"):
+        return 0
+    return len(store(agent, plan, root, session_id))
 
 
 def _store_lesson(agent: str, lesson: Lesson, root: Path) -> list[str]:
