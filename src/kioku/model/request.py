@@ -61,6 +61,9 @@ class ModelReply:
     def json(self) -> Any:
         """The answer as JSON (parsed from ``text`` when the backend did not parse it)."""
         if self.data is not None:
+            size = len(json.dumps(self.data, ensure_ascii=False))
+            if size > MAX_ANSWER_CHARS:
+                raise ModelOutputError(f"the answer is {size:,} characters, more than {MAX_ANSWER_CHARS:,}")
             return self.data
         if len(self.text) > MAX_ANSWER_CHARS:
             raise ModelOutputError(f"the answer is {len(self.text):,} characters, more than "
