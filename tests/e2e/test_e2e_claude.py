@@ -65,6 +65,12 @@ class World:
     def env(self, **extra: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("ANTHROPIC_", "CLAUDE", "KIOKU_", "PYTHON", "VIRTUAL_ENV"))}
+        # `claude` on PATH, as for a user: the judge finds it there (the default backend)
+        bin_dir = self.base / "bin"
+        if not (bin_dir / "claude").exists():
+            bin_dir.mkdir(parents=True, exist_ok=True)
+            (bin_dir / "claude").symlink_to(self.claude_bin)
+        env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
         env.update(HOME=str(self.home), CLAUDE_CONFIG_DIR=str(self.claude_dir), KIOKU_USER_HOME=str(self.home),
                    DISABLE_TELEMETRY="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
                    KIOKU_HOLD_BACK="0",  # every eligible lesson is given; exploration has its own tests
@@ -76,7 +82,7 @@ class World:
         """One ``claude -p`` session against a fresh mock; returns the process and the request log."""
         self.runs += 1
         return claude_session(self.claude_bin, self.project, self.env, self.base / f"run-{self.runs}",
-                              prompt, script, args)
+                              prompt, script, args, settle=self.wait_worker_idle)
 
     def kioku_cmd(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([str(self.kioku), *args], cwd=self.project, env=self.env(),
@@ -113,9 +119,11 @@ def _wait_port(port: int, timeout: float = 10) -> None:
 
 def claude_session(claude_bin: str, project: Path, env: Callable[..., dict[str, str]], files: Path, prompt: str,
                    script: list[dict[str, Any]] | None = None, args: tuple[str, ...] = (),
+                   settle: Callable[[], None] | None = None,
                    ) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
     """``claude -p PROMPT`` in ``project`` against a fresh mock API that answers from ``script``;
-    the request log and script live under ``files``. Returns the process and the requests."""
+    the request log and script live under ``files``. ``settle`` runs before the mock stops (the
+    Kioku worker's judge asks the same mock). Returns the process and the session's requests."""
     files.mkdir(parents=True, exist_ok=True)
     log = files / "requests.jsonl"
     script_file = files / "script.json"
@@ -128,11 +136,14 @@ def claude_session(claude_bin: str, project: Path, env: Callable[..., dict[str, 
         run_env = env(ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}", ANTHROPIC_API_KEY="sk-ant-test")
         proc = subprocess.run([claude_bin, "-p", prompt, *args], cwd=project, env=run_env,
                               capture_output=True, text=True, timeout=180)
+        if settle is not None:
+            settle()
     finally:
         mock.terminate()
         mock.wait(timeout=10)
     requests = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-    return proc, requests
+    judged = [r for r in requests if "StructuredOutput" in json.dumps(r.get("body", {}).get("tools", []))]
+    return proc, [r for r in requests if r not in judged]
 
 def _bodies(requests: list[dict[str, Any]]) -> str:
     return "\n".join(json.dumps(r.get("body"), ensure_ascii=False) for r in requests
@@ -237,6 +248,21 @@ def test_3_failed_then_different_bash_call_is_evaluated(world: World, failed_the
     evaluations = json.loads(out.read_text())["evaluations"]
     assert any(e["metadata"].get("tool_errors", 0) >= 1 and e["metadata"].get("agent_name") == "main"
                for e in evaluations), [e["metadata"] for e in evaluations]
+
+
+def test_3a_the_model_judge_judged_the_session_through_the_real_binary(world: World, failed_then_fixed: Session):
+    """By default (the claude CLI on PATH) the worker's judge is a `claude -p` run against the same
+    mock: the turn is judged by the model, the error count stays the transcript's, and `kioku judge
+    status` counts the calls."""
+    out = world.base / "judged-export.json"
+    assert world.kioku_cmd("export", "--agent", "main", "--format", "json", "--out", str(out)).returncode == 0
+    metas = [e["metadata"] for e in json.loads(out.read_text())["evaluations"]]
+    judged = [m for m in metas if str(m.get("judged_by", "")).startswith("model:")]
+    assert judged, [m.get("judged_by") for m in metas]
+    assert any(m["reason"] == "the mock judge found nothing wrong" and m["tool_errors"] >= 1 for m in judged)
+    status = json.loads(world.kioku_cmd("judge", "status", "--json").stdout)
+    assert status["uses"] == "claude" and status["today"]["judge"]["calls"] >= 1
+    assert status["today"]["judge"]["tokens"] > 0 and status["last_error"] is None
 
 
 def test_3b_dashboard_shows_the_counted_tool_error(world: World, failed_then_fixed: Session):

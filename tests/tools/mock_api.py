@@ -21,7 +21,10 @@ The script (``--script``) is a JSON list of turns consumed in order, one per mes
     {"sleep": 30, ...}                                    wait before answering (a hanging API)
 
 A turn may also carry ``"usage": {"input_tokens": N, "output_tokens": M}``. When the script
-runs out, every further request gets ``--reply``. Every request is appended to ``--log`` as
+runs out, a request that offers the ``StructuredOutput`` tool (a ``claude -p --json-schema`` run,
+such as Kioku's judge) gets a call of it with a well-formed judge answer for every ``=== tN ===``
+turn of its message (and, after that call's result, a closing text); every other request gets
+``--reply``. Every request is appended to ``--log`` as
 one JSON line ``{"seq", "path", "body"}`` so a test can assert what reached the model.
 Standard library only: the test suite starts it with whatever Python runs pytest.
 """
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -45,11 +49,14 @@ class Script:
         self._tool_ids = 0
         self._lock = threading.Lock()
 
-    def next_turn(self) -> tuple[int, dict[str, Any]]:
+    def next_turn(self, body: Any = None) -> tuple[int, dict[str, Any]]:
         with self._lock:
             index = self._next
             self._next += 1
-            return index, (self._turns[index] if index < len(self._turns) else {"text": self._reply})
+            if index < len(self._turns):
+                return index, self._turns[index]
+        structured = structured_answer(body) if isinstance(body, dict) else None
+        return index, structured or {"text": self._reply}
 
     def message(self, index: int, turn: dict[str, Any], model: str) -> dict[str, Any]:
         with self._lock:
@@ -66,6 +73,27 @@ class Script:
             return {"type": "tool_use", "id": raw.get("id") or f"toolu_kioku_mock_{self._tool_ids:04d}",
                     "name": raw["name"], "input": raw.get("input", {})}
         return {"type": "text", "text": str(raw.get("text", ""))}
+
+
+def structured_answer(body: dict[str, Any]) -> dict[str, Any] | None:
+    """A StructuredOutput call answering a judge request, or a closing text once it was answered."""
+    tools = {t.get("name"): t for t in body.get("tools") or [] if isinstance(t, dict)}
+    if "StructuredOutput" not in tools:
+        return None
+    messages = body.get("messages") or []
+    last = messages[-1] if messages else {}
+    content = last.get("content") if isinstance(last, dict) else None
+    if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+        return {"text": "done"}
+    text = json.dumps(messages)
+    ids = re.findall(r"=== (t\d+) ===", text)
+    schema = tools["StructuredOutput"].get("input_schema") or {}
+    item = (((schema.get("properties") or {}).get("turns") or {}).get("items") or {}).get("properties") or {}
+    criteria = (item.get("scores") or {}).get("required") or []
+    turns = [{"id": turn_id, "outcome": "success", "reason": "the mock judge found nothing wrong",
+              "feedback_on_previous": "none", "confidence": 0.5, "scores": {c: 80 for c in criteria},
+              "lesson": None, "lessons": []} for turn_id in dict.fromkeys(ids)]
+    return {"tool_use": {"name": "StructuredOutput", "input": {"turns": turns}}}
 
 
 def _raw_blocks(turn: dict[str, Any]) -> list[dict[str, Any]]:
@@ -141,7 +169,7 @@ def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
             if not path.endswith("/messages"):
                 return self._send_json({})
             model = body.get("model", "claude-mock") if isinstance(body, dict) else "claude-mock"
-            index, turn = script.next_turn()
+            index, turn = script.next_turn(body)
             if turn.get("sleep"):
                 time.sleep(float(turn["sleep"]))
             if isinstance(turn.get("error"), dict):
