@@ -56,3 +56,13 @@ def test_no_notice_while_only_the_rules_judge(project: Path) -> None:
 
     result = session_start.handle({"session_id": "s1", "cwd": str(project), "source": "startup"})
     assert result is None or result.system_message is None
+
+
+def test_the_dashboard_and_the_web_apps_health_page_show_the_same_figures(kioku, project: Path) -> None:
+    from kioku.ui import data, pages
+
+    usage.record_call("judge", 700, 100, None, 0.0012)
+    dashboard = json.loads(kioku("dashboard", "--agent", "main", "--json", cwd=project).stdout)
+    assert dashboard["judge"]["today"]["calls"] == 1 and dashboard["judge"]["today"]["estimated_usd"] == 0.0012
+    page = pages.health_page(data.health(project))
+    assert '<section id="judge">' in page and "today: 1 call(s), 800 tokens, $0.0012 (estimated)" in page

@@ -143,13 +143,17 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         if not _has_memory(args.agent):
             _hint_known_agents(args.agent)
         return 0
+    from kioku.model.status import format_status, status
+
     data = build_dashboard(args.agent, _root())
+    data["judge"] = status(_root())
     if args.json:
         _print_json(data)
     else:
         from kioku.text.defang import defang
 
         print(defang(format_dashboard(data)))  # lessons and evaluation reasons, read by Claude
+        print("\n" + defang(format_status(data["judge"])))
         if not data["total_improvements"] and not data["total_evaluations"]:
             _hint_known_agents(args.agent)
     return 0

@@ -309,4 +309,16 @@ def health(project_root: Path | None = None) -> dict[str, Any]:
             stores.append({"scope": scope, "agent": "", "kind": "", "store": None, "journal": None,
                            "pending": None, "error": f"{type(exc).__name__}: {exc}"})
     return {"checks": run_checks(project_root), "jobs_pending": len(jobs.pending()), "jobs_failed": failed,
-            "stores": stores, "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+            "stores": stores, "judge": _judge_status(project_root),
+            "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+
+def _judge_status(project_root: Path | None) -> str:
+    """``kioku judge status`` as text (the doctor's checks already report a broken config)."""
+    from kioku.infra import paths
+    from kioku.model.status import format_status, status
+
+    try:
+        return format_status(status(project_root or paths.find_project_root()))
+    except Exception as exc:  # noqa: BLE001 - the page shows the rest either way
+        return f"model judge status unavailable: {exc}"

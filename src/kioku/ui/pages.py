@@ -147,8 +147,10 @@ def health_page(health: dict[str, Any]) -> str:
                       f'{cell(e(row["journal"]) if row["journal"] is not None else ("0" if not row["store"] else "not in the journal"))}'
                       f'{cell(e(row["pending"]))}</tr>')
     jobs = (f'<p class="jobs">Hook jobs: {e(health["jobs_pending"])} pending, {e(health["jobs_failed"])} failed.</p>')
+    judge = "".join(f"<li>{e(line.strip())}</li>" for line in str(health.get("judge") or "").splitlines())
     return ("<h1>Health</h1>" + f'<section id="doctor"><h2>kioku doctor</h2>'
             + table(("Check", "State", "Detail"), checks, "checks") + "</section>" + jobs
+            + (f'<section id="judge"><h2>Model judge (kioku judge status)</h2><ul>{judge}</ul></section>' if judge else "")
             + '<section id="stores"><h2>Agent stores: Chroma vs journal</h2>'
             + table(("Scope", "Agent", "Collection", "In Chroma", "In journal", "Pending writes"), stores, "stores")
             + "</section>")
