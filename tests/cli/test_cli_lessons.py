@@ -34,7 +34,7 @@ def test_without_agent_the_lessons_are_the_main_sessions(project: Path, capsys) 
     assert [hit["id"] for hit in json.loads(out)] == [lesson]
     code, out, _ = _run(capsys, "dashboard", "--json")
     assert json.loads(out)["total_improvements"] == 1
-    code, out, _ = _run(capsys, "lessons", "search", "--agent", "reviewer", "re-run a failed CI job", "--json")
+    code, out, _ = _run(capsys, "lessons", "search", "--agent", "builder", "re-run a failed CI job", "--json")
     assert json.loads(out) == []
 
 
