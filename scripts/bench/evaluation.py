@@ -4,13 +4,13 @@
                                        [--json OUT] [--details]
 
 Every file listed in the data folder's ``labels.json`` is judged by the code the worker and
-``kioku evaluate`` run:
+``kioku eval transcript`` run:
 - the rules: ``kioku.evaluation.per_turn.evaluate_path``;
 - ``--export DIR``: writes the model judge's requests (``kioku.worker.judge_files.export_requests``,
-  what ``kioku evaluate --export-judge-prompts`` writes) and prints their size;
+  what ``kioku eval transcript --export-judge-prompts`` writes) and prints their size;
 - ``--verdicts DIR``: a folder written by ``--export`` whose requests were answered (``F.answer``
   beside each ``F``): the turns are judged with those answers through the product's parser and
-  fallback (``kioku.worker.judge_files.import_answers``, what ``kioku evaluate --import-verdicts``
+  fallback (``kioku.worker.judge_files.import_answers``, what ``kioku eval transcript --import-verdicts``
   runs), and scored beside the rules and the trivial "always success, no feedback, no errors".
 Turns marked ``duplicate_of_prompt_index`` are dropped. Files are split in two halves by the
 sha256 of their name, ``dev`` (tuned on) and ``holdout`` (reported only). Metrics:

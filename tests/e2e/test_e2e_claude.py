@@ -243,7 +243,7 @@ def test_3_failed_then_different_bash_call_is_evaluated(world: World, failed_the
     assert dash.returncode == 0, dash.stderr
     assert json.loads(dash.stdout)["total_evaluations"] >= 1
     out = world.base / "main-export.json"
-    exported = world.kioku_cmd("export", "--agent", "main", "--format", "json", "--out", str(out))
+    exported = world.kioku_cmd("lessons", "export", "--agent", "main", "--format", "json", "--out", str(out))
     assert exported.returncode == 0, exported.stderr
     evaluations = json.loads(out.read_text())["evaluations"]
     assert any(e["metadata"].get("tool_errors", 0) >= 1 and e["metadata"].get("agent_name") == "main"

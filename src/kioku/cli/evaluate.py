@@ -1,14 +1,15 @@
-"""``kioku evaluate`` (self-evaluate a transcript) and ``kioku worker`` (drain hook jobs).
+"""``kioku eval``: judge the turns of a Claude Code transcript.
 
-``kioku evaluate --agent NAME --transcript PATH [--per-turn] [--json] [--no-store]`` judges
-every turn (one per real prompt) with the code the worker runs for the Stop and SubagentStop
+``kioku eval transcript PATH [--agent NAME] [--json] [--no-store] [--session-id ID]`` judges
+every turn (one per real prompt) with the rules the worker runs for the Stop and SubagentStop
 hooks, and prints ``{"turns": [...], "kind", "session_id", "warning", "stored"}`` with
-``--json``. Unless ``--no-store`` each turn is stored as its own evaluation record; nothing is
+``--json``. ``--export-judge-prompts DIR`` writes, for one or more transcripts taken as finished
+sessions, exactly the requests the model judge would send (``kioku.worker.judge_files``), and
+``--import-verdicts DIR`` judges them with the answers written beside those files, printing what
+``--json`` prints (a list of such documents for several transcripts); neither stores anything. Unless ``--no-store`` each turn is stored as its own evaluation record; nothing is
 learned from it (lessons and their credit come from the hooks' own turns). ``--no-store``
-writes nothing. ``--per-turn`` is the only mode and is accepted for scripts that name it.
-``kioku worker`` drains the job queue if no other worker runs (hooks start it detached);
-``--wait``/``--drain`` block for the worker lock and process everything synchronously;
-``--retry-failed`` re-queues jobs from ``jobs/failed/`` first.
+writes nothing. ``--transcript PATH`` and ``--per-turn`` (which changes nothing and says so on
+stderr) are accepted for scripts written for ``kioku eval transcript``, until that name goes away.
 """
 
 from __future__ import annotations
@@ -17,36 +18,20 @@ import argparse
 import json
 from pathlib import Path
 
+from kioku.cli.args import Verb, add_agent, add_json, add_verbs, print_json, warn_flag
 from kioku.infra.errors import UsageError
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    ev = sub.add_parser("evaluate", help="self-evaluate a task from a Claude Code transcript")
-    ev.add_argument("--agent", required=True, help="agent name (the main session is 'main')")
-    ev.add_argument("--transcript", required=True, nargs="+", help="path(s) to transcript .jsonl files")
-    ev.add_argument("--session-id", default="", help="override the session id read from the transcript")
-    ev.add_argument("--json", action="store_true", help="print the evaluation as JSON")
-    ev.add_argument("--no-store", action="store_true", help="evaluate only; store nothing")
-    ev.add_argument("--per-turn", action="store_true",
-                    help="one verdict per real prompt (turn); the only mode, accepted for scripts that name it")
-    ev.add_argument("--export-judge-prompts", metavar="DIR", type=Path,
-                    help="write the model judge's requests for the transcripts to DIR (one file per call); "
-                         "store nothing")
-    ev.add_argument("--import-verdicts", metavar="DIR", type=Path,
-                    help="judge the transcripts with the answers in DIR (F.answer beside each exported F); "
-                         "store nothing; prints what --json prints")
-    ev.set_defaults(func=cmd_evaluate)
-
-    wk = sub.add_parser("worker", help="process queued hook jobs (run detached by hooks)")
-    wk.add_argument("--wait", action="store_true", help="wait for a running worker, then drain synchronously")
-    wk.add_argument("--drain", action="store_true", help="same as --wait")
-    wk.add_argument("--retry-failed", action="store_true", help="re-queue failed jobs first")
-    wk.add_argument("--json", action="store_true", help="print a JSON report")
-    wk.set_defaults(func=cmd_worker)
-
-
-def cmd_evaluate(args: argparse.Namespace) -> int:
-    transcripts = [Path(t).expanduser() for t in args.transcript]
+def cmd_transcript(args: argparse.Namespace) -> int:
+    if args.path and args.transcript_option:
+        raise UsageError("give the transcript once: as PATH or with --transcript")
+    given = args.path or args.transcript_option or []
+    if not given:
+        raise UsageError("eval transcript needs the transcript, for example: "
+                         "kioku eval transcript ~/.claude/projects/PROJECT/SESSION.jsonl")
+    if args.per_turn:
+        warn_flag("--per-turn", "changes nothing (every evaluation is per turn); leave it out")
+    transcripts = [Path(t).expanduser() for t in given]
     for path in transcripts:
         if not path.exists():
             raise UsageError(f"transcript not found: {path}")
@@ -57,7 +42,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.import_verdicts:
         return _import(args, transcripts)
     if len(transcripts) > 1:
-        raise UsageError("give one --transcript (several go with --export-judge-prompts or --import-verdicts)")
+        raise UsageError("give one transcript (several go with --export-judge-prompts or --import-verdicts)")
     return _evaluate_per_turn(args, transcripts[0])
 
 
@@ -69,8 +54,7 @@ def _export(args: argparse.Namespace, transcripts: list[Path]) -> int:
     turns = sum(len(c["turns"]) for c in calls)
     chars = sum(c["chars"] for c in calls)
     if args.json:
-        print(json.dumps({"folder": str(args.export_judge_prompts), "calls": len(calls), "turns": turns,
-                          "chars": chars}, ensure_ascii=False))
+        print_json({"folder": str(args.export_judge_prompts), "calls": len(calls), "turns": turns, "chars": chars})
     else:
         print(f"wrote {len(calls)} request(s) covering {turns} turn(s) to {args.export_judge_prompts} "
               f"({chars / max(1, turns):,.0f} characters per turn); answer each F in F.answer")
@@ -78,7 +62,6 @@ def _export(args: argparse.Namespace, transcripts: list[Path]) -> int:
 
 
 def _import(args: argparse.Namespace, transcripts: list[Path]) -> int:
-    from kioku.text.defang import defang_json
     from kioku.worker.judge_files import import_answers
 
     try:
@@ -88,7 +71,7 @@ def _import(args: argparse.Namespace, transcripts: list[Path]) -> int:
     documents = [{"transcript": str(path), "turns": [_turn_json(v) for v in result.verdicts], "kind": result.kind,
                   "session_id": result.session_id or "unknown", "warning": result.warning, "stored": 0}
                  for path, result in results]
-    print(defang_json(json.dumps(documents[0] if len(documents) == 1 else documents, ensure_ascii=False, indent=2)))
+    print_json(documents[0] if len(documents) == 1 else documents)
     return 0
 
 
@@ -170,20 +153,28 @@ def _turn_counts(turns: list[dict]) -> str:
             f"{interrupted} interrupted")
 
 
-def cmd_worker(args: argparse.Namespace) -> int:
-    from kioku.infra import jobs
-    from kioku.worker import drain as worker
+def _transcript_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("path", nargs="*", metavar="PATH", help="the transcript .jsonl (several with the two options below)")
+    add_agent(p, "the agent whose criteria weigh the quality and whose records store the turns")
+    p.add_argument("--session-id", default="", help="override the session id read from the transcript")
+    add_json(p, "the evaluation")
+    p.add_argument("--no-store", action="store_true", help="evaluate only; store nothing")
+    p.add_argument("--export-judge-prompts", metavar="DIR", type=Path,
+                   help="write the model judge's requests for the transcripts to DIR (one file per call); "
+                        "store nothing")
+    p.add_argument("--import-verdicts", metavar="DIR", type=Path,
+                   help="judge the transcripts with the answers in DIR (F.answer beside each exported F); "
+                        "store nothing; prints what --json prints")
+    # the spelling of `kioku eval transcript`, kept while that name works
+    p.add_argument("--transcript", dest="transcript_option", metavar="PATH", nargs="+", help=argparse.SUPPRESS)
+    p.add_argument("--per-turn", action="store_true", help=argparse.SUPPRESS)
 
-    requeued = jobs.retry_failed() if args.retry_failed else 0
-    report = worker.drain(wait=args.wait or args.drain)
-    if report is None:
-        report = {"processed": 0, "failed": 0, "results": [], "errors": [], "busy": True}
-    report["requeued"] = requeued
-    if args.json:
-        print(json.dumps(report, ensure_ascii=False))
-    elif args.wait or args.drain or args.retry_failed:
-        print(f"processed {report['processed']} job(s), {report['failed']} failed"
-              + (" (another worker is running)" if report.get("busy") else ""))
-        for error in report.get("errors", []):
-            print(f"  failed {error}")
-    return 1 if report["failed"] else 0
+
+VERBS = {
+    "transcript": Verb("judge every turn of a transcript, one verdict per prompt", _transcript_arguments,
+                       cmd_transcript),
+}
+
+
+def setup(parser: argparse.ArgumentParser) -> None:
+    add_verbs(parser, VERBS)

@@ -13,19 +13,20 @@ from __future__ import annotations
 import argparse
 import json
 
+from kioku.cli.args import Verb, add_json, add_verbs, print_json
 
-def register(sub: argparse._SubParsersAction) -> None:
-    judge = sub.add_parser("judge", help="the model judge: status, on, off")
-    verbs = judge.add_subparsers(dest="judge_verb", metavar="VERB")
-    status = verbs.add_parser("status", help="backend, model, use today and this month, budget left, last error")
-    status.add_argument("--json", action="store_true", help="print the status as JSON")
-    status.set_defaults(func=cmd_status)
-    for verb, value in (("on", True), ("off", False)):
-        p = verbs.add_parser(verb, help=f"turn the model judge {verb} (for you, or with --project for this project)")
-        p.add_argument("--project", action="store_true", help="for this project (.agents/kioku.toml)")
-        p.add_argument("--json", action="store_true", help="print the result as JSON")
-        p.set_defaults(func=cmd_switch, enabled=value)
-    judge.set_defaults(func=cmd_status, json=False)
+
+def _status_arguments(parser: argparse.ArgumentParser) -> None:
+    add_json(parser, "the status")
+
+
+def _switch_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--project", action="store_true", help="for this project (.agents/kioku.toml)")
+    add_json(parser)
+
+
+def setup(parser: argparse.ArgumentParser) -> None:
+    add_verbs(parser, VERBS)
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -34,7 +35,10 @@ def cmd_status(args: argparse.Namespace) -> int:
     from kioku.text.defang import defang
 
     report = status(find_project_root())
-    print(json.dumps(report, ensure_ascii=False) if getattr(args, "json", False) else defang(format_status(report)))
+    if args.json:
+        print_json(report)
+    else:
+        print(defang(format_status(report)))
     return 0
 
 
@@ -42,17 +46,24 @@ def cmd_switch(args: argparse.Namespace) -> int:
     from kioku.infra import paths
     from kioku.infra.config import config_files, set_table_key
 
+    enabled = args.verb == "on"
     user_file, project_file = config_files(paths.find_project_root())
     target = project_file if args.project else user_file
-    set_table_key(target, "judge", "enabled", args.enabled)
+    set_table_key(target, "judge", "enabled", enabled)
     from kioku.model.settings import load_settings
 
     settings = load_settings(paths.find_project_root())
-    word = "on" if args.enabled else "off"
     where = "for this project" if args.project else "for you"
-    note = "" if settings.allowed("judge") == args.enabled else f" (still off: {settings.off.get('judge')})"
+    note = "" if settings.allowed("judge") == enabled else f" (still off: {settings.off.get('judge')})"
     if args.json:
         print(json.dumps({"enabled": settings.allowed("judge"), "file": str(target)}))
     else:
-        print(f"the model judge is {word} {where} ({target}){note}")
+        print(f"the model judge is {args.verb} {where} ({target}){note}")
     return 0
+
+
+VERBS = {
+    "status": Verb("backend, model, use today and this month, budget left, last error", _status_arguments, cmd_status),
+    "on": Verb("turn the model judge on (for you, or with --project for this project)", _switch_arguments, cmd_switch),
+    "off": Verb("turn the model judge off (for you, or with --project for this project)", _switch_arguments, cmd_switch),
+}

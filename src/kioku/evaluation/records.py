@@ -1,4 +1,4 @@
-"""One stored evaluation record per turn (the worker's and ``kioku evaluate --per-turn``'s store step).
+"""One stored evaluation record per turn (the worker's and ``kioku eval transcript``'s store step).
 
 - ``record_id(agent, session_id, source, prompt_uuid)``: ``source`` is the subagent id, or the
   transcript file name when there is none, so a subagent's turns (whose lines carry the parent's

@@ -98,7 +98,8 @@ def run_checks(project_root: Path | None = None) -> list[dict[str, Any]]:
 
     failed = list(jobs.failed_dir().glob("*.json")) if jobs.failed_dir().is_dir() else []
     add("hook jobs", not failed, f"{len(jobs.pending())} pending, {len(failed)} failed"
-        + (" (see `kioku worker`)" if failed else "") + jobs.failed_reasons(failed), warn=bool(failed))
+        + (" (`kioku worker --retry-failed` runs them again)" if failed else "") + jobs.failed_reasons(failed),
+        warn=bool(failed))
     return checks
 
 

@@ -1,4 +1,4 @@
-"""Deprecate a lesson by hand, or bring it back: one function for ``kioku restore`` and the UI.
+"""Deprecate a lesson by hand, or bring it back: one function for ``kioku lessons restore`` and the UI.
 
 :func:`set_deprecated` writes the same fields whoever asks, so the CLI, the Agents view and the
 HTML report agree on a lesson's state afterwards:
@@ -72,7 +72,7 @@ def set_deprecated(agent: str, lesson_id: str, deprecated: bool, project_root: P
     return found[0][1].document, state
 
 
-TWIN_WINDOW_S = 60.0  # one ``kioku learn`` writes its copies for both scopes within seconds
+TWIN_WINDOW_S = 60.0  # one ``kioku lessons learn`` writes its copies for both scopes within seconds
 
 
 BOTH_SCOPES = "project + global"
@@ -113,12 +113,12 @@ def one_per_lesson(found: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
 
 
 def written_together(a: float, b: float) -> bool:
-    """Whether two copies of a lesson's text were written by the same ``kioku learn`` call."""
+    """Whether two copies of a lesson's text were written by the same ``kioku lessons learn`` call."""
     return bool(a) and bool(b) and abs(a - b) <= TWIN_WINDOW_S
 
 
 def twins_of(agent: str, found: list[tuple[str, Any]], project_root: Path | None) -> list[tuple[str, Any]]:
-    """The copies one ``kioku learn`` wrote of the same lesson into the other scope (a category
+    """The copies one ``kioku lessons learn`` wrote of the same lesson into the other scope (a category
     stored in both scopes gets one record in each, with ids of their own): the same text, written
     at the same time. A lesson deprecated in one scope only would still be injected from the other."""
     from kioku.lessons import scopes as sc
