@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "search": ("memory", "search all memory files"),
     "organize": ("memory", "report index size, propose merges and archiving"),
     "forget": ("memory", "archive a memory on explicit request"),
+    "trust": ("trust", "review and allow memories withheld from the agent"),
     "learn": ("lessons", "record a learned improvement for an agent"),
     "improvements": ("lessons", "retrieve an agent's improvements relevant to a task"),
     "dashboard": ("lessons", "show an agent's learning dashboard"),
