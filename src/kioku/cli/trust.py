@@ -69,6 +69,13 @@ def _text(verdict) -> str:
     return shown if len(shown) <= 400 else shown[:399] + "…"
 
 
+def _matched(verdict) -> str:
+    """The words the rule set found (folded to lower case), for the person deciding."""
+    from kioku.text.defang import defang_line
+
+    return defang_line(verdict.phrase)
+
+
 def cmd_trust(args: argparse.Namespace) -> int:
     from kioku.infra.errors import UsageError
     from kioku.infra.paths import find_project_root
@@ -119,7 +126,7 @@ def _list(root, as_json: bool) -> int:
                  "origin": None if not v.origin else {"commit": v.origin.commit, "author": v.origin.author,
                                                       "email": v.origin.email, "date": v.origin.date,
                                                       "changed_since": v.origin.changed},
-                 **({"text": _text(v)} if person else {})} for v in withheld + trusted]
+                 **({"text": _text(v), "matched": _matched(v)} if person else {})} for v in withheld + trusted]
         print(defang_json(json.dumps(rows, ensure_ascii=False, indent=2)))
         return 0
     if not withheld:
@@ -133,6 +140,7 @@ def _list(root, as_json: bool) -> int:
             print(f"      {verdict.why()}")
             if person:
                 print(f"      {_text(verdict)}")
+                print(f"      matched: {_matched(verdict)}")
         if not person:
             print("Their text is shown only when `kioku trust` runs in your own terminal (or in `kioku ui`), never "
                   "where the agent could read it.")

@@ -15,8 +15,9 @@ whose memory folder is the user-wide one (the home folder).
 
 :class:`ProjectScreen` reads a project's record, trusts and topic files once. What is costly and
 stays the same while the files do is cached in ``<state>/memory-screen/<place>.json``: the rule
-set's verdict per content digest, and ``git blame`` per file (keyed by the file's modification
-time and size and by HEAD), so a warm SessionStart starts no process.
+set's verdict per content digest, ``git blame`` per file (``kioku.memory.provenance``), and which
+topic files hold only memories written here, so a warm SessionStart starts no process and parses
+no topic file of the user's own.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def decide(verdict: Verdict, ledger: Ledger) -> Verdict:
     verdict.trusted = verdict.digest in ledger.trusted
     ledger.used.add(verdict.digest)
     cached = ledger.verdicts.get(verdict.digest)
-    if cached is None:
+    if not (isinstance(cached, list) and len(cached) == 2 and isinstance(cached[0], list)):  # new, or damaged
         from kioku.memory.directives import find_directives
 
         found = find_directives(f"{verdict.summary}\n{verdict.text}")

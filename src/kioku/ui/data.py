@@ -102,6 +102,7 @@ def withheld_memories(project_root: Path | None = None) -> list[dict[str, Any]]:
             f"{verdict.summary}\n{verdict.text}"
         out.append({"id": verdict.ref, "digest": verdict.digest, "file": verdict.file, "line": verdict.line,
                     "why": verdict.why(), "kinds": list(verdict.kinds), "archived": verdict.archived,
+                    "matched": redact(verdict.phrase),
                     "origin": verdict.origin.describe() if verdict.origin else "", "text": redact(text)})
     screen.save()
     return out

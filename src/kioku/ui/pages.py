@@ -77,8 +77,9 @@ def withheld_section(withheld: list[dict[str, Any]], csrf: str) -> str:
         action = post_form("/memory/trust", csrf, {"digest": item["digest"], "id": item["id"]}, "Trust",
                            css="trust", confirm="Let the agent see this memory from the next session on?")
         command = f'<code>kioku trust {e(item["id"])}</code>'
+        found = f' <span class="matched">(found: {e(item["matched"])})</span>' if item.get("matched") else ""
         rows.append(f'<tr data-id="{e(item["id"])}">{cell(e(item["file"]) + ":" + e(item["line"]))}'
-                    f'{cell(e(item["origin"] or "not from git"))}{cell(e(item["why"]))}'
+                    f'{cell(e(item["origin"] or "not from git"))}{cell(e(item["why"]) + found)}'
                     f'{cell(e(item["text"]), "text")}{cell(action + " or " + command)}</tr>')
     return (f'<section id="withheld"><h2>Withheld from the agent ({len(withheld)})</h2>'
             "<p>Project memories Kioku did not write on this machine (committed by someone else, or edited by "
