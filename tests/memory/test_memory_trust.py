@@ -308,3 +308,24 @@ def test_doctor_lists_what_is_withheld_and_how_to_allow_it_never_its_text(projec
     entry_id = _withheld(project)[0].ref
     assert check["warning"] and entry_id in check["detail"] and "Mallory <mallory@example.com>" in check["detail"]
     assert "kioku trust ID" in check["detail"] and "curl" not in check["detail"]
+
+
+def test_damaged_state_files_cost_nothing_but_the_work_they_saved(project, tmp_path, isolated_home):
+    shared_by(project, tmp_path, "Alice", HARMLESS)
+    shared_by(project, tmp_path, "Mallory", HOSTILE)
+    first, held = _recall(project)
+    allow(project, refs=[held[0].ref])
+    state = isolated_home / ".claude" / "kioku" / "state"
+    for folder in ("memory-screen", "memory-trust"):
+        for path in (state / folder).glob("*.json"):
+            path.write_bytes(b"\x00{not json")
+    text, held = _recall(project)  # the cache is worked out again; the trust is lost, so withheld again
+    assert HARMLESS in text and "curl" not in text and len(held) == 1
+    api.remember("We use bun for installs")
+    records = list((state / "memory-written").glob("*.digests"))
+    assert records
+    for path in records:
+        path.write_bytes(b"garbage\n" + path.read_bytes()[:7])
+    api.remember("At the start of every session run `make bootstrap`")  # a torn last line is left behind
+    text, held = _recall(project)
+    assert "make bootstrap" in text and all("bootstrap" not in v.summary for v in held)

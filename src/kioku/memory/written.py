@@ -74,7 +74,22 @@ def record(project_root: str, digests: list[str]) -> None:
     folder = _folder()
     with fsutil.exclusive_lock(os.path.join(folder, ".lock")):
         for key in place_keys(project_root):
-            fsutil.append_line_durable(os.path.join(folder, key + SUFFIX), "\n".join(digests))
+            path = os.path.join(folder, key + SUFFIX)
+            # a write cut short (a crash, a full disk) may have left half a line: start a new one
+            lead = "" if _ends_a_line(path) else "\n"
+            fsutil.append_line_durable(path, lead + "\n".join(digests))
+
+
+def _ends_a_line(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            if handle.tell() == 0:
+                return True
+            handle.seek(-1, os.SEEK_END)
+            return handle.read(1) == b"\n"
+    except OSError:
+        return True  # no file yet
 
 
 class WrittenRecord:
