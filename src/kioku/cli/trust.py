@@ -30,8 +30,6 @@ from kioku.cli.args import add_json
 
 
 def setup(p: argparse.ArgumentParser) -> None:
-    p.description = ("Review and allow project memories withheld from the agent: they were not "
-                     "written by Kioku on this machine and ask the agent to act.")
     p.add_argument("ids", nargs="*", metavar="ID", help="memory ids to trust (as `kioku trust` lists them)")
     p.add_argument("--file", metavar="NAME", help="trust every withheld memory of this topic file or MEMORY.md")
     p.add_argument("--commit", metavar="SHA", help="trust every withheld memory last changed in this commit")
