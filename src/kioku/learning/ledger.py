@@ -18,7 +18,7 @@ cut): the comparison group of ``kioku.learning.uplift``. ``propensity`` is each 
 chance of being given (``kioku.learning.select``); a lesson eligible both before the prompt and
 at it had two independent chances, so its turn records ``1 - (1 - p1)(1 - p2)``, whichever
 stage gave it: for a lesson already given before the prompt, ``p2`` is the chance the prompt's
-selection would have given it had it not been (``kioku.hooks.common.second_chances``), so the
+selection would have given it had it not been (``kioku.learning.inject.second_chances``), so the
 recorded chance never depends on how the first draw came out. A SessionStart
 replaces what an earlier one recorded (a retry makes the same draws; after /clear the context
 holds only the new injection), and a retried prompt hook shows the lessons its turn recorded
