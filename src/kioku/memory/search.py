@@ -49,6 +49,9 @@ class SearchHit:
     context: str = ""  # the memory's MEMORY.md line, when it has one
     context_file: str = ""
     context_line: int = 0
+    date: str = ""  # the day the memory was saved (a topic entry's; "" for other lines)
+    type: str = ""
+    id: str = ""  # a topic entry's id, for ``kioku forget --id``
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -337,7 +340,7 @@ def _hit(m: Memory, score: float, semantic: bool = False) -> SearchHit:
     context_file, context_line, context = m.context or ("", 0, "")
     # files edited by hand can hold what a save would have refused: nothing is shown unredacted
     return SearchHit(m.key[0], m.key[1], redact(m.display), round(float(score), 6), m.scope, semantic,
-                     redact(context), context_file, context_line)
+                     redact(context), context_file, context_line, m.date, m.type, m.entry_id)
 
 
 def search(query: str, project_root: Path | None = None, limit: int = 10, archive: bool = False,
