@@ -20,20 +20,21 @@ IMPROVEMENT_CHARS = 300  # one lesson is a sentence or two; longer ones are cut
 
 
 def inject_lessons(agent: str, root, task: str, *, session_id: str, turn: str, budget: int,
-                   exclude: set[str], about_the_task: bool = True, hold_back: float | None = None
-                   ) -> tuple[str, dict[str, str], dict[str, str], dict[str, float]]:
+                   exclude: set[str], about_the_task: bool = True, hold_back: float | None = None,
+                   with_ids: bool = False) -> tuple[str, dict[str, str], dict[str, str], dict[str, float]]:
     """(fenced block, given id -> scope, held-back id -> scope, id -> chance of being given) for a turn.
 
     A lesson selected but cut by the character budget gets chance 0: budget cuts are not random.
     ``about_the_task``: see ``kioku.learning.select.select``. ``hold_back``: the share of
     eligible lessons held back (default ``KIOKU_HOLD_BACK`` or the selection's default).
+    ``with_ids``: see :func:`improvements_block`.
     """
     from kioku.learning.select import hold_back_share, select
 
     share = hold_back_share() if hold_back is None else hold_back
     chosen = select(agent, root, task, session_id=session_id, turn=turn, k=MAX_IMPROVEMENTS,
                     hold_back=share, exclude=exclude, about_task_only=about_the_task)
-    block, shown = improvements_block(agent, chosen.given, budget)
+    block, shown = improvements_block(agent, chosen.given, budget, with_ids)
     shown_ids = {str(i["id"]) for i in shown}
     selected = chosen.scope_map("given")
     given = {k: v for k, v in selected.items() if k in shown_ids}
@@ -65,15 +66,16 @@ def lessons_block_for(agent: str, root, ids: list[str], budget: int) -> str:
     return improvements_block(agent, [by_id[i] for i in ids if i in by_id], budget)[0]
 
 
-def improvements_block(agent: str, items: list[dict], budget: int
+def improvements_block(agent: str, items: list[dict], budget: int, with_ids: bool = False
                        ) -> tuple[str, list[dict]]:
     """Fenced list of learned lessons within ``budget`` characters, and the items it holds.
 
     Returns ("", []) when nothing fits: the caller records only what was really injected.
+    ``with_ids`` adds each lesson's id to its facts (for a reader that may act on one).
     """
     if not items or budget < 200:
         return "", []
-    from kioku.text.defang import attr, defang
+    from kioku.text.defang import attr, defang, defang_line
     from kioku.text.secrets import redact
 
     name = attr(agent)
@@ -97,6 +99,8 @@ def improvements_block(agent: str, items: list[dict], budget: int
         rate = item.get("success_rate")
         if isinstance(rate, (int, float)) and rate >= 0:
             facts.append(f"success {rate:.0%}")
+        if with_ids and item.get("id"):
+            facts.append(f"id {defang_line(str(item['id']))}")
         line = f"- {text} ({', '.join(facts)})\n"
         if used + len(line) > budget:
             break
