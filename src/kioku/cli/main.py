@@ -45,6 +45,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hook": ("install", "run a hook event handler (used by installed hooks)"),
     "doctor": ("install", "check the installation and stores"),
     "ui": ("ui", "open the local web app"),
+    "mcp": ("mcp", "serve memory and lessons to MCP clients (stdio)"),
 }
 
 
