@@ -60,13 +60,19 @@ def _without_sdk() -> int:
     from kioku.install import plugin_env
 
     data, root = plugin
+    log = os.path.join(data, plugin_env.PREPARE_LOG)
     try:
-        plugin_env.start_prepare(data, root)
+        started = plugin_env.start_prepare(data, root)
     except OSError:
-        pass  # the next hook tries again
+        started = False  # the next hook tries again
+    if not started and not plugin_env.prepare_running(data) and os.path.exists(
+            os.path.join(data, plugin_env.FAILED_MARKER)):
+        print(f"kioku mcp: preparing Kioku's environment (the MCP SDK, Chroma, the model) failed (log: {log}); "
+              "`kioku doctor` says why, and it is tried again an hour later", file=sys.stderr)
+        return 1
     print(f"kioku mcp: Kioku's environment (the MCP SDK, Chroma, the model) is being prepared in the background "
-          f"(log: {os.path.join(data, plugin_env.PREPARE_LOG)}); the kioku MCP server is available from the next "
-          "session, or after /mcp reconnects it", file=sys.stderr)
+          f"(log: {log}); the kioku MCP server is available from the next session, or once /mcp reconnects it",
+          file=sys.stderr)
     return 1
 
 
