@@ -5,8 +5,10 @@ Claude Desktop, Cursor and others through their own configuration: docs/mcp.md).
 is ``--project``, else the folder Claude Code runs in, else the working directory.
 
 Run by the Claude Code plugin before the plugin's environment exists (the system ``python3``
-has no MCP SDK), it starts preparing that environment in the background and says so; the
-server is there from the next session. When ``install.py`` registered its own server too, the
+has no MCP SDK), it starts preparing that environment in the background and waits for it up to
+:data:`READY_WAIT_S` (under Claude Code's 30 s connection timeout), then serves from it; when the
+preparation takes longer (pip downloading Chroma), it says so and the server is there from the
+next session. When ``install.py`` registered its own server too, the
 plugin's stands aside (as the plugin's hooks do), so the tools are not listed twice.
 """
 
@@ -19,6 +21,8 @@ import sys
 from pathlib import Path
 
 from kioku.infra.errors import KiokuError, UsageError
+
+READY_WAIT_S = 20.0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,7 +41,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     import importlib.util
 
     if importlib.util.find_spec("mcp") is None:
-        return _without_sdk()
+        return _without_sdk(args)
     if _plugin_stands_aside():
         return 1
     from kioku.mcp.context import Context
@@ -52,7 +56,7 @@ def _plugin_dirs() -> tuple[str, str] | None:
     return (data, root) if data and root else None
 
 
-def _without_sdk() -> int:
+def _without_sdk(args: argparse.Namespace) -> int:
     plugin = _plugin_dirs()
     if plugin is None:
         raise KiokuError(f"kioku mcp needs the MCP SDK (the Python package mcp), which {sys.executable} lacks; "
@@ -70,6 +74,15 @@ def _without_sdk() -> int:
         print(f"kioku mcp: preparing Kioku's environment (the MCP SDK, Chroma, the model) failed (log: {log}); "
               "`kioku doctor` says why, and it is tried again an hour later", file=sys.stderr)
         return 1
+    import time
+
+    begun = time.monotonic()
+    while not plugin_env.is_ready(data) and time.monotonic() < begun + READY_WAIT_S and (
+            plugin_env.prepare_running(data) or (started and time.monotonic() < begun + 2.0)):
+        time.sleep(0.2)  # a preparation just started takes its lock within moments
+    if plugin_env.is_ready(data) and plugin_env.pointer():
+        # the environment is there now: serve from it (the client's first messages wait on stdin)
+        return plugin_env.run_cli(["mcp", *(["--project", args.project] if args.project else [])])
     print(f"kioku mcp: Kioku's environment (the MCP SDK, Chroma, the model) is being prepared in the background "
           f"(log: {log}); the kioku MCP server is available from the next session, or once /mcp reconnects it",
           file=sys.stderr)
