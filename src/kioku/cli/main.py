@@ -67,6 +67,7 @@ COMMANDS: dict[str, Command] = {
     "doctor": Command("install:setup_doctor", UPKEEP, "check the installation and stores"),
     "ui": Command("ui:setup", UPKEEP, "open the local web app"),
     "store": Command("store:setup", UPKEEP, "the agent-memory store: sync, rebuild from the journal"),
+    "mcp": Command("mcp:setup", UPKEEP, "serve memory and lessons to MCP clients (stdio)"),
     "hook": Command("internal:setup_hook", None, "run a hook event handler on a payload from stdin"),
     "worker": Command("internal:setup_worker", None, "process queued hook jobs (run detached by hooks)"),
 }

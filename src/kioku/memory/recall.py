@@ -165,6 +165,16 @@ def _clean_all(lines: list[str]) -> list[str]:
     return [defang(line) for line in lines]
 
 
+def fence_lines(lines: list[str]) -> str:
+    """Remembered text shown as SessionStart shows it: :data:`HEADER`, then ``lines`` redacted
+    (``redact_notes``: one scan, so a secret spanning lines is caught) and defanged inside the
+    ``<kioku-memory>`` fence. For other readers of stored memory (the MCP server's tools and
+    resources), so everything that reaches a model is labelled and neutralised alike."""
+    from kioku.text.secrets import redact_notes
+
+    return "\n".join([HEADER, OPEN, *_clean_all(redact_notes(lines)), CLOSE])
+
+
 def build_recall(project_root: Path | None = None, budget: int = 10000, query: str | None = None,
                  withheld: list | None = None) -> str:
     """The recall text; ``withheld`` (a list) receives the project memories left out because they

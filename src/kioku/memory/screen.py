@@ -398,3 +398,27 @@ def screened_note(project_root, note: str) -> str:
 
     verdict = ProjectScreen(project_root).for_note(INDEX_NAME, 0, redact(note))
     return placeholder(verdict) if verdict.withheld else note
+
+
+def screened_file_lines(project_root, name: str, lines: list[str]) -> list[str]:
+    """A project memory file's lines (``name``: MEMORY.md or a topic file) as an agent may be
+    shown them whole: each withheld memory's lines replaced by its placeholder."""
+    screen = ProjectScreen(project_root)
+    if screen.exempt:
+        return list(lines)
+    held = [v for v in (screen.notes() if name == INDEX_NAME else screen.entries().get(name, [])) if v.withheld]
+    if not held:
+        return list(lines)
+    out = list(lines)
+    for verdict in sorted(held, key=lambda v: v.line, reverse=True):
+        start, end = max(verdict.line - 1, 0), max(verdict.end, verdict.line)
+        out[start:end] = [placeholder(verdict)]
+    return out
+
+
+def withheld_ids(project_root, name: str) -> dict[str, str]:
+    """Entry id -> placeholder for the withheld memories of one project topic file."""
+    screen = ProjectScreen(project_root)
+    if screen.exempt:
+        return {}
+    return {v.ref: placeholder(v) for v in screen.entries().get(name, []) if v.withheld}

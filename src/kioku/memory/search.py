@@ -55,6 +55,9 @@ class SearchHit:
     context_line: int = 0
     origin: str = ""  # a project memory not written on this machine: who committed it ("" if git knows none)
     withheld: bool = False  # not written here and asks the agent to act: ``text`` says so instead
+    date: str = ""  # the day the memory was saved (a topic entry's; "" for other lines)
+    type: str = ""
+    id: str = ""  # a topic entry's id, for ``kioku forget --id``
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -336,7 +339,7 @@ def _hit(m: Memory, score: float, semantic: bool = False, screen: _Screening | N
     context_file, context_line, context = m.context or ("", 0, "")
     # files edited by hand can hold what a save would have refused: nothing is shown unredacted
     hit = SearchHit(m.key[0], m.key[1], redact(m.display), round(float(score), 6), m.scope, semantic,
-                    redact(context), context_file, context_line)
+                    redact(context), context_file, context_line, date=m.date, type=m.type, id=m.entry_id)
     return screen.apply(m, hit) if screen is not None and m.scope == "project" else hit
 
 
