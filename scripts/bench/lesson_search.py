@@ -20,7 +20,7 @@ Rows: ``kioku`` (``retrieve`` as shipped), and re-rankings of the same candidate
 previous ranking),
 ``dense_only`` (MiniLM cosine order, same cut-off as ``kioku``), ``rrf`` (RRF with the
 shipped cut-off). A last line reports the hooks' selection on the same set (the lesson step
-of UserPromptSubmit, ``kioku.hooks.common.inject_lessons``: the FTS5 index only, at most 5
+of UserPromptSubmit, ``kioku.learning.inject.inject_lessons``: the FTS5 index only, at most 5
 lessons within the hook's character budget, no hold-back): the share of tasks given a helpful
 lesson, and of unrelated requests given none. The hooks' selection and ``retrieve`` are also
 run on a second set written blind by someone who never read the selection code

@@ -104,7 +104,7 @@ def test_agent_defaults_to_main_wherever_it_is_taken():
 
 
 def test_json_is_offered_by_every_command_that_reports():
-    no_report = {("hook", "")}  # the hook protocol's own stdout
+    no_report = {("hook", ""), ("mcp", "")}  # the hook protocol's and the MCP protocol's own stdout
     missing = []
     for name in cli.COMMANDS:
         parser = _subparsers(cli.build_parser(name))[name]

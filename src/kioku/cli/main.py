@@ -57,6 +57,7 @@ COMMANDS: dict[str, Command] = {
     "search": Command("memory:setup_search", MEMORY, "search all memory files"),
     "forget": Command("memory:setup_forget", MEMORY, "archive a memory on explicit request"),
     "organize": Command("memory:setup_organize", MEMORY, "report index size, propose merges and archiving"),
+    "trust": Command("trust:setup", MEMORY, "review and allow memories withheld from the agent"),
     "import-auto-memory": Command("install:setup_import_auto_memory", MEMORY,
                                   "import Claude Code's auto-memory notes of this project"),
     "lessons": Command("lessons:setup", AGENTS, "an agent's lessons: learn, search, restore, roll back, ..."),
@@ -67,6 +68,7 @@ COMMANDS: dict[str, Command] = {
     "doctor": Command("install:setup_doctor", UPKEEP, "check the installation and stores"),
     "ui": Command("ui:setup", UPKEEP, "open the local web app"),
     "store": Command("store:setup", UPKEEP, "the agent-memory store: sync, rebuild from the journal"),
+    "mcp": Command("mcp:setup", UPKEEP, "serve memory and lessons to MCP clients (stdio)"),
     "hook": Command("internal:setup_hook", None, "run a hook event handler on a payload from stdin"),
     "worker": Command("internal:setup_worker", None, "process queued hook jobs (run detached by hooks)"),
 }

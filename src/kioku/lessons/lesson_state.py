@@ -23,6 +23,14 @@ from typing import Any, Callable
 from kioku.infra.errors import KiokuError
 
 
+class LessonNotFound(KiokuError):
+    """No scope holds the lesson; nothing was changed."""
+
+
+class AlreadyInState(KiokuError):
+    """(``strict``) the lesson is already deprecated, or already active; nothing was changed."""
+
+
 def set_deprecated(agent: str, lesson_id: str, deprecated: bool, project_root: Path | None = None, *,
                    reason: str | Callable[[dict[str, Any]], str], strict: bool = False) -> tuple[str, str]:
     """Mark ``lesson_id`` of ``agent`` deprecated (or active again); returns the lesson's text
@@ -31,7 +39,7 @@ def set_deprecated(agent: str, lesson_id: str, deprecated: bool, project_root: P
     ``reason`` is recorded as ``decision_reason`` (and ``deprecated_reason`` when deprecating); a
     callable gets the lesson's metadata first, to mention what it replaces. Raises KiokuError when
     no scope holds the lesson, and with ``strict`` also when none holds it in the other state
-    (restoring a lesson that is not deprecated).
+    (restoring a lesson that is not deprecated): :class:`LessonNotFound` and :class:`AlreadyInState`.
     """
     from kioku.lessons import scopes as sc
     from kioku.lessons import stats, usage
@@ -49,12 +57,12 @@ def set_deprecated(agent: str, lesson_id: str, deprecated: bool, project_root: P
             if records:
                 found.append((scope, records[0]))
         if not found:
-            raise KiokuError(f"agent {agent!r} has no lesson {lesson_id!r}; nothing was changed")
+            raise LessonNotFound(f"agent {agent!r} has no lesson {lesson_id!r}; nothing was changed")
         found += twins_of(agent, found, project_root)
         todo = [(s, r) for s, r in found if bool((r.metadata or {}).get("deprecated", False)) != deprecated]
         if strict and not todo:
             state = "deprecated" if deprecated else "active"
-            raise KiokuError(f"lesson {lesson_id!r} of {agent!r} is already {state}; nothing was changed")
+            raise AlreadyInState(f"lesson {lesson_id!r} of {agent!r} is already {state}; nothing was changed")
         for scope, record in todo or found:
             meta = dict(record.metadata or {})
             why = reason(meta) if callable(reason) else reason
