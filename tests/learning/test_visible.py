@@ -62,13 +62,13 @@ def test_a_suspension_its_reason_and_its_turn_show_everywhere_and_restore_lifts_
     credit.apply_turn_verdicts("main", "sess-v", [verdict], project)
     sc.reset_store_cache()
 
-    out = kioku("improvements", "--agent", "main", "HTTP client retry failure", "--json", cwd=project)
+    out = kioku("lessons", "search", "--agent", "main", "HTTP client retry failure", "--json", cwd=project)
     [hit] = json.loads(out.stdout)
     assert hit["decision"] == "suspended" and hit["decision_reason"].startswith("suspended: the judge says")
     held = hit["suspension"]
     assert (held["session"], held["turn"], held["task"]) == ("sess-v", 1, "fix the HTTP client retry")
     assert held["reason"] == use["reason"] and held["at"].endswith("Z") and held["given_since"] == 0
-    text = kioku("improvements", "--agent", "main", "HTTP client retry failure", cwd=project).stdout
+    text = kioku("lessons", "search", "--agent", "main", "HTTP client retry failure", cwd=project).stdout
     assert "suspended" in text and "session sess-v, turn 1" in text and "one-line fix" in text
     board = json.loads(kioku("dashboard", "--agent", "main", "--json", cwd=project).stdout)
     assert board["suspended_improvements"] == 1 and board["lessons"][0]["suspension"] == held
@@ -80,11 +80,11 @@ def test_a_suspension_its_reason_and_its_turn_show_everywhere_and_restore_lifts_
     assert "one-line fix" in html and "sess-v" in html and "lesson-restore" in html and "lesson-deprecate" in html
 
     # a session asking for lessons by hand is shown it, marked, but not recorded as given it
-    kioku("improvements", "--agent", "main", "HTTP client retry failure", "--session", "sess-x", cwd=project)
+    kioku("lessons", "search", "--agent", "main", "HTTP client retry failure", "--session", "sess-x", cwd=project)
     assert not ledger.has_session("sess-x")
-    assert kioku("restore", "--agent", "main", rec_id, cwd=project).returncode == 0
-    out = kioku("improvements", "--agent", "main", "HTTP client retry failure", "--json", cwd=project)
+    assert kioku("lessons", "restore", "--agent", "main", rec_id, cwd=project).returncode == 0
+    out = kioku("lessons", "search", "--agent", "main", "HTTP client retry failure", "--json", cwd=project)
     [hit] = json.loads(out.stdout)
     assert hit["decision"] == "active" and hit["suspension"] is None
     assert hit["decision_reason"].startswith("restored by hand; was: suspended")
-    assert kioku("restore", "--agent", "main", rec_id, cwd=project).returncode == 1   # nothing to restore now
+    assert kioku("lessons", "restore", "--agent", "main", rec_id, cwd=project).returncode == 1   # nothing to restore now
