@@ -225,7 +225,7 @@ def simulate(args: argparse.Namespace, project: Path) -> dict:
         "mean_uplift": {kind_type: mean([float(final[i]["uplift"]) for i, l in lessons.items() if l["type"] == kind_type
                                          and isinstance(final.get(i, {}).get("uplift"), (int, float))])
                         for kind_type in ("harmful", "helpful", "neutral")},
-        "helpful_deprecated": [{"reason": str(final[i].get("decision_reason", "")), "eligible": track[i]["eligible"],
+        "helpful_deprecated_lessons": [{"reason": str(final[i].get("decision_reason", "")), "eligible": track[i]["eligible"],
                                 "suspensions": track[i]["suspensions"], "hurts": track[i]["hurts"]}
                                for i, l in sorted(lessons.items()) if l["type"] == "helpful"
                                and final.get(i, {}).get("deprecated")],

@@ -29,6 +29,8 @@ def test_simulation_reports_both_ceilings_and_removes_its_folder(tmp_path: Path)
     result = _simulate(tmp_path / "loop.json", scratch, harmful=2)
     assert 0.0 < result["eligible_oracle_success_last_100"] <= result["oracle_success"] <= 0.99
     assert result["params"]["sessions"] == 12
+    for key in ("harmful_deprecated", "helpful_deprecated", "neutral_promoted", "harmful_out", "helpful_suspended"):
+        assert isinstance(result[key], float) and 0.0 <= result[key] <= 1.0, key
     mix = result["last_100"]  # what the last sessions got, by lesson type
     assert mix["helpful_given"] <= mix["helpful_eligible"]
     assert mix["at_eligible_ceiling"] + mix["with_harmful"] + mix["short_of_helpful"] >= 1.0 - 2e-3  # shares rounded
