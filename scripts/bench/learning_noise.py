@@ -49,7 +49,7 @@ GRIDS = {
 GRIDS["all"] = GRIDS["main"] + GRIDS["relevance"]
 FRACTIONS = ("harmful_deprecated", "helpful_deprecated", "neutral_promoted", "neutral_deprecated", "helpful_promoted",
              "harmful_out", "helpful_suspended", "neutral_suspended", "expected_success_last_100",
-             "eligible_oracle_success_last_100")
+             "expected_success_all", "eligible_oracle_success_last_100")
 TARGETS = {"harmful_deprecated": (">=", 0.90), "helpful_deprecated": ("<=", 0.05), "neutral_promoted": ("<=", 0.10),
            "expected_success_last_100": (">=", 0.94)}
 
@@ -114,20 +114,25 @@ def _turns(summary: dict) -> str:
 
 
 def markdown(results: dict[str, dict], seeds: str, sessions: int) -> str:
-    head = ("| Judge (base 0.5, ±0.2, {s} sessions, seeds {seeds}) | Harmful deprecated (≥ 0.90) | Helpful deprecated"
-            " (≤ 0.05) | Neutral promoted (≤ 0.10) | Expected success, last 100 (≥ 0.94) | Harmful out at the end |"
-            " Harmful: turns to out, median / p90 (share within 10) | Harmful: turns to deprecated, median / p90 |"
-            " Helpful: turns to a decision, median / p90 (share decided) | Helpful suspended, per lesson |")
-    lines = [head.format(s=sessions, seeds=seeds), "|" + "---|" * 10]
+    """Two tables: the loop's fractions against its targets, and the turns lessons took to be decided."""
+    n = max((r["runs"] for r in results.values()), default=0)
+    lines = [f"| Judge ({n} runs: seeds {seeds}, {sessions} sessions) | Harmful deprecated (≥ 0.90) | Helpful deprecated"
+             " (≤ 0.05) | Neutral promoted (≤ 0.10) | Neutral deprecated | Helpful promoted | Expected success, last 100"
+             " (≥ 0.94) | Expected success, all sessions | Runs meeting every target |", "|" + "---|" * 9]
+    for label, r in results.items():
+        lines.append(f"| {label} | {r['harmful_deprecated']:.3f} | {r['helpful_deprecated']:.3f} |"
+                     f" {r['neutral_promoted']:.3f} | {r['neutral_deprecated']:.3f} | {r['helpful_promoted']:.3f} |"
+                     f" {r['expected_success_last_100']:.3f} | {r.get('expected_success_all', 0.0):.3f} |"
+                     f" {r['runs_meeting_every_target']} of {r['runs']} |")
+    lines += ["", "| Judge | Harmful: own turns until out, median / p90 (out within 10) | Harmful: until deprecated,"
+              " median / p90 | Helpful: until a decision, median / p90 (decided in the run) | Suspensions per helpful"
+              " lesson | Suspensions per neutral lesson |", "|" + "---|" * 6]
     for label, r in results.items():
         t = r["timing"]
-        lines.append(
-            f"| {label} | {r['harmful_deprecated']:.3f} | {r['helpful_deprecated']:.3f} | {r['neutral_promoted']:.3f} |"
-            f" {r['expected_success_last_100']:.3f} | {r['harmful_out']:.3f} |"
-            f" {_turns(t['harmful']['out'])} ({t['harmful']['out']['within_10']:.2f}) |"
-            f" {_turns(t['harmful']['decided'])} |"
-            f" {_turns(t['helpful']['decided'])} ({t['helpful']['decided']['within_run']:.2f}) |"
-            f" {t['helpful']['suspensions_per_lesson']:.2f} |")
+        lines.append(f"| {label} | {_turns(t['harmful']['out'])} ({t['harmful']['out']['within_10']:.2f}) |"
+                     f" {_turns(t['harmful']['decided'])} |"
+                     f" {_turns(t['helpful']['decided'])} ({t['helpful']['decided']['within_run']:.2f}) |"
+                     f" {t['helpful']['suspensions_per_lesson']:.2f} | {t['neutral']['suspensions_per_lesson']:.2f} |")
     return "\n".join(lines) + "\n"
 
 
