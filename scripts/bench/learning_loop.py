@@ -2,7 +2,8 @@
 """Learning-loop simulation through the real selection, credit and lifecycle code.
 
     python scripts/bench/learning_loop.py --base-success 0.5 --effect 0.2 --helpful 10 --harmful 10 \\
-        --neutral 10 --sessions 600 --inject 5 --seed 1 [--kinds 2] [--hold-back 0.15] [--json OUT]
+        --neutral 10 --sessions 600 --inject 5 --seed 1 [--kinds 2] [--hold-back 0.15] \\
+        [--judge perfect|rules|model] [--attribution] [--relevance] [--relevant-share 1.0] [--json OUT]
 
 Setup: a temporary KIOKU_HOME / CLAUDE_CONFIG_DIR / project (nothing outside it is touched).
 Lessons of known effect are stored with ``kioku.lessons.improvements.learn`` (the real Chroma
@@ -17,6 +18,18 @@ Each simulated session is one task of a random kind:
    [0.01, 0.99]);
 3. the verdict goes through ``kioku.learning.credit.apply_turn_verdicts`` (what the worker
    calls), which credits the ledger's turn and runs the lifecycle rule.
+
+The judge (``judge_noise.NoisyJudge``): ``--judge`` picks the measured conditional rates
+P(judged success | success) and P(judged success | failure) of the rules or the model judge, or
+perfect verdicts (``--success-if-success`` / ``--success-if-failure`` set them by hand);
+``--attribution`` adds what a model judge says of each lesson in play (a "hurt" suspends a
+lesson: ``kioku.learning.suspension``), ``--relevance`` that it also says which lessons bore on
+the task. ``--relevant-share`` (world): the share of a lesson's own tasks it bears on; in the
+others it has no effect, though it is just as eligible (1.0: every task of its kind).
+``--suspended-share`` and ``--restore-after`` set ``kioku.learning.select.SUSPENDED_SHARE`` and
+``kioku.learning.suspension.RESTORE_AFTER_GIVEN`` for the run. Outcome noise, attribution and
+relevance draw from random streams of their own, so a run with perfect verdicts, no attribution
+and ``--relevant-share 1`` is the run the bench made before they existed.
 Reported fractions are read back from the store at the end (``decision`` of each lesson). The
 seed rule's fractions apply its thresholds to the same lessons' given-turn counts.
 ``oracle_success`` is the expected success of always giving the best ``--inject`` lessons of
@@ -25,7 +38,9 @@ the task's kind; ``expected_success_*`` are the expected success chances of what
 expected success over the last 100 sessions had each turn been given the best lessons among
 those the relevance step made eligible (given or held back): the ceiling that lexical
 selection leaves, whatever the learning does. ``last_100`` breaks down what those sessions got
-(:func:`last_100_mix`). The temporary folder is removed at the end.
+(:func:`last_100_mix`). ``timing`` counts, per lesson, its own eligible turns (given or held
+back) until it was first out (suspended or deprecated) and until its first decision (deprecated
+or promoted), by type (:func:`timing`). The temporary folder is removed at the end.
 """
 
 from __future__ import annotations
@@ -38,7 +53,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "src"))
-from throwaway import emit, throwaway_project  # noqa: E402  (beside this script)
+from judge_noise import JUDGES, NoisyJudge  # noqa: E402  (beside this script)
+from throwaway import emit, throwaway_project  # noqa: E402
 
 
 VOCAB = [
@@ -60,18 +76,31 @@ def run(args: argparse.Namespace) -> dict:
         return simulate(args, project)
 
 
+def judge_of(args: argparse.Namespace) -> NoisyJudge:
+    judge = NoisyJudge.named(args.judge, attribution=args.attribution, relevance=args.relevance)
+    hit = judge.success_if_success if args.success_if_success is None else args.success_if_success
+    miss = judge.success_if_failure if args.success_if_failure is None else args.success_if_failure
+    return NoisyJudge(hit, miss, judge.attribution, judge.hurt_recall if args.hurt_recall is None else args.hurt_recall,
+                      judge.hurt_false if args.hurt_false is None else args.hurt_false, judge.relevance)
+
+
 def simulate(args: argparse.Namespace, project: Path) -> dict:
     from kioku.lessons import scopes as sc
     from kioku.lessons.improvements import all_improvements, learn
     from kioku.lessons.stats import seed_decision
     from kioku.evaluation.verdict import TurnVerdict
     from kioku.hooks import user_prompt_submit
-    from kioku.learning import inject
-    from kioku.learning import ledger
+    from kioku.learning import inject, ledger, select, suspension
     from kioku.learning.credit import apply_turn_verdicts
 
     inject.MAX_IMPROVEMENTS = args.inject  # lessons per turn, read by the hook's selection at call time
+    if args.suspended_share is not None:
+        select.SUSPENDED_SHARE = args.suspended_share
+    if args.restore_after is not None:
+        suspension.RESTORE_AFTER_GIVEN = args.restore_after
+    judge = judge_of(args)
     rng = random.Random(args.seed)
+    noise, attribution_rng, world = (random.Random(f"{args.seed}-{name}") for name in ("judge", "attribution", "world"))
     kinds = max(1, min(args.kinds, len(VOCAB)))
     types = ["helpful"] * args.helpful + ["harmful"] * args.harmful + ["neutral"] * args.neutral
     effect_of = {"helpful": args.effect, "harmful": -args.effect, "neutral": 0.0}
@@ -84,31 +113,38 @@ def simulate(args: argparse.Namespace, project: Path) -> dict:
         text = f"On {words} work, approach number {n} of kind {kind}: check step {counters[kind]} first"
         (rec_id,) = learn("main", text, "search_strategy", 0.8, project_root=project)
         lessons[rec_id] = {"type": kind_type, "kind": kind, "effect": effect_of[kind_type]}
-    best = []
-    for kind in range(kinds):
-        effects = sorted((l["effect"] for l in lessons.values() if l["kind"] == kind), reverse=True)
-        best.append(clamp(args.base_success + sum(e for e in effects[:args.inject] if e > 0)))
-    oracle = sum(best) / kinds
+    harmful = {i for i, l in lessons.items() if l["type"] == "harmful"}
     outcomes: list[int] = []
     expected: list[float] = []
     eligible_best: list[float] = []
+    best: list[float] = []
     mix: list[dict] = []  # per session: the lessons of the task's kind given, by type
+    track = {i: {"eligible": 0, "out": None, "decided": None, "suspensions": 0, "hurts": 0, "suspended_now": False}
+             for i in lessons}
     t0 = time.monotonic()
     for s in range(args.sessions):
         kind = rng.randrange(kinds)
         words = rng.sample(VOCAB[kind], 2) + rng.sample(FILLER, 3)
         rng.shuffle(words)
         prompt = " ".join(words)
+        # the lessons of the task's kind that bear on this task (all of them at --relevant-share 1)
+        bears = {i for i, l in lessons.items() if l["kind"] == kind
+                 and (args.relevant_share >= 1.0 or world.random() < args.relevant_share)}
         session_id, prompt_id = f"sim-{args.seed}-{s}", f"p-{s}"
         user_prompt_submit._lessons({"session_id": session_id, "prompt_id": prompt_id, "prompt": prompt,
                                      "cwd": str(project), "hook_event_name": "UserPromptSubmit"})
         turns = ledger.turns(session_id, "main")
         turn = turns[-1] if turns else {"given": [], "held_back": {}}  # no lesson was about the task
         given = [i for i in turn["given"] if i in lessons]
-        eligible = given + [i for i in turn.get("held_back", {}) if i in lessons]
-        effects = sorted((lessons[i]["effect"] for i in eligible if lessons[i]["kind"] == kind), reverse=True)
+        held = [i for i in turn.get("held_back", {}) if i in lessons]
+        eligible = given + held
+        for i in eligible:
+            track[i]["eligible"] += 1
+        effects = sorted((lessons[i]["effect"] for i in eligible if i in bears), reverse=True)
         eligible_best.append(clamp(args.base_success + sum(e for e in effects[:args.inject] if e > 0)))
-        p = clamp(args.base_success + sum(lessons[i]["effect"] for i in given if lessons[i]["kind"] == kind))
+        top = sorted((l["effect"] for i, l in lessons.items() if i in bears), reverse=True)
+        best.append(clamp(args.base_success + sum(e for e in top[:args.inject] if e > 0)))
+        p = clamp(args.base_success + sum(lessons[i]["effect"] for i in given if i in bears))
         ok = rng.random() < p
         outcomes.append(int(ok))
         expected.append(p)
@@ -118,10 +154,25 @@ def simulate(args: argparse.Namespace, project: Path) -> dict:
                     "harmful": sum(1 for l in own if l["type"] == "harmful"),
                     "eligible_helpful": sum(1 for i in eligible
                                             if lessons[i]["kind"] == kind and lessons[i]["type"] == "helpful"),
-                    "without_harmful": clamp(args.base_success + sum(l["effect"] for l in own if l["effect"] > 0))})
+                    "without_harmful": clamp(args.base_success + sum(lessons[i]["effect"] for i in given
+                                                                     if i in bears and lessons[i]["effect"] > 0))})
+        uses = judge.uses(given, held, harmful, bears, ok, attribution_rng)
+        for use in uses:
+            track[use["lesson_id"]]["hurts"] += use["effect"] == "hurt"
         verdict = TurnVerdict(prompt_uuid=f"u-{s}", prompt_index=0, prompt_id=prompt_id,
-                              outcome="success" if ok else "failed")
-        apply_turn_verdicts("main", session_id, [verdict], project)
+                              outcome=judge.outcome(ok, noise), lesson_uses=uses,
+                              judged_by="model:simulated" if judge.attribution else "rules")
+        report = apply_turn_verdicts("main", session_id, [verdict], project)
+        for rec_id, state in report.decisions.items():
+            if rec_id not in track:
+                continue
+            entry = track[rec_id]
+            if state in ("suspended", "deprecated") and entry["out"] is None:
+                entry["out"] = entry["eligible"]
+            if state in ("deprecated", "promoted") and entry["decided"] is None:
+                entry["decided"] = entry["eligible"]
+            entry["suspensions"] += state == "suspended" and not entry["suspended_now"]
+            entry["suspended_now"] = state == "suspended"
     elapsed = time.monotonic() - t0
     sc.reset_store_cache()
     final = {r.id: dict(r.metadata or {}) for _s, r in all_improvements("main", project)}
@@ -131,8 +182,13 @@ def simulate(args: argparse.Namespace, project: Path) -> dict:
         return round(sum(1 for i in ids if test(final.get(i, {}))) / len(ids), 3) if ids else 0.0
 
     def ours(state: str):
-        return lambda m: (m.get("deprecated") is True) if state == "deprecated" else (
-            bool(m.get("promoted")) and not m.get("deprecated"))
+        if state == "deprecated":
+            return lambda m: m.get("deprecated") is True
+        if state == "out":
+            return lambda m: m.get("deprecated") is True or m.get("suspended") is True
+        if state == "suspended":
+            return lambda m: m.get("suspended") is True and not m.get("deprecated")
+        return lambda m: bool(m.get("promoted")) and not m.get("deprecated")
 
     def seed(state: str):
         return lambda m: seed_decision(m) == state
@@ -150,16 +206,44 @@ def simulate(args: argparse.Namespace, project: Path) -> dict:
 
     return {
         "params": {k: getattr(args, k) for k in ("base_success", "effect", "helpful", "harmful", "neutral",
-                                                 "sessions", "inject", "seed", "kinds", "hold_back")},
+                                                 "sessions", "inject", "seed", "kinds", "hold_back", "judge",
+                                                 "relevant_share")},
+        "judge": judge.describe(),
+        "suspended_share": select.SUSPENDED_SHARE, "restore_after": suspension.RESTORE_AFTER_GIVEN,
         **fractions(ours),
+        "harmful_out": frac("harmful", ours("out")),
+        "harmful_suspended": frac("harmful", ours("suspended")),
+        "helpful_suspended": frac("helpful", ours("suspended")),
+        "neutral_suspended": frac("neutral", ours("suspended")),
         "success_first_100": mean(outcomes[:100]), "success_last_100": mean(outcomes[-100:]),
         "expected_success_first_100": mean(expected[:100]), "expected_success_last_100": mean(expected[-100:]),
-        "oracle_success": round(oracle, 3),
+        "expected_success_all": mean(expected),
+        "oracle_success": mean(best),
         "eligible_oracle_success_last_100": mean(eligible_best[-100:]),
         "last_100": last_100_mix(mix[-100:], expected[-100:], eligible_best[-100:]),
+        "timing": timing(track, lessons),
+        "mean_uplift": {kind_type: mean([float(final[i]["uplift"]) for i, l in lessons.items() if l["type"] == kind_type
+                                         and isinstance(final.get(i, {}).get("uplift"), (int, float))])
+                        for kind_type in ("harmful", "helpful", "neutral")},
+        "helpful_deprecated_lessons": [{"reason": str(final[i].get("decision_reason", "")), "eligible": track[i]["eligible"],
+                                "suspensions": track[i]["suspensions"], "hurts": track[i]["hurts"]}
+                               for i, l in sorted(lessons.items()) if l["type"] == "helpful"
+                               and final.get(i, {}).get("deprecated")],
         "seed_rule": fractions(seed),
         "seconds": round(elapsed, 1), "ms_per_session": round(1000 * elapsed / max(1, args.sessions), 1),
     }
+
+
+def timing(track: dict[str, dict], lessons: dict[str, dict]) -> dict:
+    """Per lesson type, the own eligible turns each lesson had when it was first out (suspended or
+    deprecated) and when first decided (deprecated or promoted): the lists (None: not within the
+    run), and for each lesson the eligible turns it had in all, the suspensions and the hurts said."""
+    out: dict[str, dict] = {}
+    for kind_type in ("harmful", "helpful", "neutral"):
+        ids = sorted(i for i, l in lessons.items() if l["type"] == kind_type)
+        out[kind_type] = {key: [track[i][key] for i in ids] for key in ("out", "decided", "eligible", "suspensions",
+                                                                         "hurts")}
+    return out
 
 
 def last_100_mix(mix: list[dict], expected: list[float], ceiling: list[float]) -> dict:
@@ -199,6 +283,18 @@ def main() -> int:
     world_arguments(ap)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--hold-back", type=float, default=0.1)
+    ap.add_argument("--judge", choices=sorted(JUDGES), default="perfect",
+                    help="the conditional rates of this judge (judge_noise.JUDGES)")
+    ap.add_argument("--success-if-success", type=float, help="P(judged success | success), instead of --judge's")
+    ap.add_argument("--success-if-failure", type=float, help="P(judged success | failure), instead of --judge's")
+    ap.add_argument("--attribution", action="store_true", help="the judge says which lessons hurt")
+    ap.add_argument("--relevance", action="store_true", help="... and which lessons bore on the task")
+    ap.add_argument("--hurt-recall", type=float, help="P(hurt | a harmful lesson bore on a failed turn)")
+    ap.add_argument("--hurt-false", type=float, help="P(hurt | any other lesson given)")
+    ap.add_argument("--relevant-share", type=float, default=1.0,
+                    help="share of a lesson's own tasks it bears on (world)")
+    ap.add_argument("--suspended-share", type=float, help="kioku.learning.select.SUSPENDED_SHARE for the run")
+    ap.add_argument("--restore-after", type=int, help="kioku.learning.suspension.RESTORE_AFTER_GIVEN for the run")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     emit(run(args), args.json)

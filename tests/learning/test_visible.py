@@ -43,3 +43,48 @@ def test_dashboard_improvements_and_restore_show_the_evidence(project, kioku):
     [hit] = json.loads(out.stdout)
     assert FIELDS <= set(hit) and hit["decision"] == "active" and hit["turns_given"] == 10
     assert hit["decision_reason"].startswith("restored by hand; was: hurts")
+
+
+def test_a_suspension_its_reason_and_its_turn_show_everywhere_and_restore_lifts_it(project, kioku):
+    from kioku.evaluation.verdict import TurnVerdict
+    from kioku.learning import credit, ledger
+    from kioku.ui import data
+    from kioku.ui.agent_views import lesson_rows
+
+    [rec_id] = learn("main", "Rewrite the retry helper from scratch on every HTTP client failure", "error_handling",
+                     0.8, project_root=project)
+    ledger.open_turn("sess-v", "main", prompt_id="p1", prompt_sha256="", given={rec_id: "global"}, held_back={},
+                     project_root=str(project), propensity={rec_id: 0.5})
+    use = {"lesson_id": rec_id, "relevant": True, "followed": True, "effect": "hurt",
+           "reason": "the user reverted the rewrite and asked for a one-line fix"}
+    verdict = TurnVerdict("u1", 0, "failed", prompt_id="p1", task="fix the HTTP client retry", judged_by="model:x",
+                          lesson_uses=[use])
+    credit.apply_turn_verdicts("main", "sess-v", [verdict], project)
+    sc.reset_store_cache()
+
+    out = kioku("lessons", "search", "--agent", "main", "HTTP client retry failure", "--json", cwd=project)
+    [hit] = json.loads(out.stdout)
+    assert hit["decision"] == "suspended" and hit["decision_reason"].startswith("suspended: the judge says")
+    held = hit["suspension"]
+    assert (held["session"], held["turn"], held["task"]) == ("sess-v", 1, "fix the HTTP client retry")
+    assert held["reason"] == use["reason"] and held["at"].endswith("Z") and held["given_since"] == 0
+    text = kioku("lessons", "search", "--agent", "main", "HTTP client retry failure", cwd=project).stdout
+    assert "suspended" in text and "session sess-v, turn 1" in text and "one-line fix" in text
+    board = json.loads(kioku("dashboard", "--agent", "main", "--json", cwd=project).stdout)
+    assert board["suspended_improvements"] == 1 and board["lessons"][0]["suspension"] == held
+    text = kioku("dashboard", "--agent", "main", cwd=project).stdout
+    assert "[suspended]" in text and "suspended" in text.split("[suspended]")[1] and "one-line fix" in text
+    [row] = data.lessons("main", project)
+    assert row["decision"] == "suspended" and row["suspension"] == held
+    [html] = lesson_rows("main", [row], csrf="token")
+    assert "one-line fix" in html and "sess-v" in html and "lesson-restore" in html and "lesson-deprecate" in html
+
+    # a session asking for lessons by hand is shown it, marked, but not recorded as given it
+    kioku("lessons", "search", "--agent", "main", "HTTP client retry failure", "--session", "sess-x", cwd=project)
+    assert not ledger.has_session("sess-x")
+    assert kioku("lessons", "restore", "--agent", "main", rec_id, cwd=project).returncode == 0
+    out = kioku("lessons", "search", "--agent", "main", "HTTP client retry failure", "--json", cwd=project)
+    [hit] = json.loads(out.stdout)
+    assert hit["decision"] == "active" and hit["suspension"] is None
+    assert hit["decision_reason"].startswith("restored by hand; was: suspended")
+    assert kioku("lessons", "restore", "--agent", "main", rec_id, cwd=project).returncode == 1   # nothing to restore now

@@ -54,8 +54,9 @@ def test_lesson_evidence_fields():
     ev = stats.lesson_evidence({"confidence": 0.8, "turns_given": 3, "success_given": 2, "turns_held_back": 0,
                                 "uplift": 0.1, "usage_count": 3, "success_count": 2})
     assert set(ev) == {"turns_given", "turns_held_back", "success_given", "success_held_back", "uplift",
-                       "uplift_low", "uplift_high", "decision", "decision_reason", "seed_rule"}
+                       "uplift_low", "uplift_high", "decision", "decision_reason", "suspension", "seed_rule"}
     assert ev["uplift"] is None and ev["decision"] == "active"  # no held-back turn yet: no uplift
+    assert ev["suspension"] is None                            # not suspended
     assert ev["seed_rule"] == {"success_rate": 0.6667, "usage_count": 3, "decision": "active"}
 
 

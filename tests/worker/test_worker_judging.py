@@ -235,3 +235,58 @@ def test_a_lesson_with_a_secret_is_refused_and_the_turn_is_kept(model: Path, pro
                                               "text": f"When logging in to gh, use the token {token}."}))
     _run(_session(tmp_path / "a.jsonl", 1), project, "SessionEnd")
     assert all(token not in r.document for _, r in _lessons(project)) and sorted(_records()) == [0]
+
+
+def _lesson_in_the_session(project: Path, monkeypatch: pytest.MonkeyPatch, turns: int) -> str:
+    """A lesson about the session's tasks, given in its first turn by the real prompt hook (and then
+    still in the conversation: not given again)."""
+    from kioku.hooks import user_prompt_submit
+    from kioku.lessons.improvements import learn
+
+    monkeypatch.setenv("KIOKU_HOLD_BACK", "0")
+    [rec_id] = learn("main", "When adding a line to notes.md, append it with echo and read the file back",
+                     "search_strategy", 0.8, project_root=project)
+    for n in range(turns):
+        user_prompt_submit.handle({"session_id": "sess-w", "prompt": f"task number {n}: add a line to notes.md",
+                                   "cwd": str(project), "hook_event_name": "UserPromptSubmit"})
+    from kioku.learning import ledger
+
+    assert rec_id in ledger.turns("sess-w", "main")[0]["given"]
+    return rec_id
+
+
+def _lesson_meta(project: Path, rec_id: str) -> dict:
+    from kioku.lessons import scopes as sc
+
+    sc.reset_store_cache()
+    return dict(open_scope("global", project).get("main", "improvements", ids=[rec_id])[0].metadata or {})
+
+
+def test_a_lesson_the_model_says_hurt_is_suspended_and_leaves_the_normal_selection(model: Path, project: Path,
+                                                                                   tmp_path: Path, monkeypatch) -> None:
+    from kioku.lessons.digest import read_digest
+
+    rec_id = _lesson_in_the_session(project, monkeypatch, 2)
+    (model / "use").write_text(json.dumps({"effect": "hurt", "reason": "the user undid the echo it advised"}))
+    transcript = _session(tmp_path / "s.jsonl", 2)
+    _run(transcript, project, "SessionEnd")
+    meta = _lesson_meta(project, rec_id)
+    assert meta["suspended"] is True and meta["suspended_session"] == "sess-w"
+    assert meta["suspended_turn"] == "t1" and meta["suspended_reason"] == "the user undid the echo it advised"
+    assert meta["suspensions"] == 1 and (meta["turns_given"], meta["success_given"]) == (1, 1)
+    assert [e["decision"] for e in read_digest("main", project_root=project) if e["id"] == rec_id] == ["suspended"]
+    _run(transcript, project, "SessionEnd")                           # the job again: nothing changes
+    assert _lesson_meta(project, rec_id)["suspended_at_epoch"] == meta["suspended_at_epoch"]
+    assert len(_calls(model)) == 1
+
+
+def test_a_lesson_the_model_found_not_relevant_gets_no_credit(model: Path, project: Path, tmp_path: Path,
+                                                              monkeypatch) -> None:
+    from kioku.learning import evidence
+
+    rec_id = _lesson_in_the_session(project, monkeypatch, 2)
+    (model / "use").write_text(json.dumps({"relevant": False, "followed": False, "effect": "none"}))
+    _run(_session(tmp_path / "s.jsonl", 2), project, "SessionEnd")
+    assert sorted(_records()) == [0, 1]                               # the turns are stored and judged
+    assert evidence.totals("main", [rec_id])[rec_id] == (0, 0, 0, 0)
+    assert not _lesson_meta(project, rec_id).get("suspended")

@@ -86,7 +86,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.session and hits:  # the lessons join the session's next turn, whose verdict credits them
         from kioku.learning.ledger import record_pending
 
-        record_pending(args.session, args.agent, {h.id: h.scope for h in hits}, {}, str(root))
+        # a suspended lesson is shown as such, not given: its turns are the uplift test's, drawn by chance
+        record_pending(args.session, args.agent, {h.id: h.scope for h in hits if not h.metadata.get("suspended")},
+                       {}, str(root))
     if args.json:
         from kioku.lessons.stats import lesson_evidence
 
@@ -107,7 +109,22 @@ def cmd_search(args: argparse.Namespace) -> int:
               f"{float(m.get('confidence', 0)):.2f}, success {rate}"
               + (", cross-validated" if m.get("cross_validated") else ""))
         print(f"   {_evidence_line(m)}")
+        if _suspension_line(m):
+            print(f"   {defang_line(_suspension_line(m))}")
     return 0
+
+
+def _suspension_line(meta: dict) -> str:
+    """One line on a suspension in force ("" when the lesson is not suspended)."""
+    from kioku.lessons.stats import suspension_of
+
+    held = suspension_of(meta)
+    if held is None:
+        return ""
+    task = f' ("{held["task"]}")' if held["task"] else ""
+    return (f"suspended {held['at']}: the judge says following it hurt in session {held['session']}, turn "
+            f"{held['turn']}{task}: {held['reason']}; not given in the normal way until the uplift test decides "
+            f"(given in {held['given_since']} turns since)")
 
 
 def _evidence_line(meta: dict) -> str:
@@ -220,6 +237,8 @@ def cmd_rollback(args: argparse.Namespace) -> int:
               f"{len(report['removed'])} improvements, lifted {len(report['undeprecated'])} deprecations, "
               f"reverted {len(report['unpromoted'])} promotions, gave back {len(report['repromoted'])} "
               f"withdrawn promotions and reverted {len(report['uncross_validated'])} cross-validations")
+        if report["unsuspended"]:
+            print(f"  lifted {len(report['unsuspended'])} suspensions made since")
         if report["archive"]:
             print(f"  removed improvements archived in {report['archive']}")
     return 0

@@ -8,14 +8,19 @@ a session (``kioku.evaluation.verdict.TurnVerdict``):
 2. a turn whose outcome is ``interrupted`` or ``no_task`` credits nothing; otherwise every
    lesson given in the turn gets a ``given`` row and every eligible lesson not given a
    ``held_back`` row (``kioku.learning.evidence``), success = outcome ``success``, with the
-   lesson's recorded chance of being given;
-3. ``feedback_on_previous`` (the user's next prompt judging the turn before) is stored as a
+   lesson's recorded chance of being given; a lesson a model judge found not relevant to the
+   turn gets no row in either arm (``kioku.learning.attribution.out_of_play``);
+3. what a model judge said of each lesson in play is stored, and a lesson the agent followed
+   that the judge says hurt is suspended (``kioku.learning.suspension``);
+4. ``feedback_on_previous`` (the user's next prompt judging the turn before) is stored as a
    correction of the previous ledger turn: negative makes it a failure, positive a success,
    for every lesson of that turn, whichever of the two arrives first;
-4. the touched lessons' evidence is recomputed and the lifecycle rule applied
+5. the touched lessons' evidence is recomputed and the lifecycle rule applied
    (``kioku.learning.lifecycle.refresh``).
-Rows are keyed by (agent, lesson, session, turn), so calling it again with the same verdicts
-- a retried job, a worker restarted in the middle of a session - changes nothing.
+Rows are keyed by (agent, lesson, session, turn) and a turn's rows are replaced whenever it is
+credited, so calling it again with the same verdicts - a retried job, a worker restarted in the
+middle of a session - changes nothing, and a turn judged again (a re-run, a judgement that
+changed) keeps only the rows its new verdict gives.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from pathlib import Path
 from typing import Sequence
 
 from kioku.evaluation.verdict import TurnVerdict
-from kioku.learning import evidence, ledger, lifecycle
+from kioku.learning import attribution, evidence, ledger, lifecycle
 
 
 @dataclass
@@ -73,6 +78,8 @@ def apply_turn_verdicts(agent: str, session_id: str, verdicts: Sequence[TurnVerd
     root = Path(project_root or ledger.project_root_of(session_id) or ".")
     position = {t["n"]: i for i, t in enumerate(turns)}
     touched: dict[str, str] = {}
+    hurts: list[attribution.Hurt] = []
+    withdrawn: list[tuple[str, str, str]] = []
     now = time.time()
     for verdict, turn in join(verdicts, turns):
         if turn is None:
@@ -80,16 +87,26 @@ def apply_turn_verdicts(agent: str, session_id: str, verdicts: Sequence[TurnVerd
             continue
         report.matched += 1
         key = turn_key(turn)
+        given, held = dict(turn.get("given", {})), dict(turn.get("held_back", {}))
         if verdict.outcome in ("success", "partial", "failed"):
-            evidence.write_turn(agent, session_id, key, turn.get("given", {}), turn.get("held_back", {}),
-                                verdict.outcome == "success", now, turn.get("propensity") or {})
-            touched.update(turn.get("given", {}))
-            touched.update(turn.get("held_back", {}))
+            skip = attribution.out_of_play(verdict.lesson_uses)
+            touched.update(evidence.write_turn(
+                agent, session_id, key, {i: s for i, s in given.items() if i not in skip},
+                {i: s for i, s in held.items() if i not in skip}, verdict.outcome == "success", now,
+                turn.get("propensity") or {}))
             report.credited += 1
+        else:
+            touched.update(evidence.clear_turn(agent, session_id, key))
+        touched.update(given)
+        touched.update(held)
+        new, gone = attribution.record_turn(agent, session_id, key, verdict.lesson_uses, given, held,
+                                            verdict.task, now)
+        hurts += new
+        withdrawn += [(lesson, session_id, key) for lesson in gone]
         if verdict.feedback_on_previous in ("positive", "negative") and position[turn["n"]] > 0:
             previous = turns[position[turn["n"]] - 1]
             touched.update(evidence.correct_turn(agent, session_id, turn_key(previous),
                                                  verdict.feedback_on_previous == "positive"))
             report.corrected += 1
-    report.decisions = lifecycle.refresh(agent, touched, root)
+    report.decisions = lifecycle.refresh(agent, touched, root, hurts=hurts, withdrawn=withdrawn)
     return report

@@ -8,7 +8,10 @@ before it was recorded, which count with weight 1): rows with propensity 0 or 1 
 and get weight 0 in the uplift (they still count as turns given or not given). ``corrections`` holds the
 user's later verdict on a turn (feedback in the next prompt); it wins over the evaluated
 outcome whenever that turn's rows are written, before or after the correction arrived.
-Every write is one SQLite transaction (atomic; SQLite's own file locking serialises writers).
+Writing a turn replaces its rows: a lesson no longer credited in it (the judge found it not
+relevant when the turn was judged again, or the turn now credits nothing) loses its row.
+``attributions`` holds what a model judge said of each lesson in play in a turn
+(``kioku.learning.attribution``). Every write is one SQLite transaction (atomic; SQLite's own file locking serialises writers).
 """
 
 from __future__ import annotations
@@ -31,11 +34,23 @@ CREATE TABLE IF NOT EXISTS corrections (
     agent TEXT NOT NULL, session TEXT NOT NULL, turn TEXT NOT NULL, success INTEGER NOT NULL,
     PRIMARY KEY (agent, session, turn)
 );
+CREATE TABLE IF NOT EXISTS attributions (
+    agent TEXT NOT NULL, lesson TEXT NOT NULL, scope TEXT NOT NULL, session TEXT NOT NULL, turn TEXT NOT NULL,
+    arm TEXT NOT NULL CHECK (arm IN ('given', 'held_back')), relevant INTEGER NOT NULL, followed INTEGER,
+    effect TEXT NOT NULL CHECK (effect IN ('helped', 'hurt', 'none')), reason TEXT NOT NULL, at REAL NOT NULL,
+    PRIMARY KEY (agent, lesson, session, turn)
+);
+CREATE INDEX IF NOT EXISTS attributions_turn ON attributions (agent, session, turn);
 """
 
 
 def db_path() -> Path:
     return paths.state_dir() / "learning" / "evidence.sqlite3"
+
+
+def connect() -> sqlite3.Connection:
+    """A connection to the credit ledger (schema made or brought up to date); close it after use."""
+    return _connect()
 
 
 def _connect() -> sqlite3.Connection:
@@ -61,10 +76,12 @@ def correction(agent: str, session: str, turn: str) -> bool | None:
 
 
 def write_turn(agent: str, session: str, turn: str, given: dict[str, str], held_back: dict[str, str],
-               success: bool, at: float, propensity: dict[str, float] | None = None) -> None:
+               success: bool, at: float, propensity: dict[str, float] | None = None) -> dict[str, str]:
     """Record one turn's credit (a correction already stored for the turn overrides ``success``).
 
-    ``propensity``: lesson -> its chance of being given in the turn (unknown lessons: NULL).
+    ``propensity``: lesson -> its chance of being given in the turn (unknown lessons: NULL). The
+    turn's rows of lessons in neither ``given`` nor ``held_back`` are removed (written by an
+    earlier judgement of the turn); returns those lessons (id -> scope).
     """
     chance = propensity or {}
     with closing(_connect()) as conn:
@@ -76,12 +93,24 @@ def write_turn(agent: str, session: str, turn: str, given: dict[str, str], held_
             rows = [(agent, i, s, session, turn, "given", value, at, _chance(chance, i)) for i, s in given.items()]
             rows += [(agent, i, s, session, turn, "held_back", value, at, _chance(chance, i))
                      for i, s in held_back.items() if i not in given]
+            kept = {r[1] for r in rows}
+            removed = {lesson: scope for lesson, scope in conn.execute(
+                "SELECT lesson, scope FROM credits WHERE agent=? AND session=? AND turn=?", (agent, session, turn))
+                if lesson not in kept}
+            conn.executemany("DELETE FROM credits WHERE agent=? AND lesson=? AND session=? AND turn=?",
+                             [(agent, lesson, session, turn) for lesson in removed])
             conn.executemany("INSERT OR REPLACE INTO credits (agent, lesson, scope, session, turn, arm, success,"
                              " at, propensity) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+    return removed
+
+
+def clear_turn(agent: str, session: str, turn: str) -> dict[str, str]:
+    """Remove every credit row of a turn (judged again, it now credits nothing); returns the lessons."""
+    return write_turn(agent, session, turn, {}, {}, False, 0.0)
 
 
 def copy_lessons(pairs: list[tuple[str, str, str, str]]) -> int:

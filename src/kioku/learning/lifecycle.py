@@ -37,6 +37,11 @@ noise at an early look is close to permanent. A deprecated lesson takes with it 
 the same ``kioku lessons learn`` wrote into the other scope (else the hooks would give that copy instead).
 It stays in the store (not injected), keeps its ``decision_reason`` and can be brought back by hand
 (``kioku.lessons.lesson_state.set_deprecated``: ``kioku lessons restore`` and the web UI).
+A lesson a model judge says hurt is suspended at once (``kioku.learning.suspension``): at a look
+the harm rule deprecates it as any other, "no use" retires it, and between looks or at one the
+suspension is lifted once it was given in a few turns since and its measured uplift is not below
+zero; a suspended promoted lesson whose uplift is at or below zero at a look loses its promotion.
+The suspension (or its lift) is written to the other scope's copy too, as a deprecation is.
 The fields written are the evidence fields of ``kioku.lessons.stats.lesson_evidence`` plus the
 seed counters (``usage_count`` = turns given, ``success_count``, ``success_rate``).
 """
@@ -46,14 +51,15 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from kioku.lessons import stats
 from kioku.lessons import usage
 from kioku.lessons.improvements import DEPRECATION_FIELDS
 from kioku.infra import fsutil
-from kioku.learning import evidence
+from kioku.learning import evidence, suspension
 from kioku.learning import uplift as up
+from kioku.learning.attribution import Hurt
 
 log = logging.getLogger("kioku.learning.lifecycle")
 
@@ -85,7 +91,7 @@ def arms_of(counts: tuple) -> tuple[tuple, tuple]:
 
 def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
     """Metadata change for a lesson with these counts (evidence fields, a decision at a look, and
-    "no use" between looks).
+    "no use" or the lift of a suspension between looks).
 
     ``counts``: the weighted arms of ``evidence.weighted_totals``, or plain (ng, sg, nh, sh).
     The uplift is the inverse-probability-weighted one; looks follow the smaller effective arm.
@@ -104,6 +110,8 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
     done = int(meta.get("looks", 0) or 0)
     if meta.get("deprecated", False):
         return change
+    suspended = bool(meta.get("suspended", False))
+    restorable = suspended and suspension.restorable({**meta, **change}, plain.uplift)
     if looks <= done:
         restored_since_look = (stats.epoch_of(meta.get("restored_at_epoch"))
                                > stats.epoch_of(meta.get("looked_at_epoch")))
@@ -112,6 +120,9 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
             margin = no_use_margin(held)
             if _of_no_use(harm, meta, margin):
                 change.update(_retired_as_no_use(harm, margin, "between looks", time.time()))
+                return change
+        if restorable:
+            change.update(suspension.lifted(_not_borne_out(plain, meta, change)))
         return change
     now = time.time()
     change.update(looks=looks, looked_at_epoch=now)
@@ -119,28 +130,48 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
     u = up.weighted_uplift(given, held, z=up.PROMOTE_Z)
     margin = no_use_margin(held)
     if harm.high < 0:
-        change.update(deprecated=True, decision_reason=f"hurts: {_fmt(harm)}, look {looks}",
+        confirmed = ", the suspension confirmed" if suspended else ""
+        change.update(deprecated=True, decision_reason=f"hurts: {_fmt(harm)}, look {looks}{confirmed}",
                       deprecated_reason=f"hurts: {_fmt(harm)}", deprecated_at=_iso(now), deprecated_at_epoch=now)
-    elif u.low > 0 and not meta.get("promoted", False):
+        return change
+    if _of_no_use(harm, meta, margin) and not (u.low > 0 and not meta.get("promoted", False)):
+        change.update(_retired_as_no_use(harm, margin, f"look {looks}", now))
+        return change
+    if suspended and not restorable:
+        if meta.get("promoted", False) and plain.uplift is not None and plain.uplift <= 0:
+            change.update(_withdrawal(meta, u, looks, now))
+        change["decision_reason"] = f"suspended, harm not shown yet: {_fmt(harm)}, look {looks}"
+        return change
+    if restorable:
+        change.update(suspension.lifted(_not_borne_out(plain, meta, change), now))
+    if u.low > 0 and not meta.get("promoted", False):
         old = float(meta.get("confidence", 0.0))
         change.update(promoted=True, confidence=round(min(stats.CONFIDENCE_CAP, old + stats.PROMOTE_STEP), 4),
                       confidence_before_promotion=old, promoted_at=_iso(now), promoted_at_epoch=now,
                       decision_reason=f"helps: {_fmt(u)}, look {looks}")
-    elif _of_no_use(harm, meta, margin):
-        change.update(_retired_as_no_use(harm, margin, f"look {looks}", now))
     elif meta.get("promoted", False) and plain.uplift <= 0:
-        change.update(promoted=False, promoted_at="", promoted_at_epoch=0.0,
-                      confidence=_before_promotion(meta),
-                      decision_reason=f"promotion withdrawn: {_fmt(u)}, look {looks}",
-                      # what was withdrawn, so that a rollback to a time between the promotion and this
-                      # look gives it back (only the last withdrawal is kept)
-                      promotion_withdrawn_at=_iso(now), promotion_withdrawn_at_epoch=now,
-                      withdrawn_promoted_at=str(meta.get("promoted_at", "") or ""),
-                      withdrawn_promoted_at_epoch=stats.epoch_of(meta.get("promoted_at_epoch")),
-                      withdrawn_confidence=float(meta.get("confidence", 0.0) or 0.0))
-    elif not meta.get("decision_reason") or not meta.get("promoted", False):
+        change.update(_withdrawal(meta, u, looks, now))
+    elif not restorable and (not meta.get("decision_reason") or not meta.get("promoted", False)):
         change["decision_reason"] = f"undecided: {_fmt(u)}, look {looks}"
     return change
+
+
+def _not_borne_out(plain: up.Uplift, meta: dict[str, Any], change: dict[str, Any]) -> str:
+    return (f"given in {stats.given_since_suspension({**meta, **change})} turns since, {_fmt(plain)}: "
+            "the evidence does not show harm")
+
+
+def _withdrawal(meta: dict[str, Any], u: up.Uplift, looks: int, now: float) -> dict[str, Any]:
+    """The fields that withdraw a promotion whose uplift is no longer above zero at a look."""
+    return dict(promoted=False, promoted_at="", promoted_at_epoch=0.0,
+                confidence=_before_promotion(meta),
+                decision_reason=f"promotion withdrawn: {_fmt(u)}, look {looks}",
+                # what was withdrawn, so that a rollback to a time between the promotion and this
+                # look gives it back (only the last withdrawal is kept)
+                promotion_withdrawn_at=_iso(now), promotion_withdrawn_at_epoch=now,
+                withdrawn_promoted_at=str(meta.get("promoted_at", "") or ""),
+                withdrawn_promoted_at_epoch=stats.epoch_of(meta.get("promoted_at_epoch")),
+                withdrawn_confidence=float(meta.get("confidence", 0.0) or 0.0))
 
 
 def no_use_margin(held: tuple) -> float:
@@ -180,17 +211,17 @@ def _before_promotion(meta: dict[str, Any]) -> float:
     return round(max(0.0, float(meta.get("confidence", 0.0) or 0.0) - stats.PROMOTE_STEP), 4)
 
 
-def _deprecate_twins(agent: str, rec_id: str, row: tuple[str, str, dict, dict],
-                     project_root: Path) -> dict[str, tuple[str, str, dict, dict]]:
+def _twin_changes(agent: str, rec_id: str, row: tuple[str, str, dict, dict], fields: tuple[str, ...],
+                  project_root: Path) -> dict[str, tuple[str, str, dict, dict]]:
     """The copy one ``kioku lessons learn`` wrote of the same lesson into the other scope gets the same
-    deprecation (``kioku.lessons.lesson_state.twins_of``): the hooks would otherwise give that copy
-    in its place, and its evidence would start again from nothing."""
+    deprecation, suspension or lift (``fields`` of the change; ``kioku.lessons.lesson_state.twins_of``):
+    the hooks would otherwise give that copy in its place, and its evidence would start again from nothing."""
     from types import SimpleNamespace
 
     from kioku.lessons.lesson_state import twins_of
 
     scope, doc, meta, change = row
-    decided = {k: change[k] for k in DEPRECATION_FIELDS if k in change}
+    decided = {k: change[k] for k in fields if k in change}
     out = {}
     for twin_scope, twin in twins_of(agent, [(scope, SimpleNamespace(id=rec_id, document=doc, metadata=meta))],
                                      project_root):
@@ -199,8 +230,24 @@ def _deprecate_twins(agent: str, rec_id: str, row: tuple[str, str, dict, dict],
     return out
 
 
-def refresh(agent: str, lessons: dict[str, str], project_root: Path) -> dict[str, str]:
-    """Recompute the evidence of ``lessons`` (id -> scope), decide, write; returns id -> decision."""
+def _flip(meta: dict[str, Any], change: dict[str, Any]) -> tuple[str, tuple[str, ...]] | None:
+    """What the change decides that the other scope's copy must take too: (what, fields), or None."""
+    if change.get("deprecated") and not meta.get("deprecated"):
+        return "deprecated", DEPRECATION_FIELDS
+    if "suspended" in change and bool(change["suspended"]) != bool(meta.get("suspended")):
+        return "suspended", suspension.SUSPENSION_FIELDS
+    return None
+
+
+def refresh(agent: str, lessons: dict[str, str], project_root: Path, *, hurts: Sequence[Hurt] = (),
+            withdrawn: Sequence[tuple[str, str, str]] = ()) -> dict[str, str]:
+    """Recompute the evidence of ``lessons`` (id -> scope), decide, write; returns id -> decision.
+
+    ``hurts``: new "hurt" verdicts (``kioku.learning.attribution.record_turn``), each suspending its
+    lesson (``kioku.learning.suspension.suspend``); ``withdrawn``: (lesson, session, turn) whose hurt
+    a new judgement of the turn no longer holds, lifting a suspension that turn caused.
+    """
+    lessons = {**lessons, **{h.lesson: h.scope for h in hurts if h.lesson not in lessons}}
     if not lessons:
         return {}
     by_scope: dict[str, list[str]] = {}
@@ -211,25 +258,33 @@ def refresh(agent: str, lessons: dict[str, str], project_root: Path) -> dict[str
         counts = evidence.weighted_totals(agent, sorted(records))
         last = evidence.last_given(agent, sorted(records))
         changes = {}
-        deprecated_now = []
+        flipped = []
         for rec_id, (scope, doc, meta) in records.items():
             change = decide(meta, counts[rec_id])
             if last.get(rec_id, 0.0) > float(meta.get("last_used_epoch", 0.0) or 0.0):
                 change.update(last_used=_iso(last[rec_id]), last_used_epoch=last[rec_id])
+            for lesson, session, turn in withdrawn:
+                if lesson == rec_id:
+                    change.update(suspension.withdrawn({**meta, **change}, session, turn))
+            for hurt in hurts:
+                if hurt.lesson == rec_id:
+                    change.update(suspension.suspend(agent, {**meta, **change}, hurt))
             changes[rec_id] = (scope, doc, meta, change)
-            if change.get("deprecated") and not meta.get("deprecated"):
-                deprecated_now.append(rec_id)
-        for rec_id in deprecated_now:
+            flip = _flip(meta, change)
+            if flip:
+                flipped.append((rec_id, flip))
+        for rec_id, (what, fields) in flipped:
             try:
-                twins = _deprecate_twins(agent, rec_id, changes[rec_id], project_root)
+                twins = _twin_changes(agent, rec_id, changes[rec_id], fields, project_root)
             except Exception as exc:  # noqa: BLE001 - an unreadable other scope must not cost this lesson's own write
-                log.warning("kioku: the other scope's copy of lesson %s was not deprecated with it (%s: %s)",
-                            rec_id, type(exc).__name__, exc)
+                log.warning("kioku: the other scope's copy of lesson %s was not %s with it (%s: %s)",
+                            rec_id, what, type(exc).__name__, exc)
                 continue
             for twin_id, (t_scope, t_doc, t_meta, decided) in twins.items():
                 if twin_id in changes:  # both copies refreshed at once: the twin's change takes it too
-                    if not changes[twin_id][3].get("deprecated"):
-                        changes[twin_id][3].update(decided)
+                    own = changes[twin_id]
+                    if not own[3].get("deprecated") and _flip(own[2], own[3]) is None:
+                        own[3].update(decided)
                 else:
                     changes[twin_id] = (t_scope, t_doc, t_meta, decided)
         usage.write_lesson_fields(agent, changes, project_root)

@@ -25,10 +25,17 @@
    randomised experiment whose chances are known (ordering by the evidence itself, Thompson
    sampling, raised success sooner in the simulation but biased the comparison: neutral
    lessons got promoted). The rest of the eligible ones are recorded as not given.
-5. Propensity: for every eligible lesson, the chance it is given in this turn given everything
+5. Suspended lessons (``kioku.learning.suspension``: a model judge said following one hurt) are
+   not given in the normal way: each eligible one is given in :data:`SUSPENDED_SHARE` of its
+   turns, by its own draw from the same hash, in the slots promoted lessons leave (it keeps the
+   exploration slot like an undecided lesson), before the undecided ones share what is left.
+   The other turns record it as not given, so the uplift test that confirms or lifts the
+   suspension keeps getting evidence in both arms.
+6. Propensity: for every eligible lesson, the chance it is given in this turn given everything
    the other lessons drew (its own hold-back draw and the random draw are what decide it):
    ``(1 - hold_back) * inclusion chance among the undecided lessons not held back`` for an
-   undecided lesson, ``1 - hold_back`` or 0 for a promoted one. It varies from turn to turn
+   undecided lesson, ``1 - hold_back`` or 0 for a promoted one, :data:`SUSPENDED_SHARE` or 0 for a
+   suspended one. It varies from turn to turn
    (with how many promoted lessons compete and how well the others match), so the uplift
    weights each turn by its inverse (``kioku.learning.uplift``); turns with propensity 0 (or 1)
    compare nothing and weigh 0.
@@ -45,6 +52,7 @@ DEFAULT_K = 5
 HOLD_BACK_SHARE = 0.1
 ELIGIBLE_PER_GIVEN = 3
 EXPLORE_SLOTS = 1  # slots promoted lessons leave to undecided ones while any is eligible
+SUSPENDED_SHARE = 0.25  # of its eligible turns a suspended lesson is still given in (recorded as its chance)
 RELEVANCE_FLOOR = 0.15  # a lesson is eligible only if its lexical score is at least this share of the best
 MIN_COMMON_SHARED = 2  # ... and it shares a word naming something with the task, or this many words
 LEXICAL_DB = "kioku_lexical.sqlite3"
@@ -126,13 +134,15 @@ def about_the_task(task: str, lesson_tokens: dict[str, set[str]]) -> set[str]:
 
 def select(agent: str, root, task: str, *, session_id: str, turn: str, k: int = DEFAULT_K,
            hold_back: float = HOLD_BACK_SHARE, exclude: set[str] | frozenset[str] = frozenset(),
-           pool: list[dict] | None = None, about_task_only: bool = True) -> Selection:
+           pool: list[dict] | None = None, about_task_only: bool = True,
+           suspended_share: float | None = None) -> Selection:
     """The lessons to give this turn and the eligible ones held back (see the module docstring).
 
     ``about_task_only=False`` (SubagentStart) lets one shared everyday word make a lesson
     eligible: a subagent's lessons are its own specialty's, and the task it is handed is often a
     short order in that specialty's everyday words ("Review the project's files" for a reviewer
-    whose lesson is about approving a review)."""
+    whose lesson is about approving a review). ``suspended_share``: :data:`SUSPENDED_SHARE` unless given."""
+    trial = SUSPENDED_SHARE if suspended_share is None else min(1.0, max(0.0, suspended_share))
     if k <= 0:
         return Selection()
     if pool is None:
@@ -153,17 +163,23 @@ def select(agent: str, root, task: str, *, session_id: str, turn: str, k: int = 
     else:
         eligible = list(by_id.values())[:limit]
         shares = {}  # no task text: every lesson weighs the same
-    held_ids = {str(e["id"]) for e in eligible if draw(session_id, turn, str(e["id"])) < hold_back}
-    promoted = [e for e in eligible if e.get("decision") == "promoted"]
-    undecided = [e for e in eligible if e.get("decision") != "promoted"]
+    suspended = [e for e in eligible if e.get("decision") == "suspended"]
+    suspended_in = [e for e in suspended if draw(session_id, turn + "\0suspended", str(e["id"])) < trial]
+    rest = [e for e in eligible if e.get("decision") != "suspended"]
+    held_ids = {str(e["id"]) for e in rest if draw(session_id, turn, str(e["id"])) < hold_back}
+    promoted = [e for e in rest if e.get("decision") == "promoted"]
+    undecided = [e for e in rest if e.get("decision") != "promoted"]
     undecided_in = [e for e in undecided if str(e["id"]) not in held_ids]
     promoted_in = [e for e in promoted if str(e["id"]) not in held_ids]
-    ordered = promoted_in[:promoted_cap(k, bool(undecided_in))]
+    ordered = promoted_in[:promoted_cap(k, bool(undecided_in or suspended_in))]
+    ordered += suspended_in[:k - len(ordered)]
     free = k - len(ordered)
     shuffled = sorted(undecided_in, key=lambda e: draw(session_id, turn + "\0order", str(e["id"])))
     chances = inclusion_chances([shares.get(str(e["id"]), 1.0) for e in shuffled], free)
     ordered += systematic_pick(shuffled, chances, draw(session_id, turn + "\0pick", ""))
-    propensity = propensities(promoted, undecided, held_ids, k, hold_back, shares)
+    propensity = propensities(promoted, undecided, held_ids, k, hold_back, shares,
+                              suspended=suspended, suspended_in={str(e["id"]) for e in suspended_in},
+                              suspended_share=trial)
     given_ids = {str(e["id"]) for e in ordered[:k]}
     not_given = [e for e in eligible if str(e["id"]) not in given_ids]
     return Selection(given=ordered[:k], held_back=not_given, propensity=propensity)
@@ -212,22 +228,29 @@ def systematic_pick(items: list, chances: list[float], start: float) -> list:
 
 
 def propensities(promoted: list[dict], undecided: list[dict], held_ids: set[str], k: int,
-                 hold_back: float, shares: dict[str, float] | None = None) -> dict[str, float]:
-    """Each eligible lesson's chance of being given, the other lessons' hold-back draws being as they are.
+                 hold_back: float, shares: dict[str, float] | None = None, *, suspended: list[dict] = (),
+                 suspended_in: set[str] = frozenset(), suspended_share: float = SUSPENDED_SHARE) -> dict[str, float]:
+    """Each eligible lesson's chance of being given, the other lessons' draws being as they are.
 
-    ``promoted`` in relevance order. A lesson's own hold-back draw and (for an undecided one) the
+    ``promoted`` and ``suspended`` in relevance order. A lesson's own hold-back draw (its own
+    draw against ``suspended_share`` for a suspended one) and, for an undecided one, the
     systematic draw among the undecided lessons, by lexical score (``shares``; equal without),
     are the chance; everything else is fixed by the other lessons' draws.
     """
     out: dict[str, float] = {}
     undecided_in = [str(e["id"]) for e in undecided if str(e["id"]) not in held_ids]
     promoted_in = [str(e["id"]) for e in promoted if str(e["id"]) not in held_ids]
-    cap = promoted_cap(k, bool(undecided_in))
+    cap = promoted_cap(k, bool(undecided_in or suspended_in))
     for position, e in enumerate(promoted):
         rec_id = str(e["id"])
         ahead = sum(1 for other in promoted[:position] if str(other["id"]) not in held_ids)
         out[rec_id] = round(1.0 - hold_back, 6) if ahead < cap else 0.0
-    free = max(0, k - min(len(promoted_in), promoted_cap(k, True)))  # with this lesson in play
+    after_promoted = max(0, k - min(len(promoted_in), promoted_cap(k, True)))  # with this lesson in play
+    for position, e in enumerate(suspended):
+        rec_id = str(e["id"])
+        ahead = sum(1 for other in suspended[:position] if str(other["id"]) in suspended_in)
+        out[rec_id] = round(suspended_share, 6) if ahead < after_promoted else 0.0
+    free = max(0, after_promoted - len(suspended_in))
     for e in undecided:
         rec_id = str(e["id"])
         contenders = [rec_id] + [other for other in undecided_in if other != rec_id]

@@ -90,6 +90,7 @@ def build_dashboard(agent: str, project_root: Path | None = None, top: int = 5) 
         "active_improvements": sum(1 for _s, _r, m in metas if stats.is_active(m)),
         "deprecated_improvements": sum(1 for _s, _r, m in metas if stats.decision_of(m) == "deprecated"),
         "promoted_improvements": sum(1 for _s, _r, m in metas if stats.decision_of(m) == "promoted"),
+        "suspended_improvements": sum(1 for _s, _r, m in metas if stats.decision_of(m) == "suspended"),
         "candidate_improvements": sum(1 for _s, _r, m in metas if stats.decision_of(m) == "candidate"),
         "cross_validated_improvements": sum(1 for _s, _r, m in metas if m.get("cross_validated")),
         "total_evaluations": total_evals,
@@ -120,7 +121,7 @@ def build_dashboard(agent: str, project_root: Path | None = None, top: int = 5) 
     }
 
 
-_ORDER = {"promoted": 0, "active": 1, "candidate": 2, "deprecated": 3}
+_ORDER = {"promoted": 0, "active": 1, "suspended": 2, "candidate": 3, "deprecated": 4}
 
 
 def _uplift_text(e: dict[str, Any]) -> str:
@@ -181,6 +182,7 @@ def format_dashboard(d: dict[str, Any]) -> str:
         "",
         f"Improvements: {d['total_improvements']} total, {d['active_improvements']} active, "
         f"{d['deprecated_improvements']} deprecated, {d['promoted_improvements']} promoted, "
+        f"{d.get('suspended_improvements', 0)} suspended, "
         f"{d['cross_validated_improvements']} cross-validated, {d['candidate_improvements']} candidates",
         f"New in the last 7 days: {d['improvements_last_7_days']}",
         recent_line,
@@ -218,6 +220,11 @@ def format_dashboard(d: dict[str, Any]) -> str:
         if e.get("decision_reason"):
             # the figures of the look the decision was taken at, which may be older than the line above
             lines.append(f"     last decision: {defang_line(e['decision_reason'])}")
+        held = e.get("suspension")
+        if held:
+            task = f' ("{held["task"]}")' if held["task"] else ""
+            lines.append(f"     suspended {held['at']} for session {held['session']}, turn {held['turn']}"
+                         + defang_line(f"{task}: {held['reason']}") + f"; given in {held['given_since']} turns since")
     if d.get("maintenance_due"):
         lines += ["", f"Daily maintenance is due (kioku lessons maintain --agent {d['agent']} --daily)."]
     return "\n".join(lines)

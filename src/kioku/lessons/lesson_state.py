@@ -6,9 +6,11 @@ HTML report agree on a lesson's state afterwards:
 - deprecate: ``deprecated=True``, ``deprecated_reason``, ``deprecated_at`` (+ epoch),
   ``decision="deprecated"`` and ``decision_reason``;
 - restore: ``deprecated=False``, ``deprecated_reason=""``, ``deprecated_at=""`` (epoch 0.0),
-  ``restored_at`` (+ epoch), ``decision`` set to the state the lesson has without the
-  deprecation (``kioku.lessons.stats.decision_of``: active, promoted or candidate) and
-  ``decision_reason``. Its evidence is kept; new turns decide anew.
+  ``suspended=False`` with ``suspension_lifted_at`` (+ epoch) when it was suspended
+  (``kioku.learning.suspension``), ``restored_at`` (+ epoch), ``decision`` set to the state the
+  lesson has without the deprecation (``kioku.lessons.stats.decision_of``: active, promoted or
+  candidate) and ``decision_reason``. Its evidence is kept; new turns decide anew. Restoring
+  counts as the user's word for it: a later "hurt" suspends it only with support.
 
 The change is a journaled metadata update in every scope that holds the lesson, made under the
 agent's usage lock (so it never interleaves with a lifecycle refresh of the same lesson), then
@@ -33,13 +35,15 @@ class AlreadyInState(KiokuError):
 
 def set_deprecated(agent: str, lesson_id: str, deprecated: bool, project_root: Path | None = None, *,
                    reason: str | Callable[[dict[str, Any]], str], strict: bool = False) -> tuple[str, str]:
-    """Mark ``lesson_id`` of ``agent`` deprecated (or active again); returns the lesson's text
-    and the state it is in now (deprecated, or active, promoted or candidate when restored).
+    """Mark ``lesson_id`` of ``agent`` deprecated (or active again: neither deprecated nor
+    suspended); returns the lesson's text and the state it is in now (deprecated, or active,
+    promoted or candidate when restored).
 
     ``reason`` is recorded as ``decision_reason`` (and ``deprecated_reason`` when deprecating); a
     callable gets the lesson's metadata first, to mention what it replaces. Raises KiokuError when
     no scope holds the lesson, and with ``strict`` also when none holds it in the other state
-    (restoring a lesson that is not deprecated): :class:`LessonNotFound` and :class:`AlreadyInState`.
+    (restoring a lesson that is neither deprecated nor suspended): :class:`LessonNotFound` and
+    :class:`AlreadyInState`.
     """
     from kioku.lessons import scopes as sc
     from kioku.lessons import stats, usage
@@ -59,7 +63,7 @@ def set_deprecated(agent: str, lesson_id: str, deprecated: bool, project_root: P
         if not found:
             raise LessonNotFound(f"agent {agent!r} has no lesson {lesson_id!r}; nothing was changed")
         found += twins_of(agent, found, project_root)
-        todo = [(s, r) for s, r in found if bool((r.metadata or {}).get("deprecated", False)) != deprecated]
+        todo = [(s, r) for s, r in found if not _in_state(r.metadata or {}, deprecated)]
         if strict and not todo:
             state = "deprecated" if deprecated else "active"
             raise AlreadyInState(f"lesson {lesson_id!r} of {agent!r} is already {state}; nothing was changed")
@@ -74,10 +78,19 @@ def set_deprecated(agent: str, lesson_id: str, deprecated: bool, project_root: P
                 change = {"deprecated": False, "deprecated_reason": "", "deprecated_at": "",
                           "deprecated_at_epoch": 0.0, "restored_at": iso, "restored_at_epoch": epoch,
                           "decision_reason": why}
+                if meta.get("suspended"):
+                    change.update(suspended=False, suspension_lifted_at=iso, suspension_lifted_at_epoch=epoch)
                 change["decision"] = state = stats.decision_of({**meta, **change})
             sc.open_scope(scope, project_root).update_metadata(agent, KIND, [record.id], [change])
             refresh_digest(agent, scope, project_root, changed=[(record.id, record.document, {**meta, **change})])
     return found[0][1].document, state
+
+
+def _in_state(meta: dict[str, Any], deprecated: bool) -> bool:
+    """Whether the lesson is already what was asked: deprecated, or (restoring) neither deprecated nor suspended."""
+    if deprecated:
+        return bool(meta.get("deprecated", False))
+    return not meta.get("deprecated", False) and not meta.get("suspended", False)
 
 
 TWIN_WINDOW_S = 60.0  # one ``kioku lessons learn`` writes its copies for both scopes within seconds

@@ -88,9 +88,12 @@ def seed_rule(meta: dict[str, Any]) -> dict[str, Any]:
 
 
 def decision_of(meta: dict[str, Any]) -> str:
-    """The lesson's lifecycle state: deprecated, promoted, candidate (below 0.7 confidence) or active."""
+    """The lesson's lifecycle state: deprecated, suspended (``kioku.learning.suspension``), promoted,
+    candidate (below 0.7 confidence) or active."""
     if meta.get("deprecated", False):
         return "deprecated"
+    if meta.get("suspended", False):
+        return "suspended"
     if meta.get("promoted", False):
         return "promoted"
     if float(meta.get("confidence", 0.0)) < 0.7:
@@ -108,11 +111,33 @@ def epoch_of(value: Any) -> float:
     return 0.0 if number is None else number
 
 
+def given_since_suspension(meta: dict[str, Any]) -> int:
+    """Turns a suspended lesson was given in since its suspension (or the last hurt that renewed it)."""
+    return max(0, int(meta.get("turns_given", 0) or 0) - int(meta.get("suspended_given", 0) or 0))
+
+
+def _turn_number(key: Any) -> int:
+    """The number of a ledger turn key ("t3" -> 3; 0 when it is not one)."""
+    digits = str(key or "").removeprefix("t")
+    return int(digits) if digits.isdigit() else 0
+
+
+def suspension_of(meta: dict[str, Any]) -> dict[str, Any] | None:
+    """The suspension in force (``kioku.learning.suspension``): the judge's reason, when, the session
+    and turn that caused it, that turn's task, and the turns given since; None when not suspended."""
+    if not meta.get("suspended") or meta.get("deprecated"):
+        return None
+    return {"reason": str(meta.get("suspended_reason") or ""), "at": str(meta.get("suspended_at") or ""),
+            "session": str(meta.get("suspended_session") or ""),
+            "turn": _turn_number(meta.get("suspended_turn")),
+            "task": str(meta.get("suspended_task") or ""), "given_since": given_since_suspension(meta)}
+
+
 def lesson_evidence(meta: dict[str, Any]) -> dict[str, Any]:
     """The evidence fields every report shows for a lesson (dashboard, ``improvements --json``).
 
     ``uplift`` / ``uplift_low`` / ``uplift_high`` are None until the lesson has both given and
-    held-back turns (``kioku.learning.uplift``).
+    held-back turns (``kioku.learning.uplift``). ``suspension`` is :func:`suspension_of`.
     """
     has = int(meta.get("turns_given", 0) or 0) > 0 and int(meta.get("turns_held_back", 0) or 0) > 0
     return {
@@ -125,6 +150,7 @@ def lesson_evidence(meta: dict[str, Any]) -> dict[str, Any]:
         "uplift_high": _opt_float(meta.get("uplift_high")) if has else None,
         "decision": decision_of(meta),
         "decision_reason": str(meta.get("decision_reason") or meta.get("deprecated_reason") or ""),
+        "suspension": suspension_of(meta),
         "seed_rule": seed_rule(meta),
     }
 

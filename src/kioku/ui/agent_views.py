@@ -36,11 +36,20 @@ def lesson_rows(agent: str, lessons: list[dict[str, Any]], csrf: str | None) -> 
         decision = f'<span class="decision {e(lesson["decision"])}">{e(lesson["decision"])}</span>'
         if lesson["decision_reason"]:
             decision += f'<div class="reason">{e(lesson["decision_reason"])}</div>'
+        held = lesson.get("suspension")
+        if held:
+            task = f' ("{held["task"]}")' if held["task"] else ""
+            decision += (f'<div class="suspension">Suspended {e(held["at"])}: the judge says following it hurt in '
+                         f'session {e(held["session"])}, turn {e(held["turn"])}{e(task)}: {e(held["reason"])}. '
+                         f'Given in {e(held["given_since"])} turns since; the uplift test confirms or lifts it.</div>')
         if csrf is not None:
-            action, label = ("restore", "Restore") if lesson["deprecated"] else ("deprecate", "Deprecate")
-            decision += post_form("/agents/lesson", csrf, {"agent": agent, "id": lesson["id"], "action": action},
-                                  label, css=f"lesson-{action}",
-                                  confirm=f"{label} this lesson?")
+            # a suspended lesson can be brought back, or retired for good, by hand
+            actions = ([("restore", "Restore")] if lesson["deprecated"] or held else []) + \
+                ([("deprecate", "Deprecate")] if not lesson["deprecated"] else [])
+            for action, label in actions:
+                decision += post_form("/agents/lesson", csrf, {"agent": agent, "id": lesson["id"], "action": action},
+                                      label, css=f"lesson-{action}",
+                                      confirm=f"{label} this lesson?")
         text = f'<div class="lesson-text">{e(lesson["lesson"])}</div>'
         if lesson["tags"]:
             text += f'<div class="tags">{e(lesson["tags"])}</div>'
@@ -118,7 +127,8 @@ def summary_section(dashboard: dict[str, Any]) -> str:
     rate = dashboard.get("recent_success_rate")
     rate_text = pct(float(rate)) if isinstance(rate, (int, float)) and rate >= 0 else NO_DATA
     items = [("Lessons", get("total_improvements")), ("Active", get("active_improvements")),
-             ("Promoted", get("promoted_improvements")), ("Candidates", get("candidate_improvements")),
+             ("Promoted", get("promoted_improvements")), ("Suspended", get("suspended_improvements")),
+             ("Candidates", get("candidate_improvements")),
              ("Deprecated", get("deprecated_improvements")), ("Evaluations", get("total_evaluations")),
              ("Recent success", rate_text), ("New in 7 days", get("improvements_last_7_days"))]
     tiles = "".join(f'<div class="tile"><div class="value">{v}</div><div class="label">{e(k)}</div></div>'

@@ -154,7 +154,7 @@ def agent_names(project_root: Path | None = None) -> list[str]:
 def lessons(agent: str, project_root: Path | None = None) -> list[dict[str, Any]]:
     from kioku.lessons.improvements import all_improvements
     from kioku.lessons.lesson_state import one_per_lesson
-    from kioku.lessons.stats import decision_of, seed_rule, wilson_of
+    from kioku.lessons.stats import decision_of, seed_rule, suspension_of, wilson_of
 
     out: list[dict[str, Any]] = []
     for scope, rec in one_per_lesson(all_improvements(agent, project_root)):
@@ -171,6 +171,8 @@ def lessons(agent: str, project_root: Path | None = None) -> list[dict[str, Any]
             "decision": decision_of(meta),
             "decision_reason": str(meta.get("decision_reason") or meta.get("deprecated_reason") or ""),
             "deprecated": bool(meta.get("deprecated")),
+            # a model judge said following it hurt: the reason, when, and the session and turn
+            "suspension": suspension_of(meta),
             "tags": str(meta.get("tags", "")), "created_at": str(meta.get("created_at", "")),
             "created_at_epoch": number(meta.get("created_at_epoch")),
             "deprecated_at_epoch": number(meta.get("deprecated_at_epoch")),
@@ -182,8 +184,8 @@ def lessons(agent: str, project_root: Path | None = None) -> list[dict[str, Any]
         for key in LESSON_EVIDENCE:
             item[key] = number(meta.get(key))
         out.append(item)
-    order = {"promoted": 0, "active": 1, "candidate": 2, "deprecated": 3}
-    out.sort(key=lambda x: (order.get(x["decision"], 2), -(x["confidence"] or 0.0), x["id"]))
+    order = {"promoted": 0, "active": 1, "suspended": 2, "candidate": 3, "deprecated": 4}
+    out.sort(key=lambda x: (order.get(x["decision"], 3), -(x["confidence"] or 0.0), x["id"]))
     return out
 
 

@@ -70,8 +70,11 @@ def _read_settled(path: str, sha: str | None, lag_wait: float) -> tr.FullRead:
 
 
 def _fingerprint(verdict: TurnVerdict, next_feedback: str) -> str:
+    """What the learning step reads of a verdict: a turn whose fingerprint changed is credited again."""
+    uses = ";".join(sorted(f"{u.get('lesson_id')}:{u.get('relevant')}:{u.get('followed')}:{u.get('effect')}"
+                           for u in verdict.lesson_uses if isinstance(u, dict)))
     return (f"{verdict.outcome}|{verdict.feedback_on_previous}|{next_feedback}|{verdict.tool_calls}|"
-            f"{verdict.agent_errors}|{verdict.judged_by}")
+            f"{verdict.agent_errors}|{verdict.judged_by}" + (f"|{uses}" if uses else ""))
 
 
 def _deferral_expired(cursor: dict[str, Any], now: float) -> str:

@@ -6,7 +6,8 @@ Rollback (``kioku lessons rollback --agent NAME --to TIMESTAMP``), decided seman
   (fsync) and then deleted, so nothing is lost and ``kioku lessons import`` can bring it back;
 - decisions taken after the timestamp on older improvements are undone: a deprecation
   (``deprecated_at_epoch`` > ts) is lifted and the lesson counts as restored (``restored_at``: the
-  evidence that retired it waits for its next look, as after ``kioku lessons restore``), a promotion is
+  evidence that retired it waits for its next look, as after ``kioku lessons restore``), a suspension
+  (``suspended_at_epoch`` > ts, ``kioku.learning.suspension``) is lifted, a promotion is
   reverted to ``confidence_before_promotion``, a cross-validation is removed, and a promotion in
   force at the timestamp and withdrawn after it (``kioku.learning.lifecycle`` records the last
   withdrawal: ``withdrawn_promoted_at``, ``withdrawn_confidence``) is given back, also when the
@@ -89,7 +90,7 @@ def rollback(agent: str, to: str | float, project_root: Path | None = None, *,
     iso, epoch = now()
     report: dict[str, Any] = {"agent": agent, "to": datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(),
                               "dry_run": dry_run, "removed": [], "undeprecated": [], "unpromoted": [],
-                              "repromoted": [], "uncross_validated": [], "archive": None}
+                              "repromoted": [], "uncross_validated": [], "unsuspended": [], "archive": None}
     for scope in sc.existing_scopes(project_root):
         store = sc.open_scope(scope, project_root)
         recs = store.get(agent, KIND)
@@ -106,6 +107,10 @@ def rollback(agent: str, to: str | float, project_root: Path | None = None, *,
                 change.update(deprecated=False, deprecated_reason="", deprecated_at="", deprecated_at_epoch=0.0,
                               restored_at=iso, restored_at_epoch=epoch)
                 report["undeprecated"].append(rec.id)
+            if m.get("suspended") and _f(m, "suspended_at_epoch") > ts:
+                # suspended after the cut (kioku.learning.suspension): lifted, its evidence kept
+                change.update(suspended=False, suspension_lifted_at=iso, suspension_lifted_at_epoch=epoch)
+                report["unsuspended"].append(rec.id)
             withdrawn_at = _f(m, "promotion_withdrawn_at_epoch")
             promoted_at_cut = 0.0 < _f(m, "withdrawn_promoted_at_epoch") <= ts < withdrawn_at
             if m.get("promoted") and _f(m, "promoted_at_epoch") > ts:
