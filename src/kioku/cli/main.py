@@ -45,6 +45,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hook": ("install", "run a hook event handler (used by installed hooks)"),
     "doctor": ("install", "check the installation and stores"),
     "judge": ("judge", "the model judge: status, on, off"),
+    "enrich": ("enrich", "search enrichment for memories and lessons, written by a model"),
     "ui": ("ui", "open the local web app"),
 }
 

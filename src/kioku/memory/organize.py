@@ -56,6 +56,7 @@ from kioku.memory.textutil import (
     today,
 )
 from kioku.memory.topics import Entry, TopicFile, new_topic, read_topic, topic_path, unique_id
+from kioku.memory.wanted import want_enrichment
 
 MERGE_JACCARD = 0.5
 TARGET_LINES = 120
@@ -251,6 +252,7 @@ def _apply(md: MemoryDir, topics: dict[str, TopicFile], doc: IndexDoc, proposals
             topic.entries.append(new)
             doc.entries.append(index_entry_for(new, topic.name))
             done.append(f"merged {len(entries)} entries of {topic.name} into {new_id}: {summary}")
+            want_enrichment(md, new_id)  # a new memory: the worker writes its search enrichment
         else:
             _archive_entries(md, topic.name, entries, "archived", proposal.reason)
             _remove_from(topic, doc, entries)

@@ -8,7 +8,8 @@ wait for the next hook. Jobs for the same transcript are run once, as the newest
 ``kioku.worker.evaluate.run_evaluate``. A job it reports ``deferred`` (a model could not be
 reached just now) stays queued for the next worker. Any exception moves the job to
 ``jobs/failed/`` with a one-line error (``kioku worker --retry-failed`` re-queues them;
-``kioku doctor`` lists the reasons) and the queue moves on. The log (``<logs>/worker.log``)
+``kioku doctor`` lists the reasons) and the queue moves on. After the jobs, memories and lessons
+saved since are enriched for search where a model may be called (``kioku.worker.enrich``). The log (``<logs>/worker.log``)
 holds job names, agents, scores and errors - never prompt text.
 """
 
@@ -113,6 +114,20 @@ def _fail(report: dict[str, Any], job_path: Path, exc: BaseException) -> None:
     _log(f"{job_path.name} failed: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}")
 
 
+def _enrich_wanted() -> dict[str, Any]:
+    """The enrichment step (``kioku.worker.enrich``); a failure there is logged, never raised."""
+    from kioku.worker.enrich import enrich_wanted
+
+    try:
+        summary = enrich_wanted()
+    except Exception as exc:  # noqa: BLE001 - enrichment is derived data: the jobs are done
+        _log(f"enrichment failed: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}")
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    if summary:
+        _log("enrichment " + " ".join(f"{k}={v}" for k, v in summary.items()))
+    return summary
+
+
 def drain(*, wait: bool = False, lag_wait: float = LAG_WAIT_S, max_jobs: int | None = None) -> dict[str, Any] | None:
     """Process the queue; ``None`` when another worker holds the lock (and ``wait`` is false)."""
     report: dict[str, Any] = {"processed": 0, "failed": 0, "results": [], "errors": []}
@@ -133,6 +148,7 @@ def drain(*, wait: bool = False, lag_wait: float = LAG_WAIT_S, max_jobs: int | N
         if ran and "pruned" not in report:
             report["pruned"] = tr.prune_cursors()
             report["idle_sessions"] = queue_idle_sessions()
+            report["enrichment"] = _enrich_wanted()
         # re-check after releasing: a job enqueued while we held the lock spawned no worker
         if not _untried(tried) or (max_jobs is not None and report["processed"] + report["failed"] >= max_jobs):
             return report
