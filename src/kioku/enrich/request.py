@@ -34,9 +34,8 @@ INSTRUCTIONS = """\
 Each note below will later be searched for with a question that may share no word with it: other words, \
 a broader or a narrower term, another language (English or Japanese). For each note write:
 - questions: 4 to 8 short questions that the note answers, each as a user would type it to find the note, \
-in both English and Japanese (at least 2 of each). Vary the wording: use synonyms, everyday and broader words \
-for what the note names (an outage for an incident, hosting for where production runs, login for authentication), \
-not only the note's own words.
+in both English and Japanese whatever the note's language (at least 2 of each). Vary the wording: for what \
+the note names, use synonyms, the everyday word and the broader kind of thing it is, not only the note's own words.
 - keywords: {"en": [...], "ja": [...]}: 5 to 15 per language, each 1 to 3 words: the note's key terms, \
 their synonyms and abbreviations, and the broader terms a search might use. The "ja" list is in Japanese \
 (as a Japanese user would type it, kanji or katakana), the "en" list in English.
@@ -44,9 +43,9 @@ their synonyms and abbreviations, and the broader terms a search might use. The 
 Write only what the note says or plainly implies: add no facts, names, values or secrets. Leave out \
 words that fit any note (thing, use, help, information) and small talk."""
 
-LESSON_NOTE = ("For a lesson (a rule an agent learned for its work), the questions are tasks or problems a user "
-               "would bring to the agent where the lesson applies (\"the build fails with ...\", \"add tests for "
-               "...\"), in both languages.")
+LESSON_NOTE = ("For a lesson (a rule an agent learned for its work), the questions are the requests and problems "
+               "a user would bring to the agent where the lesson applies, phrased as the user would put them, "
+               "in both languages.")
 
 
 @dataclass(frozen=True)

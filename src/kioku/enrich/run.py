@@ -50,13 +50,19 @@ def plan(items: list[Item]) -> list[Request]:
 
 def _ask(request: Request, complete: Complete, run: EnrichRun) -> Parsed:
     """The checked answer of one call, asking once more with the problems when there are any."""
+    from kioku.model.client import BudgetSpent
+
     first: Parsed | None = None
     problem = ""
     for attempt in (1, 2):
         sent = retry(request, problem) if problem else request
         run.calls += 1
         try:
-            reply = complete(sent.model_request)
+            try:
+                reply = complete(sent.model_request)
+            except BudgetSpent:
+                run.calls -= 1  # refused before any call was made
+                raise
             parsed = parse_answer(reply.json(), request, reply.model)
         except CallCapReached as exc:
             return _merged(first, Parsed(problems={a: [str(exc)] for a in request.aliases}))

@@ -16,11 +16,10 @@ means that item waits for ``kioku enrich``. Nothing is marked inside a model run
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
-from kioku.infra import pathstr
+from kioku.infra import fastjson, pathstr
 from kioku.infra.sha import sha256
 
 KINDS = ("memory", "lesson")
@@ -52,7 +51,7 @@ def want(kind: str, ident: str, where: str, **fields: object) -> str | None:
         tmp = f"{target}.{os.urandom(4).hex()}.tmp"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(data, ensure_ascii=False))
+            handle.write(fastjson.dumps(data, ensure_ascii=False))  # the json package costs a hook ms
         os.replace(tmp, target)
     except OSError:
         return None  # derived work: the save itself succeeded, and `kioku enrich` catches up
@@ -61,6 +60,8 @@ def want(kind: str, ident: str, where: str, **fields: object) -> str | None:
 
 def pending() -> list[tuple[str, dict]]:
     """(marker path, its fields) of every waiting item, oldest first; unreadable markers are dropped."""
+    import json
+
     folder = wanted_dir()
     try:
         names = [n for n in os.listdir(folder) if n.endswith(".json")]
@@ -83,18 +84,6 @@ def pending() -> list[tuple[str, dict]]:
             done(path)
     out.sort(key=lambda item: (item[0], item[1]))
     return [(path, data) for _at, path, data in out]
-
-
-def update(path: str, data: dict) -> None:
-    """Rewrite a marker's fields (the worker counts its attempts there)."""
-    try:
-        tmp = f"{path}.{os.urandom(4).hex()}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(data, ensure_ascii=False))
-        os.replace(tmp, path)
-    except OSError:
-        pass
 
 
 def done(path: str) -> None:

@@ -6,7 +6,8 @@ against the task through its enrichment alone (``kioku.retrieval.expansion``: le
 lines, dense over its English ones) and says, per lesson id, its cosine, coverage and whether its
 enrichment holds one of a mixed task's English words. An enrichment counts for a lesson only while
 the lesson's text is the one it was written for (``EnrichedSignals.matches``). The field is built
-once per process and agent until the sidecar changes.
+once per process and agent until the sidecar changes. ``enrichment_relevance`` and
+``fused_scores`` are the parts of ``improvements.rank_candidates`` that use it.
 """
 
 from __future__ import annotations

@@ -42,6 +42,13 @@ index alone (``kioku.lessons.retrieval_fallback``: same filters, metadata from C
 the journal, ``relevance`` = share of the task's keywords in the lesson, ``mode`` = "lexical")
 and logs one warning, which the CLI prints on stderr.
 
+Search enrichment (``kioku.lessons.enriched``): a lesson whose enrichment (questions, keywords in
+English and Japanese, a topic, written by a model for its text) matches the task is a candidate
+too; the enrichment's ranking joins the fusion (weight :attr:`LessonRanking.enrichment_weight`)
+but never lifts a lesson above one whose text holds the whole task, and a lesson passes through
+it only past its own stricter cut-off (the memory set's, ``kioku.retrieval.hybrid``); such a hit
+carries ``via_enrichment``.
+
 Relevance threshold calibration (tests/lessons/data/relevance_pairs.json, 68 labelled task/lesson
 pairs, 30 relevant, 38 irrelevant of which 8 are same-topic hard negatives; real MiniLM int8 cosines):
 relevant median 0.44 (min 0.08, max 0.65), irrelevant median 0.01 (max 0.55). F1 by threshold:

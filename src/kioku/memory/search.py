@@ -21,6 +21,11 @@ about something never remembered gets nothing. Memory vectors come from
 folder). Within one process the parsed files and the built index are reused until a file's
 size or modification time changes. A query the tokenizer reduces to nothing (only
 stopwords, one kana) falls back to a case-insensitive substring scan.
+
+Each memory's search enrichment, when a model wrote one for its current text
+(``kioku.retrieval.enrichment``, keyed by the text: an edited memory's old enrichment is not
+used), is the ranker's second field; a hit found through it alone carries the line of it that
+matched (``SearchHit.enrichment``). ``enrichment=False`` searches the text alone.
 """
 
 from __future__ import annotations

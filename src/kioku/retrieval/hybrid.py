@@ -33,9 +33,20 @@ cosine around 0.5, so the bar is higher; see :func:`needs_cjk_bar`), or without 
 coverage reaches ``min_coverage``. The defaults are fitted on the tune half of the project's own labelled
 memory set (``scripts/bench/memory_search.py --fit``).
 
+Search enrichment (``Unit.expansion``: the questions, keywords and topic a model wrote about a
+memory, ``kioku.retrieval.enrichment``) is a second field, scored apart from the text
+(``kioku.retrieval.expansion``: BM25 and coverage over all its lines, cosine over its English
+lines). Its fused score, computed as the text's, is added x ``enrichment_weight``, except that no
+unit is lifted by it above a unit whose own text holds the whole query (coverage >=
+``exact_coverage``). A unit is relevant through its enrichment when the enrichment's cosine +
+``coverage_weight`` x its coverage reaches ``min_relevance + enrichment_margin``, or for a query
+holding Japanese (every enrichment holds Japanese) ``min_relevance_enrich_cjk``; without the
+model when its coverage reaches ``min_coverage_enrich``. A unit without enrichment is ranked and
+cut exactly as before; ``Scored.via_enrichment`` marks a unit relevant through it alone.
+
 Without the model (dense=False, or "auto" and the embedder unavailable) step 2 is skipped and
-only units sharing a term with the query are results; dense=True with no model raises
-``EmbedderUnavailable``.
+only units sharing a term with the query (in its text or its enrichment) are results;
+dense=True with no model raises ``EmbedderUnavailable``.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 from kioku.ui.agent_views import evaluations_section, lessons_section, trends_section
-from kioku.ui.html import NO_DATA, cell, e, post_form, table
+from kioku.ui.html import NO_DATA, cell, e, e_defanged, post_form, table
 
 VIEWS = (("memory", "Memory"), ("agents", "Agents"), ("evaluations", "Evaluations"), ("trends", "Trends"),
          ("health", "Health"))
@@ -66,17 +66,17 @@ def _enrichment(info: dict[str, Any] | None) -> str:
     if info["state"] != "enriched":
         return f'<div class="enrichment {e(info["state"])}">{e(info["note"])}</div>'
     keywords = ", ".join(info["keywords_en"]) + (" · " + "、".join(info["keywords_ja"]) if info["keywords_ja"] else "")
-    questions = "".join(f"<li>{e(q)}</li>" for q in info["questions"])
+    questions = "".join(f"<li>{e_defanged(q)}</li>" for q in info["questions"])
     by = e(info["model"] or "a model") + (f', {e(info["written"])}' if info["written"] else "")
     return (f'<details class="enrichment"><summary>Search enrichment (written by {by}; used by search only)</summary>'
-            f'<ul class="questions">{questions}</ul><div class="keywords">{e(keywords)}</div>'
-            f'<div class="topic-label">topic: {e(info["topic"])}</div></details>')
+            f'<ul class="questions">{questions}</ul><div class="keywords">{e_defanged(keywords)}</div>'
+            f'<div class="topic-label">topic: {e_defanged(info["topic"])}</div></details>')
 
 
 def _matched(hit: dict[str, Any]) -> str:
     if not hit.get("enrichment"):
         return ""
-    return f'<div class="via">found through its search enrichment: {e(hit["enrichment"])}</div>'
+    return f'<div class="via">found through its search enrichment: {e_defanged(hit["enrichment"])}</div>'
 
 
 def _where(path: str) -> str:

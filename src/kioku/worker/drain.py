@@ -8,9 +8,10 @@ wait for the next hook. Jobs for the same transcript are run once, as the newest
 ``kioku.worker.evaluate.run_evaluate``. A job it reports ``deferred`` (a model could not be
 reached just now) stays queued for the next worker. Any exception moves the job to
 ``jobs/failed/`` with a one-line error (``kioku worker --retry-failed`` re-queues them;
-``kioku doctor`` lists the reasons) and the queue moves on. After the jobs, memories and lessons
-saved since are enriched for search where a model may be called (``kioku.worker.enrich``). The log (``<logs>/worker.log``)
-holds job names, agents, scores and errors - never prompt text.
+``kioku doctor`` lists the reasons) and the queue moves on. After the jobs, memories and
+lessons saved since are enriched for search where a model may be called
+(``kioku.worker.enrich``). The log (``<logs>/worker.log``) holds job names, agents, scores and
+errors - never prompt text.
 """
 
 from __future__ import annotations
@@ -114,6 +115,13 @@ def _fail(report: dict[str, Any], job_path: Path, exc: BaseException) -> None:
     _log(f"{job_path.name} failed: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}")
 
 
+def _enrich_once(report: dict[str, Any]) -> None:
+    """The enrichment step, once a drain, under the worker lock (one worker calls a model at a time,
+    and a caller waiting for the worker to be idle waits for it too)."""
+    if "enrichment" not in report:
+        report["enrichment"] = _enrich_wanted()
+
+
 def _enrich_wanted() -> dict[str, Any]:
     """The enrichment step (``kioku.worker.enrich``); a failure there is logged, never raised."""
     from kioku.worker.enrich import enrich_wanted
@@ -137,18 +145,19 @@ def drain(*, wait: bool = False, lag_wait: float = LAG_WAIT_S, max_jobs: int | N
         if wait:
             with fsutil.exclusive_lock(jobs.worker_lock_path(), timeout=LOCK_WAIT_S):
                 _run_queue(report, lag_wait, max_jobs, tried)
+                _enrich_once(report)
             ran = True
         else:
             with fsutil.try_lock(jobs.worker_lock_path()) as got:
                 if got:
                     _run_queue(report, lag_wait, max_jobs, tried)
+                    _enrich_once(report)
                     ran = True
             if not got:
                 return report if ran else None
         if ran and "pruned" not in report:
             report["pruned"] = tr.prune_cursors()
             report["idle_sessions"] = queue_idle_sessions()
-            report["enrichment"] = _enrich_wanted()
         # re-check after releasing: a job enqueued while we held the lock spawned no worker
         if not _untried(tried) or (max_jobs is not None and report["processed"] + report["failed"] >= max_jobs):
             return report
