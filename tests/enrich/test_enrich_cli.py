@@ -122,3 +122,16 @@ def test_recall_verbose_shows_the_enrichment_and_recall_never_does(fake_model: F
     (project / ".agents" / "memory" / "infrastructure-notes.md").write_text(
         (project / ".agents" / "memory" / "infrastructure-notes.md").read_text().replace("Tokyo", "Osaka"))
     assert "search enrichment stale" in kioku("recall", "--verbose", cwd=project).stdout
+
+
+def test_the_first_session_says_that_memories_are_sent_for_enrichment(fake_model: FakeModel, project: Path) -> None:
+    from conftest import write_config
+    from kioku.hooks import session_start
+
+    write_config("[judge]\nenabled = false\n")
+    payload = {"session_id": "s1", "cwd": str(project), "source": "startup", "hook_event_name": "SessionStart"}
+    first = session_start.handle(payload)
+    assert first is not None and "each memory you save and each lesson it learns" in first.system_message
+    assert "kioku enrich off" in first.system_message and "judges" not in first.system_message
+    again = session_start.handle(payload)
+    assert again is None or again.system_message is None

@@ -60,14 +60,14 @@ class Enrichment:
     created: float = 0.0
 
     def lines(self) -> tuple[str, ...]:
-        """What search indexes: each question, each keyword list as one line, and the topic."""
+        """What search indexes: each question, the topic with the English keywords as one line, and
+        the Japanese keywords as one line (search embeds the lines without Japanese, one vector each)."""
         out = list(self.questions)
-        if self.keywords_en:
-            out.append(", ".join(self.keywords_en))
+        english = ", ".join(([self.topic] if self.topic else []) + list(self.keywords_en))
+        if english:
+            out.append(english)
         if self.keywords_ja:
             out.append("、".join(self.keywords_ja))
-        if self.topic:
-            out.append(self.topic)
         return tuple(out)
 
     def to_json(self) -> dict[str, Any]:
@@ -192,7 +192,7 @@ class EnrichmentStore:
                 part = values[start:start + _CHUNK]
                 marks = ",".join("?" * len(part))
                 query = (f"SELECT kind, key, owner, agent, status, data, model, created FROM enrichment "
-                         f"WHERE kind = ? AND {column} IN ({marks}){where}")
+                         f"WHERE kind = ? AND {column} IN ({marks}){where} ORDER BY created DESC")
                 rows.extend(_row(r) for r in conn.execute(query, [kind, *part]).fetchall())
             return rows
 
