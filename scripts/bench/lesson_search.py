@@ -4,6 +4,8 @@
 Usage::
 
     python scripts/bench/lesson_search.py [--data scripts/bench/data/lessons.json] [--fit] [--json OUT]
+    python scripts/bench/lesson_search.py --export-enrichment DIR      # the enrichment requests, then stop
+    python scripts/bench/lesson_search.py --enrichment DIR [--fit]      # DIR's answers (F.answer) beside today's
 
 The set (``scripts/bench/data/lessons.json``): lessons an agent learned (English and
 Japanese), tasks that paraphrase a situation where one applies (gold = the helpful lessons)
@@ -34,6 +36,18 @@ tune half (objective hit@1 + hit@3 + unrelated_empty) and reports them on both h
 relevance cut-off is not fitted here: it is the one fitted on the memory set
 (``scripts/bench/memory_search.py``), which has more labelled questions; fitting five
 parameters on this set's 20 tune tasks over-fitted (held-out unrelated_empty fell to 0.63).
+
+The set's ``cross_language`` tasks are in the other language than the lesson that helps
+(``ja→en``, ``en→ja``, ``cross``: both), reported on their own as in the memory bench;
+``p50_ms`` is the median time of one ``retrieve`` (warm).
+
+Search enrichment: ``--export-enrichment DIR`` stores the lessons and writes the requests
+``kioku enrich --export-prompts`` would send for them, then stops; ``--enrichment DIR`` reads
+the answers beside them (``F.answer``, ``kioku enrich --import``) and adds ``kioku+enrichment``
+(``retrieve`` with the lessons' enrichment), the blind set's ``kioku_improvements+enrichment``
+and a side-by-side table. The hooks' selection reads the FTS5 index of the lessons' text only:
+it is the same with and without. With ``--fit`` and ``--enrichment``, the enrichment's weight
+is fitted as well (its cut-offs are the memory set's).
 """
 
 from __future__ import annotations
@@ -53,7 +67,7 @@ for extra in (REPO / "src", REPO / "scripts" / "bench"):
     if str(extra) not in sys.path:
         sys.path.insert(0, str(extra))
 
-from memory_search import half, report, score  # noqa: E402  (same split, metrics and table as the memory set)
+from memory_search import half, items_of, report, score, side_by_side  # noqa: E402  (same split, metrics and table)
 
 DEFAULT_DATA = REPO / "scripts" / "bench" / "data" / "lessons.json"
 BLIND_DATA = REPO / "scripts" / "bench" / "data" / "lesson_tasks_blind.json"
@@ -63,6 +77,7 @@ GRID = {
     "lexical_weight": [0.0, 0.25, 0.5, 0.75, 1.0, 1.5],
 }
 FIELDS = ("fusion", "lexical_weight")
+ENRICHMENT_WEIGHTS = [0.25, 0.5, 0.75, 1.0, 1.5, 2.0]
 
 
 def setup(data: dict, root: Path) -> tuple[Path, dict[str, str]]:
@@ -79,31 +94,76 @@ def setup(data: dict, root: Path) -> tuple[Path, dict[str, str]]:
     return project, ids
 
 
+def retrieve_rows(items: list[dict], project: Path, ids: dict[str, str], enrichment: bool) -> tuple[list, float]:
+    """(rows, median milliseconds of one ``retrieve``) as ``kioku improvements`` retrieves."""
+    import time
+
+    from kioku.lessons import improvements as im
+
+    im.retrieve(AGENT, "warm up", limit=5, project_root=project, enrichment=enrichment)
+    rows, times = [], []
+    for item in items:
+        start = time.perf_counter()
+        hits = im.retrieve(AGENT, item["q"], limit=5, project_root=project, enrichment=enrichment)
+        times.append(time.perf_counter() - start)
+        rows.append((item, [ids.get(h.id, "?") for h in hits]))
+    return rows, round(1000 * sorted(times)[len(times) // 2], 2)
+
+
+def enrichment_io(project: Path, export: Path | None, answers: Path | None) -> dict:
+    """Write the enrichment requests for the stored lessons, or read the answers beside them."""
+    from kioku.enrich import files
+    from kioku.enrich.targets import lesson_items
+    from kioku.model.settings import load_settings
+
+    items = lesson_items(project, AGENT)
+    if export is not None:
+        index = files.export_requests(items, export, load_settings(project).model)
+        return {"items": len(items), "files": len(index["calls"]), "folder": str(export)}
+    report_ = files.import_answers(answers, items)
+    return {"files": report_.calls, "answered": len(report_.answered), "missing": len(report_.missing),
+            "skipped": len(report_.skipped), "enriched": len(report_.run.enriched), "failed": len(report_.run.failed)}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--fit", action="store_true", help="fit LessonRanking on the tune half")
     parser.add_argument("--json", type=Path, help="write results as JSON here")
     parser.add_argument("--blind", type=Path, default=BLIND_DATA, help="tasks written blind (see above)")
+    parser.add_argument("--export-enrichment", type=Path, metavar="DIR",
+                        help="write the enrichment requests for the set's lessons to DIR and stop")
+    parser.add_argument("--enrichment", type=Path, metavar="DIR",
+                        help="an export folder with answers (F.answer): add the rows with enrichment")
     args = parser.parse_args(argv)
     data = json.loads(args.data.read_text(encoding="utf-8"))
     blind = json.loads(args.blind.read_text(encoding="utf-8"))
-    items = data["tasks"] + data["unrelated"]
+    items = items_of(data)
     results: dict = {}
+    loaded: dict = {}
     with tempfile.TemporaryDirectory(prefix="kioku-bench-") as tmp:
         project, ids = setup(data, Path(tmp))
+        if args.export_enrichment:
+            print(json.dumps(enrichment_io(project, args.export_enrichment, None)))
+            return 0
         from kioku.lessons import improvements as im
 
-        rows = [(item, [ids.get(h.id, "?") for h in im.retrieve(AGENT, item["q"], limit=5, project_root=project)])
-                for item in items]
-        results["kioku"] = score(rows)
+        rows, p50 = retrieve_rows(items, project, ids, enrichment=False)
+        results["kioku"] = {**score(rows), "p50_ms": p50}
+        if args.enrichment:
+            loaded = enrichment_io(project, None, args.enrichment)
+            rows, p50 = retrieve_rows(items, project, ids, enrichment=True)
+            results["kioku+enrichment"] = {**score(rows), "p50_ms": p50}
         wanted = ["global"]
-        candidates = [(item, im.lesson_candidates(AGENT, item["q"], 5, project, wanted)) for item in items]
+        candidates = [(item, im.lesson_candidates(AGENT, item["q"], 5, project, wanted, enrichment=False))
+                      for item in items]
+        enriched = ([(item, im.lesson_candidates(AGENT, item["q"], 5, project, wanted)) for item in items]
+                    if args.enrichment else [])
         threshold = im.relevance_threshold(project)
 
-        def rerank(ranking, part: str | None = None):
+        def rerank(ranking, part: str | None = None, pool=None):
             out = []
-            for item, c in candidates:
+            for item, c in (candidates if pool is None else pool):
                 if part and half(item["q"]) != part:
                     continue
                 hits = im._rank(im.rank_candidates(c, threshold, ranking), 5)
@@ -124,13 +184,32 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if value > best_value + 1e-9:
                     best, best_value = ranking, value
             results["fitted"] = {"config": {f: getattr(best, f) for f in FIELDS}, **score(rerank(best))}
+            if args.enrichment:
+                best_e, best_value = shipped, -1.0
+                for weight in ENRICHMENT_WEIGHTS:
+                    ranking = replace(best, enrichment_weight=weight)
+                    m = score(rerank(ranking, "tune", enriched))["tune"]
+                    value = sum((m[g][k] or 0) for g in ("all", "cross") if g in m for k in ("hit@1", "hit@3"))
+                    value += m["all"]["unrelated_empty"] or 0
+                    if value > best_value + 1e-9:
+                        best_e, best_value = ranking, value
+                results["fitted+enrichment"] = {"config": {f: getattr(best_e, f) for f in (*FIELDS, "enrichment_weight")},
+                                                **score(rerank(best_e, pool=enriched))}
         results["hook_selection"] = hook_selection(data, project, ids)
         blind_results = {"hook": selection_quality(blind, lambda q: hook_given(project, ids, q)),
                          "kioku_improvements": selection_quality(blind, lambda q: {
-                             ids.get(h.id, "?") for h in im.retrieve(AGENT, q, limit=5, project_root=project)})}
-    print(f"{len(data['lessons'])} lessons, {len(data['tasks'])} tasks, {len(data['unrelated'])} unrelated requests")
+                             ids.get(h.id, "?") for h in im.retrieve(AGENT, q, limit=5, project_root=project,
+                                                                      enrichment=False)})}
+        if args.enrichment:
+            blind_results["kioku_improvements+enrichment"] = selection_quality(blind, lambda q: {
+                ids.get(h.id, "?") for h in im.retrieve(AGENT, q, limit=5, project_root=project)})
+    print(f"{len(data['lessons'])} lessons, {len(data['tasks'])} tasks, {len(data['unrelated'])} unrelated requests, "
+          f"{len(data.get('cross_language', []))} cross-language")
+    if loaded:
+        print("enrichment answers read: " + ", ".join(f"{k} {v}" for k, v in loaded.items()))
+        results["enrichment_import"] = loaded
     hook = results.pop("hook_selection")
-    report(results, args.json, name_width=11)
+    report(results, args.json, name_width=17)
     print("hook selection (FTS5, 5 given): " + "; ".join(
         f"{part}: helpful lesson given {m['helpful_given']:.3f} of {m['tasks']} tasks, unrelated given none "
         f"{m['unrelated_empty']:.3f} of {m['unrelated']}" for part, m in hook.items()))
@@ -139,6 +218,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{part}: helpful lesson given {m['helpful_given']:.3f} of {m['tasks']} tasks, precision "
             f"{m['precision']:.3f} of {m['given']} lessons given, unhelped tasks given none "
             f"{m['unrelated_empty']:.3f} of {m['unrelated']}" for part, m in parts.items()))
+    if args.enrichment:
+        side_by_side(results, [("kioku", "kioku+enrichment")])
     if args.json:
         saved = json.loads(args.json.read_text(encoding="utf-8"))
         args.json.write_text(json.dumps({**saved, "hook_selection": hook, "blind": blind_results}, indent=2,

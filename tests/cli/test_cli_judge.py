@@ -47,6 +47,7 @@ def test_the_notice_is_shown_once_when_a_model_will_judge(project: Path, monkeyp
     first = session_start.handle(payload)
     assert first is not None and first.system_message.startswith("Kioku: Kioku judges each finished turn")
     assert "at most 50 calls" in first.system_message and "kioku judge off" in first.system_message
+    assert "kioku enrich off" in first.system_message
     again = session_start.handle(payload)
     assert again is None or again.system_message is None
 

@@ -89,7 +89,8 @@ def test_every_table_entry_names_a_setup_function_that_configures_a_command():
 
 def test_agent_defaults_to_main_wherever_it_is_taken():
     """Every command and verb with --agent means the main session's agent when it is left out,
-    except `lessons import`, which keeps the agent named in the export."""
+    except `lessons import`, which keeps the agent named in the export, and `enrich`, whose lessons are
+    every agent's unless one is named."""
     seen = []
     for name in cli.COMMANDS:
         parser = _subparsers(cli.build_parser(name))[name]
@@ -98,7 +99,7 @@ def test_agent_defaults_to_main_wherever_it_is_taken():
             if agent is not None:
                 seen.append(f"{name} {verb_name}".strip())
                 assert agent.required is False
-                assert agent.default == ("main" if (name, verb_name) != ("lessons", "import") else None)
+                assert agent.default == ("main" if (name, verb_name) not in {("lessons", "import"), ("enrich", "")} else None)
     assert {"lessons learn", "lessons search", "lessons restore", "lessons rollback", "lessons clone",
             "lessons export", "lessons maintain", "eval transcript", "dashboard"} <= set(seen)
 

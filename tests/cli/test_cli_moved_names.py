@@ -48,6 +48,10 @@ def _one_name(text: str) -> str:
     return re.sub(r"\b(twin|copy)-[ab]\b", r"\1", text)
 
 
+def _no_export_time(text: str) -> str:
+    return re.sub(r'"exported_at": "[^"]*"', '"exported_at": "TIME"', text)
+
+
 def _no_aside_folder(text: str) -> str:
     return re.sub(r"replaced-[0-9TZ-]+", "replaced-TIME", text)
 
@@ -63,7 +67,7 @@ CASES: dict[str, tuple[list[str], list[str], Callable[[str, Path], None] | None,
                  ["lessons", "rollback", "--to", "2000-01-01", "--dry-run"], None, _same),
     "clone": (["clone", "--agent", "main", "--to", "twin-a"], ["lessons", "clone", "--to", "twin-b"], None, _one_name),
     "export": (["export", "--agent", "main", "--format", "json"], ["lessons", "export", "--format", "json"], None,
-               _same),
+               _no_export_time),
     "import": (["import", "{project}/main.md", "--agent", "copy-a"],
                ["lessons", "import", "{project}/main.md", "--agent", "copy-b"], None, _one_name),
     "consolidate": (["consolidate", "--dry-run"], ["lessons", "consolidate", "--dry-run"], None, _same),

@@ -23,8 +23,9 @@ The script (``--script``) is a JSON list of turns consumed in order, one per mes
 A turn may also carry ``"usage": {"input_tokens": N, "output_tokens": M}``. When the script
 runs out, a request that offers the ``StructuredOutput`` tool (a ``claude -p --json-schema`` run,
 such as Kioku's judge) gets a call of it with a well-formed judge answer for every ``=== tN ===``
-turn of its message (and, after that call's result, a closing text); every other request gets
-``--reply``. Every request is appended to ``--log`` as
+turn of its message, or, for Kioku's enrichment (a schema whose items have ``questions``), a
+well-formed enrichment made of each ``=== mN ===`` note's own words (and, after that call's
+result, a closing text); every other request gets ``--reply``. Every request is appended to ``--log`` as
 one JSON line ``{"seq", "path", "body"}`` so a test can assert what reached the model.
 Standard library only: the test suite starts it with whatever Python runs pytest.
 """
@@ -86,14 +87,36 @@ def structured_answer(body: dict[str, Any]) -> dict[str, Any] | None:
     if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
         return {"text": "done"}
     text = json.dumps(messages)
-    ids = re.findall(r"=== (t\d+) ===", text)
     schema = tools["StructuredOutput"].get("input_schema") or {}
+    listed = (((schema.get("properties") or {}).get("items") or {}).get("items") or {}).get("properties") or {}
+    if "questions" in listed:
+        return {"tool_use": {"name": "StructuredOutput", "input": {"items": enrichment_items(messages)}}}
+    ids = re.findall(r"=== (t\d+) ===", text)
     item = (((schema.get("properties") or {}).get("turns") or {}).get("items") or {}).get("properties") or {}
     criteria = (item.get("scores") or {}).get("required") or []
     turns = [{"id": turn_id, "outcome": "success", "reason": "the mock judge found nothing wrong",
               "feedback_on_previous": "none", "confidence": 0.5, "scores": {c: 80 for c in criteria},
               "lesson": None, "lessons": []} for turn_id in dict.fromkeys(ids)]
     return {"tool_use": {"name": "StructuredOutput", "input": {"turns": turns}}}
+
+
+def enrichment_items(messages: list[Any]) -> list[dict[str, Any]]:
+    """A plain, well-formed enrichment for each note of an enrichment request, from its own words."""
+    parts: list[str] = []
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts.extend(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    text = "\n".join(parts)
+    items = []
+    for alias, body in re.findall(r"^=== (m\d+) === \([^)]*\)\n(.*)$", text, re.M):
+        words = re.findall(r"[A-Za-z]{3,}", body)[:4] or ["note"]
+        items.append({"id": alias, "questions": [f"what about {' '.join(words[:2])}?", f"tell me about {words[0]}",
+                                                 "メモの内容は？"],
+                      "keywords": {"en": words, "ja": ["メモ"]}, "topic": words[0]})
+    return items
 
 
 def _raw_blocks(turn: dict[str, Any]) -> list[dict[str, Any]]:

@@ -67,6 +67,7 @@ COMMANDS: dict[str, Command] = {
     "agent-section": Command("section:setup", AGENTS, "render an agent's Memory Configuration section"),
     "doctor": Command("install:setup_doctor", UPKEEP, "check the installation and stores"),
     "ui": Command("ui:setup", UPKEEP, "open the local web app"),
+    "enrich": Command("enrich:setup", UPKEEP, "search aids for memories and lessons, written by a model"),
     "store": Command("store:setup", UPKEEP, "the agent-memory store: sync, rebuild from the journal"),
     "mcp": Command("mcp:setup", UPKEEP, "serve memory and lessons to MCP clients (stdio)"),
     "hook": Command("internal:setup_hook", None, "run a hook event handler on a payload from stdin"),
@@ -97,11 +98,11 @@ class _TopLevelParser(argparse.ArgumentParser):
     def format_help(self) -> str:
         shown = {name: c for name, c in COMMANDS.items() if c.section}
         width = max(map(len, shown))
-        lines = [self.format_usage().rstrip("\n"), self.description or "", ""]
+        lines = [self.format_usage().rstrip("\n"), self.description or "",
+                 "`kioku COMMAND --help` shows a command's options (and a group's verbs).", ""]
         for section in dict.fromkeys(c.section for c in shown.values()):
             lines.append(f"{section}:")
             lines += [f"  {name:<{width}}  {c.summary}" for name, c in shown.items() if c.section == section]
-        lines += ["", "Run `kioku COMMAND --help` for a command's options (and a group's verbs)."]
         return "\n".join(lines) + "\n"
 
 

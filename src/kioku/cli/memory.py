@@ -1,7 +1,7 @@
 """The everyday memory-system commands: remember, recall, search, organize, forget.
 
     kioku remember TEXT... [--type user|project|feedback|reference] [--topic NAME] [--json]
-    kioku recall [--budget 10000] [--query WORDS] [--json]
+    kioku recall [--budget 10000] [--query WORDS] [--verbose] [--json]
     kioku search QUERY... [--limit 10] [--archive] [--lexical] [--json]
     kioku organize [--apply] [--repair] [--older-than DAYS] [--json]
     kioku forget [QUERY...] [--id ID] [--scope user|project] [--json]
@@ -56,6 +56,8 @@ def setup_remember(p: argparse.ArgumentParser) -> None:
 def setup_recall(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", type=int, default=10000, help="maximum characters (default 10000)")
     p.add_argument("--query", help="rank entries related to these words first")
+    p.add_argument("--verbose", action="store_true",
+                   help="also show each memory's search enrichment (used by search only, never recalled)")
     add_json(p, "the memory")
     p.set_defaults(func=cmd_recall)
 
@@ -135,6 +137,10 @@ def cmd_remember(args: argparse.Namespace) -> int:
 
     text = sys.stdin.read() if args.text == ["-"] else " ".join(args.text)
     result = remember(_without_request_words(text), type=args.type, topic=args.topic)
+    if result.status != "duplicate":
+        from kioku.enrich.wake import wake_worker
+
+        wake_worker()  # the new memory's search enrichment, where a model may write it
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False))
         _warn(result.warnings)
@@ -159,6 +165,11 @@ def cmd_recall(args: argparse.Namespace) -> int:
         print_json({"text": text})
     elif text:
         print(text)
+    if args.verbose:
+        from kioku.enrich.show import enrichment_report
+        from kioku.text.defang import defang
+
+        print(defang(enrichment_report()))
     return 0
 
 
@@ -193,6 +204,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(f"{_show(hit.file)}:{hit.line}: {defang(hit.text)}")
         if hit.context and hits:
             print(f"    index {_show(hit.context_file)}:{hit.context_line}: {defang(hit.context)}")
+        if hit.enrichment:
+            print(f"    found through its search enrichment (model-written): {defang(hit.enrichment)}")
     return 0
 
 

@@ -42,6 +42,13 @@ index alone (``kioku.lessons.retrieval_fallback``: same filters, metadata from C
 the journal, ``relevance`` = share of the task's keywords in the lesson, ``mode`` = "lexical")
 and logs one warning, which the CLI prints on stderr.
 
+Search enrichment (``kioku.lessons.enriched``): a lesson whose enrichment (questions, keywords in
+English and Japanese, a topic, written by a model for its text) matches the task is a candidate
+too; the enrichment's ranking joins the fusion (weight :attr:`LessonRanking.enrichment_weight`)
+but never lifts a lesson above one whose text holds the whole task, and a lesson passes through
+it only past its own stricter cut-off (the memory set's, ``kioku.retrieval.hybrid``); such a hit
+carries ``via_enrichment``.
+
 Relevance threshold calibration (tests/lessons/data/relevance_pairs.json, 68 labelled task/lesson
 pairs, 30 relevant, 38 irrelevant of which 8 are same-topic hard negatives; real MiniLM int8 cosines):
 relevant median 0.44 (min 0.08, max 0.65), irrelevant median 0.01 (max 0.55). F1 by threshold:
@@ -204,8 +211,17 @@ def _write_one(agent: str, scope: str, lesson: str, category: str, confidence: f
         meta.update(extra or {})
         meta.update(_deprecation_elsewhere(agent, scope, lesson, project_root))
         store.upsert(agent, KIND, [Record(id=rec_id, document=lesson, metadata=meta)])
+        _want_enrichment(agent, scope, rec_id, project_root)
     refresh_digest(agent, scope, project_root, changed=[(rec_id, lesson, meta)])
     return rec_id
+
+
+def _want_enrichment(agent: str, scope: str, rec_id: str, project_root: Path | None) -> None:
+    """Mark a new lesson as waiting for its search enrichment (the worker writes it, if a model may)."""
+    from kioku.infra import enrich_queue, pathstr
+
+    root = str(project_root) if project_root else pathstr.find_project_root()
+    enrich_queue.want("lesson", rec_id, f"{scope}:{root}", agent=agent, scope=scope, project_root=root)
 
 
 # What another copy of a lesson takes over when the lesson is deprecated: the decision, not the evidence
@@ -272,7 +288,8 @@ def relevance_threshold(project_root: Path | None = None) -> float:
 
 
 def retrieve(agent: str, task: str, limit: int = 5, project_root: Path | None = None, *,
-             threshold: float | None = None, scopes: Sequence[str] | None = None) -> list[ImprovementHit]:
+             threshold: float | None = None, scopes: Sequence[str] | None = None,
+             enrichment: bool = True) -> list[ImprovementHit]:
     """Improvements worth injecting for ``task`` (see the module docstring); [] if none exist.
 
     Degrades instead of failing: when the embedding model or Chroma is unavailable the
@@ -292,7 +309,7 @@ def retrieve(agent: str, task: str, limit: int = 5, project_root: Path | None = 
     if not wanted:
         return []
     try:
-        hits = _retrieve_hybrid(agent, task, limit, project_root, threshold, wanted)
+        hits = _retrieve_hybrid(agent, task, limit, project_root, threshold, wanted, enrichment)
     except Exception as exc:  # noqa: BLE001 - any model/Chroma failure: keyword search still works
         what = "embedding model" if _is_embedder_failure(exc) else "agent-memory store (Chroma)"
         from kioku.lessons.retrieval_fallback import retrieve_lexical
@@ -338,6 +355,11 @@ class LessonRanking:
     coverage_weight: float = 0.5  # relevance = cosine + coverage_weight x keyword coverage
     min_relevance: float = 0.3  # relevance needed by a task that is not mostly Japanese
     min_relevance_cjk: float = 0.65  # ... and by a Japanese one (MiniLM cosines run high there)
+    # search enrichment: as kioku.retrieval.hybrid.HybridConfig (the memory set's fit)
+    enrichment_weight: float = 1.0  # weight of the enrichment's ranking against the dense list
+    enrichment_margin: float = 0.1  # an enrichment match needs min_relevance + this
+    min_relevance_enrich_cjk: float = 0.45  # ... and this when the task holds Japanese
+    exact_coverage: float = 1.0  # a lesson holding this share of the task's words is an exact match
 
 
 RANKING = LessonRanking()
@@ -352,6 +374,7 @@ class Candidates:
     cosine: dict[str, float]
     lexical: list[list[tuple[str, float]]]  # one FTS5 ranking per scope
     coverage: dict[str, float] = field(default_factory=dict)  # share of the task's keywords in the lesson
+    enriched: Any = None  # kioku.lessons.enriched.EnrichedSignals: the task against the lessons' enrichment
 
 
 def keyword_coverage(task_tokens: set[str], document: str) -> float:
@@ -364,8 +387,9 @@ def keyword_coverage(task_tokens: set[str], document: str) -> float:
 
 
 def lesson_candidates(agent: str, task: str, limit: int, project_root: Path | None,
-                      wanted: list[str]) -> Candidates:
-    """Dense nearest neighbours and lexical matches of ``task`` in each scope (see the module docstring)."""
+                      wanted: list[str], enrichment: bool = True) -> Candidates:
+    """Dense nearest neighbours and lexical matches of ``task`` in each scope (see the module
+    docstring), and with ``enrichment`` the lessons whose search enrichment matches it best."""
     from kioku.retrieval.hybrid import embed_cached
     from kioku.retrieval.text import tokenize, without_lone_kana
 
@@ -397,21 +421,34 @@ def lesson_candidates(agent: str, task: str, limit: int, project_root: Path | No
             for rec in got:
                 records[rec.id] = (scope_name, rec)
             _fill_cosines(task_vec, store, agent, [rec.id for rec in got], records, cosine)
+    enriched = None
+    if enrichment:
+        from kioku.lessons.enriched import expansion_signals
+
+        enriched = expansion_signals(agent, task, task_vec)
+        if enriched is not None:
+            found = enriched.best_missing(records, RANKING.coverage_weight, max(limit, LEXICAL_EXTRA))
+            for scope_name, store in stores.items():
+                got = [rec for rec in store.get(agent, KIND, ids=found) if rec.id not in records] if found else []
+                for rec in got:
+                    records[rec.id] = (scope_name, rec)
+                _fill_cosines(task_vec, store, agent, [rec.id for rec in got], records, cosine)
+                found = [i for i in found if i not in records]
     tokens = set(without_lone_kana(tokenize(task)))
     coverage = {rec_id: keyword_coverage(tokens, rec.document) for rec_id, (_s, rec) in records.items()}
-    return Candidates(task, records, cosine, lexical, coverage)
+    return Candidates(task, records, cosine, lexical, coverage, enriched)
 
 
 def rank_candidates(c: Candidates, threshold: float, ranking: LessonRanking = RANKING) -> list[ImprovementHit]:
-    """Fused, filtered hits (unsorted, not de-duplicated): cosine >= ``threshold``, relevance past
-    the calibrated cut-off, active lessons only; the fused score is x1.2 when cross-validated."""
-    from kioku.retrieval.hybrid import fuse, has_cjk, is_cjk_query, needs_cjk_bar
+    """Fused, filtered hits (unsorted, not de-duplicated): cosine >= ``threshold`` and relevance past
+    the calibrated cut-off, or a relevance through the lesson's search enrichment past its own
+    stricter one; active lessons only; the fused score is x1.2 when cross-validated."""
+    from kioku.lessons.enriched import enrichment_relevance, fused_scores
+    from kioku.retrieval.hybrid import has_cjk, is_cjk_query, needs_cjk_bar
     from kioku.retrieval.text import holds_an_english_word, tokenize
 
-    dense = sorted(c.cosine.items(), key=lambda kv: -kv[1])
-    # dense carries the semantic signal for both scopes; each scope's lexical list adds a weighted vote
-    fused = dict(fuse([dense, *c.lexical], weights=[1.0] + [ranking.lexical_weight] * len(c.lexical),
-                      method=ranking.fusion))
+    by_enrichment = enrichment_relevance(c, ranking)
+    fused = fused_scores(c, ranking, by_enrichment)
     task_is_cjk, task_has_cjk = is_cjk_query(c.task), has_cjk(c.task)
     task_tokens = tokenize(c.task)
     hits: list[ImprovementHit] = []
@@ -424,20 +461,26 @@ def rank_candidates(c: Candidates, threshold: float, ranking: LessonRanking = RA
                  and holds_an_english_word(c.task, task_tokens, set(tokenize(document))))
         bar = (ranking.min_relevance_cjk if needs_cjk_bar(task_is_cjk, task_has_cjk, has_cjk(document), named)
                else ranking.min_relevance)
-        if rel < threshold or relevance < bar or not stats.is_active(meta, MIN_CONFIDENCE_ACTIVE):
+        by_text = rel >= threshold and relevance >= bar
+        rel_e, named_e = by_enrichment.get(rec_id, (0.0, False))
+        bar_e = (ranking.min_relevance_enrich_cjk if task_has_cjk and not named_e
+                 else ranking.min_relevance + ranking.enrichment_margin)
+        by_enriched = rec_id in by_enrichment and rel_e >= bar_e
+        if not (by_text or by_enriched) or not stats.is_active(meta, MIN_CONFIDENCE_ACTIVE):
             continue
         score = fused.get(rec_id, 0.0) * (CROSS_VALIDATED_BOOST if meta.get("cross_validated") else 1.0)
+        extra = {"mode": "hybrid", **({"via_enrichment": True} if by_enriched and not by_text else {})}
         hits.append(ImprovementHit(id=rec_id, improvement=rec.document, relevance=round(rel, 4),
                                    metadata=meta, scope=scope_name, score=round(score, 6),
-                                   wilson_lower=stats.wilson_of(meta), extra={"mode": "hybrid"}))
+                                   wilson_lower=stats.wilson_of(meta), extra=extra))
     return hits
 
 
 def _retrieve_hybrid(agent: str, task: str, limit: int, project_root: Path | None,
-                     threshold: float | None, wanted: list[str]) -> list[ImprovementHit]:
+                     threshold: float | None, wanted: list[str], enrichment: bool = True) -> list[ImprovementHit]:
     """Dense + lexical fusion with the Python-side filters (unsorted, not de-duplicated)."""
     thr = relevance_threshold(project_root) if threshold is None else float(threshold)
-    return rank_candidates(lesson_candidates(agent, task, limit, project_root, wanted), thr)
+    return rank_candidates(lesson_candidates(agent, task, limit, project_root, wanted, enrichment), thr)
 
 
 _POOL: Any = None

@@ -31,6 +31,7 @@ from kioku.memory.store import MemoryDir, index_entry_for
 from kioku.memory.textutil import now_iso
 from kioku.memory.topics import Entry, TopicFile, new_topic, read_topic, topic_path
 from kioku.memory.written import record_entries
+from kioku.memory.wanted import want_enrichment
 
 _HISTORY_NOTES = ("(archived ", "(superseded ", "(merged ")
 
@@ -102,7 +103,7 @@ def edit_memory(entry_id: str, text: str | None = None, type: str | None = None,
     md, name = _find(entry_id, project_root, archive=False)
     destination = target_dir(new_type, project_root) if new_type else md
     if destination.path.resolve() != md.path.resolve():
-        return _move(md, name, destination, entry_id, cleaned, new_type or "")
+        return _move(md, name, destination, entry_id, cleaned, new_type or "", project_root)
     with md.lock():
         topics = md.load_topics()
         doc = md.load_index(topics)
@@ -125,6 +126,8 @@ def edit_memory(entry_id: str, text: str | None = None, type: str | None = None,
         md.write_topic(topic)  # the topic file is the truth: written before the index
         indexed = _add_index_line(doc, entry, name, position)
         md.write_index(doc)
+    if final_text != text_before:
+        want_enrichment(md, entry.id, project_root)  # its enrichment is stale: written again by the worker
     return EditResult(entry.id, "edited", entry.type, entry.summary, md.scope, str(topic.path), indexed)
 
 
@@ -136,7 +139,7 @@ def _both_locked(a: MemoryDir, b: MemoryDir):
 
 
 def _move(source: MemoryDir, name: str, destination: MemoryDir, entry_id: str, cleaned: str | None,
-          new_type: str) -> EditResult:
+          new_type: str, project_root: Path | None = None) -> EditResult:
     with _both_locked(source, destination):
         topics = source.load_topics()
         doc = source.load_index(topics)
@@ -163,6 +166,7 @@ def _move(source: MemoryDir, name: str, destination: MemoryDir, entry_id: str, c
         indexed = _add_index_line(target_doc, entry, target_name)
         destination.write_index(target_doc)
         source.write_index(doc)
+    want_enrichment(destination, entry.id, project_root)  # in a new folder, and maybe with new text
     return EditResult(entry.id, "moved", entry.type, entry.summary, destination.scope, str(target.path), indexed)
 
 

@@ -58,6 +58,7 @@ from kioku.memory.textutil import (
 from kioku.memory.topics import Entry, TopicFile, new_topic, read_topic, topic_path, unique_id
 from kioku.memory.screen import screened_summary
 from kioku.memory.trusted import carry_over
+from kioku.memory.wanted import want_enrichment
 
 MERGE_JACCARD = 0.5
 TARGET_LINES = 120
@@ -255,6 +256,7 @@ def _apply(md: MemoryDir, topics: dict[str, TopicFile], doc: IndexDoc, proposals
             doc.entries.append(index_entry_for(new, topic.name))
             shown = summary if md.scope != "project" else screened_summary(md.base, topic.name, summary, text, new_id)
             done.append(f"merged {len(entries)} entries of {topic.name} into {new_id}: {shown}")
+            want_enrichment(md, new_id)  # a new memory: the worker writes its search enrichment
         else:
             _archive_entries(md, topic.name, entries, "archived", proposal.reason)
             _remove_from(topic, doc, entries)

@@ -17,6 +17,7 @@ from kioku.memory.store import index_entry_for
 from kioku.memory.textutil import jaccard, normalize, now_iso, stem, token_set, today
 from kioku.memory.topics import Entry, new_topic, read_topic, slugify_topic, topic_path, unique_id
 from kioku.memory.written import record_entries
+from kioku.memory.wanted import want_enrichment
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -299,6 +300,7 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
         lines = doc.line_count()
         if indexed and lines >= WARN_LINES:
             warnings.append(f"memory index has {lines} of {MAX_LINES} lines; run `kioku organize`")
+    want_enrichment(md, entry_id, project_root)  # a marker file: the worker asks a model later, if one may be
 
     return SaveResult("superseded" if old else "saved", type_, index_entry.summary, str(path),
                       index_entry.line, [_for_agent(md, name, e) for name, e, _ in old], md.scope, entry_id, indexed,

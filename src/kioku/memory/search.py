@@ -25,6 +25,11 @@ stopwords, one kana) falls back to a case-insensitive substring scan.
 A project memory Kioku did not write on this machine (``kioku.memory.screen``) is shown with its
 provenance (``SearchHit.origin``, also appended to ``text``); one that asks the agent to act is
 replaced by a line saying it was withheld (``SearchHit.withheld``), as in recall.
+
+Each memory's search enrichment, when a model wrote one for its current text
+(``kioku.retrieval.enrichment``, keyed by the text: an edited memory's old enrichment is not
+used), is the ranker's second field; a hit found through it alone carries the line of it that
+matched (``SearchHit.enrichment``). ``enrichment=False`` searches the text alone.
 """
 
 from __future__ import annotations
@@ -58,6 +63,7 @@ class SearchHit:
     date: str = ""  # the day the memory was saved (a topic entry's; "" for other lines)
     type: str = ""
     id: str = ""  # a topic entry's id, for ``kioku forget --id``
+    enrichment: str = ""  # found only through its search enrichment: the line of it that matched
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -196,6 +202,11 @@ def _folder_memories(folder: Path, scope: str, signature: list) -> list[Memory]:
     return memories
 
 
+def folder_memories(folder: Path, scope: str) -> list[Memory]:
+    """The searchable memories of one memory folder, history included (``Memory.current``)."""
+    return _folder_memories(folder, scope, [])
+
+
 def _merge_folder(paths: list[Path], scope: str) -> list[Memory]:
     topics: dict[str, list[Memory]] = {}
     index_entries: list = []
@@ -304,18 +315,41 @@ def collect(project_root: Path | None = None, archive: bool = False) -> tuple[li
 _index_cache: dict[tuple, object] = {}
 
 
-def _index(memories: list[Memory], signature: tuple, dense: bool | str):
+def memory_key(m: Memory) -> str:
+    """The key of a memory's search enrichment (``kioku.retrieval.enrichment.content_key``)."""
+    from kioku.retrieval.enrichment import content_key
+
+    return content_key("memory", m.text)
+
+
+def _expansions(memories: list[Memory]) -> list[tuple[str, ...]]:
+    """Each memory's search enrichment lines (empty without one, or when it is stale)."""
+    from kioku.retrieval.enrichment import lookup
+
+    keys = [memory_key(m) for m in memories]
+    found = lookup("memory", keys)
+    return [found[key].lines() if key in found else () for key in keys]
+
+
+def _index(memories: list[Memory], signature: tuple, dense: bool | str, enrichment: bool = True):
     """The HybridIndex over ``memories``, reused while no file changed (one per dense mode)."""
     from kioku.retrieval.hybrid import HybridIndex, Unit, dense_available
     from kioku.retrieval.vectors import default_path
 
     use_dense = dense is True or (dense == "auto" and dense_available())
-    key = (use_dense, str(default_path()))
+    key = (use_dense, enrichment, str(default_path()))
+    if enrichment:
+        from kioku.retrieval.enrichment import default_path as enrichment_path, default_store
+
+        store_signature = default_store().signature() if enrichment_path().exists() else None
+    else:
+        store_signature = None
     with _cache_lock:
         hit = _index_cache.get(key)
-    if hit is not None and hit[0] == signature:
+    if hit is not None and hit[0] == (signature, store_signature):
         return hit[1]
-    units = [Unit(i, m.text, m.type, m.topic, m.date) for i, m in enumerate(memories)]
+    expansions = _expansions(memories) if store_signature else [() for _ in memories]
+    units = [Unit(i, m.text, m.type, m.topic, m.date, expansions[i]) for i, m in enumerate(memories)]
     embed = None
     if use_dense:
         from kioku.retrieval.vectors import default_store
@@ -323,23 +357,26 @@ def _index(memories: list[Memory], signature: tuple, dense: bool | str):
         embed = default_store().embed
     index = HybridIndex(units, dense=dense if use_dense else False, embed=embed)
     with _cache_lock:
-        _index_cache[key] = (signature, index)
+        _index_cache[key] = ((signature, store_signature), index)
     return index
 
 
-def memory_index(project_root: Path | None = None, archive: bool = False, dense: bool | str = "auto"):
+def memory_index(project_root: Path | None = None, archive: bool = False, dense: bool | str = "auto",
+                 enrichment: bool = True):
     """(memories, HybridIndex) exactly as :func:`search` ranks them (unit ids index ``memories``)."""
     memories, signature = collect(project_root, archive)
-    return memories, _index(memories, signature, dense)
+    return memories, _index(memories, signature, dense, enrichment)
 
 
-def _hit(m: Memory, score: float, semantic: bool = False, screen: _Screening | None = None) -> SearchHit:
+def _hit(m: Memory, score: float, semantic: bool = False, screen: _Screening | None = None,
+         enrichment: str = "") -> SearchHit:
     from kioku.text.secrets import redact
 
     context_file, context_line, context = m.context or ("", 0, "")
     # files edited by hand can hold what a save would have refused: nothing is shown unredacted
     hit = SearchHit(m.key[0], m.key[1], redact(m.display), round(float(score), 6), m.scope, semantic,
-                    redact(context), context_file, context_line, date=m.date, type=m.type, id=m.entry_id)
+                    redact(context), context_file, context_line, date=m.date, type=m.type, id=m.entry_id,
+                    enrichment=redact(enrichment))
     return screen.apply(m, hit) if screen is not None and m.scope == "project" else hit
 
 
@@ -367,23 +404,25 @@ class _Screening:
         else:
             verdict = screen.for_note(file, m.key[1], m.text)
         if verdict.withheld:
-            return replace(hit, text=placeholder(verdict), context="", withheld=True)
+            return replace(hit, text=placeholder(verdict), context="", enrichment="", withheld=True)
         label = screen.label(verdict) if verdict.foreign else ""
         return replace(hit, text=f"{hit.text} ({label})", origin=label) if label else hit
 
 
 def search(query: str, project_root: Path | None = None, limit: int = 10, archive: bool = False,
-           dense: bool | str = "auto") -> list[SearchHit]:
+           dense: bool | str = "auto", enrichment: bool = True) -> list[SearchHit]:
     """The memories that pass the relevance cut-off, best first (at most ``limit``)."""
-    return search_or_nearest(query, project_root, limit, archive, dense, nearest=0)[0]
+    return search_or_nearest(query, project_root, limit, archive, dense, nearest=0, enrichment=enrichment)[0]
 
 
 def search_or_nearest(query: str, project_root: Path | None = None, limit: int = 10, archive: bool = False,
-                      dense: bool | str = "auto", nearest: int = 3) -> tuple[list[SearchHit], list[SearchHit]]:
+                      dense: bool | str = "auto", nearest: int = 3,
+                      enrichment: bool = True) -> tuple[list[SearchHit], list[SearchHit]]:
     """(hits, nearest): the hits of :func:`search` and, only when there are none, the ``nearest``
     best-ranked memories below the cut-off, so a caller can show them apart as "no close match"
     (a question the cut-off got wrong still shows its memory; an unrelated one shows only
-    memories marked as not matching)."""
+    memories marked as not matching). ``enrichment=False`` ranks by the memories' text alone,
+    as before any search enrichment was written (the benches compare both)."""
     from kioku.retrieval.text import tokenize
 
     query = query.strip()
@@ -397,13 +436,14 @@ def search_or_nearest(query: str, project_root: Path | None = None, limit: int =
         if not tokenize(query):
             needle = query.lower()
             return [_hit(m, 1.0, screen=screen) for m in memories if needle in m.text.lower()][:limit], []
-        index = _index(memories, signature, dense)
+        index = _index(memories, signature, dense, enrichment)
         hits: list[SearchHit] = []
         below: list[SearchHit] = []
         for scored in index.ranked(query, max(limit * 5, 50)):
-            semantic = scored.coverage < index.config.min_coverage
+            semantic = scored.coverage < index.config.min_coverage and not scored.via_enrichment
             if scored.relevant:
-                hits.append(_hit(memories[scored.id], scored.score, semantic, screen))
+                why = index.explain(scored.id, query) if scored.via_enrichment else ""
+                hits.append(_hit(memories[scored.id], scored.score, semantic, screen, why))
                 if len(hits) >= limit:
                     break
             elif len(below) < nearest:

@@ -1,4 +1,4 @@
-"""The one-time notice at the first SessionStart where a model will judge turns.
+"""The one-time notice at the first SessionStart where a model will judge turns or enrich memories.
 
 It says what is sent, to which model, within which caps, and how to see the use and turn it
 off. It is shown once per Kioku home (``<state_dir>/notices/model-judge``); checking whether it
@@ -31,16 +31,25 @@ def pending_notice(project_root: str) -> str:
         settings = load_settings(Path(project_root))
     except Exception:  # noqa: BLE001 - a broken config is reported by doctor, not by a notice
         return ""
-    if unavailable_reason("judge", settings):
+    judging = not unavailable_reason("judge", settings)
+    enriching = not unavailable_reason("enrich", settings)
+    if not judging and not enriching:
         return ""  # no model will be called: nothing to tell yet
     backend = settings.resolved_backend()
     where = {"claude": "the claude CLI, with your Claude Code login", "anthropic": "the Anthropic API, with your "
              "ANTHROPIC_API_KEY", "command": f"your command {settings.command[0] if settings.command else ''}"}[backend]
-    text = (f"Kioku judges each finished turn with a model ({settings.model}, through {where}): it sends a "
-            f"condensed, redacted copy of the turn (your prompt, the answer, tool calls cut short, your next prompt), "
-            f"at most {settings.daily_calls} calls and {settings.daily_tokens:,} tokens a day"
-            + (f", ${settings.max_usd_per_call:g} a call" if backend == "claude" and settings.max_usd_per_call else "")
-            + ". `kioku judge status` shows the use; `kioku judge off` turns it off.")
+    caps = (f"at most {settings.daily_calls} calls and {settings.daily_tokens:,} tokens a day"
+            + (f", ${settings.max_usd_per_call:g} a call" if backend == "claude" and settings.max_usd_per_call else ""))
+    enrichment = ("the redacted text of each memory you save and each lesson it learns, once, to write search aids "
+                  "(questions and keywords in English and Japanese; `kioku enrich off` turns that off)")
+    if judging:
+        text = (f"Kioku judges each finished turn with a model ({settings.model}, through {where}): it sends a "
+                f"condensed, redacted copy of the turn (your prompt, the answer, tool calls cut short, your next "
+                f"prompt)" + (f", and {enrichment}" if enriching else "") + f", {caps}. "
+                "`kioku judge status` shows the use; `kioku judge off` turns judging off.")
+    else:
+        text = (f"Kioku sends a model ({settings.model}, through {where}) {enrichment}, {caps}. "
+                "`kioku enrich status` shows what was enriched.")
     try:
         fsutil.atomic_write_text(marker, text + "\n")
     except OSError:

@@ -23,12 +23,13 @@ def status(project_root: Path) -> dict[str, Any]:
     day = usage.totals(today, data=data)
     month = usage.totals(today[:8] + "01", data=data)
     judge_day = usage.totals(today, "judge", data=data)
+    enrich_day = usage.totals(today, "enrich", data=data)
     last = data.get("last_error") if isinstance(data.get("last_error"), dict) else None
     return {
         "backend": settings.backend, "uses": settings.resolved_backend(), "model": settings.model,
         "claude": settings.claude_path() or None, "enabled": settings.allowed("judge"),
         "unavailable": unavailable_reason("judge", settings) or None,
-        "today": {**day.to_json(), "judge": judge_day.to_json()}, "month": month.to_json(),
+        "today": {**day.to_json(), "judge": judge_day.to_json(), "enrich": enrich_day.to_json()}, "month": month.to_json(),
         "budget_left": {"calls": max(0, settings.daily_calls - day.calls) if settings.daily_calls else None,
                         "tokens": max(0, settings.daily_tokens - day.tokens) if settings.daily_tokens else None},
         "caps": {"daily_calls": settings.daily_calls, "daily_tokens": settings.daily_tokens,
@@ -52,6 +53,9 @@ def format_status(s: dict[str, Any]) -> str:
     t, m = s["today"], s["month"]
     lines.append(f"  today: {t['calls']} call(s), {t['tokens']:,} tokens, {_money(t)}; "
                  f"{t['judge']['fallbacks']} turn(s) judged by the rules after an unusable answer")
+    if t.get("enrich", {}).get("calls"):
+        lines.append(f"  of which search enrichment: {t['enrich']['calls']} call(s), {t['enrich']['tokens']:,} tokens "
+                     "(kioku enrich status)")
     lines.append(f"  this month: {m['calls']} call(s), {m['tokens']:,} tokens, {_money(m)}")
     left = s["budget_left"]
     lines.append("  left today: " + ", ".join(

@@ -33,27 +33,39 @@ cosine around 0.5, so the bar is higher; see :func:`needs_cjk_bar`), or without 
 coverage reaches ``min_coverage``. The defaults are fitted on the tune half of the project's own labelled
 memory set (``scripts/bench/memory_search.py --fit``).
 
+Search enrichment (``Unit.expansion``: the questions, keywords and topic a model wrote about a
+memory, ``kioku.retrieval.enrichment``) is a second field, scored apart from the text
+(``kioku.retrieval.expansion``: BM25 and coverage over all its lines, cosine over its English
+lines). Its fused score, computed as the text's, is added x ``enrichment_weight``, except that no
+unit is lifted by it above a unit whose own text holds the whole query (coverage >=
+``exact_coverage``). A unit is relevant through its enrichment when the enrichment's cosine +
+``coverage_weight`` x its coverage reaches ``min_relevance + enrichment_margin``, or for a query
+holding Japanese (every enrichment holds Japanese) ``min_relevance_enrich_cjk``; without the
+model when its coverage reaches ``min_coverage_enrich``. A unit without enrichment is ranked and
+cut exactly as before; ``Scored.via_enrichment`` marks a unit relevant through it alone.
+
 Without the model (dense=False, or "auto" and the embedder unavailable) step 2 is skipped and
-only units sharing a term with the query are results; dense=True with no model raises
-``EmbedderUnavailable``.
+only units sharing a term with the query (in its text or its enrichment) are results;
+dense=True with no model raises ``EmbedderUnavailable``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 import threading
 from dataclasses import dataclass
 from typing import Callable, Hashable, Sequence
 
 from kioku.retrieval.bm25 import BM25Index
 from kioku.retrieval.dates import closeness, parse_query_dates, parse_date
-from kioku.retrieval.text import english_words, query_terms, synonym_groups, tokenize, without_lone_kana
+from kioku.retrieval.expansion import ExpansionField, ExpansionSignals, protect_exact
+from kioku.retrieval.japanese import has_cjk, is_cjk_query, needs_cjk_bar  # noqa: F401  (re-exported)
+from kioku.retrieval.lexical_field import LexicalField
+from kioku.retrieval.text import english_words, query_terms, tokenize, without_lone_kana
 
 Ranking = list[tuple[Hashable, float]]
 
 DEFAULT_RRF_K = 60
-_TERM_CACHE_MAX = 5000  # query terms whose posting arrays an index keeps
 
 
 def fuse(rankings: Sequence[Ranking], weights: Sequence[float] | None = None, k: int = DEFAULT_RRF_K,
@@ -154,6 +166,7 @@ class Unit:
     type: str = ""  # user | project | feedback | reference ("" when unknown)
     topic: str = ""  # the topic file's name, e.g. "tooling"; searched lexically with the text
     date: str = ""  # when it was remembered ("2026-05-01", "1:56 pm on 8 May, 2023", ...)
+    expansion: tuple[str, ...] = ()  # its search enrichment's lines (kioku.retrieval.expansion)
 
     def lexical_text(self) -> str:
         topic = self.topic.replace("-", " ").replace("_", " ")
@@ -173,28 +186,12 @@ class HybridConfig:
     min_relevance: float = 0.3  # ... at least this for a query that is not mostly Japanese
     min_relevance_cjk: float = 0.65  # ... and this for a Japanese one (MiniLM cosines run high there)
     min_coverage: float = 0.1  # without the model: at least this share of the query's IDF weight
-
-
-_CJK = re.compile(r"[\u3041-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
-
-
-def is_cjk_query(query: str) -> bool:
-    """True when most characters of ``query`` are Japanese (or Chinese) script."""
-    return len(_CJK.findall(query)) * 2 > len(query.strip())
-
-
-def has_cjk(text: str) -> bool:
-    """True when ``text`` holds any Japanese (or Chinese) character."""
-    return _CJK.search(text) is not None
-
-
-def needs_cjk_bar(query_is_cjk: bool, query_has_cjk: bool, text_has_cjk: bool, shares_english_word: bool) -> bool:
-    """Whether a (query, text) pair is held to the Japanese cut-off: the query is mostly Japanese,
-    or both hold Japanese and the text holds none of the query's English words. A short mixed
-    question ("CIは？", "Lokiの使い方") and any Japanese text get a cosine of 0.3-0.6 whatever
-    they say, so there the cosine cannot tell; the English word the question names can
-    ("ログはLokiに送る"). Its cosine to an English text is the usual one."""
-    return query_is_cjk or (query_has_cjk and text_has_cjk and not shares_english_word)
+    # search enrichment (module docstring); fitted with the cut-off when a bench has enrichment
+    enrichment_weight: float = 1.0  # the enrichment's fused score, added x this to the text's
+    enrichment_margin: float = 0.1  # an enrichment match needs min_relevance + this
+    min_relevance_enrich_cjk: float = 0.45  # ... and this for a Japanese pair (cosine over its English lines)
+    min_coverage_enrich: float = 0.3  # ... and without the model this share of the query in it
+    exact_coverage: float = 1.0  # a unit whose text holds this share of the query is an exact match
 
 
 @dataclass
@@ -208,6 +205,7 @@ class Components:
     date_match: object | None = None  # np.ndarray (n,) in [0, 1], or None when the query names no date
     any_cjk: bool = False  # the query holds a Japanese character (``cjk``: mostly Japanese)
     named: object | None = None  # np.ndarray (n,) bool: for a mixed query, units holding one of its English words
+    expansion: ExpansionSignals | None = None  # the enrichment's signals, when any unit has one
 
 
 @dataclass(frozen=True)
@@ -217,6 +215,7 @@ class Scored:
     coverage: float
     cosine: float | None
     relevant: bool  # passes the absolute cut-off (see the module docstring)
+    via_enrichment: bool = False  # passes it only through its search enrichment
 
 
 class HybridIndex:
@@ -228,119 +227,40 @@ class HybridIndex:
         self.units = list(units)
         self.config = config
         n = len(self.units)
-        self.bm25 = BM25Index.from_items([(i, u.lexical_text()) for i, u in enumerate(self.units)],
-                                         k1=config.k1, b=config.b)
+        self.text_field = LexicalField([u.lexical_text() for u in self.units], k1=config.k1, b=config.b)
+        self.bm25 = self.text_field.bm25
         # distinct unit dates and a unit -> date index, so a query scores each date once, not n units
         parsed = [parse_date(u.date) if u.date else None for u in self.units]
         self._dates = sorted({d for d in parsed if d is not None})
         position = {d: i for i, d in enumerate(self._dates)}
         self._date_idx = np.array([position[d] if d is not None else len(self._dates) for d in parsed], dtype=int)
         self.matrix = None
-        self._term_cache: dict[str, tuple[object, object]] = {}
-        self._norms = None
         self._unit_cjk = np.array([has_cjk(u.text) for u in self.units], dtype=bool)
         self._embed_query = embed_query
         use_dense = dense is True or (dense == "auto" and dense_available())
+        vectors = None
         if use_dense and n:
             try:
-                self.matrix = np.asarray((embed or embed_cached)([u.text for u in self.units]), dtype=np.float32)
+                vectors = embed or embed_cached
+                self.matrix = np.asarray(vectors([u.text for u in self.units]), dtype=np.float32)
                 if self._embed_query is None:
                     self._embed_query = embed_cached
             except Exception:
                 if dense is True:
                     raise
-                self.matrix = None
+                self.matrix, vectors = None, None
+        self.expansion: ExpansionField | None = None
+        if any(u.expansion for u in self.units):
+            self.expansion = ExpansionField([u.expansion for u in self.units], config.k1, config.b,
+                                            embed=vectors if self.matrix is not None else None)
 
     @property
     def has_dense(self) -> bool:
         return self.matrix is not None
 
-    def _term_arrays(self, term: str):
-        """(document numbers, BM25 term-frequency part) of ``term``'s postings, as arrays.
-
-        Built once per term and index: the lexical scores and coverage of a query are then a
-        few vector additions instead of a Python loop over every posting (at 10,000 memories
-        the loops took about 5 ms of a 15 ms query). Same formula as ``BM25Index.score_tokens``.
-        """
-        import numpy as np
-
-        arrays = self._term_cache.get(term)
-        if arrays is None:
-            postings = self.bm25.postings(term)
-            docs = np.fromiter((d for d, _ in postings), dtype=np.intp, count=len(postings))
-            tf = np.fromiter((t for _, t in postings), dtype=np.float64, count=len(postings))
-            if self._norms is None:
-                self._norms = np.asarray(self.bm25.length_norms(), dtype=np.float64)
-            part = tf * (self.bm25.k1 + 1) / (tf + self._norms[docs]) if len(docs) else tf
-            if len(self._term_cache) >= _TERM_CACHE_MAX:
-                self._term_cache.clear()  # simple bound for long-lived processes
-            arrays = self._term_cache[term] = (docs, part)
-        return arrays
-
-    def _phrase_arrays(self, phrase: str):
-        """(documents holding every word of ``phrase``, the smallest BM25 term part among them)."""
-        import numpy as np
-
-        docs = part = None
-        for word in phrase.split():
-            d, p = self._term_arrays(word)
-            if docs is None:
-                docs, part = d, p
-                continue
-            docs, mine, theirs = np.intersect1d(docs, d, assume_unique=True, return_indices=True)
-            part = np.minimum(part[mine], p[theirs])
-        return docs, part
-
     def _lexical_signals(self, tokens: list[str], query: str = ""):
-        """(BM25 scores, coverage) arrays (n,) for already tokenized query terms.
-
-        Terms another word can stand for (``text.synonym_groups``: "database" / "db", the
-        bigrams of データベース / "database") are scored as a group: a memory gets the better
-        of what the terms give it and what an alternative would give it in their place (the
-        terms' IDF weight, the alternative's term frequency), so naming a thing either way
-        matches and nothing counts twice. The coverage total stays the query's own terms."""
-        import numpy as np
-
-        n = len(self.units)
-        lexical = np.zeros(n, dtype=np.float64)
-        coverage = np.zeros(n, dtype=np.float64)
-        counts: dict[str, int] = {}
-        for token in tokens:
-            counts[token] = counts.get(token, 0) + 1
-        idf = {term: self.bm25.idf(term) for term in counts}
-        total = sum(idf.values())  # every distinct token counts, known or not (BM25Index.coverage)
-        groups = synonym_groups(query, tokens) if query else []
-        grouped = {term for terms, _ in groups for term in terms}
-        for term, qtf in counts.items():
-            if term in grouped:
-                continue
-            docs, part = self._term_arrays(term)
-            if not len(docs):
-                continue
-            lexical[docs] += idf[term] * qtf * part  # a term's postings name each document once
-            if total > 0:
-                coverage[docs] += idf[term] / total
-        for terms, alternatives in groups:
-            weight = sum(idf[t] * counts[t] for t in terms)
-            share = sum(idf[t] for t in terms) / total if total > 0 else 0.0
-            lex_own = np.zeros(n, dtype=np.float64)
-            cov_own = np.zeros(n, dtype=np.float64)
-            for term in terms:
-                docs, part = self._term_arrays(term)
-                if len(docs):
-                    lex_own[docs] += idf[term] * counts[term] * part
-                    if total > 0:
-                        cov_own[docs] += idf[term] / total
-            lex_alt = np.zeros(n, dtype=np.float64)
-            cov_alt = np.zeros(n, dtype=np.float64)
-            for alt in alternatives:
-                docs, part = self._term_arrays(alt) if " " not in alt else self._phrase_arrays(alt)
-                if len(docs):
-                    lex_alt[docs] = np.maximum(lex_alt[docs], weight * part)
-                    cov_alt[docs] = share
-            lexical += np.maximum(lex_own, lex_alt)
-            coverage += np.maximum(cov_own, cov_alt)
-        return lexical.astype(np.float32), coverage.astype(np.float32)
+        """(BM25 scores, coverage) arrays (n,) of the units' own text (``LexicalField.signals``)."""
+        return self.text_field.signals(tokens, query)
 
     def components(self, query: str) -> Components:
         import numpy as np
@@ -352,7 +272,7 @@ class HybridIndex:
         if any_cjk and not mostly_cjk:
             # which units hold one of a mixed question's English words (or what stands for them)
             named = self._lexical_signals(english_words(tokens), query)[1] > 0
-        dense = None
+        dense = qvec = None
         if self.matrix is not None:
             qvec = np.asarray(self._embed_query([query]), dtype=np.float32)[0]
             # einsum, not BLAS: a matrix-vector product this size gains nothing from BLAS threads,
@@ -364,24 +284,37 @@ class HybridIndex:
             if specs:
                 per_date = np.array([closeness(specs, d) for d in self._dates] + [0.0], dtype=np.float32)
                 date_match = per_date[self._date_idx]
-        return Components(lexical, coverage, dense, mostly_cjk, date_match, any_cjk, named)
+        expansion = None
+        if self.expansion is not None:
+            expansion = self.expansion.signals(tokens, query, qvec, mixed=any_cjk and not mostly_cjk)
+        return Components(lexical, coverage, dense, mostly_cjk, date_match, any_cjk, named, expansion)
+
+    def _fused(self, lexical, dense, coverage, cjk: bool, cfg: HybridConfig):
+        top = float(lexical.max()) if len(lexical) else 0.0
+        score = lexical / top if top > 0 else lexical.copy()
+        if dense is not None:
+            dtop = float(dense.max())
+            if dtop > 0:
+                weight = cfg.dense_weight * (cfg.cjk_dense_factor if cjk else 1.0)
+                score = score + weight * (dense / dtop)
+        if cfg.coverage_fusion:
+            score = score + cfg.coverage_fusion * coverage
+        return score
 
     def combine(self, c: Components, config: HybridConfig | None = None):
-        """Final scores (n,) from the components under ``config`` (default: the index's)."""
+        """Final scores (n,) from the components under ``config`` (default: the index's).
+
+        The text's fused score, plus ``enrichment_weight`` x the enrichment's fused score, with
+        no unit lifted by its enrichment above a unit whose text matches the query exactly."""
         cfg = config or self.config
-        lex = c.lexical
-        top = float(lex.max()) if len(lex) else 0.0
-        score = lex / top if top > 0 else lex.copy()
-        if c.dense is not None:
-            dtop = float(c.dense.max())
-            if dtop > 0:
-                weight = cfg.dense_weight * (cfg.cjk_dense_factor if c.cjk else 1.0)
-                score = score + weight * (c.dense / dtop)
-        if cfg.coverage_fusion:
-            score = score + cfg.coverage_fusion * c.coverage
+        score = self._fused(c.lexical, c.dense, c.coverage, c.cjk, cfg)
         if c.date_match is not None and cfg.date_weight:
             score = score + cfg.date_weight * c.date_match
-        return score
+        e = c.expansion
+        if e is None or not cfg.enrichment_weight:
+            return score
+        boosted = score + cfg.enrichment_weight * self._fused(e.lexical, e.cosine, e.coverage, c.cjk, cfg)
+        return protect_exact(score, boosted, c.coverage >= cfg.exact_coverage - 1e-6)
 
     def relevance(self, c: Components, config: HybridConfig | None = None):
         """Absolute relevance (n,): cosine + coverage_weight x coverage, or coverage without the model."""
@@ -390,8 +323,8 @@ class HybridIndex:
             return c.coverage
         return c.dense + cfg.coverage_weight * c.coverage
 
-    def relevant(self, c: Components, config: HybridConfig | None = None):
-        """Boolean mask (n,): units that pass the absolute cut-off for this query."""
+    def relevant_by_text(self, c: Components, config: HybridConfig | None = None):
+        """Boolean mask (n,): units whose own text passes the absolute cut-off for this query."""
         cfg = config or self.config
         if c.dense is None:
             return c.coverage >= cfg.min_coverage
@@ -401,6 +334,31 @@ class HybridIndex:
         if c.named is not None:
             japanese_pair = japanese_pair & ~c.named
         return self.relevance(c, cfg) >= np.where(japanese_pair, cfg.min_relevance_cjk, cfg.min_relevance)
+
+    def relevant_by_enrichment(self, c: Components, config: HybridConfig | None = None):
+        """Boolean mask (n,): units whose search enrichment passes its own, stricter cut-off
+        (None when no unit has one). Every enrichment holds Japanese, so a query with Japanese in it
+        is held to the Japanese bar unless the enrichment holds one of its English words."""
+        cfg = config or self.config
+        e = c.expansion
+        if e is None:
+            return None
+        if c.dense is None or e.cosine is None:
+            return e.present & (e.coverage >= cfg.min_coverage_enrich)
+        import numpy as np
+
+        japanese_pair = np.full(len(self.units), c.cjk or c.any_cjk, dtype=bool)
+        if e.named is not None:
+            japanese_pair = japanese_pair & ~e.named
+        bar = np.where(japanese_pair, cfg.min_relevance_enrich_cjk, cfg.min_relevance + cfg.enrichment_margin)
+        return e.present & (e.cosine + cfg.coverage_weight * e.coverage >= bar)
+
+    def relevant(self, c: Components, config: HybridConfig | None = None):
+        """Boolean mask (n,): units that pass the absolute cut-off for this query, by their text or
+        by their search enrichment."""
+        by_text = self.relevant_by_text(c, config)
+        by_enrichment = self.relevant_by_enrichment(c, config)
+        return by_text if by_enrichment is None else by_text | by_enrichment
 
     def ranked(self, query: str, k: int = 10) -> list[Scored]:
         """The top ``k`` units, best first, each with its relevance signals."""
@@ -412,16 +370,35 @@ class HybridIndex:
         scores = self.combine(c)
         if c.dense is None:
             # lexical only: units without a matching term are not results
-            candidates = np.flatnonzero(c.lexical > 0)
+            matching = c.lexical > 0
+            if c.expansion is not None:
+                matching = matching | (c.expansion.lexical > 0)
+            candidates = np.flatnonzero(matching)
         else:
             candidates = np.arange(len(scores))
         if len(candidates) > k:
             part = np.argpartition(-scores[candidates], k - 1)[:k]
             candidates = candidates[part]
         order = sorted(candidates.tolist(), key=lambda i: (-scores[i], i))
-        mask = self.relevant(c)
+        by_text = self.relevant_by_text(c)
+        by_enrichment = self.relevant_by_enrichment(c)
+        if by_enrichment is None:
+            by_enrichment = np.zeros(len(self.units), dtype=bool)
         return [Scored(self.units[i].id, float(scores[i]), float(c.coverage[i]),
-                       None if c.dense is None else float(c.dense[i]), bool(mask[i])) for i in order]
+                       None if c.dense is None else float(c.dense[i]), bool(by_text[i] or by_enrichment[i]),
+                       bool(by_enrichment[i] and not by_text[i])) for i in order]
+
+    def explain(self, unit: int, query: str) -> str:
+        """The line of unit ``unit``'s search enrichment that best matches ``query`` ("" without one)."""
+        import numpy as np
+
+        if self.expansion is None:
+            return ""
+        qvec = None
+        if self.matrix is not None and self._embed_query is not None:
+            qvec = np.asarray(self._embed_query([query]), dtype=np.float32)[0]
+        tokens = without_lone_kana(query_terms(query, tokenize(query)))
+        return self.expansion.best_line(unit, tokens, qvec)
 
     def search(self, query: str, k: int = 10) -> Ranking:
         return [(s.id, s.score) for s in self.ranked(query, k)]

@@ -70,6 +70,7 @@ def memories(project_root: Path | None = None) -> list[dict[str, Any]]:
                         "origin": origin.describe() if origin else "",
                     })
     out.sort(key=lambda m: (m["status"] != "active", m["created"]), reverse=False)
+    _with_enrichment([m for m in out if m["status"] == "active"])
     return out
 
 
@@ -106,6 +107,22 @@ def withheld_memories(project_root: Path | None = None) -> list[dict[str, Any]]:
                     "origin": verdict.origin.describe() if verdict.origin else "", "text": redact(text)})
     screen.save()
     return out
+
+
+def _with_enrichment(active: list[dict[str, Any]]) -> None:
+    """Each active memory's search enrichment (``kioku.enrich.show.describe``) under "enrichment"."""
+    from kioku.enrich.request import Item
+    from kioku.enrich.show import describe
+    from kioku.enrich.targets import states
+    from kioku.retrieval.enrichment import content_key
+
+    items = [Item("memory", content_key("memory", f"{m['summary']}\n{m['text']}"), m["id"], m["text"]) for m in active]
+    try:
+        found = states(items)
+    except Exception:  # noqa: BLE001 - an unreadable sidecar: the memories are shown without it
+        return
+    for memory, state in zip(active, found):
+        memory["enrichment"] = describe(state)
 
 
 def hand_notes(project_root: Path | None = None) -> list[dict[str, Any]]:

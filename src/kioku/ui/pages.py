@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 from kioku.ui.agent_views import evaluations_section, lessons_section, trends_section
-from kioku.ui.html import NO_DATA, cell, e, post_form, table
+from kioku.ui.html import NO_DATA, cell, e, e_defanged, post_form, table
 
 VIEWS = (("memory", "Memory"), ("agents", "Agents"), ("evaluations", "Evaluations"), ("trends", "Trends"),
          ("health", "Health"))
@@ -59,7 +59,28 @@ def _memory_card(memory: dict[str, Any], csrf: str) -> str:
                    + post_form("/memory/forget", csrf, {"id": memory["id"]}, "Forget", css="forget",
                                confirm="Move this memory to the archive?"))
     return (f'<article class="memory {e(memory["status"])}" data-id="{e(memory["id"])}">'
-            f'<h3>{e(memory["summary"])}</h3>{head}{text}<div class="actions">{actions}</div></article>')
+            f'<h3>{e(memory["summary"])}</h3>{head}{text}{_enrichment(memory.get("enrichment"))}'
+            f'<div class="actions">{actions}</div></article>')
+
+
+def _enrichment(info: dict[str, Any] | None) -> str:
+    """What search knows of a memory beyond its text (written by a model), folded away."""
+    if not info:
+        return ""
+    if info["state"] != "enriched":
+        return f'<div class="enrichment {e(info["state"])}">{e(info["note"])}</div>'
+    keywords = ", ".join(info["keywords_en"]) + (" · " + "、".join(info["keywords_ja"]) if info["keywords_ja"] else "")
+    questions = "".join(f"<li>{e_defanged(q)}</li>" for q in info["questions"])
+    by = e(info["model"] or "a model") + (f', {e(info["written"])}' if info["written"] else "")
+    return (f'<details class="enrichment"><summary>Search enrichment (written by {by}; used by search only)</summary>'
+            f'<ul class="questions">{questions}</ul><div class="keywords">{e_defanged(keywords)}</div>'
+            f'<div class="topic-label">topic: {e_defanged(info["topic"])}</div></details>')
+
+
+def _matched(hit: dict[str, Any]) -> str:
+    if not hit.get("enrichment"):
+        return ""
+    return f'<div class="via">found through its search enrichment: {e_defanged(hit["enrichment"])}</div>'
 
 
 def _where(path: str) -> str:
@@ -99,7 +120,7 @@ def memory_page(memories: list[dict[str, Any]], csrf: str, query: str = "",
     if hits is not None:
         def rows(found: list[dict[str, Any]]) -> list[str]:
             return [f'<tr>{cell(e(h["scope"]))}{cell(e(_where(h["file"])) + ":" + e(h["line"]))}'
-                    f'{cell(e(h["text"]))}</tr>' for h in found]
+                    f'{cell(e(h["text"]) + _matched(h))}</tr>' for h in found]
 
         if hits:
             parts.append(f'<section id="search-results"><h2>Results for “{e(query)}”</h2>'

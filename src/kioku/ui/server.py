@@ -296,6 +296,10 @@ class Handler(BaseHTTPRequestHandler):
 
         result = edit_memory(_one(form, "id"), text=_one(form, "text"), type=_one(form, "type") or None,
                              project_root=self.app.project_root)
+        if result.status != "unchanged":
+            from kioku.enrich.wake import wake_worker
+
+            wake_worker(self.app.project_root)  # its search enrichment is written again, where a model may
         if result.status == "moved":
             where = ("the user-wide memory (~/.agents/memory), shared by all your projects" if result.scope == "user"
                      else "this project's memory (.agents/memory)")

@@ -8,8 +8,10 @@ wait for the next hook. Jobs for the same transcript are run once, as the newest
 ``kioku.worker.evaluate.run_evaluate``. A job it reports ``deferred`` (a model could not be
 reached just now) stays queued for the next worker. Any exception moves the job to
 ``jobs/failed/`` with a one-line error (``kioku worker --retry-failed`` re-queues them;
-``kioku doctor`` lists the reasons) and the queue moves on. The log (``<logs>/worker.log``)
-holds job names, agents, scores and errors - never prompt text.
+``kioku doctor`` lists the reasons) and the queue moves on. After the jobs, memories and
+lessons saved since are enriched for search where a model may be called
+(``kioku.worker.enrich``). The log (``<logs>/worker.log``) holds job names, agents, scores and
+errors - never prompt text.
 """
 
 from __future__ import annotations
@@ -113,6 +115,27 @@ def _fail(report: dict[str, Any], job_path: Path, exc: BaseException) -> None:
     _log(f"{job_path.name} failed: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}")
 
 
+def _enrich_once(report: dict[str, Any]) -> None:
+    """The enrichment step, once a drain, under the worker lock (one worker calls a model at a time,
+    and a caller waiting for the worker to be idle waits for it too)."""
+    if "enrichment" not in report:
+        report["enrichment"] = _enrich_wanted()
+
+
+def _enrich_wanted() -> dict[str, Any]:
+    """The enrichment step (``kioku.worker.enrich``); a failure there is logged, never raised."""
+    from kioku.worker.enrich import enrich_wanted
+
+    try:
+        summary = enrich_wanted()
+    except Exception as exc:  # noqa: BLE001 - enrichment is derived data: the jobs are done
+        _log(f"enrichment failed: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}")
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    if summary:
+        _log("enrichment " + " ".join(f"{k}={v}" for k, v in summary.items()))
+    return summary
+
+
 def drain(*, wait: bool = False, lag_wait: float = LAG_WAIT_S, max_jobs: int | None = None) -> dict[str, Any] | None:
     """Process the queue; ``None`` when another worker holds the lock (and ``wait`` is false)."""
     report: dict[str, Any] = {"processed": 0, "failed": 0, "results": [], "errors": []}
@@ -122,11 +145,13 @@ def drain(*, wait: bool = False, lag_wait: float = LAG_WAIT_S, max_jobs: int | N
         if wait:
             with fsutil.exclusive_lock(jobs.worker_lock_path(), timeout=LOCK_WAIT_S):
                 _run_queue(report, lag_wait, max_jobs, tried)
+                _enrich_once(report)
             ran = True
         else:
             with fsutil.try_lock(jobs.worker_lock_path()) as got:
                 if got:
                     _run_queue(report, lag_wait, max_jobs, tried)
+                    _enrich_once(report)
                     ran = True
             if not got:
                 return report if ran else None

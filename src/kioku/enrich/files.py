@@ -1,0 +1,120 @@
+"""Enrichment requests as files, and answers read back from files: measuring without a live model.
+
+``export_requests(items, folder, model)`` writes exactly the requests ``kioku enrich`` would send
+for ``items``: one file per call, ``<folder>/<nnnn>-<kind>.json``
+(``kioku.model.request.ModelRequest.to_json``: model, system prompt, message, JSON schema), and
+``<folder>/index.json`` saying which notes each file covers (kind, content key, owner). Anyone
+may answer them: the answer to ``F`` is ``F.answer``, the raw text a model replied.
+
+``import_answers(folder, items)`` rebuilds each exported request from the items as they are now
+and sends it to the answer file instead of a model, through the same parser, retry rule and
+bookkeeping as live answers (``kioku.enrich.run.run_requests``): a missing or unusable answer
+leaves those notes without enrichment (recorded as failed). A call whose notes are gone or were
+edited since the export is skipped, and files are matched to requests by the hash of the
+request, so an answer is never read for a request it was not written for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kioku.enrich.request import Item, Request, build
+from kioku.enrich.run import EnrichRun, Progress, plan, run_requests
+from kioku.infra import fsutil
+from kioku.model.request import ModelOutputError, ModelReply, ModelRequest
+
+INDEX = "index.json"
+
+
+def request_sha256(request: ModelRequest) -> str:
+    body = json.dumps([request.system, request.prompt, request.schema], ensure_ascii=False, sort_keys=True)
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+def export_requests(items: list[Item], folder: Path, model: str) -> dict[str, Any]:
+    """Write the requests for ``items`` into ``folder``; returns the index written."""
+    fsutil.ensure_private_dir(folder)
+    index: dict[str, Any] = {"kioku_enrich_export": 1, "model": model, "calls": []}
+    for number, request in enumerate(plan(items), 1):
+        kinds = sorted({item.kind for item in request.items})
+        name = f"{number:04d}-{'-'.join(kinds)}.json"
+        fsutil.atomic_write_text(folder / name, json.dumps(request.model_request.to_json(model), ensure_ascii=False,
+                                                           indent=1))
+        index["calls"].append({
+            "file": name, "sha256": request_sha256(request.model_request), "chars": request.model_request.chars,
+            "items": [{"id": alias, "kind": item.kind, "key": item.key, "owner": item.owner, "agent": item.agent}
+                      for alias, item in request.aliases.items()]})
+    fsutil.atomic_write_text(folder / INDEX, json.dumps(index, ensure_ascii=False, indent=1))
+    return index
+
+
+def read_index(folder: Path) -> dict[str, Any]:
+    try:
+        index = json.loads((folder / INDEX).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{folder} holds no enrichment export ({INDEX}): {exc}") from exc
+    if not isinstance(index, dict) or not isinstance(index.get("calls"), list):
+        raise ValueError(f"{folder / INDEX} is not an enrichment export's index")
+    return index
+
+
+class FileAnswers:
+    """A stand-in for the model call: the answer written beside the request's exported file."""
+
+    def __init__(self, folder: Path, index: dict[str, Any]) -> None:
+        self.folder = folder
+        self.by_sha = {call["sha256"]: call["file"] for call in index["calls"]
+                       if isinstance(call, dict) and call.get("sha256") and call.get("file")}
+        self.model = str(index.get("model") or "")
+        self.answered: list[str] = []
+        self.missing: list[str] = []
+
+    def __call__(self, request: ModelRequest) -> ModelReply:
+        name = self.by_sha.get(request_sha256(request))
+        if name is None:
+            raise ModelOutputError("no exported request matches this one (a retry is not exported)")
+        answer = self.folder / f"{name}.answer"
+        try:
+            text = answer.read_text(encoding="utf-8")
+        except OSError:
+            self.missing.append(name)
+            raise ModelOutputError(f"no answer file {answer.name}") from None
+        self.answered.append(name)
+        return ModelReply(text=text, model=f"{self.model} (answers from {self.folder.name})",
+                          input_tokens=request.chars // 4, output_tokens=len(text) // 4)
+
+
+@dataclass
+class ImportReport:
+    run: EnrichRun
+    calls: int = 0                                             # exported calls
+    skipped: list[str] = field(default_factory=list)           # files whose notes changed since the export
+    answered: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)           # files without an answer
+
+
+def import_answers(folder: Path, items: list[Item], progress: Progress | None = None) -> ImportReport:
+    """Store the enrichment the answers in ``folder`` give for ``items`` (see the module docstring)."""
+    index = read_index(folder)
+    by_key = {(item.kind, item.key): item for item in items}
+    requests: list[Request] = []
+    skipped: list[str] = []
+    for call in index["calls"]:
+        wanted = [by_key.get((str(i.get("kind")), str(i.get("key")))) for i in call.get("items") or []
+                  if isinstance(i, dict)]
+        if not wanted or any(item is None for item in wanted):
+            skipped.append(str(call.get("file")))
+            continue
+        request = build([item for item in wanted if item is not None])
+        if request_sha256(request.model_request) != call.get("sha256"):
+            skipped.append(str(call.get("file")))
+            continue
+        requests.append(request)
+    answers = FileAnswers(folder, index)
+    run = run_requests(requests, complete=answers, progress=progress)
+    return ImportReport(run, len(index["calls"]), skipped, list(dict.fromkeys(answers.answered)),
+                        list(dict.fromkeys(answers.missing)))
