@@ -212,3 +212,176 @@ def test_the_skills_use_the_current_command_names() -> None:
            for number, command, mention in commands_in(p.read_text(encoding="utf-8"))
            if (argv := argv_of(command)) and argv[0] in MOVED]
     assert not old, "the skills name commands by their names before the groups:\n" + "\n".join(old)
+
+
+# --- the README and the docs pages as a whole -----------------------------------------------------
+
+README_MAX_LINES = 300
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$", re.M)
+_LINK = re.compile(r"(?<!!)\[[^\]\n]*\]\(([^)\s]+)\)|!\[[^\]\n]*\]\(([^)\s]+)\)")
+
+
+def _readme() -> str:
+    return (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def _section(text: str, heading: str) -> str:
+    """The text under the heading ``heading`` (any level), up to the next heading of that level or above."""
+    for match in _HEADING.finditer(text):
+        if match.group(2) == heading:
+            level = len(match.group(1))
+            end = next((m.start() for m in _HEADING.finditer(text, match.end()) if len(m.group(1)) <= level),
+                       len(text))
+            return text[match.end():end]
+    raise AssertionError(f"no heading {heading!r}")
+
+
+def _fenced_lines(text: str) -> list[str]:
+    return [line for fence in _FENCE.finditer(text) for line in fence.group(3).splitlines() if line.strip()]
+
+
+def anchor_of(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, code marks and punctuation dropped, spaces as hyphens."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading).lower()
+    text = "".join(c for c in text if c.isalnum() or c in " -_")
+    return text.replace(" ", "-")
+
+
+def anchors_in(text: str) -> set[str]:
+    blanked = _FENCE.sub("", text)  # a "# comment" in a shell block is no heading
+    seen: dict[str, int] = {}
+    anchors = set()
+    for match in _HEADING.finditer(blanked):
+        base = anchor_of(match.group(2))
+        n = seen.get(base, 0)
+        seen[base] = n + 1
+        anchors.add(base if n == 0 else f"{base}-{n}")
+    return anchors
+
+
+def broken_links(path: Path) -> list[str]:
+    """Relative links of a Markdown file whose file or heading does not exist."""
+    text = path.read_text(encoding="utf-8")
+    problems = []
+    for match in _LINK.finditer(_FENCE.sub("", text)):
+        target = match.group(1) or match.group(2)
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target):  # https:, mailto:
+            continue
+        file_part, _, anchor = target.partition("#")
+        linked = (path.parent / file_part).resolve() if file_part else path
+        if not linked.exists():
+            problems.append(f"{target}: no such file")
+        elif anchor and linked.suffix == ".md" and anchor not in anchors_in(linked.read_text(encoding="utf-8")):
+            problems.append(f"{target}: no heading with that anchor in {linked.name}")
+    return problems
+
+
+def test_the_readme_stays_short() -> None:
+    lines = _readme().count("\n")
+    assert lines <= README_MAX_LINES, f"README.md has {lines} lines; the reference belongs in docs/"
+
+
+def test_the_readme_test_command_is_the_one_ci_runs() -> None:
+    ci = [line for line in (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+          if line.strip() and not line.startswith("#") and not line.startswith(("set ", "cd "))]
+    readme = _fenced_lines(_section(_readme(), "Run all the tests"))
+    assert readme == ci == ["bash scripts/test.sh"], (readme, ci)
+
+
+def test_the_readme_install_commands_are_the_real_ones() -> None:
+    from kioku.install.installer import build_parser as installer_parser
+
+    install = _section(_readme(), "Install")
+    lines = _fenced_lines(install)
+    assert "claude plugin install kioku@kioku" in lines
+    assert any(line.startswith("claude plugin marketplace add ") for line in lines)
+    installs = [shlex.split(line, comments=True) for line in lines if line.startswith("python3 install.py")]
+    assert ["python3", "install.py"] in installs and len(installs) >= 5
+    for words in installs:
+        installer_parser().parse_args([w.replace("DIR", ".") for w in words[2:]])  # exits 2 on an unknown option
+
+
+def test_every_python3_install_py_line_of_the_docs_parses() -> None:
+    from kioku.install.installer import build_parser as installer_parser
+
+    for path in FILES:
+        for line in _fenced_lines(path.read_text(encoding="utf-8")):
+            if line.strip().startswith("python3 install.py"):
+                err = io.StringIO()
+                with contextlib.redirect_stderr(err):
+                    try:
+                        installer_parser().parse_args(shlex.split(line, comments=True)[2:])
+                    except SystemExit:
+                        pass
+                assert not err.getvalue(), f"{path.relative_to(REPO)}: {line}: {err.getvalue()}"
+
+
+@pytest.mark.parametrize("path", [REPO / "README.md", REPO / "CHANGELOG.md", *sorted((REPO / "docs").glob("*.md"))],
+                         ids=lambda p: str(p.relative_to(REPO)))
+def test_every_relative_link_of_the_docs_leads_somewhere(path: Path) -> None:
+    assert not broken_links(path), f"{path.relative_to(REPO)}:\n" + "\n".join(broken_links(path))
+
+
+def test_the_link_check_finds_a_missing_page_and_a_missing_heading(tmp_path: Path) -> None:
+    (tmp_path / "other.md").write_text("# Other\n\n## The judge: `scripts/bench/evaluation.py`\n", encoding="utf-8")
+    page = tmp_path / "page.md"
+    page.write_text("[a](other.md#the-judge-scriptsbenchevaluationpy) [b](other.md#the-judge) [c](gone.md) "
+                    "[d](https://example.com/x.md) ![e](other.md)\n```bash\n# not a heading\n```\n",
+                    encoding="utf-8")
+    assert broken_links(page) == ["other.md#the-judge: no heading with that anchor in other.md", "gone.md: no such file"]
+
+
+def test_the_documentation_uses_the_current_command_names() -> None:
+    pages = [p for p in FILES if "skills" not in p.parts]
+    old = [f"{p.relative_to(REPO)} line {number}: `{shlex.join(command)}`" for p in pages
+           for number, command, _mention in commands_in(p.read_text(encoding="utf-8"))
+           if (argv := argv_of(command)) and argv[0] in MOVED]
+    assert not old, "the docs name commands by their names before the groups:\n" + "\n".join(old)
+
+
+def _visible_commands_and_verbs() -> dict[str, list[str]]:
+    """Every command ``kioku --help`` lists, with the verbs of the groups among them."""
+    import argparse
+
+    from kioku.cli.main import COMMANDS
+
+    found: dict[str, list[str]] = {}
+    for name, spec in COMMANDS.items():
+        if spec.section is None:
+            continue
+        parser = build_parser(name)
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        command = sub.choices[name]
+        verbs = [a for a in command._actions if isinstance(a, argparse._SubParsersAction)]
+        found[name] = list(verbs[0].choices) if verbs else []
+    return found
+
+
+def test_the_cli_page_documents_every_command_and_verb() -> None:
+    page = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    headings = {m.group(2) for m in _HEADING.finditer(page)}
+    mentioned = {tuple(argv_of(words)[:2]) for _, words, _ in commands_in(page)}
+    missing = []
+    for command, verbs in _visible_commands_and_verbs().items():
+        if not any(h.startswith((f"`kioku {command}`", f"`kioku {command} ")) for h in headings):
+            missing.append(f"kioku {command} (a heading of its own)")
+        missing += [f"kioku {command} {verb}" for verb in verbs if (command, verb) not in mentioned]
+    assert not missing, "docs/cli.md does not document:\n" + "\n".join(missing)
+
+
+def test_the_moved_names_tables_are_the_cli_s_own() -> None:
+    def table(text: str) -> dict[str, str]:
+        rows = re.findall(r"^\| `(?:kioku )?([a-z-]+)` \| `(?:kioku )?([a-z -]+)` \|$", text, re.M)
+        return dict(rows)
+
+    assert table((REPO / "docs" / "cli.md").read_text(encoding="utf-8")) == MOVED
+    assert table((REPO / "CHANGELOG.md").read_text(encoding="utf-8")) == MOVED
+
+
+def test_the_changelog_names_the_version_being_released() -> None:
+    import tomllib
+
+    version = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    headings = [m.group(2) for m in _HEADING.finditer((REPO / "CHANGELOG.md").read_text(encoding="utf-8"))
+                if len(m.group(1)) == 2]
+    assert headings and headings[0] == version, headings
