@@ -114,7 +114,7 @@ def store_turns(agent: str, verdicts: list[TurnVerdict], *, source: str, kind: s
     if not verdicts:
         return []
     from kioku.lessons.scopes import open_scope
-    from kioku.lessons.store.chroma import Record
+    from kioku.lessons.store.client import Record
 
     root = Path(project_root) if project_root else paths.find_project_root()
     project_id = paths.project_identity(root)

@@ -24,7 +24,8 @@ File names: ``kioku.infra.names.agent_file_stem`` gives every valid agent name i
 field is not the agent asked for. A digest written under the earlier naming
 (``kioku.infra.names.safe_name``) is still read when it names the same agent, until the next
 refresh writes the current file and removes it. :func:`rebuild_store_digests` rewrites every
-digest of a store after it was rebuilt from its journal.
+digest of a store after it was rebuilt from its journal (and of the agents whose
+writes were applied late).
 """
 
 from __future__ import annotations
@@ -149,15 +150,16 @@ def _drop_legacy(agent: str, path: str, legacy: str) -> None:
                 pass
 
 
-def rebuild_store_digests(store: Any) -> int:
-    """Rewrite the digest of every agent of ``store`` from its records (after the store was
-    rebuilt from its journal); returns how many were written."""
+def rebuild_store_digests(store: Any, agents: set[str] | None = None) -> int:
+    """Rewrite the digest of ``agents`` (every agent of ``store`` when None) from its records:
+    after the store was rebuilt from its journal, or writes were applied after their command
+    ended. Returns how many were written."""
     from kioku.lessons import stats
 
     scope = "project" if store.project_id else "global"
     folder = os.path.join(str(store.chroma_dir), "digests")
     written = 0
-    for agent in store.agents():
+    for agent in sorted(agents) if agents is not None else store.agents():
         path = os.path.join(folder, f"{agent_file_stem(agent)}.json")
         entries = [_entry(r.id, r.document, r.metadata or {}, scope)
                    for r in store.get(agent, "improvements") if stats.is_active(r.metadata or {})]

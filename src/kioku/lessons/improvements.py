@@ -42,13 +42,10 @@ index alone (``kioku.lessons.retrieval_fallback``: same filters, metadata from C
 the journal, ``relevance`` = share of the task's keywords in the lesson, ``mode`` = "lexical")
 and logs one warning, which the CLI prints on stderr.
 
-Relevance threshold calibration (tests/lessons/data/relevance_pairs.json, 68 labelled task/lesson
-pairs, 30 relevant, 38 irrelevant of which 8 are same-topic hard negatives; real MiniLM int8 cosines):
-relevant median 0.44 (min 0.08, max 0.65), irrelevant median 0.01 (max 0.55). F1 by threshold:
-0.10 → 0.80, **0.12-0.13 → 0.82 (max; P 0.74, R 0.93)**, 0.15 → 0.81, 0.20 → 0.75, 0.25 → 0.78, 0.30 → 0.69,
-0.40 → 0.67, 0.50 → 0.56, the spec's 0.60 → 0.18 (recall 3/30: MiniLM cosines between a task and
-a helpful lesson rarely exceed 0.6). The chosen value 0.13 is the F1-maximising midpoint (ties: the higher one), re-derived by
-tests/lessons/test_lessons_relevance_calibration.py. ``relevance_threshold`` in config.toml overrides it.
+Relevance threshold: :data:`RELEVANCE_THRESHOLD` maximises F1 on the labelled task/lesson pairs
+of tests/lessons/data/relevance_pairs.json (real MiniLM cosines), which
+tests/lessons/test_lessons_relevance_calibration.py re-derives; ``relevance_threshold`` in
+config.toml overrides it.
 """
 
 from __future__ import annotations
@@ -76,6 +73,9 @@ LEARNED_FROM = ("manual", "user_feedback", "self_evaluation", "new_pattern", "co
 SOURCES = ("self", "system_principles", "transferred")
 log = logging.getLogger("kioku.lessons.improvements")
 last_warning: str | None = None  # why the last retrieve() in this process fell back to lexical
+# what the last learn() in this process has to tell besides the ids (a retry found its first
+# attempt; the lesson waits in the journal; the hooks' digest is refreshed later)
+last_learn_notes: list[str] = []
 
 
 def now() -> tuple[str, float]:
@@ -168,6 +168,7 @@ def learn(agent: str, lesson: str, category: str, confidence: float, tags: Seque
     # secrets first: nothing reaches the journal if any part looks like a credential
     ensure_storable("\n".join((lesson, tag_str, ctx_str)), what="improvement")
     check_store_rule(confidence, learned_from)
+    last_learn_notes.clear()
     ids: list[str] = []
     for scope_name in sc.scopes_for(category, scope, lesson):
         ids.append(_write_one(agent, scope_name, lesson, category, confidence, learned_from,
@@ -178,11 +179,13 @@ def learn(agent: str, lesson: str, category: str, confidence: float, tags: Seque
 def _write_one(agent: str, scope: str, lesson: str, category: str, confidence: float,
                learned_from: str, tags: str, ctx: str, source: str, original_id: str,
                extra: dict[str, Any] | None, project_root: Path | None) -> str:
-    from kioku.lessons.store.chroma import Record
+    from kioku.lessons.store.client import Record
     from kioku.lessons.digest_refresh import refresh_digest
 
     store = sc.open_scope(scope, project_root)
     rec_id = sc.improvement_id(agent, scope, lesson)
+    key = sc.request_key(agent, scope, lesson, category, confidence, tags, ctx, learned_from, source,
+                         original_id, extra or {})
     existing = _existing(store, agent, rec_id)
     iso, epoch = now()
     if existing:
@@ -195,7 +198,7 @@ def _write_one(agent: str, scope: str, lesson: str, category: str, confidence: f
         if old.get("promoted") and isinstance(old.get("confidence_before_promotion"), (int, float)):
             # the confidence a withdrawn or rolled-back promotion returns to keeps what was learned since
             update["confidence_before_promotion"] = round(max(float(old["confidence_before_promotion"]), confidence), 4)
-        store.update_metadata(agent, KIND, [rec_id], [update])
+        store.update_metadata(agent, KIND, [rec_id], [update], key=key)
         meta = {**old, **update}
     else:
         meta = new_metadata(agent, scope, category, confidence, learned_from=learned_from, tags=tags,
@@ -203,8 +206,19 @@ def _write_one(agent: str, scope: str, lesson: str, category: str, confidence: f
                             when=(iso, epoch))
         meta.update(extra or {})
         meta.update(_deprecation_elsewhere(agent, scope, lesson, project_root))
-        store.upsert(agent, KIND, [Record(id=rec_id, document=lesson, metadata=meta)])
-    refresh_digest(agent, scope, project_root, changed=[(rec_id, lesson, meta)])
+        store.upsert(agent, KIND, [Record(id=rec_id, document=lesson, metadata=meta)], key=key)
+    if store.last_write_repeated:  # a retry: its first attempt is in the journal already
+        last_learn_notes.append(f"{rec_id} was saved by an earlier identical request; not written again")
+        return rec_id
+    if store.pending():
+        why = f" ({store.last_warning})" if store.last_warning else ""
+        last_learn_notes.append(f"{rec_id} is saved in the journal and is applied to the store at the next sync "
+                                f"(`kioku sync`, or any agent-memory command once the store can be written){why}")
+    try:
+        refresh_digest(agent, scope, project_root, changed=[(rec_id, lesson, meta)])
+    except OSError as exc:  # saved: the digest is derived, and applying the journal rebuilds it
+        last_learn_notes.append(f"the lessons digest that sessions start with was not refreshed ({exc}); "
+                                "it is rebuilt when the journal is applied")
     return rec_id
 
 
@@ -302,6 +316,11 @@ def retrieve(agent: str, task: str, limit: int = 5, project_root: Path | None = 
                                     min_confidence=MIN_CONFIDENCE_ACTIVE,
                                     boost=CROSS_VALIDATED_BOOST, make_hit=_lexical_hit)
         except Exception as lex_exc:  # noqa: BLE001
+            from kioku.infra import disk
+
+            full = [d for d in (sc.chroma_dir(s, project_root) for s in wanted) if disk.is_full(d, disk.JOURNAL_RESERVE)]
+            if full:  # SQLite cannot even open its files for reading on a full disk
+                raise disk.disk_full(full[0], "lessons cannot be searched until there is room") from exc
             raise KiokuError(f"improvements unavailable: {what} failed ({type(exc).__name__}: {exc}) "
                              f"and the lexical index too ({type(lex_exc).__name__}: {lex_exc})") from exc
         detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
@@ -379,7 +398,7 @@ def lesson_candidates(agent: str, task: str, limit: int, project_root: Path | No
     # (A journal entry still pending - applied by query_vector's sync - can be missed by this
     # call's lexical list only; the dense list still sees it.)
     for store in stores.values():
-        store._ensure_store()  # a lost store is rebuilt (lexical index too) before the search thread starts
+        store.check()  # a lost store is rebuilt (lexical index too) before the search thread starts
         store._lexical()  # opened here: AgentStore's lazy opener is not thread-safe
     lex_jobs = [_pool().submit(store.lexical_search, agent, KIND, task, n) for store in stores.values()]
     task_vec = embed_cached([task])[0]  # embedded once for both scopes and the cosine fill-in

@@ -1,7 +1,7 @@
 """Write-ahead journal for the agent-memory store (stdlib only).
 
-Why: several processes writing one embedded Chroma store at once lose HNSW vectors
-(chroma.md section 5), and a process can be killed mid-write. Every store write is
+Why: several processes writing one embedded Chroma store at once lose HNSW vectors, and a
+process can be killed mid-write. Every store write is
 therefore first appended here (one JSON line, fsynced) under the store's exclusive lock,
 then applied to Chroma (and the lexical index) under the same lock, and only then is the
 applied sequence number recorded. A write is *acknowledged* once its line is fsynced: if
@@ -38,7 +38,7 @@ The old folder is then kept beside the journal as ``<journal>.legacy-<time>``, n
 
 ``set_applied`` also writes the position into the Chroma folder (``.kioku-applied-seq``), so a
 store whose folder was replaced by an older copy is seen to be behind its journal and is
-rebuilt from it (``AgentStore._ensure_store``).
+rebuilt from it (``kioku.lessons.store.recovery.ensure_store``).
 """
 
 from __future__ import annotations
@@ -54,7 +54,8 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from kioku.infra import fsutil
+from kioku.infra import disk, fsutil
+from kioku.infra.gitignore import ignore_folder, make_data_folder
 
 ROTATE_BYTES = 4 * 1024 * 1024
 MAX_ARCHIVES = 8
@@ -104,6 +105,7 @@ class Journal:
                 self.dir.rmdir()  # an empty folder holds nothing to reconcile
             if not self.dir.exists():
                 _move_folder(legacy, self.dir)
+                ignore_folder(self.dir)  # it was inside the (ignored) Chroma folder until now
                 self._tail_cache = None
                 self.set_state(moved_at=time.time())
                 return 0
@@ -115,6 +117,7 @@ class Journal:
                 added = self._merge_from(Journal(self.chroma_dir, folder=legacy), after=float(moved_at))
             aside = self.dir.with_name(f"{self.dir.name}.legacy-{int(time.time())}")
             os.rename(legacy, aside)  # kept, never deleted: a restored backup's history is not replayed
+            ignore_folder(aside)
             _fsync_dir(self.chroma_dir)
             _fsync_dir(aside.parent)
             import sys
@@ -142,6 +145,7 @@ class Journal:
 
     # -- locking -------------------------------------------------------------------------
     def lock(self, timeout: float = 60.0):
+        make_data_folder(self.chroma_dir)  # the lock lives in the Chroma folder
         return fsutil.exclusive_lock(self.lock_path, timeout=timeout)
 
     # -- state ---------------------------------------------------------------------------
@@ -159,7 +163,7 @@ class Journal:
         """Caller holds the lock."""
         state = self.state()
         state.update(values)
-        fsutil.ensure_private_dir(self.dir)
+        make_data_folder(self.dir)
         fsutil.atomic_write_text(self.state_path, json.dumps(state, sort_keys=True))
 
     def set_applied(self, seq: int) -> None:
@@ -405,11 +409,57 @@ class Journal:
             os.fsync(handle.fileno())
 
     def append(self, entry: dict) -> int:
-        """Assign the next sequence number, append durably, return it."""
+        """Assign the next sequence number, append durably, return it. Raises DiskFull, with
+        nothing written, when the line does not fit on the disk with room to spare."""
         self.repair_tail()
         seq = self.last_seq() + 1
         record = {"seq": seq, "ts": time.time(), **entry}
-        fsutil.append_line_durable(self.path, json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        outcome = "nothing was written to the agent-memory journal; free some space and run it again"
+        disk.ensure_room(self.dir, len(line.encode("utf-8")) + disk.JOURNAL_RESERVE, outcome)
+        make_data_folder(self.dir)
+        try:
+            fsutil.append_line_durable(self.path, line)
+        except OSError as exc:
+            if disk.is_full_error(exc):  # a torn line may be left: never acknowledged, cut before the next append
+                raise disk.disk_full(self.dir, outcome) from exc
+            raise
+        return seq
+
+    def find_key(self, key: str, ids: list[str]) -> int | None:
+        """The seq of the entry written with the idempotency ``key``, when no later entry touched
+        the same records or dropped their collection (writing the request again would only
+        repeat it); else None. Looks through the active journal, where a retry finds its first
+        attempt (the file is archived only once it holds 4 MiB)."""
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return None
+        pos = data.rfind(f'"key":{json.dumps(key)}'.encode("utf-8"))
+        if pos < 0:
+            return None
+        start, end = data.rfind(b"\n", 0, pos) + 1, data.find(b"\n", pos)
+        if end < 0:
+            return None  # a torn last line was never acknowledged
+        try:
+            entry = json.loads(data[start:end])
+            seq = int(entry["seq"])
+        except (ValueError, KeyError, TypeError):
+            return None
+        if entry.get("key") != key:
+            return None
+        wanted, name = set(ids), entry.get("collection")
+        for raw in data[end + 1:].splitlines():
+            try:
+                later = json.loads(raw)
+            except ValueError:
+                continue
+            if not isinstance(later, dict):
+                continue
+            if wanted & set(later.get("ids") or ()) or name in (later.get("collections") or ()):
+                return None
+            if any(name in pair[:2] for pair in later.get("pairs") or ()):
+                return None
         return seq
 
     def rotate(self, max_bytes: int | None = None) -> Path | None:

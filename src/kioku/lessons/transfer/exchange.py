@@ -425,7 +425,7 @@ def _same_text(imported: str, stored: str) -> bool:
 
 def _plan_improvement(plan: _Plan, item: dict[str, Any], source_agent: str | None, target: str,
                       project_root: Path | None, printed: bool = False) -> None:
-    from kioku.lessons.store.chroma import Record
+    from kioku.lessons.store.client import Record
 
     iso, epoch = plan.when
     lesson = str(item.get("improvement") or "").strip()
@@ -498,7 +498,7 @@ def _plan_improvement(plan: _Plan, item: dict[str, Any], source_agent: str | Non
 def _plan_history(plan: _Plan, kind: str, items: list[dict[str, Any]], target: str,
                   project_root: Path | None) -> None:
     """Evaluations and performance snapshots not stored yet (history is never overwritten)."""
-    from kioku.lessons.store.chroma import Record
+    from kioku.lessons.store.client import Record
 
     by_scope: dict[str, list[dict[str, Any]]] = {}
     for item in items:

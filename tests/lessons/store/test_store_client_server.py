@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kioku.lessons.store.chroma import AgentStore, Record, open_store
+from kioku.lessons.store.client import AgentStore, Record, open_store
 
 CHROMA_BIN = Path(sys.executable).parent / "chroma"
 
@@ -98,7 +98,7 @@ def test_agent_store_against_a_real_chroma_server(server, tmp_path):
     assert store.journal.applied_seq() == store.journal.last_seq() == 4  # upsert, update, copy, drop
 
     # a fresh process configured through the environment uses the server too
-    code = ("from kioku.lessons.store.chroma import open_store\n"
+    code = ("from kioku.lessons.store.client import open_store\n"
             "s = open_store('global'); print(s.server, s.query('srv', 'improvements', 'logging', 1)[0].id)")
     env = {**os.environ, "KIOKU_CHROMA_HOST": "127.0.0.1", "KIOKU_CHROMA_PORT": str(server.port),
            "PYTHONPATH": str(Path(__file__).resolve().parents[3] / "src")}
