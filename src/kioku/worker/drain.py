@@ -1,8 +1,9 @@
 """Drain the hook job queue: incremental self-evaluation of finished turns and subagent tasks.
 
-``drain(wait=False)`` takes the worker lock (non-blocking, or blocking with ``wait``), runs
-every queued job oldest first, and after releasing the lock looks again - a hook that found
-the lock held just before we released it did not start a worker, so its job would otherwise
+``drain(wait=False)`` takes the worker lease (``kioku.infra.lease``: non-blocking, or waiting with
+``wait``; renewed before each job, and taken over from a worker that stopped renewing it), runs
+every queued job oldest first, and after releasing the lease looks again - a hook that found
+it held just before we released it did not start a worker, so its job would otherwise
 wait for the next hook. Each ``evaluate`` job:
 
 1. resolves the project (``project_root`` or the git root above ``cwd``);
@@ -28,17 +29,21 @@ import json
 import time
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from kioku.infra import fsutil, jobs, paths
+from kioku.infra import fsutil, jobs, lease, paths
+from kioku.infra.errors import DiskFull
 from kioku.evaluation import transcript as tr
 from kioku.evaluation import per_turn, records
 from kioku.evaluation.criteria import load_criteria
 from kioku.learning.learn import JudgedTurn, learn_from_turns
 from kioku.evaluation.verdict import TurnVerdict
+from kioku.lessons.digest_refresh import rebuild_digests_job
+from kioku.lessons.store.errors import StoreTimeout
 
 LAG_WAIT_S = 3.0
 LOCK_WAIT_S = 600.0
+MAX_STORE_ATTEMPTS = 3  # a job the store did not answer this many times fails instead of staying queued
 
 
 def _log(message: str) -> None:
@@ -139,14 +144,18 @@ def _save_turns(key: str, path: str, fingerprints: dict[str, str]) -> None:
         fsutil.atomic_write_text(target, json.dumps(data, ensure_ascii=False))
 
 
-HANDLERS = {"evaluate": run_evaluate}
+HANDLERS = {"evaluate": run_evaluate, "rebuild_digests": rebuild_digests_job}
 
 
-def _run_queue(report: dict[str, Any], lag_wait: float, max_jobs: int | None, tried: set[str]) -> None:
-    """Run queued jobs until none is left that is not in ``tried`` (job file names).
+def _run_queue(report: dict[str, Any], lag_wait: float, max_jobs: int | None, tried: set[str],
+               renew: Callable[[], None] = lambda: None) -> None:
+    """Run queued jobs until none is left that is not in ``tried`` (job file names); ``renew``
+    renews the worker's lease before each job.
 
     Each job is tried at most once per drain: whatever a handler does, a job that is still
-    queued afterwards is left for the next worker instead of being retried in a busy loop.
+    queued afterwards is left for the next worker instead of being retried in a busy loop. A full
+    disk or a store that does not answer stops the drain with the job still queued (``stopped``
+    in the report); a job the store failed to answer :data:`MAX_STORE_ATTEMPTS` times fails.
     """
     while True:
         queue = _untried(tried)
@@ -156,6 +165,7 @@ def _run_queue(report: dict[str, Any], lag_wait: float, max_jobs: int | None, tr
             if max_jobs is not None and report["processed"] + report["failed"] >= max_jobs:
                 return
             tried.add(job_path.name)
+            renew()
             try:
                 job = jobs.load(job_path)
             except FileNotFoundError:
@@ -173,8 +183,27 @@ def _run_queue(report: dict[str, Any], lag_wait: float, max_jobs: int | None, tr
                 report["results"].append(outcome)
                 _log(f"{job_path.name} agent={job.get('agent')} {outcome.get('status')} "
                      f"quality={outcome.get('quality', '-')}")
+            except (DiskFull, StoreTimeout) as exc:  # the job is fine, the disk or the store is not
+                if _stop(report, job_path, exc):
+                    return
             except Exception as exc:  # noqa: BLE001 - a bad job must not stop the queue
                 _fail(report, job_path, exc)
+
+
+def _stop(report: dict[str, Any], job_path: Path, exc: BaseException) -> bool:
+    """A full disk or a stuck store: keep the job queued with the reason and stop the drain
+    (True); a job the store failed :data:`MAX_STORE_ATTEMPTS` times fails instead (False)."""
+    reason = " ".join(str(exc).split())
+    if isinstance(exc, StoreTimeout):
+        try:
+            if jobs.note_attempt(job_path, reason) >= MAX_STORE_ATTEMPTS:
+                _fail(report, job_path, exc)
+                return False
+        except (OSError, ValueError):
+            pass
+    report["stopped"] = reason
+    _log(f"{job_path.name} stays queued: {reason}")
+    return True
 
 
 def _untried(tried: set[str]) -> list[Path]:
@@ -192,22 +221,21 @@ def _fail(report: dict[str, Any], job_path: Path, exc: BaseException) -> None:
 
 
 def drain(*, wait: bool = False, lag_wait: float = LAG_WAIT_S, max_jobs: int | None = None) -> dict[str, Any] | None:
-    """Process the queue; ``None`` when another worker holds the lock (and ``wait`` is false)."""
+    """Process the queue; ``None`` when another worker holds the lease (and ``wait`` is false)."""
     report: dict[str, Any] = {"processed": 0, "failed": 0, "results": [], "errors": []}
     ran = False
     tried: set[str] = set()
     while True:
-        if wait:
-            with fsutil.exclusive_lock(jobs.worker_lock_path(), timeout=LOCK_WAIT_S):
-                _run_queue(report, lag_wait, max_jobs, tried)
-            ran = True
-        else:
-            with fsutil.try_lock(jobs.worker_lock_path()) as got:
-                if got:
-                    _run_queue(report, lag_wait, max_jobs, tried)
-                    ran = True
-            if not got:
-                return report if ran else None
+        with lease.Lease(jobs.worker_lock_path(), jobs.worker_lease_s()).hold(LOCK_WAIT_S if wait else 0.0) as held:
+            if held is not None:
+                _run_queue(report, lag_wait, max_jobs, tried, held.renew)
+                ran = True
+        if held is None:
+            if wait:
+                raise fsutil.LockTimeout(f"timed out after {LOCK_WAIT_S:.0f}s waiting for the worker lease")
+            return report if ran else None
+        if report.get("stopped"):
+            return report
         if ran and "pruned" not in report:
             report["pruned"] = tr.prune_cursors()
         # re-check after releasing: a job enqueued while we held the lock spawned no worker
