@@ -36,6 +36,8 @@ def _oserrors_as_kioku_errors(func):
             return func(args)
         except BrokenPipeError:
             raise  # the reader went away: the CLI stops quietly
+        except KiokuError:
+            raise  # already one line (a full disk says what was kept)
         except OSError as exc:
             where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
             raise KiokuError(f"{exc.strerror or exc}{where}; the command did not complete") from None
@@ -147,11 +149,13 @@ def cmd_remember(args: argparse.Namespace) -> int:
 
 @_oserrors_as_kioku_errors
 def cmd_recall(args: argparse.Namespace) -> int:
-    from kioku.memory.recall import build_recall
+    from kioku.memory.recall import build_recall, notices
 
     text = build_recall(budget=args.budget, query=args.query)
     if text:
         print(text)
+    for note in notices:  # what recall had to repair on the fly
+        print(f"kioku: note: {note}", file=sys.stderr)
     return 0
 
 

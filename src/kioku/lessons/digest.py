@@ -17,15 +17,15 @@ is known, and the whole file as the pool that task-relevant selection draws from
 
 ``kioku.lessons.digest_refresh.refresh_digest`` rewrites a digest after every improvement write,
 usage update and maintenance run. :func:`read_digest` merges project and global digests, the project copy of a
-lesson winning, and never raises.
+lesson winning, and never raises; a digest file it cannot read is listed in :data:`last_damaged`
+(SessionStart sets it aside and queues its rebuild from the store for the worker).
 
 File names: ``kioku.infra.names.agent_file_stem`` gives every valid agent name its own file (``a`` and ``a.``, or
 ``a..b`` and ``a_b``, never share one), and :func:`read_digest` ignores a file whose ``agent``
 field is not the agent asked for. A digest written under the earlier naming
 (``kioku.infra.names.safe_name``) is still read when it names the same agent, until the next
 refresh writes the current file and removes it. :func:`rebuild_store_digests` rewrites every
-digest of a store after it was rebuilt from its journal (and of the agents whose
-writes were applied late).
+digest of a store after it was rebuilt from its journal.
 """
 
 from __future__ import annotations
@@ -41,6 +41,9 @@ from kioku.infra import fastjson, fsutil, pathstr
 from kioku.infra.names import agent_file_stem, normalise_lesson, safe_name
 
 MAX_ENTRIES = 200
+# digest files that were there but could not be read as a digest, since the last read_digest
+# (SessionStart sets them aside and has the worker rebuild them from the store)
+last_damaged: list[str] = []
 
 
 def _chroma_base(scope: str, project_root: Path | str | None) -> str:
@@ -71,18 +74,27 @@ def _load_for(agent: str, scope: str, project_root: Path | str | None) -> dict[s
 
 
 def _load(path: str) -> dict[str, Any] | None:
+    """The digest in ``path``; None when there is none or it is damaged (then listed in
+    :data:`last_damaged`)."""
     try:
         with open(path, encoding="utf-8") as handle:
             data = fastjson.loads(handle.read())
-    except (OSError, ValueError):
+    except FileNotFoundError:
         return None
-    return data if isinstance(data, dict) else None
+    except (OSError, ValueError):
+        data = None
+    if not isinstance(data, dict) or not isinstance(data.get("entries", []), list):
+        if path not in last_damaged:
+            last_damaged.append(path)
+        return None
+    return data
 
 
 def read_digest(agent: str, project_root: Path | str | None = None, limit: int = MAX_ENTRIES) -> list[dict]:
     """Top active improvements of ``agent`` from both scopes (one entry per lesson: the copy with
     more credited turns, the project one when they have as many)."""
     merged: dict[str, dict] = {}
+    last_damaged.clear()
     for scope in ("project", "global"):
         try:
             data = _load_for(agent, scope, project_root) or {}
