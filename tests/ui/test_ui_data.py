@@ -36,7 +36,7 @@ def test_evaluations_read_old_and_per_turn_records(seeded: Path, agent_ids: dict
 
 def test_health_reports_chroma_behind_the_journal(seeded: Path, agent_ids: dict[str, str]) -> None:
     from kioku.lessons import scopes as sc
-    from kioku.lessons.store.chroma_process import load_chromadb
+    from kioku.lessons.store.chroma_server import load_chromadb
 
     report = data.health(seeded)
     assert {c["check"] for c in report["checks"]} >= {"python", "hook jobs"}

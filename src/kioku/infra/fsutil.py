@@ -322,3 +322,38 @@ def prune_old_files(folder: AnyPath, suffixes: tuple[str, ...], max_age_days: fl
         except OSError:
             continue
     return removed
+
+
+def fsync_dir(path: AnyPath) -> None:
+    """Make a rename or a new file in ``path`` durable (errors ignored: not every file system can)."""
+    _fsync_dir(path)
+
+
+def move_folder(src: AnyPath, dst: AnyPath) -> None:
+    """Move the folder ``src`` to ``dst`` atomically: one rename, or, across file systems, a complete
+    fsynced copy renamed into place before ``src`` is removed (a crash leaves both, never none).
+    The caller holds a lock that keeps other movers out."""
+    src, dst = os.fspath(src), os.fspath(dst)
+    try:
+        os.rename(src, dst)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        import shutil  # only a move across file systems needs it
+
+        staging = os.path.join(os.path.dirname(dst), f".{os.path.basename(dst)}.migrating")
+        shutil.rmtree(staging, ignore_errors=True)  # a copy left by a killed move is incomplete
+        shutil.copytree(src, staging)
+        for folder, _dirs, files in os.walk(staging):
+            for name in files:
+                fd = os.open(os.path.join(folder, name), os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            _fsync_dir(folder)
+        os.rename(staging, dst)
+        _fsync_dir(os.path.dirname(dst))
+        shutil.rmtree(src)
+    _fsync_dir(os.path.dirname(src))
+    _fsync_dir(os.path.dirname(dst))

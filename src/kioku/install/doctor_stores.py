@@ -195,7 +195,7 @@ def check_agent_store(scope: str, project_root: Path, add: Add) -> None:
     if damage:
         add(f"keyword index ({scope})", True, f"{lexical}: {damage}; the next agent-memory command sets it "
             "aside and rebuilds it from the store (lessons are not lost)", warn=True)
-    from kioku.lessons.store.client import try_shared
+    from kioku.lessons.store.connection import try_shared
 
     if (store.chroma_dir / "chroma.sqlite3").exists():
         try:

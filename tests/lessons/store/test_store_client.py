@@ -128,7 +128,7 @@ def test_a_fresh_process_reopens_and_queries(store, store_dir):
         "hits = s.query('reviewer', 'improvements', 'retry failing http requests', 2)\n"
         "print(json.dumps([h.id for h in hits]))\n"
         # also through raw chromadb + our registered EF: query_texts and configuration work
-        "import chromadb, kioku.lessons.store.chroma_process as cp; cp.load_chromadb()\n"
+        "import chromadb, kioku.lessons.store.chroma_server as cs; cs.load_chromadb()\n"
         "col = chromadb.PersistentClient(path=sys.argv[1]).get_collection('agent_reviewer_improvements')\n"
         "print(col.configuration['embedding_function'].name())\n"
         "print(json.dumps(col.query(query_texts=['retry failing http requests'], n_results=1)['ids'][0]))\n"

@@ -1,64 +1,38 @@
 """The agent-memory store client: reads, and writes through the journal.
 
 Contract: per agent three collections (``KINDS``), named by ``collection_name``
-(``kioku.lessons.store.names``), created with metadata (agent, purpose, kind, scope, project_id,
-created_at) and cosine space, so ``relevance = 1 - distance``. A missing collection gives empty
-results, never an error. Chroma itself runs in a child process that is killed when a call does
-not answer in time (``kioku.lessons.store.chroma_process``); embeddings are always computed here
-(``kioku.retrieval.embedder``) and passed explicitly.
+(``kioku.lessons.store.names``), in cosine space, so ``relevance = 1 - distance``; a missing
+collection gives empty results, never an error. Chroma runs in a child process that is killed when
+a call does not answer in time (``chroma_process``); embeddings are always computed here and
+passed explicitly. Metadata passes through ``meta.clean_metadata``; ``upsert`` and
+``update_metadata`` merge it key by key (keys absent from the new dict keep their old value).
 
-Metadata: ``kioku.lessons.store.meta.clean_metadata`` (None values dropped, empty dict gets a
-placeholder that reads hide, empty lists become "", ...). Untested ``success_rate = -1.0`` with
-``tested = False``; never used ``last_used = ""``. ``upsert`` and ``update_metadata`` merge
-metadata key by key (Chroma semantics): keys absent from the new dict keep their old value.
+Durability (``journal``): each write is appended to a write-ahead journal beside the Chroma folder
+under the store's write lock, then applied to Chroma and the keyword index under the same lock,
+then the applied position is recorded. A write is acknowledged once journaled: if Chroma is
+locked, broken, stuck or its disk is full, it stays pending (``last_warning`` says why) and the
+next sync applies it. A write whose idempotency ``key`` the journal already holds for the same
+records is not written again (``Journal.find_key``), so a retried request never makes a copy.
 
-Durability and concurrency (``kioku.lessons.store.journal``): each write is appended to a
-write-ahead journal (fsync; ``<chroma_dir>.kioku-journal`` beside the Chroma folder, so deleting
-the Chroma folder loses nothing) under ``<chroma_dir>/.kioku-write.lock``, then applied to Chroma
-and to the keyword index under the same lock, then the applied sequence number is recorded. Only
-one process writes the embedded store at a time, and a write is acknowledged once journaled: if
-Chroma is locked, broken, stuck or its disk is full, the write stays pending (a warning is logged
-and ``store.last_warning`` set) and the next sync applies it. A write that carries an
-idempotency ``key`` the journal already holds for the same records is not written again
-(``Journal.find_key``): a retried request never makes a second copy.
-
-An embedded Chroma client caches the HNSW index in memory and never sees other processes'
-vectors, and writing through such a stale client loses vectors; so a process reopens its client
-whenever the journal's applied sequence moved since it last looked: under the lock before every
-apply, and before reads. A reader that (re)loads the index takes the lock shared (a reader
-loading the index while a writer flushed it failed with "Error finding id"), waiting at most
-:data:`READ_LOCK_WAIT`, and retries once on a fresh client.
-
-The first use of a store in a process checks it (``kioku.lessons.store.recovery``); collections
-under an earlier naming are moved (``kioku.lessons.store.migration``); the keyword index is
-refilled when it was damaged (``kioku.lessons.store.lexical``).
-
-Journal bounds: the active journal is archived (gzip) once applied and > 4 MiB, and more than 8
-archives are folded into one snapshot of the live records (``journal.compact``).
-
-Server mode: with a host/port (``open_store`` reads ``kioku.infra.config``: ``[chroma]``
-host/port or ``KIOKU_CHROMA_HOST``/``KIOKU_CHROMA_PORT``) the store uses a Chroma server; the
+Clients are shared per location and kept current (``connection``); the first use of a store in a
+process checks it (``recovery``); collections under an earlier naming are moved (``migration``);
+the keyword index is refilled when it was damaged (``lexical``). With a host/port (``[chroma]`` in
+the config, or ``KIOKU_CHROMA_HOST``/``KIOKU_CHROMA_PORT``) the store is a Chroma server, and the
 journal still lives beside the local chroma_dir.
 """
-
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import logging
-import os
-import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from kioku.infra import disk, fsutil
 from kioku.infra.errors import DiskFull
 from kioku.infra.fsutil import LockTimeout
-from kioku.infra.gitignore import make_data_folder
 from kioku.lessons.store import apply as store_apply
-from kioku.lessons.store import chroma_process, lexical, migration, reachability, recovery
+from kioku.lessons.store import chroma_process, connection, lexical, migration, reachability, recovery
+from kioku.lessons.store.connection import Conn
 from kioku.lessons.store.apply import is_not_found
 from kioku.lessons.store.errors import StoreTimeout, StoreUnavailable
 from kioku.lessons.store.journal import Journal
@@ -68,7 +42,6 @@ from kioku.lessons.store.names import KINDS, collection_name
 __all__ = ["KINDS", "Record", "AgentStore", "StoreUnavailable", "StoreTimeout", "collection_name", "open_store"]
 
 log = logging.getLogger("kioku.lessons.store")
-READ_LOCK_WAIT = 5.0
 
 
 @dataclass
@@ -83,56 +56,11 @@ class Record:
         return None if self.distance is None else 1.0 - self.distance
 
 
-class _Conn:
-    """One Chroma client per store location per process, shared by AgentStores."""
-
-    def __init__(self, client: chroma_process.Client, seen_seq: int) -> None:
-        self.client = client
-        self.seen_seq = seen_seq
-        self.cols: dict[str, chroma_process.Collection] = {}
-
-    def usable(self) -> bool:
-        proc = chroma_process.process()
-        return proc.alive() and proc.generation == self.client.generation
-
-
-_CONNS: dict[tuple, _Conn] = {}
-_CONNS_LOCK = threading.RLock()
-
-
 def _records(got: dict) -> list[Record]:
     if not got.get("ids") or not got["ids"][0]:
         return []
     return [Record(i, d or "", strip_placeholder(m), float(dist)) for i, d, m, dist in
             zip(got["ids"][0], got["documents"][0], got["metadatas"][0], got["distances"][0])]
-
-
-@contextlib.contextmanager
-def try_shared(lock_path: Path, wait: float) -> Iterator[bool]:
-    """Shared flock for readers; yields whether it was obtained within ``wait`` seconds.
-
-    Polls every 2 ms (writers back off up to 50 ms in fsutil.exclusive_lock), so a waiting
-    reader usually gets the lock at the next hand-over instead of starving behind a
-    queue of writers.
-    """
-    make_data_folder(lock_path.parent)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, fsutil.FILE_MODE)
-    try:
-        deadline = time.monotonic() + wait
-        got = False
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                got = True
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    log.warning("kioku: agent-memory store busy; reading without waiting for the writer")
-                    break
-                time.sleep(0.002)
-        yield got
-    finally:
-        os.close(fd)
 
 
 def _timeout(store: "AgentStore", exc: BaseException) -> StoreTimeout:
@@ -178,28 +106,14 @@ class AgentStore:
     def _key(self) -> tuple:
         return ("http", self.host, self.port) if self.server else ("path", str(self.chroma_dir))
 
-    def _conn(self, *, fresh_check: bool = True) -> _Conn:
+    def _conn(self, *, fresh_check: bool = True) -> Conn:
         """The shared client, reopened if other processes applied writes since we looked."""
-        with _CONNS_LOCK:
-            key = self._key()
-            conn = _CONNS.get(key)
-            applied = self.journal.applied_seq()
-            if conn is not None and conn.usable() and (self.server or not fresh_check or conn.seen_seq == applied):
-                return conn
-            if conn is not None:
-                _CONNS.pop(key, None)
-                with contextlib.suppress(Exception):  # a dead client must not block reopening
-                    conn.client.close()
-            if self.server:
-                client = chroma_process.open_client(host=self.host, port=self.port)
-            else:
-                make_data_folder(self.chroma_dir)
-                client = chroma_process.open_client(self.chroma_dir)
-            conn = _Conn(client, applied)
-            _CONNS[key] = conn
-            return conn
+        return connection.connect(self, fresh_check=fresh_check)
 
-    def _collection(self, conn: _Conn, name: str, *, create: dict | None = None) -> chroma_process.Collection | None:
+    def _drop_conn(self) -> None:
+        connection.disconnect(self)
+
+    def _collection(self, conn: Conn, name: str, *, create: dict | None = None) -> chroma_process.Collection | None:
         """Collection ``name``; None when missing and ``create`` is None."""
         # Server mode: no cache, since other machines may drop and recreate collections
         # without our journal knowing (one HTTP round trip, a few ms).
@@ -228,13 +142,6 @@ class AgentStore:
             log.log(logging.INFO if quiet else logging.WARNING, "kioku: %s", message)
         self.last_warning = message
 
-    def _drop_conn(self) -> None:
-        with _CONNS_LOCK:
-            conn = _CONNS.pop(self._key(), None)
-        if conn is not None:
-            with contextlib.suppress(Exception):
-                conn.client.close()
-
     def _ensure_room_for_chroma(self, outcome: str) -> None:
         """DiskFull before Chroma is written on a disk without :func:`disk.chroma_reserve` free
         (a full disk makes Chroma fail and then block); a server's disk is its own business."""
@@ -242,7 +149,7 @@ class AgentStore:
             disk.ensure_room(self.chroma_dir, disk.chroma_reserve(), outcome)
 
     # --- the journal and its apply step ---------------------------------------------------
-    def _apply(self, conn: _Conn, entry: dict, embeddings: Any = None) -> None:
+    def _apply(self, conn: Conn, entry: dict, embeddings: Any = None) -> None:
         """Apply one journal entry to Chroma and the lexical index (store_apply); idempotent."""
         store_apply.apply_entry(self, conn, entry, embeddings)
 
@@ -261,7 +168,7 @@ class AgentStore:
                 self.journal.set_applied(int(entry["seq"]))
                 conn.seen_seq = int(entry["seq"])
                 touched.update(n for n in [entry.get("collection"), *(p[1] for p in entry.get("pairs", []))] if n)
-                self._late_agents.update(_lesson_agents(entry))
+                self._late_agents.update(recovery.lesson_agents(entry))
                 done += 1
         if touched and not self.server:
             recovery.mend_after_crash(self, touched)
@@ -297,7 +204,6 @@ class AgentStore:
                         self._sync_locked()
                     except Exception as exc:  # noqa: BLE001 - journal first, apply later
                         self._warn(_not_applied("store not updated yet", exc), quiet=isinstance(exc, DiskFull))
-                        self._drop_conn_if_broken(exc)
                     self._synced = True
                 repeated = self.journal.find_key(entry.get("key"), entry.get("ids") or []) if entry.get("key") else None
                 if repeated is not None:
@@ -315,7 +221,8 @@ class AgentStore:
                     conn.seen_seq = seq
                 except Exception as exc:  # noqa: BLE001
                     self._warn(_not_applied("write journaled but not applied", exc), quiet=isinstance(exc, DiskFull))
-                    self._drop_conn_if_broken(exc, always=True)
+                    if not isinstance(exc, DiskFull):  # a client whose call failed may be in a bad state
+                        self._drop_conn()
                     return seq
                 self._rotate()
                 return seq
@@ -323,12 +230,6 @@ class AgentStore:
             raise StoreUnavailable(f"agent-memory store is busy ({exc}); nothing was written") from exc
         finally:
             self._after_late_apply()
-
-    def _drop_conn_if_broken(self, exc: BaseException, always: bool = False) -> None:
-        """A client whose call failed may be in a bad state: reopen it next time (not for a full
-        disk found before any call was made)."""
-        if always and not isinstance(exc, DiskFull):
-            self._drop_conn()
 
     # --- public API: writes ---------------------------------------------------------------
     def upsert(self, agent: str, kind: str, records: list[Record], *, key: str | None = None) -> None:
@@ -446,18 +347,19 @@ class AgentStore:
             self._synced = True
             self._after_late_apply()
 
-    def _read(self, fn: Callable[[_Conn], Any]) -> Any:
+    def _read(self, fn: Callable[[Conn], Any]) -> Any:
         """Run ``fn(conn)`` under a shared lock, retrying once on a fresh client.
 
         Why the shared lock: a reader that (re)loads the HNSW index while a writer is flushing it
         can fail with "Error finding id". Writers hold the exclusive lock only while applying, so
         readers wait at most one apply; if the lock is not obtained within READ_LOCK_WAIT seconds
+        (``kioku.lessons.store.connection``)
         the read goes ahead unlocked (and is retried once on a reopened client if it fails). A
         call that does not answer in time raises :class:`StoreTimeout` (no retry).
         """
         self._sync_if_pending()
         for attempt in (0, 1):
-            with self._shared_lock(attempt):
+            with connection.reader_lock(self, attempt):
                 try:
                     conn = self._conn()
                     return fn(conn)
@@ -469,23 +371,12 @@ class AgentStore:
                     self._drop_conn()
         raise AssertionError("unreachable")
 
-    def _shared_lock(self, attempt: int) -> Any:
-        """Only a client that is about to (re)load the index needs to exclude writers."""
-        if self.server:
-            return contextlib.nullcontext()
-        with _CONNS_LOCK:
-            conn = _CONNS.get(self._key())
-            fresh = conn is not None and conn.usable() and conn.seen_seq == self.journal.applied_seq()
-        if fresh and not attempt:
-            return contextlib.nullcontext()
-        return try_shared(self.journal.lock_path, READ_LOCK_WAIT)
-
     def collection_counts(self) -> dict[str, int]:
         """Records per Kioku collection as Chroma holds them (doctor compares with the journal)."""
         if not self._exists():
             return {}
 
-        def run(conn: _Conn) -> dict[str, int]:
+        def run(conn: Conn) -> dict[str, int]:
             counts = {}
             for listed in conn.client.list_collections():
                 if listed.name.startswith("agent_"):
@@ -501,7 +392,7 @@ class AgentStore:
             return []
         vector = None
 
-        def run(conn: _Conn) -> list[Record]:
+        def run(conn: Conn) -> list[Record]:
             nonlocal vector
             col = self._collection(conn, self.name(agent, kind))
             if col is None:
@@ -519,7 +410,7 @@ class AgentStore:
         if not self._exists() or n_results <= 0:
             return []
 
-        def run(conn: _Conn) -> list[Record]:
+        def run(conn: Conn) -> list[Record]:
             col = self._collection(conn, self.name(agent, kind))
             if col is None:
                 return []
@@ -536,7 +427,7 @@ class AgentStore:
         if not self._exists() or (ids is not None and not ids):
             return []
 
-        def run(conn: _Conn) -> list[Record]:
+        def run(conn: Conn) -> list[Record]:
             col = self._collection(conn, self.name(agent, kind))
             if col is None:
                 return []
@@ -561,7 +452,7 @@ class AgentStore:
             return {}
         import numpy as np
 
-        def run(conn: _Conn) -> dict[str, Any]:
+        def run(conn: Conn) -> dict[str, Any]:
             col = self._collection(conn, self.name(agent, kind))
             if col is None:
                 return {}
@@ -574,7 +465,7 @@ class AgentStore:
         if not self._exists():
             return 0
 
-        def run(conn: _Conn) -> int:
+        def run(conn: Conn) -> int:
             col = self._collection(conn, self.name(agent, kind))
             return 0 if col is None else col.count()
 
@@ -584,7 +475,7 @@ class AgentStore:
         if not self._exists():
             return []
 
-        def run(conn: _Conn) -> list[str]:
+        def run(conn: Conn) -> list[str]:
             found: set[str] = set()
             for col in conn.client.list_collections():
                 meta = col.metadata or {}
@@ -604,18 +495,6 @@ class AgentStore:
         if lex is None:
             return []
         return list(lex.search(self.name(agent, kind), query, k))
-
-
-def _lesson_agents(entry: dict) -> set[str]:
-    """The agents whose lessons (improvements collection) a journal entry changes."""
-    op = entry.get("op")
-    if op in ("upsert", "update", "delete") and entry.get("kind") == "improvements" and entry.get("agent"):
-        return {str(entry["agent"])}
-    if op == "drop" and entry.get("agent"):
-        return {str(entry["agent"])}
-    if op == "copy" and entry.get("dst_agent"):
-        return {str(entry["dst_agent"])}
-    return set()
 
 
 def _not_applied(what: str, exc: BaseException) -> str:

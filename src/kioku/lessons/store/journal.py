@@ -44,18 +44,17 @@ rebuilt from it (``kioku.lessons.store.recovery.ensure_store``).
 from __future__ import annotations
 
 import contextlib
-import errno
 import gzip
 import hashlib
 import json
 import os
-import shutil
 import time
 from pathlib import Path
 from typing import Iterator
 
 from kioku.infra import disk, fsutil
 from kioku.infra.gitignore import ignore_folder, make_data_folder
+from kioku.lessons.store.journal_model import fold, snapshot_lines
 
 ROTATE_BYTES = 4 * 1024 * 1024
 MAX_ARCHIVES = 8
@@ -104,7 +103,7 @@ class Journal:
             if self.dir.is_dir() and not any(self.dir.iterdir()):
                 self.dir.rmdir()  # an empty folder holds nothing to reconcile
             if not self.dir.exists():
-                _move_folder(legacy, self.dir)
+                fsutil.move_folder(legacy, self.dir)
                 ignore_folder(self.dir)  # it was inside the (ignored) Chroma folder until now
                 self._tail_cache = None
                 self.set_state(moved_at=time.time())
@@ -118,8 +117,8 @@ class Journal:
             aside = self.dir.with_name(f"{self.dir.name}.legacy-{int(time.time())}")
             os.rename(legacy, aside)  # kept, never deleted: a restored backup's history is not replayed
             ignore_folder(aside)
-            _fsync_dir(self.chroma_dir)
-            _fsync_dir(aside.parent)
+            fsutil.fsync_dir(self.chroma_dir)
+            fsutil.fsync_dir(aside.parent)
             import sys
 
             print(f"kioku: warning: an old journal folder was found inside {self.chroma_dir}; "
@@ -273,7 +272,7 @@ class Journal:
         and has applied every pending entry. Returns the seq.
         """
         seq = max(self.last_seq(), self.applied_seq(), self.store_marker() or 0, 1)
-        lines = _snapshot_lines(collections, seq)
+        lines = snapshot_lines(collections, seq)
         import tempfile
 
         fsutil.ensure_private_dir(self.dir)
@@ -312,7 +311,7 @@ class Journal:
         """Records per collection that replaying archives + journal would produce (for health views)."""
         state: dict[str, dict] = {}
         for entry in self.all_entries():
-            _fold(state, entry)
+            fold(state, entry)
         return {name: len(col["records"]) for name, col in state.items()}
 
     def written_ids(self) -> dict[str, set[str]]:
@@ -337,7 +336,7 @@ class Journal:
         should hold once every entry is applied (doctor compares it with Chroma's counts)."""
         state: dict[str, dict] = {}
         for entry in self.all_entries():
-            _fold(state, entry)
+            fold(state, entry)
         return {name: len(col["records"]) for name, col in state.items() if col["records"]}
 
     def compact(self, max_archives: int | None = None) -> Path | None:
@@ -356,8 +355,8 @@ class Journal:
         last = 0
         for entry in self.all_entries_of(archives):
             last = max(last, int(entry["seq"]))
-            _fold(state, entry)
-        lines = _snapshot_lines(state, last)
+            fold(state, entry)
+        lines = snapshot_lines(state, last)
         target = self.archive_dir / f"journal-{0:012d}-{last:012d}.snapshot.jsonl.gz"
         fsutil.atomic_write_bytes(target, gzip.compress(("\n".join(lines) + "\n").encode("utf-8"), 6))
         for archive in archives:
@@ -482,106 +481,11 @@ class Journal:
         return target
 
 
-def _snapshot_lines(collections: dict[str, dict], seq: int) -> list[str]:
-    """Journal lines that recreate ``collections`` (the shape ``_fold`` builds): ``upsert``
-    entries of up to 1,000 records at ``seq``, or one ``noop`` keeping the seq when all is empty."""
-    lines = []
-    for name, col in sorted(collections.items()):
-        ids = list(col["records"])
-        for start in range(0, len(ids), 1000):
-            chunk = ids[start : start + 1000]
-            lines.append(json.dumps({
-                "seq": seq, "ts": time.time(), "op": "upsert", "collection": name, "agent": col["agent"],
-                "kind": col["kind"], "project_id": col["project_id"], "ids": chunk,
-                "documents": [col["records"][i][0] for i in chunk],
-                "metadatas": [col["records"][i][1] or {"kioku_placeholder": True} for i in chunk],
-                "snapshot": True}, ensure_ascii=False, separators=(",", ":")))
-    if not lines:  # everything was deleted: keep the seq marker
-        lines.append(json.dumps({"seq": seq, "ts": time.time(), "op": "noop", "snapshot": True}))
-    return lines
-
-
-def _fold(state: dict[str, dict], entry: dict) -> None:
-    """Apply one entry to an in-memory model of the store (Chroma's merge semantics)."""
-    op = entry.get("op")
-    if op == "upsert":
-        col = state.setdefault(entry["collection"], {"agent": entry.get("agent"), "kind": entry.get("kind"),
-                                                     "project_id": entry.get("project_id"), "records": {}})
-        for rid, doc, meta in zip(entry["ids"], entry["documents"], entry["metadatas"]):
-            old = col["records"].get(rid, (None, {}))[1]
-            col["records"][rid] = (doc, {**old, **{k: v for k, v in meta.items() if k != "kioku_placeholder"}})
-    elif op == "update":
-        col = state.get(entry["collection"])
-        if col:
-            for rid, meta in zip(entry["ids"], entry["metadatas"]):
-                if rid in col["records"]:
-                    doc, old = col["records"][rid]
-                    col["records"][rid] = (doc, {**old, **meta})
-    elif op == "delete":
-        col = state.get(entry["collection"])
-        if col:
-            for rid in entry["ids"]:
-                col["records"].pop(rid, None)
-    elif op == "drop":
-        for name in entry["collections"]:
-            state.pop(name, None)
-    elif op == "copy":
-        for src_name, dst_name, kind in entry["pairs"]:
-            src = state.get(src_name)
-            if not src:
-                continue
-            dst = state.setdefault(dst_name, {"agent": entry.get("dst_agent"), "kind": kind,
-                                              "project_id": entry.get("project_id"), "records": {}})
-            for rid, (doc, meta) in src["records"].items():
-                old = dst["records"].get(rid, (None, {}))[1]
-                dst["records"][rid] = (doc, {**old, **meta})
-
-
 def _identity(entry: dict) -> str:
     """What makes two journal entries the same write: everything but the sequence number
     (each entry carries the time it was written, so two real writes never share it)."""
     body = {k: v for k, v in entry.items() if k != "seq"}
     return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
-
-
-def _fsync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def _fsync_tree(root: Path) -> None:
-    for folder, _dirs, files in os.walk(root):
-        for name in files:
-            fd = os.open(os.path.join(folder, name), os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        _fsync_dir(Path(folder))
-
-
-def _move_folder(src: Path, dst: Path) -> None:
-    """Move ``src`` to ``dst`` atomically: one rename, or, across file systems, a complete fsynced
-    copy renamed into place before ``src`` is removed (a crash leaves both, which the next
-    open reconciles)."""
-    try:
-        os.rename(src, dst)
-    except OSError as exc:
-        if exc.errno != errno.EXDEV:
-            raise
-        staging = dst.with_name(f".{dst.name}.migrating")  # the caller holds the lock: one mover at a time
-        shutil.rmtree(staging, ignore_errors=True)  # a copy left by a killed move is incomplete
-        shutil.copytree(src, staging)
-        _fsync_tree(staging)
-        os.rename(staging, dst)
-        _fsync_dir(dst.parent)
-        shutil.rmtree(src)
-    _fsync_dir(src.parent)
-    _fsync_dir(dst.parent)
 
 
 def _rfind_newline(fd: int, before: int) -> int:

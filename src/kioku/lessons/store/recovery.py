@@ -238,6 +238,18 @@ def rebuild_digests(store: "AgentStore", agents: set[str] | None = None) -> None
         log.info("kioku: digests not rebuilt: %s", exc)
 
 
+def lesson_agents(entry: dict) -> set[str]:
+    """The agents whose lessons (improvements collection) a journal entry changes."""
+    op = entry.get("op")
+    if op in ("upsert", "update", "delete") and entry.get("kind") == "improvements" and entry.get("agent"):
+        return {str(entry["agent"])}
+    if op == "drop" and entry.get("agent"):
+        return {str(entry["agent"])}
+    if op == "copy" and entry.get("dst_agent"):
+        return {str(entry["dst_agent"])}
+    return set()
+
+
 def rebuild(store: "AgentStore", reset: bool = False) -> int:
     """Drop every collection named in the journal and replay archives + journal.
 
