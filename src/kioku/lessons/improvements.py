@@ -198,7 +198,7 @@ def _write_one(agent: str, scope: str, lesson: str, category: str, confidence: f
         if old.get("promoted") and isinstance(old.get("confidence_before_promotion"), (int, float)):
             # the confidence a withdrawn or rolled-back promotion returns to keeps what was learned since
             update["confidence_before_promotion"] = round(max(float(old["confidence_before_promotion"]), confidence), 4)
-        store.update_metadata(agent, KIND, [rec_id], [update], key=key)
+        store.update_metadata(agent, KIND, [rec_id], [update], request_key=key)
         meta = {**old, **update}
     else:
         meta = new_metadata(agent, scope, category, confidence, learned_from=learned_from, tags=tags,
@@ -206,7 +206,7 @@ def _write_one(agent: str, scope: str, lesson: str, category: str, confidence: f
                             when=(iso, epoch))
         meta.update(extra or {})
         meta.update(_deprecation_elsewhere(agent, scope, lesson, project_root))
-        store.upsert(agent, KIND, [Record(id=rec_id, document=lesson, metadata=meta)], key=key)
+        store.upsert(agent, KIND, [Record(id=rec_id, document=lesson, metadata=meta)], request_key=key)
     if store.last_write_repeated:  # a retry: its first attempt is in the journal already
         last_learn_notes.append(f"{rec_id} was saved by an earlier identical request; not written again")
         return rec_id

@@ -27,10 +27,10 @@ DUPLICATE_JACCARD = 0.8
 
 
 def request_key(scope: str, type_: str, topic: str, text: str) -> str:
-    """The idempotency key of one ``remember`` request, kept on the memory it saved: a retry of
+    """The idempotency key of one ``remember`` request, kept on the memory it saved (``request=``): a retry of
     the same request (same folder, type, topic and words) finds that memory and saves nothing."""
     body = "\x1f".join((scope, type_, topic, normalize(text)))
-    return sha256(body.encode("utf-8")).hexdigest()[:16]
+    return sha256(body.encode("utf-8")).hexdigest()[:12]
 
 
 class SaveResult:
@@ -201,7 +201,7 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
         normal = normalize(cleaned)
         key = request_key(md.scope, type_, topic_name, cleaned)
         for name, entry in md.active_entries(topics):
-            if entry.meta.get("key") == key:
+            if entry.meta.get("request") == key:
                 verdict = None  # the same request again (a retry): the memory it saved
             else:
                 verdict = _assess_entry(cleaned, entry)
@@ -211,7 +211,7 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
                 old.append((name, entry, verdict[1]))
             elif verdict:
                 unsure.append(entry)
-            elif entry.meta.get("key") == key or is_duplicate(cleaned, tokens, entry.text):
+            elif entry.meta.get("request") == key or is_duplicate(cleaned, tokens, entry.text):
                 line = index_entry_for(entry, name)
                 notes = list(md.notices)
                 if doc.find(name, line.summary) < 0 and doc.entry_line_count() + 1 <= MAX_LINES:
@@ -243,7 +243,7 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
         created = now_iso()
         entry_id = unique_id(created, cleaned, {e.id for t in topics.values() for e in t.entries})
         index_entry = format_entry(type_, cleaned, topic_name)
-        new = Entry(entry_id, type_, created, index_entry.summary, cleaned, meta={"key": key})
+        new = Entry(entry_id, type_, created, index_entry.summary, cleaned, meta={"request": key})
         if old:
             new.meta["supersedes"] = ",".join(e.id for _, e, _ in old)
         changed: dict[str, object] = {}

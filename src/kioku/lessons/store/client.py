@@ -11,8 +11,8 @@ Durability (``journal``): each write is appended to a write-ahead journal beside
 under the store's write lock, then applied to Chroma and the keyword index under the same lock,
 then the applied position is recorded. A write is acknowledged once journaled: if Chroma is
 locked, broken, stuck or its disk is full, it stays pending (``last_warning`` says why) and the
-next sync applies it. A write whose idempotency ``key`` the journal already holds for the same
-records is not written again (``Journal.find_key``), so a retried request never makes a copy.
+next sync applies it. A write whose idempotency key (``request``) the journal already holds for the
+same records is not written again (``Journal.find_request``), so a retried request never makes a copy.
 
 Clients are shared per location and kept current (``connection``); the first use of a store in a
 process checks it (``recovery``); collections under an earlier naming are moved (``migration``);
@@ -193,7 +193,7 @@ class AgentStore:
 
     def _write(self, entry: dict, embeddings: Any = None) -> int:
         """Journal ``entry`` (acknowledged once fsynced), then apply it under the lock. An entry
-        whose ``key`` the journal already holds for the same records returns that entry's seq
+        whose ``request`` key the journal already holds for the same records returns that entry's seq
         without writing (:attr:`last_write_repeated`)."""
         recovery.ensure_store(self)
         self.last_write_repeated = False
@@ -205,7 +205,8 @@ class AgentStore:
                     except Exception as exc:  # noqa: BLE001 - journal first, apply later
                         self._warn(_not_applied("store not updated yet", exc), quiet=isinstance(exc, DiskFull))
                     self._synced = True
-                repeated = self.journal.find_key(entry.get("key"), entry.get("ids") or []) if entry.get("key") else None
+                repeated = (self.journal.find_request(entry["request"], entry.get("ids") or [])
+                            if entry.get("request") else None)
                 if repeated is not None:
                     self.last_write_repeated = True
                     return repeated
@@ -232,9 +233,9 @@ class AgentStore:
             self._after_late_apply()
 
     # --- public API: writes ---------------------------------------------------------------
-    def upsert(self, agent: str, kind: str, records: list[Record], *, key: str | None = None) -> None:
-        """Write ``records`` (whole documents and metadata). ``key``: the request's idempotency
-        key (see the module docstring)."""
+    def upsert(self, agent: str, kind: str, records: list[Record], *, request_key: str | None = None) -> None:
+        """Write ``records`` (whole documents and metadata). ``request_key``: the request's
+        idempotency key (see the module docstring)."""
         if not records:
             return
         by_id: dict[str, Record] = {}
@@ -248,10 +249,10 @@ class AgentStore:
         embeddings = self._embed(docs)  # outside the lock: the slow part
         entry = {"op": "upsert", "collection": self.name(agent, kind), "agent": agent, "kind": kind,
                  "project_id": self.project_id, "ids": [r.id for r in recs], "documents": docs, "metadatas": metas}
-        self._write({**entry, "key": key} if key else entry, embeddings)
+        self._write({**entry, "request": request_key} if request_key else entry, embeddings)
 
     def update_metadata(self, agent: str, kind: str, ids: list[str], metadatas: list[dict], *,
-                        key: str | None = None) -> None:
+                        request_key: str | None = None) -> None:
         if len(ids) != len(metadatas):
             raise ValueError("ids and metadatas must have the same length")
         pairs = [(i, clean_metadata(m, placeholder=False)) for i, m in zip(ids, metadatas)]
@@ -260,7 +261,7 @@ class AgentStore:
             return
         entry = {"op": "update", "collection": self.name(agent, kind), "agent": agent, "kind": kind,
                  "ids": [i for i, _ in pairs], "metadatas": [m for _, m in pairs]}
-        self._write({**entry, "key": key} if key else entry)
+        self._write({**entry, "request": request_key} if request_key else entry)
 
     def delete(self, agent: str, kind: str, ids: list[str]) -> None:
         if ids:

@@ -425,8 +425,8 @@ class Journal:
             raise
         return seq
 
-    def find_key(self, key: str, ids: list[str]) -> int | None:
-        """The seq of the entry written with the idempotency ``key``, when no later entry touched
+    def find_request(self, key: str, ids: list[str]) -> int | None:
+        """The seq of the entry written for the request whose idempotency key is ``key``, when no later entry touched
         the same records or dropped their collection (writing the request again would only
         repeat it); else None. Looks through the active journal, where a retry finds its first
         attempt (the file is archived only once it holds 4 MiB)."""
@@ -434,7 +434,7 @@ class Journal:
             data = self.path.read_bytes()
         except FileNotFoundError:
             return None
-        pos = data.rfind(f'"key":{json.dumps(key)}'.encode("utf-8"))
+        pos = data.rfind(f'"request":{json.dumps(key)}'.encode("utf-8"))
         if pos < 0:
             return None
         start, end = data.rfind(b"\n", 0, pos) + 1, data.find(b"\n", pos)
@@ -445,7 +445,7 @@ class Journal:
             seq = int(entry["seq"])
         except (ValueError, KeyError, TypeError):
             return None
-        if entry.get("key") != key:
+        if entry.get("request") != key:
             return None
         wanted, name = set(ids), entry.get("collection")
         for raw in data[end + 1:].splitlines():
