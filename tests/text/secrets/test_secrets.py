@@ -1,4 +1,4 @@
-"""Table-driven tests for kioku.text.secrets, the single secrets choke point.
+"""Table-driven tests for kioku.text.secrets, the one secret filter, through its API.
 
 Secret samples are assembled at import time from a prefix plus deterministic pseudo-random
 characters, so this file holds no live-looking credential that would trip secret scanners,
@@ -351,7 +351,7 @@ ORDINARY: list[str] = [
     "DATABASE_URL=postgres://${DB_USER}:${DB_PASS}@db:5432/app",
     "docs at https://docs.example.com/guide/getting-started?tab=install#section-2",
     "git@github.com:org/repo.git is the remote",
-    "see src/kioku/text/secrets.py and tests/text/test_text_secrets.py",
+    "see src/kioku/text/secrets/engine.py and tests/text/secrets/test_secrets.py",
     "/home/user/projects/MyWebApplication/src/components/UserProfileCard.tsx",
     "fixed in commit 3f9a2b7c1d4e5f60718293a4b5c6d7e8f9012345",
     "sha256 is 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
@@ -822,7 +822,7 @@ def test_scan_is_fast_on_a_2kb_prompt() -> None:
     assert per_call < 0.025, per_call
 
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_no_false_positives_in_the_shipped_sources_and_docs() -> None:

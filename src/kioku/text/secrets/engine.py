@@ -1,0 +1,228 @@
+"""The scan: every rule, the table and card checks and the entropy layer over one text."""
+
+from __future__ import annotations
+
+from kioku.text.secrets.findings import SecretFinding
+from kioku.text.secrets import rules_commands, rules_japanese, rules_passwords, rules_tokens
+from kioku.text.secrets.rule import _AnyCharBut, _Rule
+from kioku.text.secrets.words import _ASCII_UPPER, _TABLE_LABELS
+from kioku.text.secrets.entropy import (
+    _CANDIDATE_RE, _CARD_EDGE, _CARD_PREFIX, _CARD_RE, _DATA_URI_TAILS, _FOUR_DIGITS, _benign_spans,
+    _is_high_entropy, _luhn, _overlaps,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing (and re, until a pattern is used) stay out of the hook start-up path
+    import re
+
+# Every rule, in the order the scan tries them: a span one rule takes is not taken again.
+RULES: list[_Rule] = [*rules_tokens.RULES, *rules_japanese.RULES, *rules_passwords.RULES, *rules_commands.RULES]
+
+
+class _Taken:
+    """Non-overlapping spans kept sorted, so an overlap test is O(log n) even for texts with
+    thousands of findings."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def overlaps(self, s: int, e: int) -> bool:
+        import bisect
+
+        i = bisect.bisect_left(self.starts, e)  # spans starting before e
+        return i > 0 and self.ends[i - 1] > s
+
+    def add(self, s: int, e: int) -> None:
+        import bisect
+
+        i = bisect.bisect_left(self.starts, s)
+        self.starts.insert(i, s)
+        self.ends.insert(i, e)
+
+_ASCII_LOWER = str.maketrans(_ASCII_UPPER, _ASCII_UPPER.lower())
+
+
+def _rule_matches(rule: _Rule, text: str, low: str, lo: int, hi: int):
+    """Matches of ``rule`` that start at (or, with ``back``, just before) an anchor in lo:hi.
+
+    A rule that walks back over any character but some (:class:`_AnyCharBut`) is matched once per
+    anchor, ending at the anchor's end, from where the walk stopped: the words before the value
+    are its pattern's to skip, and the clause may hold several anchors."""
+    if not rule.anchors:  # short literal-led pattern: a plain scan is cheap enough
+        yield from rule.pattern.finditer(text, lo, hi)
+        return
+    seen: set[int] = set()
+    for anchor in rule.anchors:
+        last_end = -1
+        i = low.find(anchor, lo, hi)
+        while i != -1:
+            start = i
+            if isinstance(rule.back, _AnyCharBut):
+                m = rule.pattern.fullmatch(text, max(rule.back.walk_start(text, i, rule.reach), last_end),
+                                           i + len(anchor))
+                if m is not None:
+                    last_end = m.end()
+                    yield m
+                i = low.find(anchor, i + 1, hi)
+                continue
+            if rule.back:
+                while start > 0 and i - start < rule.reach and text[start - 1] in rule.back:
+                    start -= 1
+            if start not in seen and start >= last_end:
+                seen.add(start)
+                m = rule.pattern.match(text, start)
+                if m is not None:
+                    last_end = m.end()  # anchors inside a match are not tried again
+                    yield m
+            i = low.find(anchor, i + 1, hi)
+
+
+def _span(rule: _Rule, m: re.Match[str]) -> tuple[int, int]:
+    for name in rule.group:
+        if m.group(name) is not None:
+            return m.span(name)
+    return m.span()
+
+
+def find_secrets(text: str) -> list[SecretFinding]:
+    """All secrets in ``text``, non-overlapping, sorted by start offset. Lookalike characters
+    (full-width letters and digits, compatibility forms) are matched as their NFKC form, and
+    Markdown emphasis markers are read past (``**Password:** x``); offsets always refer to
+    ``text``."""
+    if not text:
+        return []
+    view, origin = text, None
+    if not text.isascii() or "*" in text:  # the views are built only for such texts
+        from kioku.text.secrets.normalise import _nfkc_with_offsets, _through_segments, _without_emphasis
+    if not text.isascii():
+        folded = _nfkc_with_offsets(text)
+        if folded is not None:
+            view, origin = folded
+    segments = None
+    if "*" in view:
+        plain = _without_emphasis(view)
+        if plain is not None:
+            view, segments = plain
+    if origin is None and segments is None:
+        return _find_in_normalised(text)
+
+    def in_text(offset: int) -> int:
+        if segments is not None:
+            offset = _through_segments(segments, offset)
+        return origin[offset] if origin is not None else offset
+
+    return [SecretFinding(f.kind, in_text(f.start), in_text(f.end - 1) + 1) for f in _find_in_normalised(view)]
+
+
+def _find_in_normalised(text: str) -> list[SecretFinding]:
+    if not text:
+        return []
+    # Same-length lower-casing so anchor offsets are text offsets ("İ".lower() grows).
+    low = text.lower()
+    if len(low) != len(text):
+        low = text.translate(_ASCII_LOWER)
+    found: list[SecretFinding] = []
+    taken = _Taken()
+    # Long whitespace-delimited chunks, joined by "\n" into one short string so token-shaped
+    # rules scan it once: (offset in joined, offset in text) pairs map positions back.
+    chunks: list[tuple[int, int]] = []
+    parts: list[str] = []
+    starts: list[tuple[int, int]] = []
+    colon_chunks: list[tuple[int, int]] = []  # with four colons or more: a .pgpass entry's shape
+    pos = jpos = 0
+    for chunk in text.split():
+        if len(chunk) >= 20:
+            c0 = text.find(chunk, pos)
+            pos = c0 + len(chunk)
+            chunks.append((c0, pos))
+            starts.append((jpos, c0))
+            parts.append(chunk)
+            jpos += len(chunk) + 1
+            if chunk.count(":") >= 4:
+                colon_chunks.append((c0, pos))
+        elif len(chunk) >= 12 and chunk.count(":") >= 4:
+            c0 = text.find(chunk, pos)
+            pos = c0 + len(chunk)
+            colon_chunks.append((c0, pos))
+    joined = "\n".join(parts)
+    jlow = joined.lower() if len(joined.lower()) == len(joined) else joined.translate(_ASCII_LOWER)
+    for rule in RULES:
+        src, src_low = (joined, jlow) if rule.in_chunks else (text, low)
+        if not src:
+            continue
+        for m in _rule_matches(rule, src, src_low, 0, len(src)):
+            if rule.check is not None and not rule.check(m):
+                continue
+            s, e = _span(rule, m)
+            if rule.in_chunks:
+                import bisect
+
+                j0, t0 = starts[bisect.bisect_right(starts, (s, len(text))) - 1]
+                s, e = s - j0 + t0, e - j0 + t0
+            if e > s and not taken.overlaps(s, e):
+                taken.add(s, e)
+                found.append(SecretFinding(rule.kind, s, e))
+    if colon_chunks or "|" in text:  # .pgpass lines and Markdown tables are read only where they can be
+        from kioku.text.secrets.tables import _pgpass_passwords, _table_passwords
+    for s, e in _pgpass_passwords(text, colon_chunks) if colon_chunks else ():
+        if not taken.overlaps(s, e):
+            taken.add(s, e)
+            found.append(SecretFinding("password", s, e))
+    if "|" in text and any(label in low for label in _TABLE_LABELS):
+        for s, e in _table_passwords(text, low):
+            if not taken.overlaps(s, e):
+                taken.add(s, e)
+                found.append(SecretFinding("password", s, e))
+    has_digits = any(d in text for d in "0123456789")  # substring scans: no regex for text without digits
+    for m in (_CARD_RE.finditer(text) if has_digits and _FOUR_DIGITS.search(text) else ()):
+        s, e = m.span()
+        if (s and text[s - 1] in _CARD_EDGE) or (e < len(text) and text[e] in _CARD_EDGE):
+            continue  # part of a longer number, a date range or an identifier
+        digits = m.group(0).replace(" ", "").replace("-", "")
+        if 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) and _luhn(digits) \
+                and len(set(digits)) > 1 and not taken.overlaps(s, e):
+            taken.add(s, e)
+            found.append(SecretFinding("credit_card", s, e))
+    # Generic entropy layer, also only inside the long chunks.
+    url_spans: list[tuple[int, int]] | None = None
+    for c0, c1 in chunks:
+        for m in _CANDIDATE_RE.finditer(text, c0, c1):
+            s, e = m.span()
+            if taken.overlaps(s, e) or not _is_high_entropy(m.group(0)):
+                continue
+            if text.endswith(_DATA_URI_TAILS, max(0, s - 8), s):
+                continue  # inline data (data:image/png;base64,...) is content, not a key
+            if url_spans is None:
+                url_spans = _benign_spans(text, low)
+            if _overlaps(url_spans, s, e):
+                continue
+            taken.add(s, e)
+            found.append(SecretFinding("high_entropy", s, e))
+    found.sort(key=lambda f: f.start)
+    return found
+
+
+def contains_secret(text: str) -> bool:
+    return bool(find_secrets(text))
+
+
+def redact(text: str) -> str:
+    """``text`` with every finding replaced by ``[REDACTED:<kind>]``."""
+    findings = find_secrets(text)
+    return _redact_findings(text, findings) if findings else text
+
+
+def _redact_findings(text: str, findings: list[SecretFinding]) -> str:
+    """``text`` with these findings (sorted by start; one overlapping an earlier one is skipped)
+    replaced by ``[REDACTED:<kind>]``."""
+    out: list[str] = []
+    pos = 0
+    for f in findings:
+        if f.start < pos:
+            continue
+        out.append(text[pos:f.start])
+        out.append(f"[REDACTED:{f.kind}]")
+        pos = f.end
+    out.append(text[pos:])
+    return "".join(out)
