@@ -1,7 +1,15 @@
 """What a prompt says about the previous turn's result: ``positive``, ``negative`` or ``none``.
 
-Built on :func:`kioku.memory.triggers.feedback_polarity` (English and Japanese phrases), with what a
-reviewer reading the next prompt also sees:
+``feedback_polarity(text) -> int`` (+1, -1, 0) reads the phrase tables of
+:mod:`kioku.evaluation.feedback_phrases`. Strong phrases ("thanks", "that worked", "doesn't work",
+"still failing", "not what I asked", "ありがとう", "動かない") count anywhere in the first 600
+characters; weak single words ("great", "failing", "wrong", "失敗") only in a reply of at most
+three words or among its first two words, because tasks use them too ("fix the failing test").
+Positive phrases that contain a negative word win ("not bad", "no problem", "doesn't fail
+anymore", "間違いない"). Mixed feedback with a contrast ("thanks, but it still fails") is
+negative. Questions are neutral unless they complain ("why is it still failing?").
+
+``classify(text)`` adds what a reviewer reading the next prompt also sees:
 - a pasted failing log (a shell prompt or an error/traceback line opening a multi-line prompt)
   or "still fails / still not working" is negative, even phrased as a question;
 - emoji inside a request ("add 🎉 emojis") is not praise: pictographs count only when the
@@ -15,9 +23,65 @@ from __future__ import annotations
 
 import re
 
-from kioku.memory.triggers import feedback_polarity
+from kioku.evaluation.feedback_phrases import _NEG_STRONG, _NEG_WEAK, _POS_OVERRIDE, _POS_STRONG, _POS_WEAK
+from kioku.infra.lazyre import LazyPattern as _Lazy
+from kioku.memory.triggers.sentences import has_japanese, is_question
 
 POSITIVE, NEGATIVE, NONE = "positive", "negative", "none"
+
+_WEAK_SHORT_WORDS = 3
+_FEEDBACK_SCAN = 600
+_CONTRAST = _Lazy(r"\bbut\b|\bhowever\b|\bthough\b|\bstill\b|けど|けれど|しかし|でも|ただ、|まだ")
+_COMPLAINT_Q = _Lazy(r"\bwhy\b|\bstill\b|\bagain\b|なぜ|なんで|まだ|また")
+_WORD_RE = _Lazy(r"[a-z0-9']+|[^\x00-\x7f\s]{1,4}")
+
+
+def _count(pattern: re.Pattern[str], t: str, weak_limit: int) -> int:
+    """Matches; with ``weak_limit`` >= 0 only those starting before that offset count."""
+    if weak_limit < 0:
+        return len(pattern.findall(t))
+    return sum(1 for m in pattern.finditer(t) if m.start() < weak_limit)
+
+
+def feedback_polarity(text: str) -> int:
+    """+1 if the text praises the previous answer, -1 if it says it failed, else 0.
+
+    Mixed feedback ("thanks, but it still fails") counts as negative: a remaining problem
+    matters more for learning than politeness. A question is neutral ("is it broken?")
+    unless it is a complaint ("why is it still failing?").
+    """
+    if not text or not text.strip():
+        return 0
+    # Feedback opens a prompt ("thanks, now ..."); scanning only the start keeps a long
+    # prompt cheap.
+    text = text.strip()[:_FEEDBACK_SCAN]
+    t = text.lower().replace("\u2019", "'")
+    pos = len(_POS_OVERRIDE.findall(t))
+    if pos:
+        t = _POS_OVERRIDE.sub(" ", t)
+    # weak words count everywhere in a short reply, else only among its first two words
+    words = list(_WORD_RE.finditer(t))
+    if has_japanese(t):
+        limit = len(t) if len(t) <= 8 else 6
+    elif len(words) <= _WEAK_SHORT_WORDS:
+        limit = len(t)
+    else:
+        limit = words[1].end()
+    neg = len(_NEG_STRONG.findall(t))
+    t_no_neg = _NEG_STRONG.sub(" ", t) if neg else t
+    neg += _count(_NEG_WEAK, t_no_neg, limit)
+    pos += len(_POS_STRONG.findall(t_no_neg))
+    pos += _count(_POS_WEAK, _NEG_WEAK.sub(" ", t_no_neg), limit)
+    if is_question(text):
+        return -1 if neg and _COMPLAINT_Q.search(t) else 0
+    if neg and pos:
+        return -1 if _CONTRAST.search(t) or neg >= pos else 1
+    if neg:
+        return -1
+    if pos:
+        return 1
+    return 0
+
 
 _STILL_BROKEN = re.compile(
     r"\bstill\s+(?:fail\w*|broken|not\s+work\w*|doesn'?t\s+work|does\s+not\s+work|erroring|crash\w*|the same)"
