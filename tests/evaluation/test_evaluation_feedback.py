@@ -92,3 +92,54 @@ def test_hostile_repetition_stays_linear(unit: str) -> None:
     for run in (feedback_polarity, classify):
         ratio = growth(run, lambda size: unit * (size // len(unit)), 12_500)
         assert ratio < 10, ratio
+
+
+def _table(phrases: tuple[str, str]) -> list[str]:
+    return [p for half in phrases for p in half.split("|") if p]
+
+
+# A phrase alone that reads as a question ("is fixed now" could be "is (it) fixed now"), so neutral.
+_READS_AS_A_QUESTION = {"is fixed now"}
+
+
+@pytest.mark.parametrize("table,expected", [("POS_OVERRIDE_PHRASES", 1), ("POS_STRONG_PHRASES", 1),
+                                            ("POS_WEAK_PHRASES", 1), ("NEG_STRONG_PHRASES", -1),
+                                            ("NEG_WEAK_PHRASES", -1), ("WRONG_PHRASES", -1)])
+def test_every_phrase_of_the_table_means_the_same_to_polarity_and_classification(table: str, expected: int) -> None:
+    """The one table: a phrase alone is the feedback its table says, for both readers."""
+    from kioku.evaluation import feedback_phrases as ph
+
+    label = {1: POSITIVE, -1: NEGATIVE}[expected]
+    wrong = [(p, feedback_polarity(p), classify(p)) for p in _table(getattr(ph, table))
+             if p not in _READS_AS_A_QUESTION and (feedback_polarity(p) != expected or classify(p) != label)]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("text", ["try again", "Try it again", "retry", "ok, do it again", "もう一度", "再試行して"])
+def test_a_retry_request_is_neither_praise_nor_a_complaint(text: str) -> None:
+    """"try again" was a strong complaint to the polarity and no feedback to the classification;
+    both now read it as a retry."""
+    assert feedback_polarity(text) == 0 and classify(text) == NONE
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("nope, try again", NEGATIVE),
+    ("this is really helpful! can you add one more test?", POSITIVE),
+    ("works!", POSITIVE),
+    ("lovely, thanks", POSITIVE),
+    ("add 🎉 emojis to the release notes", NONE),
+    ("🎉", POSITIVE),
+    ("feels implausible?", NEGATIVE),
+    ("you forgot to commit", NEGATIVE),
+    ("does not work", NEGATIVE),
+    ("can't complain", POSITIVE),
+    ("it is not right", NEGATIVE),
+])
+def test_phrases_classification_knew_and_polarity_did_not_now_agree(text: str, expected: str) -> None:
+    assert classify(text) == expected
+    assert feedback_polarity(text) == {POSITIVE: 1, NEGATIVE: -1, NONE: 0}[expected]
+
+
+def test_a_pasted_failing_log_is_negative_to_classification() -> None:
+    log = "$ pytest -q\nE   AssertionError: expected 3\nFAILED tests/test_x.py::test_y - AssertionError"
+    assert classify(log) == NEGATIVE
