@@ -6,8 +6,8 @@ number of seconds.
 - :func:`cost_ratio` times a function against a reference workload on the same input (a plain
   Python pass over it), so a pattern gone super-linear shows as a ratio far above its usual one.
 
-Each figure is the smallest of several interleaved measurements, so a busy machine slows both
-sides of a ratio alike.
+Times are the process's CPU time (``time.process_time``), not the wall clock, so other work on
+a busy machine does not count; each figure is the smallest of several interleaved measurements.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from typing import Callable
 
 
 def _best(fn: Callable[[], object], number: int) -> float:
-    start = time.perf_counter()
+    start = time.process_time()
     for _ in range(number):
         fn()
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
-def _calls_for(fn: Callable[[], object], at_least: float = 0.02) -> int:
+def _calls_for(fn: Callable[[], object], at_least: float = 0.01) -> int:
     """How many calls of ``fn`` take at least ``at_least`` seconds (at most 10,000)."""
     number = 1
     while number < 10_000 and _best(fn, number) < at_least:

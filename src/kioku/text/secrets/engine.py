@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kioku.text.secrets.findings import SecretFinding
-from kioku.text.secrets import rules_commands, rules_japanese, rules_passwords, rules_tokens
+from kioku.text.secrets import rules_commands, rules_japanese, rules_passwords, rules_personal, rules_tokens
 from kioku.text.secrets.rule import _AnyCharBut, _Rule
 from kioku.text.secrets.words import _ASCII_UPPER, _TABLE_LABELS
 from kioku.text.secrets.entropy import (
@@ -15,8 +15,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing (and re, until a pattern is used) stay out of the hook start-up path
     import re
 
+_MAX_DEPTH = 2  # decoded text is scanned again, an encoding of an encoding at most
+
 # Every rule, in the order the scan tries them: a span one rule takes is not taken again.
-RULES: list[_Rule] = [*rules_tokens.RULES, *rules_japanese.RULES, *rules_passwords.RULES, *rules_commands.RULES]
+RULES: list[_Rule] = [*rules_tokens.RULES, *rules_japanese.RULES, *rules_passwords.RULES, *rules_commands.RULES,
+                      *rules_personal.RULES]
 
 
 class _Taken:
@@ -32,6 +35,12 @@ class _Taken:
 
         i = bisect.bisect_left(self.starts, e)  # spans starting before e
         return i > 0 and self.ends[i - 1] > s
+
+    def remove_inside(self, s: int, e: int) -> None:
+        """Forget the spans that lie within ``s:e``."""
+        kept = [(a, b) for a, b in zip(self.starts, self.ends) if not (s <= a and b <= e)]
+        self.starts = [a for a, _ in kept]
+        self.ends = [b for _, b in kept]
 
     def add(self, s: int, e: int) -> None:
         import bisect
@@ -115,7 +124,15 @@ def find_secrets(text: str) -> list[SecretFinding]:
     return [SecretFinding(f.kind, in_text(f.start), in_text(f.end - 1) + 1) for f in _find_in_normalised(view)]
 
 
-def _find_in_normalised(text: str) -> list[SecretFinding]:
+# Whitespace-free chunks this long are read by the token-shaped rules (joined), and from
+# ``_SHORT_CHUNK`` on by the encoded, grouped and entropy layers.
+_LONG_CHUNK = 20
+_SHORT_CHUNK = 16
+
+
+def _find_in_normalised(text: str, depth: int = 0) -> list[SecretFinding]:
+    """The findings in ``text`` (already NFKC-folded); ``depth`` counts the decodings that led here
+    (:mod:`.disguised` reads decoded text at most ``MAX_DEPTH`` deep)."""
     if not text:
         return []
     # Same-length lower-casing so anchor offsets are text offsets ("İ".lower() grows).
@@ -130,12 +147,20 @@ def _find_in_normalised(text: str) -> list[SecretFinding]:
     parts: list[str] = []
     starts: list[tuple[int, int]] = []
     colon_chunks: list[tuple[int, int]] = []  # with four colons or more: a .pgpass entry's shape
+    short_chunks: list[tuple[int, int]] = []  # every chunk of _SHORT_CHUNK characters or more
     pos = jpos = 0
     for chunk in text.split():
-        if len(chunk) >= 20:
+        if len(chunk) >= _SHORT_CHUNK and len(chunk) < _LONG_CHUNK:
+            c0 = text.find(chunk, pos)
+            pos = c0 + len(chunk)
+            short_chunks.append((c0, pos))
+            if chunk.count(":") >= 4:
+                colon_chunks.append((c0, pos))
+        elif len(chunk) >= _LONG_CHUNK:
             c0 = text.find(chunk, pos)
             pos = c0 + len(chunk)
             chunks.append((c0, pos))
+            short_chunks.append((c0, pos))
             starts.append((jpos, c0))
             parts.append(chunk)
             jpos += len(chunk) + 1
@@ -147,6 +172,7 @@ def _find_in_normalised(text: str) -> list[SecretFinding]:
             colon_chunks.append((c0, pos))
     joined = "\n".join(parts)
     jlow = joined.lower() if len(joined.lower()) == len(joined) else joined.translate(_ASCII_LOWER)
+    has_digits = any(d in text for d in "0123456789")  # substring scans: no regex for text without digits
     for rule in RULES:
         src, src_low = (joined, jlow) if rule.in_chunks else (text, low)
         if not src:
@@ -174,7 +200,6 @@ def _find_in_normalised(text: str) -> list[SecretFinding]:
             if not taken.overlaps(s, e):
                 taken.add(s, e)
                 found.append(SecretFinding("password", s, e))
-    has_digits = any(d in text for d in "0123456789")  # substring scans: no regex for text without digits
     for m in (_CARD_RE.finditer(text) if has_digits and _FOUR_DIGITS.search(text) else ()):
         s, e = m.span()
         if (s and text[s - 1] in _CARD_EDGE) or (e < len(text) and text[e] in _CARD_EDGE):
@@ -184,12 +209,20 @@ def _find_in_normalised(text: str) -> list[SecretFinding]:
                 and len(set(digits)) > 1 and not taken.overlaps(s, e):
             taken.add(s, e)
             found.append(SecretFinding("credit_card", s, e))
-    # Generic entropy layer, also only inside the long chunks.
+    for m in (rules_personal.SSN_DASHED.finditer(text) if has_digits and "-" in text else ()):
+        s, e = m.span()
+        if rules_personal.bare_ssn(m.group(0)) and not taken.overlaps(s, e):
+            taken.add(s, e)
+            found.append(SecretFinding("us_ssn", s, e))
+    benign: list[tuple[int, int]] = []  # encoded runs that decode to harmless text
+    if depth < _MAX_DEPTH and (short_chunks or has_digits):
+        found = _disguised(text, short_chunks, has_digits, depth, found, taken, benign)
+    # Generic entropy layer, also only inside the chunks.
     url_spans: list[tuple[int, int]] | None = None
-    for c0, c1 in chunks:
+    for c0, c1 in short_chunks:
         for m in _CANDIDATE_RE.finditer(text, c0, c1):
             s, e = m.span()
-            if taken.overlaps(s, e) or not _is_high_entropy(m.group(0)):
+            if taken.overlaps(s, e) or not _is_high_entropy(m.group(0)) or _overlaps(benign, s, e):
                 continue
             if text.endswith(_DATA_URI_TAILS, max(0, s - 8), s):
                 continue  # inline data (data:image/png;base64,...) is content, not a key
@@ -200,6 +233,47 @@ def _find_in_normalised(text: str) -> list[SecretFinding]:
             taken.add(s, e)
             found.append(SecretFinding("high_entropy", s, e))
     found.sort(key=lambda f: f.start)
+    return found
+
+
+def _disguised(text: str, chunks: list[tuple[int, int]], has_digits: bool, depth: int,
+               found: list[SecretFinding], taken: _Taken, benign: list[tuple[int, int]]) -> list[SecretFinding]:
+    """``found`` with the secrets encoded or written in groups (:mod:`.disguised`) added. An encoded
+    run a rule already took is left as it is; one that decodes to harmless text is added to
+    ``benign``. A token in groups takes the place of what the rules found of it (its first group
+    after "token:"), so no group of it is left."""
+    from kioku.text.secrets import disguised
+
+    for s, e, decoded in disguised.encoded_runs(text, chunks) if chunks else ():
+        if taken.overlaps(s, e):
+            continue
+        inner = _find_in_normalised(decoded, depth + 1)
+        kind = inner[0].kind if inner else disguised.names_a_secret(text, s)
+        if kind:
+            taken.add(s, e)
+            found.append(SecretFinding(kind, s, e))
+        else:
+            benign.append((s, e))
+    if depth > 0 or not has_digits:
+        return found
+    for groups in disguised.grouped_runs(text, chunks):
+        glued = "".join(text[a:b] for a, b in groups)
+        bounds, at = [], 0
+        for a, b in groups:
+            bounds.append((at, at + b - a))
+            at += b - a
+        for f in _find_in_normalised(glued, depth + 1):
+            touched = [i for i, (a, b) in enumerate(bounds) if a < f.end and f.start < b]
+            if len(touched) < 2:
+                continue  # a secret only once the groups are glued together, or none
+            s, e = groups[touched[0]][0], groups[touched[-1]][1]
+            inside = [g for g in found if s <= g.start and g.end <= e]
+            if any(g.start < e and s < g.end for g in found if g not in inside):
+                continue  # it crosses a finding it does not hold: that one stays
+            found = [g for g in found if g not in inside]
+            taken.remove_inside(s, e)
+            taken.add(s, e)
+            found.append(SecretFinding(f.kind, s, e))
     return found
 
 

@@ -18,7 +18,7 @@ _CARD_PREFIX = _Lazy(r"^(?:4|5[1-5]|2[2-7]|3[47]|6011|65|35)")
 _URL_RE = _Lazy(r"\b[a-z][a-z0-9+.\-]*://[^\s<>\"'`]+", _I)
 
 # after "=" too: NAME=<token> is an assignment, whatever the name
-_CANDIDATE_RE = _Lazy(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{20,}={0,2}(?![A-Za-z0-9+/_=\-])")
+_CANDIDATE_RE = _Lazy(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{16,}={0,2}(?![A-Za-z0-9+/_=\-])")
 
 _DIGIT_RE = _Lazy(r"\d")
 
@@ -53,9 +53,18 @@ def _entropy(s: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
 
 
+# A token of 16 to 19 characters (the second half of a key, a short secret) counts only when
+# it looks random beyond doubt: every kind of character, short case and digit runs, and nearly
+# every character different.
+_SHORT_TOKEN = 16
+_LONG_TOKEN = 20
+
+
 def _is_high_entropy(tok: str) -> bool:
     core = tok.rstrip("=")
-    if len(core) < 20 or _HEX_RE.match(core):
+    if len(core) < _LONG_TOKEN:
+        return _is_short_random(core)
+    if _HEX_RE.match(core):
         return False  # pure hex: hashes / SHAs / UUIDs are fine in prose (see docstring)
     if _SRI_RE.match(core):
         return False  # subresource-integrity digests
@@ -70,6 +79,23 @@ def _is_high_entropy(tok: str) -> bool:
 
     threshold = min(4.0, math.log2(len(core)) - 0.7)
     return _entropy(core) >= threshold
+
+
+def _is_short_random(core: str) -> bool:
+    """A token of :data:`_SHORT_TOKEN` to :data:`_LONG_TOKEN` characters that can only be random:
+    upper case, lower case and digits in one run of letters and digits, short case and digit runs
+    (names make longer ones: "getUserById2Fast"), less than half of it in word-like runs of three
+    letters or more, and few characters repeated."""
+    if len(core) < _SHORT_TOKEN or not core.isascii() or not core.isalnum():
+        return False
+    if core.upper() == core or core.lower() == core or not _DIGIT_RE.search(core):
+        return False
+    if _avg_run(core) >= 2.8 or len(set(core)) < len(core) - 6:
+        return False
+    return sum(map(len, _WORDLIKE_RUN.findall(core))) < 0.45 * len(core)
+
+
+_WORDLIKE_RUN = _Lazy(r"[a-z]{3,}|[A-Z][a-z]{2,}")
 
 
 def _benign_spans(text: str, low: str) -> list[tuple[int, int]]:

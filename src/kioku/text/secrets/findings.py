@@ -60,6 +60,12 @@ KIND_LABELS: dict[str, str] = {
     "sendgrid_key": "a SendGrid API key",
     "azure_key": "an Azure storage/service key",
     "provider_token": "an API token",
-    "credit_card": "a credit card number",
+    "credit_card": "a payment card number",
+    "us_ssn": "a US Social Security number",
+    "uk_nino": "a UK National Insurance number",
+    "ca_sin": "a Canadian Social Insurance number",
+    "jp_my_number": "a Japanese My Number (個人番号)",
+    "in_aadhaar": "an Indian Aadhaar number",
+    "passport_number": "a passport number",
     "high_entropy": "a high-entropy string (likely a key or token)",
 }

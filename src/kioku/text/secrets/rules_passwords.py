@@ -6,7 +6,7 @@ from kioku.infra.lazyre import LazyPattern as _Lazy
 from kioku.text.secrets.rule import _Rule
 from kioku.text.secrets.words import _CLAUSE_END, _NAMED_VALUE, _VALUE_CHARS, _WORD_NUMBER
 from kioku.text.secrets.values import (
-    _classes, _named_password, _no_operator_password, _plain_passphrase, _quoted_phrase, _security_answer,
+    _classes, _encoded_value, _named_password, _passphrase_after_password, _no_operator_password, _plain_passphrase, _quoted_phrase, _security_answer,
     _seed_phrase, _value_ok,
 )
 from kioku.text.secrets.checks import (
@@ -40,6 +40,18 @@ RULES: list[_Rule] = [
         r"[\"']?\s*(?P<op>=>|:=|=|:|\bis[ \t]*:|\bis\b|\bwas\b|(?(plural)\b(?i:are|were)\b|(?!)))\s*(?P<q>[\"'`]?)"
         r"(?P<val>[^\s\"'`,;]{1,512})(?P=q)"),
           ("val",), _check_password, in_chunks=False),
+    _Rule("password", ("password", "passphrase", "passcode"), _Lazy(  # "the wifi password is correct horse battery staple"
+        r"(?i:password|passphrase|passcode)(?:\s+(?:for|of|on|to)(?:\s+[\w.\-]+){1,4}?(?=\s+(?:is|was)\b))?"
+        r"[ \t]*(?::|=|\b(?i:is|was)\b(?:[ \t]*:)?)[ \t]*(?P<q>)(?P<val>[A-Za-z]{2,24}(?:[ \t]+[A-Za-z]{2,24}){2,7})"
+        r"(?=[ \t]*(?:$|\n|[.,;!?)]))"), ("val",), lambda m: _passphrase_after_password(m.group("val")),
+          in_chunks=False),
+    _Rule("password", ("password", "passwd", "passphrase", "passcode", "pin", "secret", "pwd"), _Lazy(
+        # a value written in an encoding after the name of a secret: "the db password base64 is …",
+        # "PIN: NDgyMQ==", "secret (hex) = 73336372…"
+        r"(?<![A-Za-z])(?i:password|passwd|passphrase|passcode|pin|secret|pwd)"
+        r"(?P<qual>(?:[ \t_-]+[\w()-]+){0,3}?)[ \t]*(?::|=|：|\b(?i:is|was)\b)[ \t]*(?P<q>[\"'`]?)"
+        r"(?P<val>[A-Za-z0-9+/=%_\\-]{4,512})(?P=q)(?=[.,;:!?)\]]*(?:\s|$))"), ("val",),
+          lambda m: _encoded_value(m.group("val"), m.group("qual")), in_chunks=False),
     _Rule("password", ("pw", "pass"), _Lazy(  # short key words ("pw:", "pass =") before a random-looking value
         r"(?<![A-Za-z0-9_\-])(?P<key>(?i:pw|pass))(?:(?<=[\"']pass)[\"']|(?<=[\"']pw)[\"'])?\s*"
         r"(?P<op>=>|=|:|：|\b(?i:is|was)\b|は[、,]?)\s*(?P<q>[\"'`]?)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from kioku.infra.lazyre import LazyPattern as _Lazy
 from kioku.text.secrets.rule import _Rule
 from kioku.text.secrets.words import _TYPE_NAME
-from kioku.text.secrets.values import _classes, _named_password
+from kioku.text.secrets.values import _PARTIAL_PREFIXES, _classes, _named_password, _partial_token
 from kioku.text.secrets.checks import _check_sk, _check_token, _check_url_creds
 
 
@@ -34,12 +34,14 @@ RULES: list[_Rule] = [
         r"(?<![A-Za-z0-9])sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}"), check=_check_sk),
     _Rule("aws_access_key", ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "aipa",
                              "anpa", "anva", "apka"),
-          _Lazy(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}(?![A-Za-z0-9])")),
+          _Lazy(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+          check=lambda m: len(set(m.group(0)[4:])) > 4),  # not a placeholder ("AKIAXXXX…")
     _Rule("aws_secret_key", ("aws",), _Lazy(
         r"(?i:aws)[A-Za-z_\- ]{0,20}(?i:secret)[A-Za-z_\- ]{0,20}[\"']?\s*(?:=|:|=>)\s*"
         r"[\"']?(?P<val>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"), ("val",), in_chunks=False),
     _Rule("github_token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), _Lazy(
-        r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,}(?![A-Za-z0-9])|github_pat_[A-Za-z0-9_]{22,})")),
+        r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,}(?![A-Za-z0-9])|github_pat_[A-Za-z0-9_]{22,})"),
+          check=lambda m: len(set(m.group(0)[4:])) > 4),  # not a placeholder ("ghp_xxxx…")
     _Rule("gitlab_token", ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-"),
           _Lazy(r"(?<![A-Za-z0-9])gl(?:pat|dt|rt|ptt|cbt|soat)-[A-Za-z0-9_\-]{20,}")),
     _Rule("slack_webhook", ("https://hooks.slack.com",), _Lazy(
@@ -122,4 +124,13 @@ RULES: list[_Rule] = [
         r"-[0-9a-f]{12})\b"), ("val",), in_chunks=False),
     _Rule("secret_assignment", ("secret", "token", "key", "auth", "credential"),
           _TOKEN_ASSIGN_RE, ("val",), _check_token, in_chunks=False),
+    # part of a token after its provider's prefix (cut short, or the rest of it split off)
+    _Rule("provider_token", _PARTIAL_PREFIXES, _Lazy(
+        r"(?<![A-Za-z0-9])(?i:" + "|".join(p.replace(".", "\\.") for p in _PARTIAL_PREFIXES) + r")"
+        r"(?P<val>[A-Za-z0-9_\-]{8,200})(?![A-Za-z0-9_\-])"),
+          check=lambda m: _partial_token(m.group("val")), in_chunks=False),
+    _Rule("aws_access_key", ("akia", "asia"), _Lazy(  # an AWS key id cut short
+        r"(?<![A-Za-z0-9])(?:AKIA|ASIA)(?P<val>[A-Z0-9]{8,15})(?![A-Za-z0-9])"),
+          check=lambda m: sum(c.isdigit() for c in m.group("val")) >= 2 and len(set(m.group("val"))) >= 5,
+          in_chunks=False),
 ]

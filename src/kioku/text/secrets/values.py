@@ -198,3 +198,75 @@ def _avg_run(s: str) -> float:
     ("hookSpecificOutput" 6, "oauth2_provider" 4.3, "settings.AUTO_MEMORY_KEY" 5.3)."""
     runs = _WORD_RUNS_RE.findall(s)
     return sum(map(len, runs)) / len(runs) if runs else 0.0
+
+
+# Words of prose that no passphrase of plain words holds ("the password is never shared with
+# anyone", "… is the same for every environment"), beside the word lists above.
+_PROSE_FUNCTION_WORDS = frozenset(
+    "with without into onto about after before while when where which who whom whose that this these those there "
+    "here then than very really just only also never always ever every each all any some many much more most less "
+    "few both either neither such same other another again already still yet soon today tomorrow now if unless "
+    "because though although until since so as at by for from in of on to up out off over under "
+    "you your yours we our ours they their them he she his her it its me my mine us i".split())
+
+
+def _passphrase_after_password(value: str) -> bool:
+    """Three to eight plain words after "password is" or "password:" ("the wifi password is correct
+    horse battery staple"): a passphrase, unless they read as prose about the password. None may
+    be a word of prose, of a note or of linking (``the``, ``with``, ``never``, ``characters``,
+    ``vault``), nor an adverb or a participle ("automatically", "generated", "rotating"); three
+    words may hold no describing word ("case sensitive obviously"), four or more at most one
+    ("correct horse battery staple")."""
+    words = value.split()
+    if not 3 <= len(words) <= 8 or not _value_ok(value):
+        return False
+    low = [w.lower() for w in words]
+    if not all(w.isalpha() and w.isascii() for w in words) or not (
+            all(w.islower() for w in words) or all(w.istitle() for w in words)):
+        return False  # one way of writing throughout: "Hey John" after a word is a sentence going on
+    for w in low:
+        if w in _PROSE_WORDS or w in _PASSPHRASE_NOTE_WORDS or w in _PASSPHRASE_LINKING_WORDS \
+                or w in _PROSE_FUNCTION_WORDS or w in _OPTION_PROSE or w in _SEED_STOP_WORDS:
+            return False
+        if len(w) > 4 and w.endswith("ly") or len(w) > 5 and w.endswith(("ed", "ing")):
+            return False
+    describing = sum(1 for w in low if w in _DESCRIBING_WORDS)
+    return describing == 0 or (len(words) >= 4 and describing == 1)
+
+
+# How a note says a value is written in an encoding ("password base64", "hex-encoded PIN")
+_ENCODING_WORDS = ("base64", "base-64", "b64", "hex", "encoded", "urlencoded", "percent")
+
+
+def _encoded_value(value: str, qualifier: str) -> bool:
+    """A value after the name of a secret that is written in an encoding: it decodes from hex,
+    base64 or percent-escapes to printable text, or the words between name the encoding
+    ("the db password base64 is …")."""
+    from kioku.text.secrets.disguised import decode_value
+
+    bare = value.strip("\"'`")
+    if not _value_ok(bare) or len(bare) < 4:
+        return False
+    if decode_value(bare, 3) is not None:
+        return True
+    # named as encoded, a value that is not a plain word ("the password base64 is stored …")
+    return any(word in qualifier.lower() for word in _ENCODING_WORDS) and not (bare.isalpha() and bare.islower())
+
+
+# Prefixes a provider puts before its tokens, distinctive enough that a part of a token after
+# one is still the token (the first twelve characters of a GitHub token, or its first half).
+_PARTIAL_PREFIXES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "sk-ant-", "sk-proj-",
+                     "sk_live_", "sk_test_", "rk_live_", "rk_test_", "xoxb-", "xoxp-", "xoxa-", "xoxs-", "xoxe-",
+                     "npm_", "pypi-", "hf_", "dckr_pat_", "glsa_", "shpat_", "xapp-", "sbp_", "nfp_", "hrku-",
+                     "gsk_", "figd_", "ntn_", "lin_api_", "gocspx-", "aiza")
+
+
+def _partial_token(value: str) -> bool:
+    """The rest of a token after its provider's prefix, at least 8 characters that look random
+    (two kinds of character, short runs), not a placeholder ("ghp_your_token_here", "ghp_xxxxxxxx")."""
+    if len(value) < 8 or not _value_ok(value) or len(set(value)) < 5:
+        return False
+    low = value.lower()
+    if any(word in low for word in ("your", "token", "here", "example", "xxxx", "dummy", "fake", "test")):
+        return False
+    return _classes(value) >= 2 and any(c.isdigit() for c in value) and _avg_run(value) < 3.0

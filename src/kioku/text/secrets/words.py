@@ -160,7 +160,7 @@ _DESCRIBING_SUFFIX = _Lazy(r"-(?:based|only|side|wide|free|enabled|compatible|st
 _PROSE_WORDS = frozenset(
     "the from in is a an of to and or for with stored kept saved managed rotated set used "
     "required needed missing wrong incorrect reset changed expired empty same different "
-    "field column manager policy prompt protected hashed hash reset".split()
+    "field column manager policy prompt protected hashed hash reset written printed shown".split()
 )
 
 _DESCRIBING_WORDS = frozenset(
