@@ -88,23 +88,30 @@ def _from_percent(run: str, minimum: int = MIN_DECODED) -> str | None:
 
 def encoded_runs(text: str, chunks: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
     """(start, end, decoded text) of every hex, base64 or percent-encoded run in these chunks of
-    ``text`` that decodes to printable text."""
+    ``text`` that decodes to printable text. Only chunks that can hold one are searched: hex of
+    text has a digit in every byte, base64 of text mixes cases, percent-escapes have a "%"."""
     found: list[tuple[int, int, str]] = []
+    pct = hexes = b64 = None
     for c0, c1 in chunks:
         chunk = text[c0:c1]
         if "%" in chunk:
-            for m in _PCT_RUN.finditer(text, c0, c1):
+            pct = pct or _PCT_RUN.compiled()
+            for m in pct.finditer(text, c0, c1):
                 decoded = _from_percent(m.group(0))
                 if decoded is not None:
                     found.append((m.start(), m.end(), decoded))
-        for m in _HEX_RUN.finditer(text, c0, c1):
-            decoded = _from_hex(m.group("hex") or m.group("esc"))
-            if decoded is not None:
-                found.append((m.start(), m.end(), decoded))
-        for m in _B64_RUN.finditer(text, c0, c1):
-            if any(s <= m.start() < e for s, e, _ in found):
-                continue
-            if len(m.group(0)) < 16:
+        digits = any(c in chunk for c in "0123456789")
+        if digits:
+            hexes = hexes or _HEX_RUN.compiled()
+            for m in hexes.finditer(text, c0, c1):
+                decoded = _from_hex(m.group("hex") or m.group("esc"))
+                if decoded is not None:
+                    found.append((m.start(), m.end(), decoded))
+        if chunk.lower() == chunk or chunk.upper() == chunk:
+            continue
+        b64 = b64 or _B64_RUN.compiled()
+        for m in b64.finditer(text, c0, c1):
+            if m.end() - m.start() < 16 or any(s <= m.start() < e for s, e, _ in found):
                 continue
             decoded = _from_base64(m.group(0))
             if decoded is not None:
@@ -132,6 +139,12 @@ def decode_value(value: str, minimum: int = MIN_DECODED) -> str | None:
         if decoded is not None:
             return decoded
     return None
+
+
+def _has_repeat(lengths: list[int]) -> bool:
+    """Whether three groups in a row have one length of 3 to 12 (the cheap test before :func:`_window`)."""
+    return any(lengths[i] == lengths[i + 1] == lengths[i + 2] and 3 <= lengths[i] <= 12
+               for i in range(len(lengths) - 2))
 
 
 def _window(lengths: list[int], words: list[bool]) -> list[tuple[int, int]]:
@@ -164,13 +177,19 @@ def grouped_runs(text: str, chunks: list[tuple[int, int]]) -> list[list[tuple[in
     found: list[list[tuple[int, int]]] = []
     if " " in text or "\t" in text:
         for m in _SPACED.finditer(text):
+            run = m.group(0)
+            groups = run.split()
+            if not _has_repeat([len(g) for g in groups]) or not any(c.isdigit() for c in run):
+                continue  # prose: no three groups of one length, or no digit at all
             spans, pos = [], m.start()
-            for group in m.group(0).split():
+            for group in groups:
                 pos = text.find(group, pos)
                 spans.append((pos, pos + len(group)))
                 pos += len(group)
             found += _windows_of(text, spans)
     for c0, c1 in chunks:
+        if not any(c in text[c0:c1] for c in "0123456789"):
+            continue  # a token in groups has a digit in most of them
         for sep in "-.":
             if text.count(sep, c0, c1) < 2:
                 continue

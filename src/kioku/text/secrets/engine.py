@@ -21,6 +21,22 @@ _MAX_DEPTH = 2  # decoded text is scanned again, an encoding of an encoding at m
 RULES: list[_Rule] = [*rules_tokens.RULES, *rules_japanese.RULES, *rules_passwords.RULES, *rules_commands.RULES,
                       *rules_personal.RULES]
 
+# The rules' distinct anchors: those of the rules that read the whole text, apart from those of
+# the token-shaped rules that read only the long chunks, and the personal identifiers' apart again
+# (every one holds digits, so a text without a digit skips them).
+_DIGITS = "0123456789"
+_DIGIT_ANCHORS = tuple(sorted({a for r in rules_personal.RULES for a in r.anchors}))
+_TEXT_ANCHORS = tuple(sorted({a for r in RULES if not r.in_chunks for a in r.anchors} - set(_DIGIT_ANCHORS)))
+_CHUNK_ANCHORS = tuple(sorted({a for r in RULES if r.in_chunks for a in r.anchors}))
+
+
+def _anchors_in(low: str, anchors: tuple[str, ...], digit_anchors: tuple[str, ...] = ()) -> frozenset[str]:
+    """Which of ``anchors`` (and of ``digit_anchors``, when ``low`` has a digit) occur in ``low``."""
+    found = {a for a in anchors if a in low}
+    if digit_anchors and any(d in low for d in _DIGITS):
+        found.update(a for a in digit_anchors if a in low)
+    return frozenset(found)
+
 
 class _Taken:
     """Non-overlapping spans kept sorted, so an overlap test is O(log n) even for texts with
@@ -124,9 +140,10 @@ def find_secrets(text: str) -> list[SecretFinding]:
     return [SecretFinding(f.kind, in_text(f.start), in_text(f.end - 1) + 1) for f in _find_in_normalised(view)]
 
 
-# Whitespace-free chunks this long are read by the token-shaped rules (joined), and from
+# Whitespace-free chunks this long are read by the token-shaped rules (joined: every full token
+# is longer, a provider's prefix and the first part of a token are not), and from
 # ``_SHORT_CHUNK`` on by the encoded, grouped and entropy layers.
-_LONG_CHUNK = 20
+_TOKEN_CHUNK = 12
 _SHORT_CHUNK = 16
 
 
@@ -141,41 +158,35 @@ def _find_in_normalised(text: str, depth: int = 0) -> list[SecretFinding]:
         low = text.translate(_ASCII_LOWER)
     found: list[SecretFinding] = []
     taken = _Taken()
-    # Long whitespace-delimited chunks, joined by "\n" into one short string so token-shaped
-    # rules scan it once: (offset in joined, offset in text) pairs map positions back.
-    chunks: list[tuple[int, int]] = []
+    # Whitespace-delimited chunks of _TOKEN_CHUNK characters or more, joined by "\n" into one short
+    # string so token-shaped rules scan it once: (offset in joined, offset in text) pairs map
+    # positions back.
     parts: list[str] = []
     starts: list[tuple[int, int]] = []
     colon_chunks: list[tuple[int, int]] = []  # with four colons or more: a .pgpass entry's shape
-    short_chunks: list[tuple[int, int]] = []  # every chunk of _SHORT_CHUNK characters or more
+    short_chunks: list[tuple[int, int]] = []  # of _SHORT_CHUNK characters or more
     pos = jpos = 0
     for chunk in text.split():
-        if len(chunk) >= _SHORT_CHUNK and len(chunk) < _LONG_CHUNK:
-            c0 = text.find(chunk, pos)
-            pos = c0 + len(chunk)
+        if len(chunk) < _TOKEN_CHUNK:
+            continue
+        c0 = text.find(chunk, pos)
+        pos = c0 + len(chunk)
+        starts.append((jpos, c0))
+        parts.append(chunk)
+        jpos += len(chunk) + 1
+        if len(chunk) >= _SHORT_CHUNK:
             short_chunks.append((c0, pos))
-            if chunk.count(":") >= 4:
-                colon_chunks.append((c0, pos))
-        elif len(chunk) >= _LONG_CHUNK:
-            c0 = text.find(chunk, pos)
-            pos = c0 + len(chunk)
-            chunks.append((c0, pos))
-            short_chunks.append((c0, pos))
-            starts.append((jpos, c0))
-            parts.append(chunk)
-            jpos += len(chunk) + 1
-            if chunk.count(":") >= 4:
-                colon_chunks.append((c0, pos))
-        elif len(chunk) >= 12 and chunk.count(":") >= 4:
-            c0 = text.find(chunk, pos)
-            pos = c0 + len(chunk)
+        if chunk.count(":") >= 4:
             colon_chunks.append((c0, pos))
     joined = "\n".join(parts)
     jlow = joined.lower() if len(joined.lower()) == len(joined) else joined.translate(_ASCII_LOWER)
     has_digits = any(d in text for d in "0123456789")  # substring scans: no regex for text without digits
+    # each distinct anchor is looked for once per text: a rule none of whose anchors occurs is skipped
+    present = {False: _anchors_in(low, _TEXT_ANCHORS, _DIGIT_ANCHORS),
+               True: _anchors_in(jlow, _CHUNK_ANCHORS) if joined else frozenset()}
     for rule in RULES:
         src, src_low = (joined, jlow) if rule.in_chunks else (text, low)
-        if not src:
+        if not src or (rule.anchors and present[rule.in_chunks].isdisjoint(rule.anchors)):
             continue
         for m in _rule_matches(rule, src, src_low, 0, len(src)):
             if rule.check is not None and not rule.check(m):

@@ -16,7 +16,7 @@ class _Rule:
     start there (``back`` lets it start earlier, over those characters and at most ``reach`` of
     them: URL schemes, a value before the words naming it).
     ``group`` names the secret part (empty = whole match; several = first that matched).
-    Token-shaped secrets (no whitespace, >= 20 chars) are looked for only inside long
+    Token-shaped secrets (no whitespace, >= 12 chars) are looked for only inside long
     whitespace-delimited chunks (``in_chunks``), which ordinary prose rarely has.
     A plain class, not a dataclass: ~35 rules are built at import time on the hook path."""
 

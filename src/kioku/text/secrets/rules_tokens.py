@@ -128,9 +128,8 @@ RULES: list[_Rule] = [
     _Rule("provider_token", _PARTIAL_PREFIXES, _Lazy(
         r"(?<![A-Za-z0-9])(?i:" + "|".join(p.replace(".", "\\.") for p in _PARTIAL_PREFIXES) + r")"
         r"(?P<val>[A-Za-z0-9_\-]{8,200})(?![A-Za-z0-9_\-])"),
-          check=lambda m: _partial_token(m.group("val")), in_chunks=False),
+          check=lambda m: _partial_token(m.group("val"))),
     _Rule("aws_access_key", ("akia", "asia"), _Lazy(  # an AWS key id cut short
         r"(?<![A-Za-z0-9])(?:AKIA|ASIA)(?P<val>[A-Z0-9]{8,15})(?![A-Za-z0-9])"),
-          check=lambda m: sum(c.isdigit() for c in m.group("val")) >= 2 and len(set(m.group("val"))) >= 5,
-          in_chunks=False),
+          check=lambda m: sum(c.isdigit() for c in m.group("val")) >= 2 and len(set(m.group("val"))) >= 5),
 ]
