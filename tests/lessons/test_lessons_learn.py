@@ -124,32 +124,32 @@ def test_both_scopes_written_and_project_collection_named_by_identity(project, s
 
 
 def test_cli_learn_and_errors(project, kioku):
-    ok = kioku("learn", "--agent", "coder", "Check the CI log before re-running a job", "--category",
+    ok = kioku("lessons", "learn", "--agent", "coder", "Check the CI log before re-running a job", "--category",
                "error_handling", "--confidence", "0.8", "--tags", "ci,logs", cwd=project)
     assert ok.returncode == 0, ok.stderr
     assert "learned (1 record)" in ok.stdout
-    low = kioku("learn", "--agent", "coder", "Maybe do something", "--category", "misc",
+    low = kioku("lessons", "learn", "--agent", "coder", "Maybe do something", "--category", "misc",
                 "--confidence", "0.3", cwd=project)
     assert low.returncode == 2 and "below the floor of 0.5" in low.stderr
-    secret = kioku("learn", "--agent", "coder", "use password=hunter2hunter2X9", "--category", "misc",
+    secret = kioku("lessons", "learn", "--agent", "coder", "use password=hunter2hunter2X9", "--category", "misc",
                    "--confidence", "0.9", cwd=project)
     assert secret.returncode == 3 and "hunter2" not in secret.stderr
     for terse in ("x", "ok", "Fix."):
-        short = kioku("learn", "--agent", "coder", terse, "--category", "misc", "--confidence", "0.9", cwd=project)
+        short = kioku("lessons", "learn", "--agent", "coder", terse, "--category", "misc", "--confidence", "0.9", cwd=project)
         assert short.returncode == 2 and "says too little" in short.stderr
     for enough in ("テストを先に書く", "No rebase", "pnpm only"):
-        assert kioku("learn", "--agent", "coder", enough, "--category", "misc", "--confidence", "0.9",
+        assert kioku("lessons", "learn", "--agent", "coder", enough, "--category", "misc", "--confidence", "0.9",
                      cwd=project).returncode == 0, enough
 
 
 def test_cli_sync_and_scope_override(project, kioku, store_of):
-    res = kioku("learn", "--agent", "coder", "Services end with Service", "--category",
+    res = kioku("lessons", "learn", "--agent", "coder", "Services end with Service", "--category",
                 "naming_conventions", "--confidence", "0.8", "--scope", "global", "--json", cwd=project)
     assert res.returncode == 0, res.stderr
     [rid] = json.loads(res.stdout)["ids"]
     assert store_of("global").get("coder", "improvements", ids=[rid])
     assert not (project / ".claude" / "chroma_data").exists()
-    sync = kioku("sync", cwd=project)
+    sync = kioku("store", "sync", cwd=project)
     assert sync.returncode == 0 and sync.stdout.startswith("applied ")
 
 

@@ -226,7 +226,7 @@ DEPRECATION_FIELDS = ("deprecated", "deprecated_reason", "deprecated_at", "depre
 def _deprecation_elsewhere(agent: str, scope: str, lesson: str, project_root: Path | None) -> dict[str, Any]:
     """The deprecation of the same lesson in the other scope, for its new copy in ``scope``:
     learning a deprecated lesson again, into the other scope, brought it back (active, and
-    injected) while `kioku learn` said it stayed deprecated (and names each copy to restore)."""
+    injected) while `kioku lessons learn` said it stayed deprecated (and names each copy to restore)."""
     for other in sc.SCOPES:
         if other == scope or not sc.scope_exists(other, project_root):
             continue
