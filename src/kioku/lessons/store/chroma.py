@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from kioku.lessons.store import reachability, apply as store_apply
+from kioku.lessons.store import journal as store_journal, reachability, apply as store_apply
 from kioku.lessons.store.journal import Journal
 from kioku.lessons.store.apply import is_not_found as _is_not_found
 from kioku.lessons.store.meta import clean_metadata, strip_placeholder
@@ -473,8 +473,11 @@ class AgentStore:
                 raise ValueError("record ids must be non-empty strings")
             by_id[rec.id] = rec
         recs = list(by_id.values())
-        docs = [r.document if isinstance(r.document, str) else str(r.document) for r in recs]
-        metas = [clean_metadata(r.metadata) for r in recs]
+        # secrets out before the vectors are made, so they are the redacted text's (the journal
+        # redacts what it writes as well, store_journal.without_secrets)
+        docs = store_journal.redacted_documents([r.document if isinstance(r.document, str) else str(r.document)
+                                                 for r in recs])
+        metas = store_journal.redacted_metadatas([clean_metadata(r.metadata) for r in recs])
         embeddings = self._embed(docs)  # outside the lock: the slow part
         self._write({"op": "upsert", "collection": self.name(agent, kind), "agent": agent, "kind": kind,
                      "project_id": self.project_id, "ids": [r.id for r in recs], "documents": docs,

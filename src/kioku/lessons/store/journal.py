@@ -39,6 +39,11 @@ The old folder is then kept beside the journal as ``<journal>.legacy-<time>``, n
 ``set_applied`` also writes the position into the Chroma folder (``.kioku-applied-seq``), so a
 store whose folder was replaced by an older copy is seen to be behind its journal and is
 rebuilt from it (``AgentStore._ensure_store``).
+
+No secret is written: every line passes :func:`without_secrets` (the documents and the metadata
+text through ``kioku.text.secrets.redact_derived``; ids, hashes and times as they are), whether
+appended, merged from an old journal or folded into a snapshot, and ``append`` hands the redacted
+text back to its caller, so what is applied to Chroma and the lexical index is what is journaled.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ from pathlib import Path
 from typing import Iterator
 
 from kioku.infra import fsutil
+from kioku.text.secrets import redact_derived, redact_value
 
 ROTATE_BYTES = 4 * 1024 * 1024
 MAX_ARCHIVES = 8
@@ -62,6 +68,36 @@ LOCK_NAME = ".kioku-write.lock"
 DIR_SUFFIX = ".kioku-journal"
 LEGACY_DIR_NAME = ".kioku-journal"  # the folder inside the Chroma folder that earlier versions used
 APPLIED_MARKER = ".kioku-applied-seq"  # inside the Chroma folder: the journal position it holds
+
+
+def identifies(key: str) -> bool:
+    """A metadata field that identifies or dates a record (ids, hashes, times): never redacted."""
+    return key == "id" or key.endswith(("_id", "_ids", "_uuid", "_sha256", "_epoch"))
+
+
+def redacted_documents(documents: list) -> list:
+    """The documents of a write with every secret redacted (``redact_derived``)."""
+    return [redact_derived(d) if isinstance(d, str) else d for d in documents]
+
+
+def redacted_metadatas(metadatas: list) -> list:
+    """The metadata of a write with the secrets in its text fields redacted (ids, hashes and times kept)."""
+    return [redact_value(m, keep=identifies) if isinstance(m, dict) else m for m in metadatas]
+
+
+def without_secrets(entry: dict) -> dict:
+    """A journal entry whose documents and metadata text hold no secret (a copy; other fields kept)."""
+    out = dict(entry)
+    if isinstance(out.get("documents"), list):
+        out["documents"] = redacted_documents(out["documents"])
+    if isinstance(out.get("metadatas"), list):
+        out["metadatas"] = redacted_metadatas(out["metadatas"])
+    return out
+
+
+def _line(record: dict) -> str:
+    """One journal line: ``record`` without secrets, as compact JSON."""
+    return json.dumps(without_secrets(record), ensure_ascii=False, separators=(",", ":"))
 
 
 def journal_dir(chroma_dir: Path | str) -> Path:
@@ -136,7 +172,7 @@ class Journal:
                 continue
             known.add(key)
             record = {**entry, "seq": self.last_seq() + 1}
-            fsutil.append_line_durable(self.path, json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+            fsutil.append_line_durable(self.path, _line(record))
             added += 1
         return added
 
@@ -405,9 +441,11 @@ class Journal:
             os.fsync(handle.fileno())
 
     def append(self, entry: dict) -> int:
-        """Assign the next sequence number, append durably, return it."""
+        """Assign the next sequence number, append durably, return it. ``entry`` is updated in
+        place to the redacted form written (:func:`without_secrets`), for the caller to apply."""
         self.repair_tail()
         seq = self.last_seq() + 1
+        entry.update(without_secrets(entry))
         record = {"seq": seq, "ts": time.time(), **entry}
         fsutil.append_line_durable(self.path, json.dumps(record, ensure_ascii=False, separators=(",", ":")))
         return seq
@@ -440,12 +478,12 @@ def _snapshot_lines(collections: dict[str, dict], seq: int) -> list[str]:
         ids = list(col["records"])
         for start in range(0, len(ids), 1000):
             chunk = ids[start : start + 1000]
-            lines.append(json.dumps({
+            lines.append(_line({
                 "seq": seq, "ts": time.time(), "op": "upsert", "collection": name, "agent": col["agent"],
                 "kind": col["kind"], "project_id": col["project_id"], "ids": chunk,
                 "documents": [col["records"][i][0] for i in chunk],
                 "metadatas": [col["records"][i][1] or {"kioku_placeholder": True} for i in chunk],
-                "snapshot": True}, ensure_ascii=False, separators=(",", ":")))
+                "snapshot": True}))
     if not lines:  # everything was deleted: keep the seq marker
         lines.append(json.dumps({"seq": seq, "ts": time.time(), "op": "noop", "snapshot": True}))
     return lines
