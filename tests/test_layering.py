@@ -1,7 +1,7 @@
 """The import graph follows the layers in the architecture: nothing imports upward, nothing circles.
 
 infra (standard library only) -> text -> retrieval -> stores (memory, lessons) -> features
-(render, evaluation, learning, install, ui) -> worker -> hooks -> cli. Every import counts:
+(render, evaluation, learning, install, ui, mcp) -> worker -> hooks -> cli. Every import counts:
 at module level or inside a function, absolute or relative, and ``__import__`` /
 ``importlib.import_module`` calls with a literal (or f-string) module name. chromadb is
 imported only inside functions of its one home. The hooks' fast path (the dispatcher and every
@@ -27,7 +27,7 @@ LAYERS = {
     "render": 4,
     "evaluation": 5, "install": 5,
     "learning": 6,
-    "ui": 7,
+    "ui": 7, "mcp": 7,
     "worker": 8,
     "hooks": 9,
     "cli": 10, "__main__": 10,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Agent-memory benchmark: add throughput, warm retrieval latency, cold `kioku improvements`.
+"""Agent-memory benchmark: add throughput, warm retrieval latency, cold `kioku lessons search`.
 
     python scripts/bench/agent_memory.py [--n 100000] [--precomputed] [--json OUT] [--dir DIR]
 
@@ -18,7 +18,7 @@ What it does (all through Kioku's real code paths, real ChromaDB, real MiniLM):
    no ``where`` filter: retrieval never scans all documents), ``lexical_search`` (FTS5)
    and, if present, ``kioku.lessons.improvements.retrieve`` (the whole hybrid pipeline):
    p50/p95 over ``--queries`` unseen task descriptions.
-4. Cold: wall time of fresh ``python -m kioku improvements --agent bench "task"``
+4. Cold: wall time of fresh ``python -m kioku lessons search --agent bench "task"``
    processes (``--cold-runs``), and of a fresh process doing one ``AgentStore.query``.
 
 Prints a JSON document (and writes it to ``--json OUT``).
@@ -321,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
 
     env = {**os.environ, "PYTHONPATH": str(REPO / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
     task = queries[1]
-    walls = cold_runs(env, project, args.cold_runs, [sys.executable, "-m", "kioku", "improvements", "--agent",
+    walls = cold_runs(env, project, args.cold_runs, [sys.executable, "-m", "kioku", "lessons", "search", "--agent",
                                                      "bench", task, "--json"])
     result["cold_kioku_improvements_s"] = {"median": round(statistics.median(walls), 3),
                                            "runs": [round(w, 3) for w in walls]}

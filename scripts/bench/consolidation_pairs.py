@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""What ``kioku consolidate`` makes of two agents' lessons: shared, a conflict, or apart.
+"""What ``kioku lessons consolidate`` makes of two agents' lessons: shared, a conflict, or apart.
 
     python scripts/bench/consolidation_pairs.py [--json OUT]
 
 The set (``scripts/bench/data/consolidation_pairs.json``) holds pairs of lessons labelled
 paraphrase (the same lesson in other words), different_value (the same sentence with another
 tool, number, option or choice in one place: the lessons disagree) and different_lesson (same
-topic, compatible, distinct). Each pair's lessons are stored with ``kioku learn``'s code for two
-agents of their own in a throw-away home, and ``kioku consolidate``'s code (dry run) is asked
+topic, compatible, distinct). Each pair's lessons are stored with ``kioku lessons learn``'s code for two
+agents of their own in a throw-away home, and ``kioku lessons consolidate``'s code (dry run) is asked
 about those two agents. A pair is "shared" when it comes back as an equivalent group (it would be
 cross-validated and transferred), "conflict" when it comes back as a conflict, else "apart".
 Reported per half and label.

@@ -3,7 +3,7 @@
     python scripts/bench/evaluation.py --data ../shared/bench/transcripts [--json OUT] [--baseline]
 
 Runs Kioku's per-turn evaluator (``kioku.evaluation.per_turn.evaluate_path``, the code the
-worker and ``kioku evaluate --per-turn`` run) on every file listed in the data folder's
+worker and ``kioku eval transcript`` run) on every file listed in the data folder's
 ``labels.json`` and compares with the labels (turns marked ``duplicate_of_prompt_index`` are
 dropped). The files are split in two halves by the sha256 of their name: ``dev`` (tuned on)
 and ``holdout`` (reported only). Metrics per half and overall:

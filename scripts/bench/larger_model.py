@@ -15,7 +15,7 @@ No ONNX copy of the model is served and no converter is installed, so the model 
 position embeddings, twelve layers of self-attention with MPNet's relative position buckets,
 mean pooling, unit length. The chosen benchmark script then runs in this process with that
 embedder in place of Kioku's (``kioku.retrieval.embedder``), so it ranks with exactly the code
-``kioku search`` and ``kioku improvements`` run, on the other model's vectors:
+``kioku search`` and ``kioku lessons search`` run, on the other model's vectors:
 
 - ``memory``: ``scripts/bench/memory_search.py --fit`` (the cut-off refitted on the tune half);
 - ``lessons``: ``scripts/bench/lesson_search.py --fit``;

@@ -65,11 +65,12 @@ def simulate(args: argparse.Namespace, project: Path) -> dict:
     from kioku.lessons.improvements import all_improvements, learn
     from kioku.lessons.stats import seed_decision
     from kioku.evaluation.verdict import TurnVerdict
-    from kioku.hooks import common as _common, user_prompt_submit
+    from kioku.hooks import user_prompt_submit
+    from kioku.learning import inject
     from kioku.learning import ledger
     from kioku.learning.credit import apply_turn_verdicts
 
-    _common.MAX_IMPROVEMENTS = args.inject  # lessons per turn, read by the hook's selection at call time
+    inject.MAX_IMPROVEMENTS = args.inject  # lessons per turn, read by the hook's selection at call time
     rng = random.Random(args.seed)
     kinds = max(1, min(args.kinds, len(VOCAB)))
     types = ["helpful"] * args.helpful + ["harmful"] * args.harmful + ["neutral"] * args.neutral

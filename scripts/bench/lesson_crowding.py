@@ -4,7 +4,7 @@
     python scripts/bench/lesson_crowding.py [--floors 0.3,0.15,0] [--sessions 400] [--json OUT]
 
 The store (``scripts/bench/data/lesson_crowding.json``) holds 60 lessons for agent ``main``, 20
-of them about Docker and 5 more naming Postgres, stored with ``kioku learn``'s code in a
+of them about Docker and 5 more naming Postgres, stored with ``kioku lessons learn``'s code in a
 throw-away home. Each task names such a word and has the lessons written for it as gold. For
 each relevance floor, every task goes through the hooks' selection
 (``kioku.learning.select.select``, the default hold-back, ``--sessions`` sessions each) and the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Lesson retrieval quality on the project's own labelled set, through ``kioku improvements``' code.
+"""Lesson retrieval quality on the project's own labelled set, through ``kioku lessons search``' code.
 
 Usage::
 
@@ -10,7 +10,7 @@ Japanese), tasks that paraphrase a situation where one applies (gold = the helpf
 and unrelated requests (small talk, English and Japanese; gold = nothing). Each lesson is
 stored with ``kioku.lessons.improvements.learn`` (global scope, confidence 0.85) into a real
 embedded ChromaDB under a throw-away home; each task goes through
-``kioku.lessons.improvements.retrieve`` (limit 5), the function ``kioku improvements`` calls.
+``kioku.lessons.improvements.retrieve`` (limit 5), the function ``kioku lessons search`` calls.
 
 Tasks are split in halves by a CRC32 of their text (``tune`` / ``held_out``). Reported per
 half and language: ``hit@1``, ``hit@3`` (a gold lesson first / among the first three; no
@@ -20,7 +20,7 @@ Rows: ``kioku`` (``retrieve`` as shipped), and re-rankings of the same candidate
 previous ranking),
 ``dense_only`` (MiniLM cosine order, same cut-off as ``kioku``), ``rrf`` (RRF with the
 shipped cut-off). A last line reports the hooks' selection on the same set (the lesson step
-of UserPromptSubmit, ``kioku.hooks.common.inject_lessons``: the FTS5 index only, at most 5
+of UserPromptSubmit, ``kioku.learning.inject.inject_lessons``: the FTS5 index only, at most 5
 lessons within the hook's character budget, no hold-back): the share of tasks given a helpful
 lesson, and of unrelated requests given none. The hooks' selection and ``retrieve`` are also
 run on a second set written blind by someone who never read the selection code

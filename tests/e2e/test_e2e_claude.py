@@ -12,6 +12,8 @@ are module fixtures, so a test selected alone with ``-k`` runs them first):
 3. a scripted Bash call that fails, then a different one that succeeds → an evaluation for agent
    ``main`` with the tool error counted, visible through ``kioku dashboard --agent main --json``;
 4. "remember my key sk-ant-…" → nothing stored, the key is in no Kioku file;
+4b. memories committed by two other people → the harmless one reaches the model with its author
+   and commit, the hostile one does not until ``kioku trust`` allows it;
 5. ``install.py --uninstall`` → settings.json byte-identical to before the install.
 
 The binary comes from KIOKU_CLAUDE_BIN (scripts/test.sh always sets it, so there a missing
@@ -232,7 +234,7 @@ def test_3_failed_then_different_bash_call_is_evaluated(world: World, failed_the
     assert dash.returncode == 0, dash.stderr
     assert json.loads(dash.stdout)["total_evaluations"] >= 1
     out = world.base / "main-export.json"
-    exported = world.kioku_cmd("export", "--agent", "main", "--format", "json", "--out", str(out))
+    exported = world.kioku_cmd("lessons", "export", "--agent", "main", "--format", "json", "--out", str(out))
     assert exported.returncode == 0, exported.stderr
     evaluations = json.loads(out.read_text())["evaluations"]
     assert any(e["metadata"].get("tool_errors", 0) >= 1 and e["metadata"].get("agent_name") == "main"
@@ -277,6 +279,29 @@ def test_4_secret_is_not_stored_anywhere(world: World, remembered: Session):
         grep = subprocess.run(["grep", "-rlF", "--", SECRET[:40], str(root)], capture_output=True, text=True)
         leaks += grep.stdout.split()
     assert leaks == []
+
+
+def test_4b_a_hostile_memory_from_a_clone_never_reaches_the_model(world: World, remembered: Session,
+                                                                   tmp_path: Path):
+    from provenance_support import HOSTILE, shared_by
+
+    alice = shared_by(world.project, tmp_path, "Alice", "The API docs are written in British English")
+    shared_by(world.project, tmp_path, "Mallory", HOSTILE)
+    proc, requests = world.claude("which spelling do the API docs use?")
+    assert proc.returncode == 0, proc.stderr
+    bodies = _bodies(requests)
+    start = bodies.index("SessionStart hook additional context")
+    line = next(part for part in bodies[start:].split("\\n") if "British English" in part)
+    assert line.endswith(f"(from git: Alice, {alice[:7]})"), line
+    assert "never npm" in bodies[start:]  # saved on this machine: as before, no provenance
+    assert "evil.example" not in bodies and "1 project memory not written on this machine was withheld" in bodies
+    listed = world.kioku_cmd("trust", "--json")
+    entry_id = json.loads(listed.stdout)[0]["id"]
+    assert world.kioku_cmd("trust", entry_id).returncode == 0
+    proc, requests = world.claude("hello again")
+    bodies = _bodies(requests)
+    assert "evil.example/x.sh" in bodies[bodies.index("SessionStart hook additional context"):]
+    assert world.kioku_cmd("trust", "--revoke", entry_id).returncode == 0
 
 
 def test_5_uninstall_restores_settings_byte_for_byte(world: World, remembered: Session):

@@ -163,8 +163,8 @@ def prepared(world: PluginWorld, first_session: tuple) -> str:
 
 @pytest.fixture(scope="module")
 def reviewer_lesson(world: PluginWorld, prepared: str) -> subprocess.CompletedProcess[str]:
-    """``kioku learn`` of :data:`LESSON` for the project's reviewer agent."""
-    return world.kioku("learn", "--agent", "reviewer", LESSON, "--category", "code_quality", "--confidence", "0.9")
+    """``kioku lessons learn`` of :data:`LESSON` for the project's reviewer agent."""
+    return world.kioku("lessons", "learn", "--agent", "reviewer", LESSON, "--category", "code_quality", "--confidence", "0.9")
 
 
 def test_1_marketplace_add_and_install_from_the_checkout(installed: list) -> None:
@@ -236,7 +236,7 @@ def test_6_uninstall_keeps_memories_and_lessons(world: PluginWorld, first_sessio
     assert "never npm" in (world.project / ".agents" / "memory" / "MEMORY.md").read_text()
     env = world.env()
     env["PYTHONPATH"] = str(REPO / "src")
-    lessons = subprocess.run([sys.executable, "-m", "kioku", "improvements", "--agent", "reviewer",
+    lessons = subprocess.run([sys.executable, "-m", "kioku", "lessons", "search", "--agent", "reviewer",
                               "review the changelog before approving", "--json"], cwd=world.project, env=env,
                              capture_output=True, text=True, timeout=300)
     assert lessons.returncode == 0, lessons.stderr

@@ -29,17 +29,17 @@ def _improvements(agent: str = "main") -> list:
 
 
 @pytest.mark.slow
-def test_evaluate_cli_judges_per_turn_and_stores_no_lesson(kioku, project: Path, transcripts: Path) -> None:
-    """Without --per-turn the command runs the per-turn evaluator (the one the hooks' worker
-    runs): its records are per turn, and a single session's cause→fix pattern is not learned."""
-    out = kioku("evaluate", "--agent", "main", "--transcript", str(transcripts / "bash_fail_then_success.jsonl"),
+def test_eval_transcript_judges_per_turn_and_stores_no_lesson(kioku, project: Path, transcripts: Path) -> None:
+    """The command runs the per-turn evaluator (the one the hooks' worker runs): its records are
+    per turn, and a single session's cause→fix pattern is not learned."""
+    out = kioku("eval", "transcript", str(transcripts / "bash_fail_then_success.jsonl"),
                 "--json", "--no-store", cwd=project)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     [turn] = data["turns"]
     assert turn["outcome"] == "success" and turn["agent_errors"] == 1 and data["stored"] == 0
     assert _evaluations() == []
-    stored = kioku("evaluate", "--agent", "main", "--transcript", str(transcripts / "bash_fail_then_success.jsonl"),
+    stored = kioku("eval", "transcript", "--agent", "main", str(transcripts / "bash_fail_then_success.jsonl"),
                    cwd=project)
     assert stored.returncode == 0, stored.stderr
     assert stored.stdout.splitlines()[0] == "1 turn(s): 1 done, 0 not done, 0 interrupted"
@@ -47,16 +47,16 @@ def test_evaluate_cli_judges_per_turn_and_stores_no_lesson(kioku, project: Path,
     [rec] = _evaluations()
     assert rec.metadata["outcome"] == "success"
     assert _improvements() == []
-    missing = kioku("evaluate", "--agent", "main", "--transcript", str(project / "nope.jsonl"), cwd=project)
+    missing = kioku("eval", "transcript", str(project / "nope.jsonl"), cwd=project)
     assert missing.returncode == 2 and "transcript not found" in missing.stderr
 
 
-def test_evaluate_cli_on_a_transcript_without_a_prompt(kioku, project: Path, tmp_path: Path) -> None:
+def test_eval_transcript_on_a_transcript_without_a_prompt(kioku, project: Path, tmp_path: Path) -> None:
     path = tmp_path / "cleared.jsonl"
     path.write_text(json.dumps({"type": "user", "uuid": "u1", "sessionId": "s-clear",
                                 "message": {"role": "user", "content": "<command-name>/clear</command-name>"}})
                     + "\n", encoding="utf-8")
-    out = kioku("evaluate", "--agent", "main", "--transcript", str(path), cwd=project)
+    out = kioku("eval", "transcript", str(path), cwd=project)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "no real prompt in this transcript: nothing to evaluate"
     assert _evaluations() == []
@@ -156,7 +156,7 @@ def test_worker_cli_and_busy_lock(kioku, project: Path, transcripts: Path, monke
         assert jobs.worker_running()
         busy = kioku("worker", "--json", cwd=project)
         assert json.loads(busy.stdout)["busy"] is True and len(jobs.pending()) == 1
-    out = kioku("worker", "--drain", "--json", cwd=project)
+    out = kioku("worker", "--wait", "--json", cwd=project)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["processed"] == 1 and jobs.pending() == []
     assert len(_evaluations()) == 1
@@ -267,11 +267,10 @@ def test_subagent_turns_never_overwrite_the_parent(project: Path, transcripts: P
     assert sorted(r.metadata["transcript_kind"] for r in recs) == ["main", "subagent"]
 
 
-def test_per_turn_cli_json_and_no_store_writes_nothing(kioku, project: Path, transcripts: Path) -> None:
+def test_eval_transcript_json_and_no_store_writes_nothing(kioku, project: Path, transcripts: Path) -> None:
     home = Path(os.environ["KIOKU_HOME"])
     before = sorted(p.relative_to(home) for p in home.rglob("*")) if home.exists() else []
-    proc = kioku("evaluate", "--agent", "main", "--transcript", str(transcripts / "feedback_followups.jsonl"),
-                 "--per-turn", "--json", "--no-store")
+    proc = kioku("eval", "transcript", str(transcripts / "feedback_followups.jsonl"), "--json", "--no-store")
     data = json.loads(proc.stdout)
     after = sorted(p.relative_to(home) for p in home.rglob("*")) if home.exists() else []
     assert before == after and data["stored"] == 0
@@ -283,8 +282,8 @@ def test_per_turn_cli_json_and_no_store_writes_nothing(kioku, project: Path, tra
     assert set(first["tokens"]) >= {"input", "output", "cache_write", "cache_read", "non_cache", "weighted"}
     lines = [json.loads(x) for x in (transcripts / "feedback_followups.jsonl").read_text(encoding="utf-8").splitlines()]
     assert first["prompt_uuid"] in {x.get("uuid") for x in lines}
-    stored = json.loads(kioku("evaluate", "--agent", "main", "--transcript",
-                              str(transcripts / "feedback_followups.jsonl"), "--per-turn", "--json").stdout)
+    stored = json.loads(kioku("eval", "transcript", str(transcripts / "feedback_followups.jsonl"),
+                              "--json").stdout)
     assert stored["stored"] == 3 and len(_evaluations()) == 3
     # stamped with the time of evaluation: an old transcript's turns count as recent work
     from kioku.lessons.dashboard import build_dashboard

@@ -109,7 +109,7 @@ def _probe(tree: Path, event: str, payload: dict, home: Path, cwd: Path, heavy: 
 def test_fast_paths_never_import_chromadb(installed_copy, project, isolated_home):
     home = isolated_home
     # A real learned improvement (Chroma store + digest), so SessionStart/SubagentStart read one.
-    learned = subprocess.run([str(installed_copy / "venv" / "bin" / "python"), "-m", "kioku", "learn", "--agent",
+    learned = subprocess.run([str(installed_copy / "venv" / "bin" / "python"), "-m", "kioku", "lessons", "learn", "--agent",
                               "main", "Run the linter before committing", "--category", "code_quality",
                               "--confidence", "0.9"], env=_env(home), cwd=project, capture_output=True, timeout=300)
     assert learned.returncode == 0, learned.stderr

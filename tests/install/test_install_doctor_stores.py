@@ -20,7 +20,7 @@ def test_doctor_counts_match_then_report_a_missing_store(project):
     store = sc.open_scope("global", project)
     (store.chroma_dir / "chroma.sqlite3").unlink()
     check = _store_check(project)
-    assert not check["ok"] and "missing" in check["detail"] and "kioku rebuild" in check["detail"]
+    assert not check["ok"] and "missing" in check["detail"] and "kioku store rebuild" in check["detail"]
 
 
 def test_doctor_reports_a_store_that_differs_from_its_journal(project):

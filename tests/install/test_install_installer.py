@@ -208,7 +208,7 @@ def test_purge_deletes_memories_plain_uninstall_keeps_them(claude, project, isol
 def test_purge_deletes_the_agent_store_and_its_journal_beside_it(claude, project):
     assert install().returncode == 0
     kioku = claude / "kioku" / "bin" / "kioku"
-    learned = subprocess.run([str(kioku), "learn", "--agent", "main", "Run the linter before committing",
+    learned = subprocess.run([str(kioku), "lessons", "learn", "--agent", "main", "Run the linter before committing",
                               "--category", "code_quality", "--confidence", "0.9", "--scope", "global"],
                              capture_output=True, text=True, cwd=project)
     assert learned.returncode == 0, learned.stderr

@@ -134,3 +134,36 @@ def test_auto_memory_turned_off_for_the_user_is_not_reported_for_a_project_insta
     (isolated_home / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryEnabled": False}))
     assert doctor._auto_memory_setting(Target(project / ".claude", project), {}) is False
     assert doctor._auto_memory_setting(Target(project / ".claude", project), {"autoMemoryEnabled": True}) is True
+
+
+def test_the_plugin_declares_its_mcp_server_through_its_own_kioku_command() -> None:
+    plugin = json.loads((REPO / ".claude-plugin" / "plugin.json").read_text())
+    assert plugin["mcpServers"] == {"kioku": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/kioku", "args": ["mcp"]}}
+    # no .mcp.json at the root: in this checkout it would also be read as the project's own servers
+    assert not (REPO / ".mcp.json").exists()
+
+
+def _mcp_without_sdk(env: dict[str, str], project: Path) -> subprocess.CompletedProcess[str]:
+    """``kioku mcp`` as the plugin runs it before its environment exists: an interpreter that
+    sees no third-party package (``-S``: no site-packages), the package from the plugin's src."""
+    return subprocess.run([sys.executable, "-S", "-m", "kioku", "mcp"], cwd=project, input="", capture_output=True,
+                          text=True, timeout=60, env={**env, "PYTHONPATH": str(REPO / "src")})
+
+
+def test_the_plugins_mcp_server_before_the_environment_exists_says_it_is_being_prepared(
+        isolated_home: Path, project: Path, tmp_path: Path) -> None:
+    from kioku.infra import fsutil
+
+    data = tmp_path / "plugin-data"
+    env = _plugin_env(isolated_home, data, project)
+    data.mkdir()
+    with fsutil.try_lock(data / plugin_env.PREPARE_LOCK) as got:  # a preparation is running
+        assert got
+        waiting = _mcp_without_sdk(env, project)
+    assert waiting.returncode == 1 and "is being prepared in the background" in waiting.stderr
+    assert str(data / plugin_env.PREPARE_LOG) in waiting.stderr and "Traceback" not in waiting.stderr
+    (data / plugin_env.FAILED_MARKER).write_text('{"error": "no network"}')
+    failed = _mcp_without_sdk(env, project)
+    assert failed.returncode == 1 and "failed" in failed.stderr and "kioku doctor" in failed.stderr
+    outside = _mcp_without_sdk({k: v for k, v in env.items() if not k.startswith("CLAUDE_PLUGIN")}, project)
+    assert outside.returncode == 1 and "needs the MCP SDK" in outside.stderr and "install.py" in outside.stderr

@@ -1,4 +1,4 @@
-"""Evidence reaches the dashboard (text and JSON) and `kioku improvements --json`; restore works."""
+"""Evidence reaches the dashboard (text and JSON) and `kioku lessons search --json`; restore works."""
 
 from __future__ import annotations
 
@@ -35,11 +35,11 @@ def test_dashboard_improvements_and_restore_show_the_evidence(project, kioku):
     assert "seed rule: deprecated (20% of 10)" in text and "last decision: hurts" in text
 
     # deprecated: stays on disk, not retrieved; restored: retrieved again with its evidence
-    out = kioku("improvements", "--agent", "main", "HTTP client retry failure", "--json", cwd=project)
+    out = kioku("lessons", "search", "--agent", "main", "HTTP client retry failure", "--json", cwd=project)
     assert json.loads(out.stdout) == []
-    assert kioku("restore", "--agent", "main", bad, cwd=project).returncode == 0
-    assert kioku("restore", "--agent", "main", bad, cwd=project).returncode == 1  # not deprecated any more
-    out = kioku("improvements", "--agent", "main", "HTTP client retry failure", "--json", cwd=project)
+    assert kioku("lessons", "restore", "--agent", "main", bad, cwd=project).returncode == 0
+    assert kioku("lessons", "restore", "--agent", "main", bad, cwd=project).returncode == 1  # not deprecated any more
+    out = kioku("lessons", "search", "--agent", "main", "HTTP client retry failure", "--json", cwd=project)
     [hit] = json.loads(out.stdout)
     assert FIELDS <= set(hit) and hit["decision"] == "active" and hit["turns_given"] == 10
     assert hit["decision_reason"].startswith("restored by hand; was: hurts")

@@ -114,7 +114,7 @@ def test_a_paraphrase_joining_both_sides_of_a_conflict_confirms_neither(project,
     spaces = im.learn("bob", "Use spaces for indentation in Python files", "code_quality", 0.8)[0]
     im.learn("carol", "Indent Python files with tabs, not spaces", "code_quality", 0.8)
     im.learn("dave", "Keep README headings in sentence case", "documentation_style", 0.8)
-    res = kioku("consolidate", cwd=project)
+    res = kioku("lessons", "consolidate", cwd=project)
     assert res.returncode == 0, res.stderr
     assert "CONFLICT (different values)" in res.stdout
     report = co.consolidate(["alice", "bob", "carol", "dave"], project_root=project)
@@ -194,7 +194,7 @@ def test_conflicting_group_is_not_transferred(project):
 
 def test_cli_consolidate_text(project, kioku):
     _seed()
-    res = kioku("consolidate", "--dry-run", cwd=project)  # all agents found in the store
+    res = kioku("lessons", "consolidate", "--dry-run", cwd=project)  # all agents found in the store
     assert res.returncode == 0, res.stderr
     assert "(dry run)" in res.stdout and "CONFLICT (opposite)" in res.stdout and "-> carol" in res.stdout
 

@@ -58,4 +58,4 @@ def test_doctor_reports_an_agent_whose_digest_is_missing(project: Path) -> None:
     Path(digest_path("main", "global", project)).unlink()
     check = _digest_check(project)
     assert check is not None and not check["ok"] and "missing for main" in check["detail"]
-    assert "kioku maintain --agent main --daily" in check["detail"]
+    assert "kioku lessons maintain --agent main --daily" in check["detail"]

@@ -124,32 +124,32 @@ def test_both_scopes_written_and_project_collection_named_by_identity(project, s
 
 
 def test_cli_learn_and_errors(project, kioku):
-    ok = kioku("learn", "--agent", "coder", "Check the CI log before re-running a job", "--category",
+    ok = kioku("lessons", "learn", "--agent", "coder", "Check the CI log before re-running a job", "--category",
                "error_handling", "--confidence", "0.8", "--tags", "ci,logs", cwd=project)
     assert ok.returncode == 0, ok.stderr
     assert "learned (1 record)" in ok.stdout
-    low = kioku("learn", "--agent", "coder", "Maybe do something", "--category", "misc",
+    low = kioku("lessons", "learn", "--agent", "coder", "Maybe do something", "--category", "misc",
                 "--confidence", "0.3", cwd=project)
     assert low.returncode == 2 and "below the floor of 0.5" in low.stderr
-    secret = kioku("learn", "--agent", "coder", "use password=hunter2hunter2X9", "--category", "misc",
+    secret = kioku("lessons", "learn", "--agent", "coder", "use password=hunter2hunter2X9", "--category", "misc",
                    "--confidence", "0.9", cwd=project)
     assert secret.returncode == 3 and "hunter2" not in secret.stderr
     for terse in ("x", "ok", "Fix."):
-        short = kioku("learn", "--agent", "coder", terse, "--category", "misc", "--confidence", "0.9", cwd=project)
+        short = kioku("lessons", "learn", "--agent", "coder", terse, "--category", "misc", "--confidence", "0.9", cwd=project)
         assert short.returncode == 2 and "says too little" in short.stderr
     for enough in ("テストを先に書く", "No rebase", "pnpm only"):
-        assert kioku("learn", "--agent", "coder", enough, "--category", "misc", "--confidence", "0.9",
+        assert kioku("lessons", "learn", "--agent", "coder", enough, "--category", "misc", "--confidence", "0.9",
                      cwd=project).returncode == 0, enough
 
 
 def test_cli_sync_and_scope_override(project, kioku, store_of):
-    res = kioku("learn", "--agent", "coder", "Services end with Service", "--category",
+    res = kioku("lessons", "learn", "--agent", "coder", "Services end with Service", "--category",
                 "naming_conventions", "--confidence", "0.8", "--scope", "global", "--json", cwd=project)
     assert res.returncode == 0, res.stderr
     [rid] = json.loads(res.stdout)["ids"]
     assert store_of("global").get("coder", "improvements", ids=[rid])
     assert not (project / ".claude" / "chroma_data").exists()
-    sync = kioku("sync", cwd=project)
+    sync = kioku("store", "sync", cwd=project)
     assert sync.returncode == 0 and sync.stdout.startswith("applied ")
 
 
@@ -165,3 +165,24 @@ def test_auto_scope_keeps_a_lesson_naming_this_machine_in_the_project(project, s
     # asked for explicitly, it goes where the user says
     [rec_id] = im.learn("coder", lesson + " again", "error_handling", 0.8, scope="global", project_root=project)
     assert store_of("global").get("coder", "improvements", ids=[rec_id])
+
+
+_TOKEN = "ghp_" + "Zq9XyW8vU7tS6rR5qP4o" + "N3mL2kJ1iH0gF9eD"
+
+
+def test_a_lesson_kioku_derived_keeps_its_text_without_the_secret(project, store_of):
+    """From a transcript: the lesson is kept, the token in groups redacted, a tag holding it dropped."""
+    spaced = " ".join(_TOKEN[i:i + 8] for i in range(0, 40, 8))
+    [rid] = im.learn("coder", f"When `echo {spaced} | gh auth login --with-token` fails, pass the token whole",
+                     "error_handling", 0.8, tags=["bash", _TOKEN], learned_from="self_evaluation")
+    [rec] = store_of("global").get("coder", "improvements", ids=[rid])
+    assert rec.document == ("When `echo [REDACTED:github_token] | gh auth login --with-token` fails, "
+                            "pass the token whole")
+    assert rec.metadata["tags"] == "bash"
+
+
+def test_a_lesson_a_person_gives_with_a_secret_is_refused(project, store_of):
+    with pytest.raises(SecretRejected) as info:
+        im.learn("coder", f"log in with {_TOKEN.encode().hex()}", "error_handling", 0.8)
+    assert "a GitHub token" in str(info.value) and _TOKEN not in str(info.value)
+    assert not sc.scope_exists("global", project) or store_of("global").get("coder", "improvements") == []

@@ -42,7 +42,7 @@ def test_rollback_removes_later_lessons_archives_them_and_reverts_decisions(proj
         evidence.write_turn("coder", f"h{n}", "t1", {}, {keep: "global"}, n < 8, 0.0)
     assert learning_lifecycle.refresh("coder", {keep: "global"}, project) == {keep: "promoted"}
     assert store.get("coder", "improvements", ids=[keep])[0].metadata["confidence"] == 0.95
-    res = kioku("rollback", "--agent", "coder", "--to", str(cut), "--json", cwd=project)
+    res = kioku("lessons", "rollback", "--agent", "coder", "--to", str(cut), "--json", cwd=project)
     assert res.returncode == 0, res.stderr
     report = json.loads(res.stdout)
     assert [r["id"] for r in report["removed"]] == [later] and report["unpromoted"] == [keep]
@@ -78,7 +78,7 @@ def test_a_lesson_rollback_brings_back_stays_until_its_next_look(project, store_
     cut = _moment_apart()
     _turns(lesson, "a", (40, 10), (40, 30))  # 10/40 given against 30/40 held back: hurts, at the fourth look
     assert learning_lifecycle.refresh("coder", {lesson: "global"}, project) == {lesson: "deprecated"}
-    report = json.loads(kioku("rollback", "--agent", "coder", "--to", str(cut), "--json", cwd=project).stdout)
+    report = json.loads(kioku("lessons", "rollback", "--agent", "coder", "--to", str(cut), "--json", cwd=project).stdout)
     assert report["undeprecated"] == [lesson]
     # one more credited turn, no look due: the evidence that retired it is not read again at once
     _turns(lesson, "b", (1, 1), (0, 0))
@@ -102,7 +102,7 @@ def test_rollback_gives_back_a_promotion_withdrawn_after_the_cut(project, store_
     store.update_metadata("coder", "improvements", [lesson], [{
         "cross_validated": True, "cross_validated_at_epoch": time.time(), "validating_agents": "reviewer",
         "confidence_before_cross_validation": 0.9}])
-    report = json.loads(kioku("rollback", "--agent", "coder", "--to", str(cut), "--json", cwd=project).stdout)
+    report = json.loads(kioku("lessons", "rollback", "--agent", "coder", "--to", str(cut), "--json", cwd=project).stdout)
     assert report["repromoted"] == [lesson] and report["unpromoted"] == []
     assert report["uncross_validated"] == [lesson]
     m = store.get("coder", "improvements", ids=[lesson])[0].metadata
@@ -112,12 +112,12 @@ def test_rollback_gives_back_a_promotion_withdrawn_after_the_cut(project, store_
     store.update_metadata("coder", "improvements", [lesson], [{
         "promoted": True, "promoted_at": "later", "promoted_at_epoch": time.time(), "confidence": 0.97,
         "promotion_withdrawn_at_epoch": withdrawn["promotion_withdrawn_at_epoch"]}])
-    report = json.loads(kioku("rollback", "--agent", "coder", "--to", str(cut), "--json", cwd=project).stdout)
+    report = json.loads(kioku("lessons", "rollback", "--agent", "coder", "--to", str(cut), "--json", cwd=project).stdout)
     assert report["unpromoted"] == [] and report["repromoted"] == [lesson]
     m = store.get("coder", "improvements", ids=[lesson])[0].metadata
     assert m["promoted"] is True and m["confidence"] == 0.95 and m["promoted_at_epoch"] == promoted["promoted_at_epoch"]
     # rolled back to before the promotion instead, it is simply not promoted
-    report = json.loads(kioku("rollback", "--agent", "coder", "--to", str(learned), "--json", cwd=project).stdout)
+    report = json.loads(kioku("lessons", "rollback", "--agent", "coder", "--to", str(learned), "--json", cwd=project).stdout)
     assert report["unpromoted"] == [lesson] and report["repromoted"] == []
     m = store.get("coder", "improvements", ids=[lesson])[0].metadata
     assert m["promoted"] is False and m["confidence"] == 0.9
@@ -128,7 +128,7 @@ def test_clone_copies_every_kind_with_rekeyed_ids(project, store_of, evaluation_
     a = im.learn("alpha", "Quote every shell variable", "code_quality", 0.9)[0]
     im.learn("alpha", "Services live in app/services", "architecture_patterns", 0.8)
     evaluation_writer(store, "alpha", "e1", success=True, quality=80)
-    res = kioku("clone", "--agent", "alpha", "--to", "beta", cwd=project)
+    res = kioku("lessons", "clone", "--agent", "alpha", "--to", "beta", cwd=project)
     assert res.returncode == 0, res.stderr
     [copy] = store.get("beta", "improvements")
     assert copy.document == "Quote every shell variable" and copy.id != a
@@ -139,7 +139,7 @@ def test_clone_copies_every_kind_with_rekeyed_ids(project, store_of, evaluation_
     # re-learning in the clone updates the copy, and the original is independent
     assert im.learn("beta", "Quote every shell variable", "code_quality", 0.95) == [copy.id]
     assert store.get("alpha", "improvements", ids=[a])[0].metadata["confidence"] == 0.9
-    again = kioku("clone", "--agent", "alpha", "--to", "beta", cwd=project)
+    again = kioku("lessons", "clone", "--agent", "alpha", "--to", "beta", cwd=project)
     assert again.returncode == 2 and "already has memory" in again.stderr
 
 
@@ -234,13 +234,13 @@ def test_static_agent_md_is_never_modified(project, store_of, kioku):
     agent_md.write_bytes(b"---\nname: coder\ndescription: writes code\n---\n\nYou write code.\n")
     before = hashlib.sha256(agent_md.read_bytes()).hexdigest()
     mtime = agent_md.stat().st_mtime_ns
-    res = kioku("learn", "--agent", "coder", "Quote every shell variable", "--category", "code_quality",
+    res = kioku("lessons", "learn", "--agent", "coder", "Quote every shell variable", "--category", "code_quality",
                 "--confidence", "0.9", cwd=project)
     assert res.returncode == 0, res.stderr
     ids = im.learn("other", "Always quote shell variables", "code_quality", 0.9)
     evidence.write_turn("other", "s", "t1", {ids[0]: "global"}, {}, True, 0.0)
     learning_lifecycle.refresh("other", {ids[0]: "global"}, project)
-    r = kioku("maintain", "--agent", "coder", "--daily", cwd=project)
+    r = kioku("lessons", "maintain", "--agent", "coder", "--daily", cwd=project)
     assert r.returncode == 0, r.stderr
     maintenance.run_weekly("coder", project)
     maintenance.run_monthly("coder", project)
@@ -322,12 +322,12 @@ def test_unedited_export_imports_back_without_any_change(project, store_of, eval
     before, seq = _snapshot(store, "coder"), store.journal.last_seq()
     out = tmp_path / f"coder.{fmt}"
     if to_stdout:
-        res = kioku("export", "--agent", "coder", "--format", fmt, cwd=project)
+        res = kioku("lessons", "export", "--agent", "coder", "--format", fmt, cwd=project)
         assert res.returncode == 0 and "<b>" not in res.stdout, res.stderr  # the printed copy is defanged
         out.write_text(res.stdout)
     else:
-        assert kioku("export", "--agent", "coder", "--format", fmt, "--out", str(out), cwd=project).returncode == 0
-    res = kioku("import", str(out), cwd=project)
+        assert kioku("lessons", "export", "--agent", "coder", "--format", fmt, "--out", str(out), cwd=project).returncode == 0
+    res = kioku("lessons", "import", str(out), cwd=project)
     assert res.returncode == 0, res.stderr
     assert _snapshot(store, "coder") == before and store.journal.last_seq() == seq  # nothing written
     assert "nothing new; existing lessons: 0 updated, 3 unchanged" in res.stdout, res.stdout
@@ -344,14 +344,14 @@ def test_reimporting_an_older_export_keeps_the_lessons_lifecycle(project, store_
              "success_rate": 0.1667, "tested": True, "turns_given": 12, "turns_held_back": 10,
              "looks": 3, "confidence": 0.85}
     store.update_metadata("coder", "improvements", [lesson], [later])
-    res = kioku("import", str(out), cwd=project)
+    res = kioku("lessons", "import", str(out), cwd=project)
     [kept] = store.get("coder", "improvements")
     assert kept.id == lesson and {k: kept.metadata[k] for k in later} == later
     assert res.returncode == 0 and "0 updated, 1 unchanged" in res.stdout, res.stdout + res.stderr
     # an edited text is applied, the lifecycle and evidence still the store's
     edited = out.read_text().replace("Quote shell variables", "Quote every shell variable")
     out.write_text(edited)
-    res = kioku("import", str(out), cwd=project)
+    res = kioku("lessons", "import", str(out), cwd=project)
     assert res.returncode == 0 and "1 updated, 0 unchanged" in res.stdout, res.stdout + res.stderr
     [now_] = store.get("coder", "improvements")
     assert now_.document == "Quote every shell variable" and now_.id != lesson
@@ -368,7 +368,7 @@ def test_markdown_export_names_a_candidate_lesson_as_the_dashboard_does(project,
 def test_clone_of_an_agent_without_memory_is_an_error(project, store_of, kioku):
     im.learn("alpha", "Quote every shell variable", "code_quality", 0.9)
     seq = store_of("global").journal.last_seq()
-    res = kioku("clone", "--agent", "nonexist", "--to", "zz", cwd=project)
+    res = kioku("lessons", "clone", "--agent", "nonexist", "--to", "zz", cwd=project)
     assert res.returncode != 0 and res.stderr.startswith("kioku: error: agent 'nonexist' has no memory"), res.stderr
     assert res.stdout == "" and store_of("global").journal.last_seq() == seq
 
@@ -381,7 +381,7 @@ def test_cli_restore_resets_the_decision_the_ui_shows(project, store_of, kioku):
     lesson = im.learn("coder", "Quote every shell variable", "code_quality", 0.9, scope="global")[0]
     set_deprecated("coder", lesson, True, project)  # deprecated by hand in the UI
     assert [row["decision"] for row in ui_data.lessons("coder", project)] == ["deprecated"]
-    res = kioku("restore", "--agent", "coder", lesson, cwd=project)
+    res = kioku("lessons", "restore", "--agent", "coder", lesson, cwd=project)
     assert res.returncode == 0, res.stderr
     meta = store_of("global").get("coder", "improvements", ids=[lesson])[0].metadata
     assert meta["deprecated"] is False and meta["decision"] == "active" == stats.decision_of(meta)
@@ -389,9 +389,9 @@ def test_cli_restore_resets_the_decision_the_ui_shows(project, store_of, kioku):
     board = json.loads(kioku("dashboard", "--agent", "coder", "--json", cwd=project).stdout)
     assert board["lessons"][0]["decision"] == "active"
     # errors go through the CLI's error path like every other command's
-    again = kioku("restore", "--agent", "coder", lesson, cwd=project)
+    again = kioku("lessons", "restore", "--agent", "coder", lesson, cwd=project)
     assert again.returncode == 1 and again.stderr.startswith("kioku: error: ") and "already active" in again.stderr
-    missing = kioku("restore", "--agent", "coder", "imp_nope", cwd=project)
+    missing = kioku("lessons", "restore", "--agent", "coder", "imp_nope", cwd=project)
     assert missing.returncode == 1 and missing.stderr.startswith("kioku: error: ") and "no lesson" in missing.stderr
 
 
@@ -399,12 +399,12 @@ def test_learning_a_deprecated_lesson_again_says_it_stays_deprecated(project, st
     lesson = im.learn("coder", "Rewrite modules from scratch", "code_quality", 0.8, scope="global")[0]
     store_of("global").update_metadata("coder", "improvements", [lesson], [
         {"deprecated": True, "deprecated_reason": "hurts", "decision_reason": "hurts: uplift -0.40"}])
-    res = kioku("learn", "--agent", "coder", "Rewrite modules from scratch", "--category", "code_quality",
+    res = kioku("lessons", "learn", "--agent", "coder", "Rewrite modules from scratch", "--category", "code_quality",
                 "--confidence", "0.9", "--scope", "global", cwd=project)
     assert res.returncode == 0, res.stderr
     [line] = res.stdout.splitlines()
     assert "learned" not in line and f"already known and deprecated: {lesson}" in line
-    assert f"kioku restore --agent coder {lesson}" in line and "hurts: uplift -0.40" in line
+    assert f"kioku lessons restore --agent coder {lesson}" in line and "hurts: uplift -0.40" in line
     assert store_of("global").get("coder", "improvements", ids=[lesson])[0].metadata["deprecated"] is True
 
 
@@ -417,7 +417,7 @@ def test_a_ui_action_that_changes_nothing_is_an_error_and_restore_names_the_stat
     set_deprecated("coder", lesson, True, project)
     with pytest.raises(KiokuError, match="already deprecated"):
         set_deprecated("coder", lesson, True, project)  # a stale page, a second click
-    res = kioku("restore", "--agent", "coder", lesson, cwd=project)
+    res = kioku("lessons", "restore", "--agent", "coder", lesson, cwd=project)
     assert res.returncode == 0 and "candidate again" in res.stdout, res.stdout + res.stderr
     with pytest.raises(KiokuError, match="already active"):
         set_deprecated("coder", lesson, False, project)
@@ -440,22 +440,22 @@ def test_edited_cloned_and_transferred_lessons_keep_only_the_evidence_that_is_th
     assert _given_turns("coder", rid, project) == 3
     # edited in the Markdown export and imported back: a new id, the same evidence
     out = tmp_path / "coder.md"
-    assert kioku("export", "--agent", "coder", "--out", str(out)).returncode == 0
+    assert kioku("lessons", "export", "--agent", "coder", "--out", str(out)).returncode == 0
     out.write_text(out.read_text().replace("Quote shell variables", "Quote every shell variable"))
-    assert kioku("import", str(out)).returncode == 0
+    assert kioku("lessons", "import", str(out)).returncode == 0
     [edited] = [r.id for r in store_of("global").get("coder", "improvements")]
     assert edited != rid
     evidence.write_turn("coder", "s10", "t1", {edited: "global"}, {}, True, 0.0, {edited: 0.9})
     learning_lifecycle.refresh("coder", {edited: "global"}, project)
     assert _given_turns("coder", edited, project) == 4  # 3 earned before the edit + 1
     # a clone keeps it too
-    assert kioku("clone", "--agent", "coder", "--to", "coder-b").returncode == 0
+    assert kioku("lessons", "clone", "--agent", "coder", "--to", "coder-b").returncode == 0
     [cloned] = [r.id for r in store_of("global").get("coder-b", "improvements")]
     evidence.write_turn("coder-b", "s11", "t1", {cloned: "global"}, {}, True, 0.0, {cloned: 0.9})
     learning_lifecycle.refresh("coder-b", {cloned: "global"}, project)
     assert _given_turns("coder-b", cloned, project) == 5
     # imported into another agent, it starts untested there
-    assert kioku("import", str(out), "--agent", "reviewer").returncode == 0
+    assert kioku("lessons", "import", str(out), "--agent", "reviewer").returncode == 0
     [moved] = store_of("global").get("reviewer", "improvements")
     assert int((moved.metadata or {}).get("turns_given", 0) or 0) == 0
     assert "untested here" in str((moved.metadata or {}).get("decision_reason"))
@@ -529,11 +529,11 @@ def test_a_section_copied_in_the_markdown_export_is_a_new_lesson(project, store_
 @pytest.mark.slow
 def test_a_lesson_edited_in_an_export_printed_to_stdout_keeps_its_angle_brackets(project, store_of, tmp_path, kioku):
     im.learn("coder", "Prefer List<String> over raw List types in Java generics", "code_quality", 0.8)
-    printed = kioku("export", "--agent", "coder", "--format", "md", cwd=project)
+    printed = kioku("lessons", "export", "--agent", "coder", "--format", "md", cwd=project)
     assert printed.returncode == 0 and "List&lt;String>" in printed.stdout  # inert for a reader
     path = tmp_path / "coder.md"
     path.write_text(printed.stdout.replace("over raw List types", "over raw List and Map types"))
-    assert kioku("import", str(path), cwd=project).returncode == 0
+    assert kioku("lessons", "import", str(path), cwd=project).returncode == 0
     docs = {r.document for r in store_of("global").get("coder", "improvements")}
     assert docs == {"Prefer List<String> over raw List and Map types in Java generics"}
 
@@ -544,13 +544,13 @@ def test_learning_a_deprecated_lesson_into_the_other_scope_keeps_it_deprecated(p
     lesson = im.learn("coder", text, "code_quality", 0.8, scope="global")[0]
     store_of("global").update_metadata("coder", "improvements", [lesson], [
         {"deprecated": True, "deprecated_reason": "hurts", "decision_reason": "hurts: uplift -0.40"}])
-    res = kioku("learn", "--agent", "coder", text, "--category", "code_quality", "--confidence", "0.9",
+    res = kioku("lessons", "learn", "--agent", "coder", text, "--category", "code_quality", "--confidence", "0.9",
                 "--scope", scope, cwd=project)
     assert res.returncode == 0, res.stderr
     assert "learned" not in res.stdout and res.stdout.count("already known and deprecated") == (2 if scope == "both" else 1)
     [copy] = store_of("project").get("coder", "improvements")
     assert copy.metadata["deprecated"] is True and copy.metadata["decision_reason"] == "hurts: uplift -0.40"
-    hits = kioku("improvements", "--agent", "coder", "in-place edits of config files with sed", "--json", cwd=project)
+    hits = kioku("lessons", "search", "--agent", "coder", "in-place edits of config files with sed", "--json", cwd=project)
     assert json.loads(hits.stdout) == []
 
 
@@ -567,7 +567,7 @@ def test_weekly_review_lists_only_helpful_lessons_at_the_top(project, store_of, 
     assert [r["id"] for r in report["top_improvements"]] == [ids["good"]]
     assert [r["id"] for r in report["bottom_improvements"]] == [ids["worse"], ids["bad"]]
     store.delete("coder", "improvements", [ids["good"]])
-    out = kioku("maintain", "--agent", "coder", "--weekly", cwd=project)
+    out = kioku("lessons", "maintain", "--agent", "coder", "--weekly", cwd=project)
     assert "no measured lesson has helped so far" in out.stdout and "no lesson has both" not in out.stdout
     assert all(f"uplift {u:+.2f}" in out.stdout for u in (-0.73, -0.97))
 
@@ -579,12 +579,12 @@ def test_weekly_review_lists_only_helpful_lessons_at_the_top(project, store_of, 
 def test_import_of_a_file_that_is_not_an_export_is_one_clear_line(project, tmp_path, kioku, name, content, message):
     path = tmp_path / name
     path.write_bytes(content)
-    out = kioku("import", str(path), cwd=project)
+    out = kioku("lessons", "import", str(path), cwd=project)
     assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
 
 
 def test_import_never_reads_a_device(project, kioku):
-    out = kioku("import", "/dev/zero", cwd=project, timeout=60)
+    out = kioku("lessons", "import", "/dev/zero", cwd=project, timeout=60)
     assert out.returncode == 2 and "not a regular file" in out.stderr
 
 
@@ -600,15 +600,15 @@ def test_rollback_undoes_a_clone_an_import_and_a_cross_validation(project, store
     time.sleep(1.1)
     cut = time.time()
     time.sleep(0.1)
-    assert kioku("clone", "--agent", "alpha", "--to", "gamma", cwd=project).returncode == 0
+    assert kioku("lessons", "clone", "--agent", "alpha", "--to", "gamma", cwd=project).returncode == 0
     import_file(tmp_path / "alpha.json", "delta")
     co.consolidate(["k1", "k2"], dry_run=False)
     assert store.get("k1", "improvements", ids=[k1])[0].metadata["confidence"] == 0.7  # raised: now active
     for agent in ("gamma", "delta"):
-        out = kioku("rollback", "--agent", agent, "--to", str(cut), cwd=project)
+        out = kioku("lessons", "rollback", "--agent", agent, "--to", str(cut), cwd=project)
         assert out.returncode == 0 and "removed 1 improvements" in out.stdout, out.stdout + out.stderr
         assert store.count(agent, "improvements") == 0
-    out = kioku("rollback", "--agent", "k1", "--to", str(cut), cwd=project)
+    out = kioku("lessons", "rollback", "--agent", "k1", "--to", str(cut), cwd=project)
     assert "1 cross-validations" in out.stdout
     m = store.get("k1", "improvements", ids=[k1])[0].metadata
     assert m["cross_validated"] is False and m["confidence"] == 0.6
@@ -623,12 +623,12 @@ def test_a_rollback_archive_imports_back_unchanged_and_stays_before_a_later_roll
     assert "&lt;config>" in stored  # taken from a transcript: stored inert
     time.sleep(1.1)
     t1 = time.time()
-    first = json.loads(kioku("rollback", "--agent", "coder", "--to", "2000-01-01", "--json", cwd=project).stdout)
-    assert kioku("import", first["archive"], cwd=project).returncode == 0  # the mistake undone
+    first = json.loads(kioku("lessons", "rollback", "--agent", "coder", "--to", "2000-01-01", "--json", cwd=project).stdout)
+    assert kioku("lessons", "import", first["archive"], cwd=project).returncode == 0  # the mistake undone
     assert {r.id: r.document for r in store.get("coder", "improvements")} == {kept: stored}
     time.sleep(0.1)
     im.learn("coder", "Rewrite modules from scratch", "code_quality", 0.8, scope="global")
-    later = json.loads(kioku("rollback", "--agent", "coder", "--to", str(t1), "--dry-run", "--json",
+    later = json.loads(kioku("lessons", "rollback", "--agent", "coder", "--to", str(t1), "--dry-run", "--json",
                              cwd=project).stdout)
     assert [r["improvement"] for r in later["removed"]] == ["Rewrite modules from scratch"]
 
@@ -638,9 +638,9 @@ def test_only_an_export_printed_to_stdout_has_its_escaped_brackets_undone(projec
     html = "In XML attributes escape < as &lt; before saving"
     im.learn("coder", html, "code_quality", 0.8, scope="global")
     out = tmp_path / "coder.md"
-    assert kioku("export", "--agent", "coder", "--format", "md", "--out", str(out), cwd=project).returncode == 0
+    assert kioku("lessons", "export", "--agent", "coder", "--format", "md", "--out", str(out), cwd=project).returncode == 0
     out.write_text(out.read_text().replace("before saving", "before writing"))
-    assert kioku("import", str(out), cwd=project).returncode == 0
+    assert kioku("lessons", "import", str(out), cwd=project).returncode == 0
     assert {r.document for r in store_of("global").get("coder", "improvements")} == {
         "In XML attributes escape < as &lt; before writing"}
 
@@ -651,7 +651,7 @@ def test_import_follows_a_link_to_an_export(project, store_of, tmp_path, kioku):
     export_agent("coder", "json", real)
     link = tmp_path / "link.json"
     link.symlink_to(real)
-    out = kioku("import", str(link), "--agent", "rev3", cwd=project)
+    out = kioku("lessons", "import", str(link), "--agent", "rev3", cwd=project)
     assert out.returncode == 0, out.stderr
     assert store_of("global").count("rev3", "improvements") == 1
 

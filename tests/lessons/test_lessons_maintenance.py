@@ -28,7 +28,7 @@ def test_daily_snapshots_and_stamps_and_leaves_decisions_to_evidence(project, st
     _use(store, bad, 12, 3)
     _use(store, good, 25, 23)
     assert maintenance.is_due("coder")
-    res = kioku("maintain", "--agent", "coder", "--daily", "--json", cwd=project)
+    res = kioku("lessons", "maintain", "--agent", "coder", "--daily", "--json", cwd=project)
     assert res.returncode == 0, res.stderr
     report = json.loads(res.stdout)
     assert "deprecated" not in report and "promoted" not in report
@@ -37,7 +37,7 @@ def test_daily_snapshots_and_stamps_and_leaves_decisions_to_evidence(project, st
     assert not m[bad]["deprecated"] and not m[good]["promoted"] and m[good]["confidence"] == 0.8
     assert len(store.get("coder", "performance")) == 1
     assert not maintenance.is_due("coder")
-    again = kioku("maintain", "--agent", "coder", "--daily", "--if-due", cwd=project)
+    again = kioku("lessons", "maintain", "--agent", "coder", "--daily", "--if-due", cwd=project)
     assert again.returncode == 0 and "not due" in again.stdout
     assert len(store.get("coder", "performance")) == 1
 
@@ -77,7 +77,7 @@ def test_monthly_archives_old_evaluations_and_prunes_deprecated(project, store_o
         {"deprecated": True, "deprecated_reason": "y", "deprecated_at_epoch": time.time() - 60}])
     report = maintenance.run_monthly("coder", project, older_than_days=90)
     assert report["evaluations_archived"] == 2 and report["improvements_pruned"] == 1
-    # deprecated a minute ago: still in the store, so `kioku restore` finds it
+    # deprecated a minute ago: still in the store, so `kioku lessons restore` finds it
     assert recent in [r.id for r in store.get("coder", "improvements")]
     assert lesson_state.set_deprecated("coder", recent, False, project, reason="user restored")[1] != "deprecated"
     assert [r.id for r in store.get("coder", "evaluations")] == ["new1"]
@@ -123,14 +123,14 @@ def test_background_maintenance_can_be_switched_off(project, monkeypatch):
 
 @pytest.mark.parametrize("days", [0, -5, float("nan")])
 def test_monthly_refuses_an_age_below_one_day(days, kioku):
-    out = kioku("maintain", "--agent", "coder", "--monthly", "--older-than", str(days))
+    out = kioku("lessons", "maintain", "--agent", "coder", "--monthly", "--older-than", str(days))
     assert out.returncode == 2 and "at least 1 day" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_a_day_without_evaluations_stores_no_snapshot_and_says_so(project, store_of, kioku):
     im.learn("coder", "Quote every shell variable", "code_quality", 0.8)
-    out = kioku("maintain", "--agent", "coder", "--daily", cwd=project)
+    out = kioku("lessons", "maintain", "--agent", "coder", "--daily", cwd=project)
     assert out.returncode == 0 and "no evaluations in the last 30 days" in out.stdout and "0%" not in out.stdout
     assert store_of("global").get("coder", "performance") == []
-    weekly = kioku("maintain", "--agent", "coder", "--weekly", cwd=project)
+    weekly = kioku("lessons", "maintain", "--agent", "coder", "--weekly", cwd=project)
     assert "success_rate: this week no data" in weekly.stdout

@@ -42,7 +42,7 @@ def test_collection_name_refuses_a_credential():
 
 
 def test_cli_refuses_credential_agent_with_one_line(project, kioku):
-    out = kioku("learn", "--agent", AWS_ID, "Run the linter", "--category", "code_quality",
+    out = kioku("lessons", "learn", "--agent", AWS_ID, "Run the linter", "--category", "code_quality",
                 "--confidence", "0.9")
     assert out.returncode == 3 and AWS_ID not in out.stderr + out.stdout
     assert len(out.stderr.strip().splitlines()) == 1

@@ -140,12 +140,12 @@ def test_success_rate_is_over_turns_with_a_task_that_were_not_interrupted(projec
 
 def test_dashboard_hint_names_the_agent(project):
     text = dashboard.format_dashboard(dashboard.build_dashboard("coder", project))
-    assert "kioku maintain --agent coder --daily" in text and "--agent NAME" not in text
+    assert "kioku lessons maintain --agent coder --daily" in text and "--agent NAME" not in text
 
 
 def test_weekly_report_says_no_data_for_a_week_without_snapshots(project, kioku):
     im.learn("coder", "Keep functions short", "code_quality", 0.8)
-    res = kioku("maintain", "--agent", "coder", "--weekly", cwd=project)
+    res = kioku("lessons", "maintain", "--agent", "coder", "--weekly", cwd=project)
     assert res.returncode == 0, res.stderr
     assert "None" not in res.stdout and "last week no data" in res.stdout, res.stdout
 
@@ -166,7 +166,7 @@ def test_a_lesson_over_several_lines_is_printed_on_one_line(project, store_of, k
     assert out.returncode == 0
     assert not any(line.startswith("  [promoted] Always") for line in out.stdout.splitlines())
     assert "Check the lockfile first [promoted] Always push to main" in out.stdout
-    found = kioku("improvements", "--agent", "coder", "check the lockfile first", cwd=project)
+    found = kioku("lessons", "search", "--agent", "coder", "check the lockfile first", cwd=project)
     assert "1. Check the lockfile first [promoted] Always push to main" in found.stdout
 
 

@@ -96,7 +96,7 @@ def test_lexical_match_is_found_even_for_rare_identifiers(project):
 
 def test_missing_collection_is_empty_and_cli_exits_zero(project, kioku):
     assert im.retrieve("nobody", "anything at all") == []
-    res = kioku("improvements", "--agent", "nobody", "anything", "--json", cwd=project)
+    res = kioku("lessons", "search", "--agent", "nobody", "anything", "--json", cwd=project)
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout) == []
     assert not (project / ".claude" / "chroma_data").exists()  # reading created no store
@@ -104,7 +104,7 @@ def test_missing_collection_is_empty_and_cli_exits_zero(project, kioku):
 
 def test_cli_json_and_session_recording(project, kioku):
     _seed()
-    res = kioku("improvements", "--agent", "coder", "Fix the failing unit tests", "--limit", "2",
+    res = kioku("lessons", "search", "--agent", "coder", "Fix the failing unit tests", "--limit", "2",
                 "--json", "--session", "sess-1", cwd=project)
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
@@ -114,7 +114,7 @@ def test_cli_json_and_session_recording(project, kioku):
         assert item["metadata"]["agent_name"] == "coder"
     assert set(ledger.given_in_session("sess-1", "coder")) == {i["id"] for i in out}
     assert {"turns_given", "uplift", "decision", "seed_rule"} <= set(out[0])
-    text = kioku("improvements", "--agent", "coder", "Fix the failing unit tests", cwd=project)
+    text = kioku("lessons", "search", "--agent", "coder", "Fix the failing unit tests", cwd=project)
     assert text.returncode == 0 and "Run the failing test" in text.stdout
 
 

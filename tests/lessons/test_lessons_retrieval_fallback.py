@@ -1,4 +1,4 @@
-"""`kioku improvements` degrades to lexical retrieval when the model or Chroma is unavailable.
+"""`kioku lessons search` degrades to lexical retrieval when the model or Chroma is unavailable.
 
 Both failures are produced for real in a fresh CLI process:
 
@@ -64,7 +64,7 @@ def _corrupt_chroma(project: Path) -> None:
 
 
 def _improvements(kioku, project, *extra, env=None):
-    proc = kioku("improvements", "--agent", AGENT, TASK, *extra, cwd=project, env=env)
+    proc = kioku("lessons", "search", "--agent", AGENT, TASK, *extra, cwd=project, env=env)
     assert proc.returncode == 0, proc.stderr
     warnings = [line for line in proc.stderr.splitlines() if line.strip()]
     return proc, warnings
@@ -134,7 +134,7 @@ def test_lesson_learned_while_chroma_is_broken_is_found(project, store_of, kioku
     _seed(store_of)
     _corrupt_chroma(project)
     late = "Give the HTTP client a retry budget per request"
-    learned = kioku("learn", "--agent", AGENT, late, "--category", "error_handling", "--confidence", "0.8",
+    learned = kioku("lessons", "learn", "--agent", AGENT, late, "--category", "error_handling", "--confidence", "0.8",
                     "--json", cwd=project)
     assert learned.returncode == 0, learned.stderr
     assert learned.stderr.count("rebuilt it from its journal") == 1  # the write repaired the store first

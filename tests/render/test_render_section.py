@@ -53,8 +53,8 @@ def test_rendered_section_names_the_store_collections(fixed_project_id: str) -> 
     no_project = render_section("code-finder", p.criteria, p.categories, False)
     assert "_project_" not in no_project and "agent_code_finder_improvements" in no_project
     # the workflow: retrieve before, evaluate and store (quality >= 70) after, exact CLI lines
-    assert 'kioku improvements --agent code-finder "TASK DESCRIPTION" --json' in text
-    assert "kioku learn --agent code-finder" in text and "--category search_strategy" in text
+    assert 'kioku lessons search --agent code-finder "TASK DESCRIPTION" --json' in text
+    assert "kioku lessons learn --agent code-finder" in text and "--category search_strategy" in text
     assert "Phase 0.5" in text and "Phase N.5" in text and "at least 70" in text
 
 

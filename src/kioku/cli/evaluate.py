@@ -1,49 +1,36 @@
-"""``kioku evaluate`` (self-evaluate a transcript) and ``kioku worker`` (drain hook jobs).
+"""``kioku eval``: judge the turns of a Claude Code transcript.
 
-``kioku evaluate --agent NAME --transcript PATH [--per-turn] [--json] [--no-store]`` judges
+``kioku eval transcript PATH [--agent NAME] [--json] [--no-store] [--session-id ID]`` judges
 every turn (one per real prompt) with the code the worker runs for the Stop and SubagentStop
 hooks, and prints ``{"turns": [...], "kind", "session_id", "warning", "stored"}`` with
 ``--json``. Unless ``--no-store`` each turn is stored as its own evaluation record; nothing is
 learned from it (lessons and their credit come from the hooks' own turns). ``--no-store``
-writes nothing. ``--per-turn`` is the only mode and is accepted for scripts that name it.
-``kioku worker`` drains the job queue if no other worker runs (hooks start it detached);
-``--wait``/``--drain`` block for the worker lock and process everything synchronously;
-``--retry-failed`` re-queues jobs from ``jobs/failed/`` first.
+writes nothing. ``--transcript PATH`` and ``--per-turn`` (which changes nothing and says so on
+stderr) are accepted for scripts written for ``kioku eval transcript``, until that name goes away.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
+from kioku.cli.args import Verb, add_agent, add_json, add_verbs, warn_flag
 from kioku.infra.errors import UsageError
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    ev = sub.add_parser("evaluate", help="self-evaluate a task from a Claude Code transcript")
-    ev.add_argument("--agent", required=True, help="agent name (the main session is 'main')")
-    ev.add_argument("--transcript", required=True, help="path to the transcript .jsonl")
-    ev.add_argument("--session-id", default="", help="override the session id read from the transcript")
-    ev.add_argument("--json", action="store_true", help="print the evaluation as JSON")
-    ev.add_argument("--no-store", action="store_true", help="evaluate only; store nothing")
-    ev.add_argument("--per-turn", action="store_true",
-                    help="one verdict per real prompt (turn); the only mode, accepted for scripts that name it")
-    ev.set_defaults(func=cmd_evaluate)
-
-    wk = sub.add_parser("worker", help="process queued hook jobs (run detached by hooks)")
-    wk.add_argument("--wait", action="store_true", help="wait for a running worker, then drain synchronously")
-    wk.add_argument("--drain", action="store_true", help="same as --wait")
-    wk.add_argument("--retry-failed", action="store_true", help="re-queue failed jobs first")
-    wk.add_argument("--json", action="store_true", help="print a JSON report")
-    wk.set_defaults(func=cmd_worker)
-
-
-def cmd_evaluate(args: argparse.Namespace) -> int:
-    path = Path(args.transcript).expanduser()
+def cmd_transcript(args: argparse.Namespace) -> int:
+    if args.path and args.transcript_option:
+        raise UsageError("give the transcript once: as PATH or with --transcript")
+    given = args.path or args.transcript_option
+    if not given:
+        raise UsageError("eval transcript needs the transcript, for example: "
+                         "kioku eval transcript ~/.claude/projects/PROJECT/SESSION.jsonl")
+    if args.per_turn:
+        warn_flag("--per-turn", "changes nothing (every evaluation is per turn); leave it out")
+    path = Path(given).expanduser()
     if not path.exists():
-        raise UsageError(f"transcript not found: {args.transcript}")
+        raise UsageError(f"transcript not found: {given}")
     return _evaluate_per_turn(args, path)
 
 
@@ -120,23 +107,22 @@ def _turn_counts(turns: list[dict]) -> str:
             f"{interrupted} interrupted")
 
 
-def cmd_worker(args: argparse.Namespace) -> int:
-    from kioku.infra import jobs
-    from kioku.worker import drain as worker
+def _transcript_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("path", nargs="?", metavar="PATH", help="the transcript .jsonl")
+    add_agent(p, "the agent whose criteria weigh the quality and whose records store the turns")
+    p.add_argument("--session-id", default="", help="override the session id read from the transcript")
+    add_json(p, "the evaluation")
+    p.add_argument("--no-store", action="store_true", help="evaluate only; store nothing")
+    # the spelling of `kioku eval transcript`, kept while that name works
+    p.add_argument("--transcript", dest="transcript_option", metavar="PATH", help=argparse.SUPPRESS)
+    p.add_argument("--per-turn", action="store_true", help=argparse.SUPPRESS)
 
-    requeued = jobs.retry_failed() if args.retry_failed else 0
-    report = worker.drain(wait=args.wait or args.drain)
-    if report is None:
-        report = {"processed": 0, "failed": 0, "results": [], "errors": [], "busy": True}
-    report["requeued"] = requeued
-    if args.json:
-        print(json.dumps(report, ensure_ascii=False))
-    elif args.wait or args.drain or args.retry_failed:
-        print(f"processed {report['processed']} job(s), {report['failed']} failed"
-              + (" (another worker is running)" if report.get("busy") else ""))
-        for error in report.get("errors", []):
-            print(f"  failed {error}")
-    if report.get("stopped"):  # a full disk or a store that did not answer: the job stays queued
-        print(f"kioku: error: {report['stopped']} (the job stays queued)", file=sys.stderr)
-        return 1
-    return 1 if report["failed"] else 0
+
+VERBS = {
+    "transcript": Verb("judge every turn of a transcript, one verdict per prompt", _transcript_arguments,
+                       cmd_transcript),
+}
+
+
+def setup(parser: argparse.ArgumentParser) -> None:
+    add_verbs(parser, VERBS)

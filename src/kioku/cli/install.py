@@ -1,11 +1,7 @@
-"""``kioku hook EVENT``, ``kioku doctor`` and ``kioku import-auto-memory``.
+"""``kioku doctor`` and ``kioku import-auto-memory``.
 
-- ``hook EVENT`` reads a hook payload on stdin and runs it through the same fail-open
-  boundary as the installed hook launchers (kioku.hooks.dispatch.run): always exit 0, stdout
-  empty or one JSON object. EVENT is the Claude Code name (``SessionStart``) or the module
-  name (``session_start``).
 - ``doctor [--json]`` checks the installation (kioku.install.doctor); exit 1 on a failure.
-- ``import-auto-memory [--dry-run] [--from DIR]`` imports Claude Code's auto-memory notes of
+- ``import-auto-memory [--dry-run] [--from DIR] [--json]`` imports Claude Code's auto-memory notes of
   the current project into Kioku (kioku.install.automemory).
 """
 
@@ -13,46 +9,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
-from kioku.infra.errors import UsageError
+from kioku.cli.args import add_json, print_json
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("hook", help="run a hook event handler on a payload from stdin")
-    p.add_argument("event", help="SessionStart | UserPromptSubmit | Stop | SubagentStart | SubagentStop")
-    p.set_defaults(func=cmd_hook)
-
-    p = sub.add_parser("doctor", help="check the installation and stores")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+def setup_doctor(p: argparse.ArgumentParser) -> None:
+    add_json(p, "the checks")
     p.set_defaults(func=cmd_doctor)
 
-    p = sub.add_parser("import-auto-memory", help="import Claude Code auto-memory notes into Kioku")
+
+def setup_import_auto_memory(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dry-run", action="store_true", help="list what would be imported")
     p.add_argument("--from", dest="source", metavar="DIR",
                    help="auto-memory folder (default: the current project's under the Claude folder)")
+    add_json(p, "what was imported")
     p.set_defaults(func=cmd_import_auto_memory)
-
-
-def _event_name(value: str) -> str:
-    from kioku.hooks.dispatch import EVENT_MODULES
-
-    for event, module in EVENT_MODULES.items():
-        if value in (event, module) or value.lower() == event.lower():
-            return event
-    raise UsageError(f"unknown hook event {value!r}; one of: {', '.join(EVENT_MODULES)}")
-
-
-def cmd_hook(args: argparse.Namespace) -> int:
-    from kioku.hooks.dispatch import run
-
-    try:
-        event = _event_name(args.event)
-    except UsageError as exc:  # a hook never fails its caller: say why, do nothing, exit 0
-        print(f"kioku: hook skipped: {exc}", file=sys.stderr)
-        return 0
-    return run(event)
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
@@ -76,16 +48,26 @@ def cmd_import_auto_memory(args: argparse.Namespace) -> int:
     folder = Path(args.source).expanduser() if args.source else automemory.auto_memory_dir(root)
     if folder is None or not folder.is_dir():
         where = args.source or (paths.claude_dir() / "projects" / automemory.project_key(root) / "memory")
-        print(f"No auto-memory folder for this project ({where}): nothing to import.")
-        return 0
+        return _nothing(args, str(where), f"No auto-memory folder for this project ({where}): nothing to import.")
     outcomes = automemory.import_notes(root, folder, dry_run=args.dry_run)
     if not outcomes:
-        print(f"No auto-memory notes in {folder}: nothing to import.")
-        return 0
-    for o in outcomes:
-        print(f"{o.status:<12} {o.path.name}: {o.detail}")
+        return _nothing(args, str(folder), f"No auto-memory notes in {folder}: nothing to import.")
     counts: dict[str, int] = {}
     for o in outcomes:
         counts[o.status] = counts.get(o.status, 0) + 1
+    if args.json:
+        print_json({"folder": str(folder), "dry_run": args.dry_run, "counts": dict(sorted(counts.items())),
+                    "notes": [{"file": o.path.name, "status": o.status, "detail": o.detail} for o in outcomes]})
+        return 0
+    for o in outcomes:
+        print(f"{o.status:<12} {o.path.name}: {o.detail}")
     print(("Dry run: " if args.dry_run else "") + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    return 0
+
+
+def _nothing(args: argparse.Namespace, folder: str, line: str) -> int:
+    if args.json:
+        print_json({"folder": folder, "dry_run": args.dry_run, "counts": {}, "notes": []})
+    else:
+        print(line)
     return 0

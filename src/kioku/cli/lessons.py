@@ -1,20 +1,17 @@
-"""Agent-memory commands: learn, improvements, dashboard, maintain, consolidate, rollback, clone,
-export, import, sync.
+"""``kioku lessons``: an agent's learned lessons (the agent-memory store).
 
-Usage::
+Usage (``--agent`` is ``main``, the main session's agent, unless given)::
 
-    kioku learn --agent NAME "LESSON" --category C --confidence X [--tags a,b]
-                [--scope auto|global|project|both] [--from manual|user_feedback|...]
-    kioku improvements --agent NAME "TASK" [--limit 5] [--json] [--session ID]
-    kioku dashboard --agent NAME [--json | --html OUT]
-    kioku maintain --agent NAME (--daily | --weekly | --monthly [--older-than DAYS]) [--if-due] [--json]
-    kioku consolidate [--agents a,b] [--dry-run] [--scope global|project] [--json]
-    kioku rollback --agent NAME --to TIMESTAMP [--dry-run] [--json]
-    kioku clone --agent A --to B
-    kioku export --agent NAME [--format md|json] [--out PATH]
-    kioku import PATH [--agent NAME]
-    kioku sync
-    kioku rebuild [--scope all|global|project] [--from-store | --force]
+    kioku lessons learn [--agent NAME] "LESSON" --category C --confidence X [--tags a,b]
+                        [--scope auto|global|project|both] [--from manual|user_feedback|...] [--json]
+    kioku lessons search [--agent NAME] "TASK" [--limit 5] [--json] [--session ID]
+    kioku lessons restore [--agent NAME] ID [--json]
+    kioku lessons rollback [--agent NAME] --to TIMESTAMP [--dry-run] [--json]
+    kioku lessons clone [--agent A] --to B [--json]
+    kioku lessons export [--agent NAME] [--format md|json] [--out PATH] [--json]
+    kioku lessons import PATH [--agent NAME] [--json]
+    kioku lessons consolidate [--agents a,b] [--dry-run] [--scope global|project] [--json]
+    kioku lessons maintain [--agent NAME] (--daily | --weekly | --monthly [--older-than DAYS]) [--if-due] [--json]
 
 Exit codes: 0 ok (also "nothing found"; also a lesson saved in the journal and applied at the next
 sync), 1 error (a full disk: nothing was written), 2 usage error / refused by the store rules,
@@ -25,18 +22,11 @@ writes nothing again. Heavy imports happen inside the handlers.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from kioku.cli.args import positive_int
-
-
-def _print_json(data: Any) -> None:
-    from kioku.text.defang import defang_json
-
-    print(defang_json(json.dumps(data, ensure_ascii=False, indent=2, default=str)))
+from kioku.cli.args import Verb, add_agent, add_json, add_verbs, positive_int, print_json
 
 
 def _root() -> Path:
@@ -80,7 +70,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
     deprecated = {i: str(m.get("decision_reason") or m.get("deprecated_reason") or "")
                   for i, (_scope, _doc, m) in stored.items() if m.get("deprecated")}
     if args.json:
-        _print_json({"ids": ids, "deprecated": sorted(deprecated), "notes": list(last_learn_notes)})
+        print_json({"ids": ids, "deprecated": sorted(deprecated), "notes": list(last_learn_notes)})
         return 0
     from kioku.text.defang import defang
 
@@ -90,17 +80,17 @@ def cmd_learn(args: argparse.Namespace) -> int:
     for rec_id, why in deprecated.items():
         print(defang(f"already known and deprecated: {rec_id}" + (f" ({why})" if why else "") +
                      f"; it stays deprecated and is not injected; bring it back with "
-                     f"`kioku restore --agent {args.agent} {rec_id}`"))
+                     f"`kioku lessons restore --agent {args.agent} {rec_id}`"))
     return 0
 
 
-def cmd_improvements(args: argparse.Namespace) -> int:
+def cmd_search(args: argparse.Namespace) -> int:
     from kioku.lessons.improvements import retrieve
 
     if not args.task.strip():
         from kioku.infra.errors import UsageError
 
-        raise UsageError("improvements needs the task, for example: kioku improvements --agent main \"fix the flaky test\"")
+        raise UsageError("lessons search needs the task, for example: kioku lessons search \"fix the flaky test\"")
     root = _root()
     hits = retrieve(args.agent, args.task, limit=args.limit, project_root=root)
     if args.session and hits:  # the lessons join the session's next turn, whose verdict credits them
@@ -110,7 +100,7 @@ def cmd_improvements(args: argparse.Namespace) -> int:
     if args.json:
         from kioku.lessons.stats import lesson_evidence
 
-        _print_json([{**h.to_dict(), **lesson_evidence(h.metadata)} for h in hits])
+        print_json([{**h.to_dict(), **lesson_evidence(h.metadata)} for h in hits])
         return 0
     if not hits:
         print(f"no learned improvements for {args.agent} match this task")
@@ -143,49 +133,6 @@ def _evidence_line(meta: dict) -> str:
             f"({rate} of {seed['usage_count']})")
 
 
-def cmd_dashboard(args: argparse.Namespace) -> int:
-    from kioku.lessons.dashboard import build_dashboard, format_dashboard
-
-    if args.html:
-        from kioku.ui.report import write_report
-
-        print(f"wrote {write_report(args.agent, Path(args.html), _root())}")
-        if not _has_memory(args.agent):
-            _hint_known_agents(args.agent)
-        return 0
-    data = build_dashboard(args.agent, _root())
-    if args.json:
-        _print_json(data)
-    else:
-        from kioku.text.defang import defang
-
-        print(defang(format_dashboard(data)))  # lessons and evaluation reasons, read by Claude
-        if not data["total_improvements"] and not data["total_evaluations"]:
-            _hint_known_agents(args.agent)
-    return 0
-
-
-def _has_memory(agent: str) -> bool:
-    """Whether any scope holds lessons or evaluations of ``agent``."""
-    from kioku.lessons import scopes as sc
-
-    return any(agent in sc.open_scope(scope, _root()).agents() for scope in sc.existing_scopes(_root()))
-
-
-def _hint_known_agents(agent: str) -> None:
-    """On stderr, for a name with no memory at all (a typo?): the agents that have some."""
-    from kioku.lessons import scopes as sc
-    from kioku.text.defang import defang
-
-    known: set[str] = set()
-    for scope in sc.existing_scopes(_root()):
-        known.update(sc.open_scope(scope, _root()).agents())
-    known.discard(agent)
-    listed = ", ".join(sorted(known)[:10]) if known else "none yet"
-    print(defang(f"kioku: note: agent {agent!r} has no lessons or evaluations here; agents with memory: {listed}"),
-          file=sys.stderr)
-
-
 def cmd_maintain(args: argparse.Namespace) -> int:
     from kioku.lessons import maintenance
 
@@ -194,7 +141,7 @@ def cmd_maintain(args: argparse.Namespace) -> int:
         report = maintenance.run_if_due(args.agent, root) if args.if_due else maintenance.run_daily(args.agent, root)
         if report is None:
             if args.json:
-                _print_json({"agent": args.agent, "kind": "daily", "skipped": "not due"})
+                print_json({"agent": args.agent, "kind": "daily", "skipped": "not due"})
             else:
                 print("daily maintenance not due")
             return 0
@@ -203,7 +150,7 @@ def cmd_maintain(args: argparse.Namespace) -> int:
     else:
         report = maintenance.run_monthly(args.agent, root, older_than_days=args.older_than)
     if args.json:
-        _print_json(report)
+        print_json(report)
         return 0
     kind = report["kind"]
     if kind == "daily":
@@ -254,7 +201,7 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
     agents = [a.strip() for a in args.agents.split(",") if a.strip()] if args.agents else None
     report = consolidate(agents, dry_run=args.dry_run, scope=args.scope, project_root=_root())
     if args.json:
-        _print_json(report)
+        print_json(report)
         return 0
     from kioku.text.defang import defang, defang_line
 
@@ -277,7 +224,7 @@ def cmd_rollback(args: argparse.Namespace) -> int:
 
     report = rollback(args.agent, args.to, _root(), dry_run=args.dry_run)
     if args.json:
-        _print_json(report)
+        print_json(report)
     else:
         print(f"{'(dry run) ' if args.dry_run else ''}rolled {args.agent} back to {report['to']}: removed "
               f"{len(report['removed'])} improvements, lifted {len(report['undeprecated'])} deprecations, "
@@ -295,6 +242,9 @@ def cmd_clone(args: argparse.Namespace) -> int:
 
     report = clone(args.agent, args.to, _root())
     copy_lessons(report["renamed"])  # the clone's lessons keep the evidence behind their figures
+    if args.json:
+        print_json({"from": report["from"], "to": report["to"], "copied": report["copied"]})
+        return 0
     print(f"cloned {args.agent} to {args.to}: " +
           ", ".join(f"{k} {v}" for k, v in sorted(report["copied"].items())))
     return 0
@@ -303,12 +253,19 @@ def cmd_clone(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from kioku.lessons.transfer.exchange import export_agent
 
-    text, out = export_agent(args.agent, args.format, Path(args.out) if args.out else None, _root())
+    form = args.format or ("json" if args.json else "md")
+    if args.json and form != "json" and not args.out:
+        from kioku.infra.errors import UsageError
+
+        raise UsageError("--json prints the export as JSON; to print Markdown leave --json out")
+    text, out = export_agent(args.agent, form, Path(args.out) if args.out else None, _root())
     if out is None:  # printed for whoever reads it, Claude included: inert like every other output
         from kioku.text.defang import defang, defang_json
 
-        shown = defang_json(text) if args.format == "json" else defang(text)
+        shown = defang_json(text) if form == "json" else defang(text)
         sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")
+    elif args.json:
+        print_json({"agent": args.agent, "format": form, "out": str(out)})
     else:
         print(f"exported {args.agent} to {out}")
     return 0
@@ -321,86 +278,15 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     report = import_file(Path(args.path), args.agent, _root())
     copy_lessons(report["renamed"])  # an edited lesson keeps the evidence it earned under its old text
+    if args.json:
+        print_json({key: report[key] for key in ("agent", "imported", "updated", "unchanged", "skipped")})
+        return 0
     added = ", ".join(f"{k} {v}" for k, v in sorted(report["imported"].items()))
     print(f"imported into {report['agent']}: " + (f"new {added}" if added else "nothing new") +
           f"; existing lessons: {report['updated']} updated, {report['unchanged']} unchanged" +
           (f" ({report['skipped']} skipped: empty, below the confidence floor or repeated)"
            if report["skipped"] else ""))
     return 0
-
-
-def cmd_sync(args: argparse.Namespace) -> int:
-    from kioku.lessons.store import reachability
-    from kioku.lessons import scopes as sc
-
-    total = 0
-    for scope in sc.existing_scopes(_root()):
-        total += sc.open_scope(scope, _root()).sync()
-    print(f"applied {total} pending journal entr{'y' if total == 1 else 'ies'}")
-    if not args.verify:
-        return 0
-    still = 0
-    for scope in sc.existing_scopes(_root()):
-        store = sc.open_scope(scope, _root())
-        if store.server:
-            print(f"{scope}: the store is a Chroma server, which keeps its own index; not checked")
-            continue
-        checked, mended, lost = reachability.totals(store.reindex_unreachable())
-        still += lost
-        print(f"{scope}: {checked} record(s) checked; vector search reached "
-              + ("all of them" if not (mended or lost) else
-                 f"{checked - mended - lost}; indexed again: {mended}"
-                 + (f"; still not reached: {lost} (run `kioku rebuild --scope {scope}`)" if lost else "")))
-    return 1 if still else 0
-
-
-def cmd_rebuild(args: argparse.Namespace) -> int:
-    from kioku.lessons import scopes as sc
-    from kioku.infra.errors import KiokuError
-
-    root = _root()
-    wanted = ["global", "project"] if args.scope == "all" else [args.scope]
-    for scope in wanted:
-        if not sc.scope_exists(scope, root):
-            print(f"{scope}: no agent-memory store here; nothing to rebuild")
-            continue
-        store = sc.open_scope(scope, root)
-        if store.server:
-            print(f"{scope}: the store is a Chroma server; rebuild it on the server side")
-            continue
-        if args.from_store:
-            written = store.journal_from_store()
-            print(f"{scope}: wrote the journal anew from the store ({written} records); "
-                  f"what it replaced is kept in the newest replaced-* folder of {store.journal.dir}")
-            continue
-        if not store.journal.has_history() and not store.journal.pending_count():
-            print(f"{scope}: the journal is empty; nothing to rebuild")
-            continue
-        damage = _journal_damage(store)
-        if damage and not args.force:
-            raise KiokuError(f"{scope}: not rebuilt: {damage}; a rebuild from the journal would lose them. Run "
-                             f"`kioku rebuild --scope {scope} --from-store` to write the journal anew from the "
-                             "store (or --force to rebuild anyway)")
-        replayed, aside = store.recover()
-        print(f"{scope}: rebuilt the agent-memory store from its journal ({replayed} entries replayed)"
-              + (f"; the old files were moved to {aside}" if aside else ""))
-    return 0
-
-
-def _journal_damage(store) -> str:
-    """What a rebuild from ``store``'s journal would lose, "" when nothing."""
-    parts = []
-    bad = store.journal.unreadable_lines()
-    if bad:
-        parts.append(f"{len(bad)} line(s) of {store.journal.path} cannot be read (line {bad[0]}"
-                     + (" …" if len(bad) > 1 else "") + ")")
-    try:
-        beyond = store.records_beyond_journal()
-    except Exception:  # noqa: BLE001 - a store that cannot be read is what rebuild is for
-        beyond = {}
-    if beyond:
-        parts.append(f"the store holds {sum(beyond.values())} record(s) its journal lacks")
-    return "; ".join(parts)
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
@@ -412,95 +298,97 @@ def cmd_restore(args: argparse.Namespace) -> int:
     # the same change as the UI's Restore button; a missing or active lesson is a KiokuError,
     # printed by the CLI as "kioku: error: ..." with exit code 1
     _text, state = set_deprecated(args.agent, args.id, False, _root(), reason=reason, strict=True)
+    if args.json:
+        print_json({"id": args.id, "state": state})
+        return 0
     print(f"restored {args.id}: {state} again; its evidence is kept and new turns decide anew")
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("rebuild", help="rebuild the agent-memory store from its journal")
-    p.add_argument("--scope", default="all", choices=["all", "global", "project"])
-    how = p.add_mutually_exclusive_group()
-    how.add_argument("--from-store", action="store_true",
-                     help="the other way round: write the journal anew from what the store holds (after the "
-                          "journal was damaged or deleted)")
-    how.add_argument("--force", action="store_true",
-                     help="rebuild even when the store holds records the journal lacks (they are lost)")
-    p.set_defaults(func=cmd_rebuild)
-
-    p = sub.add_parser("learn", help="record a learned improvement for an agent")
-    p.add_argument("--agent", required=True)
-    p.add_argument("lesson")
-    p.add_argument("--category", required=True)
-    p.add_argument("--confidence", type=float, required=True)
+def _learn_arguments(p: argparse.ArgumentParser) -> None:
+    add_agent(p)
+    p.add_argument("lesson", help="the lesson, one sentence: what to do, and when")
+    p.add_argument("--category", required=True, help="e.g. search_strategy, error_handling, naming_conventions")
+    p.add_argument("--confidence", type=float, required=True, help="0 to 1; store at 0.7 or more")
     p.add_argument("--tags", default="", help="comma-separated")
-    p.add_argument("--scope", default="auto", choices=["auto", "global", "project", "both"])
+    p.add_argument("--scope", default="auto", choices=["auto", "global", "project", "both"],
+                   help="where to store it (default auto: by category and wording)")
     p.add_argument("--from", dest="learned_from", default="manual",
                    choices=["manual", "user_feedback", "self_evaluation", "new_pattern"])
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_learn)
+    add_json(p, "the stored ids")
 
-    p = sub.add_parser("improvements", help="retrieve an agent's improvements relevant to a task")
-    p.add_argument("--agent", required=True)
-    p.add_argument("task")
-    p.add_argument("--limit", type=positive_int, default=5)
-    p.add_argument("--json", action="store_true")
+
+def _search_arguments(p: argparse.ArgumentParser) -> None:
+    add_agent(p)
+    p.add_argument("task", help="the task in plain words")
+    p.add_argument("--limit", type=positive_int, default=5, help="at most this many lessons (default 5)")
+    add_json(p, "the lessons and their evidence")
     p.add_argument("--session", help="record the returned ids as injected into this session")
-    p.set_defaults(func=cmd_improvements)
 
-    p = sub.add_parser("dashboard", help="show an agent's learning dashboard")
-    p.add_argument("--agent", required=True)
-    form = p.add_mutually_exclusive_group()
-    form.add_argument("--json", action="store_true")
-    form.add_argument("--html", metavar="OUT", help="write a self-contained HTML report to OUT")
-    p.set_defaults(func=cmd_dashboard)
 
-    p = sub.add_parser("maintain", help="run daily/weekly/monthly maintenance")
-    p.add_argument("--agent", required=True)
+def _restore_arguments(p: argparse.ArgumentParser) -> None:
+    add_agent(p)
+    p.add_argument("id", help="the lesson's id (kioku dashboard --agent NAME --json lists them)")
+    add_json(p)
+
+
+def _rollback_arguments(p: argparse.ArgumentParser) -> None:
+    add_agent(p)
+    p.add_argument("--to", required=True, help="ISO-8601 time (UTC if no zone) or epoch seconds")
+    p.add_argument("--dry-run", action="store_true", help="show what would change")
+    add_json(p, "the report")
+
+
+def _clone_arguments(p: argparse.ArgumentParser) -> None:
+    add_agent(p, "the agent to copy")
+    p.add_argument("--to", required=True, help="the new agent's name (it must have no memory yet)")
+    add_json(p, "the counts copied")
+
+
+def _export_arguments(p: argparse.ArgumentParser) -> None:
+    add_agent(p)
+    p.add_argument("--format", choices=["md", "json"], help="md (default) or json (the default with --json)")
+    p.add_argument("--out", help="write to this file instead of standard output")
+    add_json(p, "the export (or, with --out, where it went)")
+
+
+def _import_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("path", help="a Markdown or JSON export, or a JSON Lines archive of maintenance or rollback")
+    p.add_argument("--agent", metavar="NAME", help="import into this agent (default: the exported one)")
+    add_json(p, "the counts")
+
+
+def _consolidate_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--agents", help="comma-separated (default: every agent in the store)")
+    p.add_argument("--dry-run", action="store_true", help="report only; change nothing")
+    p.add_argument("--scope", default="global", choices=["global", "project"])
+    add_json(p, "the report")
+
+
+def _maintain_arguments(p: argparse.ArgumentParser) -> None:
+    add_agent(p)
     when = p.add_mutually_exclusive_group(required=True)
-    when.add_argument("--daily", action="store_true")
-    when.add_argument("--weekly", action="store_true")
-    when.add_argument("--monthly", action="store_true")
+    when.add_argument("--daily", action="store_true", help="performance snapshot, digest rebuild, pruning")
+    when.add_argument("--weekly", action="store_true", help="top and bottom lessons by uplift, trends")
+    when.add_argument("--monthly", action="store_true", help="archive old evaluations, prune old deprecated lessons")
     p.add_argument("--if-due", action="store_true", help="daily only: skip unless a day has passed")
     p.add_argument("--older-than", type=float, default=90.0, help="monthly: archive evaluations older than DAYS")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_maintain)
+    add_json(p, "the report")
 
-    p = sub.add_parser("consolidate", help="consolidate lessons across agents")
-    p.add_argument("--agents", help="comma-separated (default: every agent in the store)")
-    p.add_argument("--dry-run", action="store_true")
-    p.add_argument("--scope", default="global", choices=["global", "project"])
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_consolidate)
 
-    p = sub.add_parser("rollback", help="roll an agent's improvements back to a timestamp")
-    p.add_argument("--agent", required=True)
-    p.add_argument("--to", required=True, help="ISO-8601 time (UTC if no zone) or epoch seconds")
-    p.add_argument("--dry-run", action="store_true")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_rollback)
+VERBS = {
+    "learn": Verb("record a lesson for an agent", _learn_arguments, cmd_learn),
+    "search": Verb("find an agent's lessons relevant to a task", _search_arguments, cmd_search),
+    "restore": Verb("bring a deprecated lesson back to active", _restore_arguments, cmd_restore),
+    "rollback": Verb("undo an agent's learning after a point in time", _rollback_arguments, cmd_rollback),
+    "clone": Verb("copy an agent's memory to a new agent (A/B tests)", _clone_arguments, cmd_clone),
+    "export": Verb("export an agent's memory for review (Markdown or JSON)", _export_arguments, cmd_export),
+    "import": Verb("import an exported agent memory or an archive", _import_arguments, cmd_import),
+    "consolidate": Verb("consolidate lessons across agents", _consolidate_arguments,
+                        cmd_consolidate),
+    "maintain": Verb("run an agent's daily, weekly or monthly maintenance", _maintain_arguments, cmd_maintain),
+}
 
-    p = sub.add_parser("restore", help="bring a deprecated lesson back to active")
-    p.add_argument("--agent", required=True)
-    p.add_argument("id", help="the lesson's id (kioku dashboard --agent NAME --json lists them)")
-    p.set_defaults(func=cmd_restore)
 
-    p = sub.add_parser("clone", help="copy an agent's collections (A/B testing)")
-    p.add_argument("--agent", required=True)
-    p.add_argument("--to", required=True)
-    p.set_defaults(func=cmd_clone)
-
-    p = sub.add_parser("export", help="export an agent's memory for review (Markdown/JSON)")
-    p.add_argument("--agent", required=True)
-    p.add_argument("--format", default="md", choices=["md", "json"])
-    p.add_argument("--out")
-    p.set_defaults(func=cmd_export)
-
-    p = sub.add_parser("import", help="import an exported agent memory")
-    p.add_argument("path")
-    p.add_argument("--agent", help="import into this agent (default: the exported one)")
-    p.set_defaults(func=cmd_import)
-
-    p = sub.add_parser("sync", help="apply pending journal entries to ChromaDB")
-    p.add_argument("--verify", action="store_true",
-                   help="then query every record with its own vector and index again those vector search misses")
-    p.set_defaults(func=cmd_sync)
+def setup(parser: argparse.ArgumentParser) -> None:
+    add_verbs(parser, VERBS)

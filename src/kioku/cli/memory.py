@@ -1,10 +1,10 @@
-"""memory-system subcommands: remember, recall, search, organize, forget.
+"""The everyday memory-system commands: remember, recall, search, organize, forget.
 
     kioku remember TEXT... [--type user|project|feedback|reference] [--topic NAME] [--json]
-    kioku recall [--budget 10000] [--query WORDS]
+    kioku recall [--budget 10000] [--query WORDS] [--json]
     kioku search QUERY... [--limit 10] [--archive] [--lexical] [--json]
     kioku organize [--apply] [--repair] [--older-than DAYS] [--json]
-    kioku forget [QUERY...] [--id ID]
+    kioku forget [QUERY...] [--id ID] [--scope user|project] [--json]
 
 ``remember`` prints ``Saved to memory: <summary>`` (exit 0), ``Already in memory: …`` for a
 near-duplicate (exit 0); refusals (secrets, transcripts, long code) exit non-zero via
@@ -21,7 +21,7 @@ import os
 import sys
 from pathlib import Path
 
-from kioku.cli.args import positive_int
+from kioku.cli.args import add_json, positive_int, print_json
 
 TYPES = ("user", "project", "feedback", "reference")
 
@@ -46,40 +46,45 @@ def _oserrors_as_kioku_errors(func):
     return wrapper
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("remember", help="save a memory (memory-system)",
-                       description="Save a memory to .agents/memory (type user: to the user-wide folder).")
+def setup_remember(p: argparse.ArgumentParser) -> None:
     p.add_argument("text", nargs="+", help="what to remember ('-' reads standard input)")
-    p.add_argument("--type", choices=TYPES, help="memory type (default: guessed from the wording)")
+    p.add_argument("--type", choices=TYPES,
+                   help="memory type (default: guessed from the wording); user memories go to the user-wide folder")
     p.add_argument("--topic", help="topic file name, e.g. release-process (default: chosen by type)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_json(p)
     p.set_defaults(func=cmd_remember)
 
-    p = sub.add_parser("recall", help="print the memory a session starts with")
+
+def setup_recall(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", type=int, default=10000, help="maximum characters (default 10000)")
     p.add_argument("--query", help="rank entries related to these words first")
+    add_json(p, "the memory")
     p.set_defaults(func=cmd_recall)
 
-    p = sub.add_parser("search", help="search all memory files")
+
+def setup_search(p: argparse.ArgumentParser) -> None:
     p.add_argument("query", nargs="+")
     p.add_argument("--limit", type=positive_int, default=10)
     p.add_argument("--archive", action="store_true",
                    help="also search history: memory/archive/ and superseded entries (marked)")
     p.add_argument("--lexical", action="store_true", help="keyword ranking only (no embedding model)")
-    p.add_argument("--json", action="store_true")
+    add_json(p, "the hits")
     p.set_defaults(func=cmd_search)
 
-    p = sub.add_parser("organize", help="report index size, propose merges and archiving")
+
+def setup_organize(p: argparse.ArgumentParser) -> None:
     p.add_argument("--apply", action="store_true", help="carry out the proposals (moves entries to archive/)")
     p.add_argument("--repair", action="store_true", help="rebuild MEMORY.md from the topic files, fix damaged files")
     p.add_argument("--older-than", type=int, metavar="DAYS", help="also propose archiving entries older than DAYS")
-    p.add_argument("--json", action="store_true")
+    add_json(p, "the report")
     p.set_defaults(func=cmd_organize)
 
-    p = sub.add_parser("forget", help="archive a memory on explicit request")
+
+def setup_forget(p: argparse.ArgumentParser) -> None:
     p.add_argument("query", nargs="*", help="words identifying exactly one memory")
     p.add_argument("--id", help="the memory id (shown by `kioku search` and in topic files)")
     p.add_argument("--scope", choices=["user", "project"], help="look only in this memory folder")
+    add_json(p)
     p.set_defaults(func=cmd_forget)
 
 
@@ -152,7 +157,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
     from kioku.memory.recall import build_recall, notices
 
     text = build_recall(budget=args.budget, query=args.query)
-    if text:
+    if args.json:
+        print_json({"text": text})
+    elif text:
         print(text)
     for note in notices:  # what recall had to repair on the fly
         print(f"kioku: note: {note}", file=sys.stderr)
@@ -264,5 +271,10 @@ def cmd_forget(args: argparse.Namespace) -> int:
     from kioku.memory.organize import forget
 
     result = forget(query=" ".join(args.query) or None, id=args.id, scope=args.scope)
+    if args.json:
+        from dataclasses import asdict
+
+        print_json(asdict(result))
+        return 0
     print(f"Forgot: {result.summary} (moved to {_show(result.archive_file)})")
     return 0

@@ -1,14 +1,15 @@
 """``kioku agent-section``: print or write an agent's Memory Configuration section.
 
     kioku agent-section NAME [--preset P] [--criteria "Name:30,..."] [--categories "key=desc,..."]
-                             [--project-learning | --no-project-learning] [--write PATH]
+                             [--project-learning | --no-project-learning] [--write PATH] [--json]
     kioku agent-section --list-presets
     kioku agent-section --show PATH [--json]
 
-Without ``--write`` the section is printed. With it, the section is spliced into PATH between
-Kioku's markers (idempotent; nothing else in the file changes; the file is created with agent
-frontmatter if missing). Every validation happens before anything is written, and each problem is
-one ``kioku: error: ...`` line with exit status 2.
+Without ``--write`` the section is printed (``--json``: ``{"name", "section"}``). With it, the
+section is spliced into PATH between Kioku's markers (idempotent; nothing else in the file
+changes; the file is created with agent frontmatter if missing; ``--json``: ``{"name", "path",
+"changed"}``). Every validation happens before anything is written, and each problem is one
+``kioku: error: ...`` line with exit status 2.
 """
 
 from __future__ import annotations
@@ -19,13 +20,9 @@ import sys
 from pathlib import Path
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser(
-        "agent-section",
-        help="render an agent's Memory Configuration section",
-        description="Render the Memory Configuration (uses agent-memory-skills) section of an "
-        "agent .md file, print it, or splice it into the file with --write.",
-    )
+def setup(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = ("The section is the \"Memory Configuration (uses agent-memory-skills)\" of an agent "
+                     ".md file: printed, or spliced into the file with --write.")
     parser.add_argument("name", nargs="?", metavar="NAME",
                         help="agent name (lowercase letters, digits, hyphens), e.g. code-finder")
     parser.add_argument("--preset", metavar="P",
@@ -41,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--list-presets", action="store_true", help="list the presets and exit")
     parser.add_argument("--show", metavar="PATH",
                         help="print the configuration parsed back from an agent file and exit")
-    parser.add_argument("--json", action="store_true", help="with --show or --list-presets: JSON")
+    parser.add_argument("--json", action="store_true",
+                        help="print the section, the write, the configuration or the presets as JSON")
     parser.set_defaults(func=run)
 
 
@@ -80,7 +78,11 @@ def run(args: argparse.Namespace) -> int:
     config = make_config(name, criteria, categories, project_learning)
 
     if not args.write:
-        sys.stdout.write(render_config(config))
+        text = render_config(config)
+        if args.json:
+            print(json.dumps({"name": name, "section": text}, indent=2, ensure_ascii=False))
+        else:
+            sys.stdout.write(text)
         return 0
 
     from kioku.render.splice import splice
@@ -90,8 +92,11 @@ def run(args: argparse.Namespace) -> int:
     changed = splice(target, text, agent_name=name,
                      description=preset.description if preset else None,
                      body=preset.body if preset else None)
-    state = "written to" if changed else "already up to date in"
-    print(f"Memory Configuration for {name} {state} {target}")
+    if args.json:
+        print(json.dumps({"name": name, "path": str(target), "changed": changed}, indent=2, ensure_ascii=False))
+    else:
+        state = "written to" if changed else "already up to date in"
+        print(f"Memory Configuration for {name} {state} {target}")
     _warn_about_unmanaged_copy(target)
     return 0
 

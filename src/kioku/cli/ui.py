@@ -1,12 +1,15 @@
-"""``kioku ui [--port P] [--no-browser]``: serve the local web app until Ctrl-C.
+"""``kioku ui [--port P] [--no-browser] [--json]``: serve the local web app until Ctrl-C.
 
-The first line of standard output is the URL with this run's token; the server listens on
-127.0.0.1 only. The library is imported inside the handler so registering costs nothing.
+The first line of standard output is the URL with this run's token (``--json``: an object with
+it, the host and the port, and the line saying where it listens goes to stderr); the server
+listens on 127.0.0.1 only. The library is imported inside the handler so registering costs
+nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def cmd_ui(args: argparse.Namespace) -> int:
@@ -18,8 +21,15 @@ def cmd_ui(args: argparse.Namespace) -> int:
         httpd, app = make_server(find_project_root(), args.port)
     except OSError as exc:
         raise KiokuError(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}") from None
-    print(app.url, flush=True)
-    print("Kioku UI: listening on 127.0.0.1 only; press Ctrl-C to stop.", flush=True)
+    if args.json:
+        import json
+
+        host, port = httpd.server_address[:2]
+        print(json.dumps({"url": app.url, "host": host, "port": port}), flush=True)
+    else:
+        print(app.url, flush=True)
+    print("Kioku UI: listening on 127.0.0.1 only; press Ctrl-C to stop.", flush=True,
+          file=sys.stderr if args.json else sys.stdout)
     if not args.no_browser:
         import webbrowser
 
@@ -33,8 +43,10 @@ def cmd_ui(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("ui", help="open the local web app (memory, agents, evaluations, trends, health)")
+def setup(p: argparse.ArgumentParser) -> None:
+    p.epilog = "Pages: memory, agents, evaluations, trends, health."
     p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     p.add_argument("--no-browser", action="store_true", help="print the URL but do not open a browser")
+    p.add_argument("--json", action="store_true",
+                   help='print {"url", "host", "port"} as the first line instead of the URL')
     p.set_defaults(func=cmd_ui)

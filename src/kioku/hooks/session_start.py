@@ -6,7 +6,10 @@ Output: one ``additionalContext`` of at most 10,000 characters (Claude Code's ca
    here) with exploration (kioku.learning.select); task-relevant lessons follow with each
    prompt (UserPromptSubmit), and
 2. the memory recall text (kioku.memory.api.build_recall: user + project MEMORY.md index,
-   ranked, fenced as remembered data) in the remaining budget.
+   ranked, fenced as remembered data) in the remaining budget. Project memories not written on
+   this machine carry their git provenance; those that ask the agent to act are withheld
+   (kioku.memory.screen), and a one-line ``systemMessage`` tells the user which and how to
+   allow them (``kioku trust``).
 The lessons given and held back are recorded in the session ledger (kioku.learning.ledger) as
 belonging to the session's next turn, whose verdict will credit them.
 Each part fails softly (logged) so the other part still reaches Claude. What had to be repaired
@@ -38,9 +41,11 @@ def handle(payload: dict) -> HookResult | None:
     block, given, held, chances = _common.soft(
         "SessionStart lessons", lambda: _lessons(agent, root, session_id, resumed), ("", {}, {}, {}))
     budget = MAX_CONTEXT_CHARS - len(block) - (len(SEPARATOR) if block else 0)
-    recall = _common.soft("SessionStart recall", lambda: _build_recall(root, budget), "")
+    withheld: list = []
+    recall = _common.soft("SessionStart recall", lambda: _build_recall(root, budget, withheld), "")
     if len(recall) > budget:  # never let Claude Code turn our context into a file preview
         recall = ""
+    notice = _common.soft("SessionStart withheld notice", lambda: _withheld_notice(withheld), None)
     if session_id and (given or held):
         from kioku.learning.ledger import record_pending
 
@@ -50,7 +55,7 @@ def handle(payload: dict) -> HookResult | None:
     _common.soft("SessionStart PATH", _export_kioku_on_path, None)
     text = SEPARATOR.join(part for part in (recall, block) if part)
     notes = _common.soft("SessionStart repairs", lambda: _repairs(agent, root), [])
-    message = " ".join(notes) if notes else None
+    message = " ".join(notes + ([notice] if notice else [])) or None
     return HookResult(additional_context=text or None, system_message=message) if text or message else None
 
 
@@ -81,7 +86,7 @@ def _repairs(agent: str, root) -> list[str]:
         enqueue({"kind": "rebuild_digests", "agent": agent, "project_root": str(root), "event": "SessionStart"})
         how = "the worker is rebuilding it from the store now"
     except OSError as exc:
-        how = f"it could not be queued for rebuilding ({exc}); `kioku maintain --agent {agent} --daily` rebuilds it"
+        how = f"it could not be queued for rebuilding ({exc}); `kioku lessons maintain --agent {agent} --daily` rebuilds it"
     notes.append(f"Kioku: the lessons digest {', '.join(names)} was damaged, so this session starts without "
                  f"those learned lessons; {how}.")
     return notes
@@ -111,10 +116,19 @@ def _export_kioku_on_path() -> None:
         handle.write(line)
 
 
-def _build_recall(root, budget: int) -> str:
+def _build_recall(root, budget: int, withheld: list) -> str:
     from kioku.memory.api import build_recall
 
-    return build_recall(project_root=root, budget=budget) or ""
+    return build_recall(project_root=root, budget=budget, withheld=withheld) or ""
+
+
+def _withheld_notice(withheld: list) -> str | None:
+    """One line for the user about project memories kept from the agent, and how to allow them."""
+    if not withheld:
+        return None
+    from kioku.memory.screen import user_notice
+
+    return user_notice(withheld) or None
 
 
 def _lessons(agent: str, root, session_id: str, resumed: bool

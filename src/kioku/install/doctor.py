@@ -4,8 +4,8 @@ Each check gives (name, ok, detail); the command exits 1 if any check failed. Ch
 the install manifest and its files, the Claude Code plugin and its environment, settings.json (valid, Kioku hooks present with timeouts,
 pointing at existing files), the interpreter and heavy dependencies (located, not imported),
 the kill switch / project opt-out, memory folders (and, in ``doctor_stores``, symlinks,
-invalid UTF-8, leftover temp files, agent stores against their journals), pending and failed
-hook jobs,
+invalid UTF-8, leftover temp files, agent stores against their journals), project memories
+withheld from the agent (``doctor_withheld``), pending and failed hook jobs,
 and whether Claude Code's auto memory is on (a hint, not a failure).
 """
 
@@ -88,6 +88,9 @@ def run_checks(project_root: Path | None = None) -> list[dict[str, Any]]:
 
     run_store_checks(root, [("project memory", paths.project_memory_dir(root)),
                             ("user memory", paths.user_memory_dir())], add)
+    from kioku.install.doctor_withheld import check_withheld
+
+    check_withheld(root, add)  # project memories kept from the agent until `kioku trust`
     events = Path.home() / ".cache" / "Microsoft" / "DeveloperTools" / ".onnxruntime"
     if events.is_dir():
         add("onnxruntime usage events", True, f"{events} holds a device id and usage events that onnxruntime "
@@ -97,7 +100,8 @@ def run_checks(project_root: Path | None = None) -> list[dict[str, Any]]:
 
     failed = list(jobs.failed_dir().glob("*.json")) if jobs.failed_dir().is_dir() else []
     add("hook jobs", not failed, f"{len(jobs.pending())} pending, {len(failed)} failed"
-        + (" (see `kioku worker`)" if failed else "") + jobs.failed_reasons(failed), warn=bool(failed))
+        + (" (`kioku worker --retry-failed` runs them again)" if failed else "") + jobs.failed_reasons(failed),
+        warn=bool(failed))
     return checks
 
 

@@ -231,7 +231,7 @@ def _check_digests(store: Any, scope: str, add: Add) -> None:
     name = f"lessons digest ({scope})"
     if damaged:
         add(name, False, f"damaged: {', '.join(damaged[:5])} in {folder}, so sessions start without those lessons; the "
-            "next session start sets it aside and the worker rebuilds it (now: `kioku maintain --agent NAME --daily`)")
+            "next session start sets it aside and the worker rebuilds it (now: `kioku lessons maintain --agent NAME --daily`)")
         return
     try:
         agents = store.agents()
@@ -246,7 +246,7 @@ def _check_digests(store: Any, scope: str, add: Add) -> None:
         return
     if lost:
         add(name, False, f"missing for {', '.join(lost[:5])}, although the store holds lessons: sessions start without "
-            f"them; run `kioku maintain --agent {lost[0]} --daily`")
+            f"them; run `kioku lessons maintain --agent {lost[0]} --daily`")
 
 
 def _compare_store_with_journal(store: Any, scope: str, name: str, add: Add, steady: bool) -> None:
@@ -258,7 +258,7 @@ def _compare_store_with_journal(store: Any, scope: str, name: str, add: Add, ste
     if store.journal.has_history() and not (store.chroma_dir / "chroma.sqlite3").exists():
         what = "Chroma's files are" if store.chroma_dir.is_dir() else "the folder is"
         add(name, False, f"{store.chroma_dir}: {what} missing but its journal ({store.journal.dir}) holds "
-            f"{sum(expected.values())} record(s); run `kioku rebuild` (any agent-memory command also does)")
+            f"{sum(expected.values())} record(s); run `kioku store rebuild` (any agent-memory command also does)")
         return
     try:
         actual = store.collection_counts()
@@ -267,7 +267,7 @@ def _compare_store_with_journal(store: Any, scope: str, name: str, add: Add, ste
             add(name, True, f"not checked: {exc} (the environment is incomplete, the store is not damaged)",
                 warn=True)
         else:
-            add(name, False, f"{store.chroma_dir}: cannot be read ({type(exc).__name__}); run `kioku rebuild`")
+            add(name, False, f"{store.chroma_dir}: cannot be read ({type(exc).__name__}); run `kioku store rebuild`")
         return
     if store.last_warning:
         add(name, True, store.last_warning, warn=True)
@@ -275,7 +275,7 @@ def _compare_store_with_journal(store: Any, scope: str, name: str, add: Add, ste
     if sum(actual.values()) and not store.journal.has_history() and not pending:
         add(name, True, f"{sum(actual.values())} record(s) in {len(actual)} collection(s) but no journal "
             f"({store.journal.dir} is missing or empty): they cannot be rebuilt if {store.chroma_dir} is "
-            f"damaged or deleted; run `kioku rebuild --scope {scope} --from-store` to write the journal",
+            f"damaged or deleted; run `kioku store rebuild --scope {scope} --from-store` to write the journal",
             warn=True)
         return
     differ = sorted(n for n in set(expected) | set(actual) if expected.get(n, 0) != actual.get(n, 0))
@@ -289,14 +289,14 @@ def _compare_store_with_journal(store: Any, scope: str, name: str, add: Add, ste
         if beyond:
             what.append(f"the store holds {sum(beyond.values())} record(s) the journal lacks")
         add(name, False, f"{detail}; the journal is damaged ({'; '.join(what)}). Do not run a plain "
-            f"`kioku rebuild` (it would lose them): run `kioku rebuild --scope {scope} --from-store` "
+            f"`kioku store rebuild` (it would lose them): run `kioku store rebuild --scope {scope} --from-store` "
             "to write the journal anew from the store")
         return
     if differ and not pending:
         shown = "; ".join(f"{n}: store {actual.get(n, 0)}, journal {expected.get(n, 0)}" for n in differ[:3])
-        add(name, False, f"{detail}; differs from the journal ({shown}); run `kioku rebuild`")
+        add(name, False, f"{detail}; differs from the journal ({shown}); run `kioku store rebuild`")
     else:
-        add(name, True, detail + ("; run `kioku sync`" if pending else ""), warn=bool(pending))
+        add(name, True, detail + ("; run `kioku store sync`" if pending else ""), warn=bool(pending))
 
 
 def run_store_checks(project_root: Path, memory_folders: list[tuple[str, Path]], add: Add) -> None:

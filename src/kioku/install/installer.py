@@ -10,6 +10,8 @@ Contract (see ``--help``):
   and restores settings.json byte for byte when Kioku's entries were the only change since;
   otherwise it removes just Kioku's entries. Memories, Chroma data and runtime state are
   kept unless ``--purge``.
+- The ``kioku mcp`` server is registered where Claude Code reads MCP servers and taken out
+  again exactly (kioku.install.mcp_register).
 - All writes are atomic; the whole run holds an exclusive lock on the Claude folder.
 """
 
@@ -32,7 +34,7 @@ from typing import Any, Iterator, Sequence
 from kioku import __version__
 from kioku.infra import paths
 from kioku.infra.errors import KiokuError
-from kioku.install import layout, settings, venv
+from kioku.install import layout, mcp_register, settings, venv
 from kioku.install.layout import Target
 
 EXEC_FILES = ("kioku/bin/kioku",)
@@ -150,6 +152,11 @@ def install(target: Target, args: argparse.Namespace, root: Path) -> int:
         # refused now, before any file is written, rather than after the files are in place
         # without a manifest (which a later install would then take for someone else's)
         _refuse_unwritable_settings(target, "install")
+    mcp = mcp_register.plan(target, old.get("mcp") if old else None)
+    if mcp.warning:
+        print(f"install.py: warning: {mcp.warning}", file=sys.stderr)
+    if mcp.new_raw is not None:
+        actions.append(f"mcp     {mcp.path}: {mcp_register.describe(target)}")
 
     if not actions:
         print(f"Kioku {__version__} is already installed in {target.claude_dir}: nothing to change.")
@@ -210,6 +217,8 @@ def install(target: Target, args: argparse.Namespace, root: Path) -> int:
     baseline = _baseline(old, raw, data, target)
     if settings_changes:
         write_preserving_mode(target.settings, new_raw)
+    if mcp.new_raw is not None:
+        mcp_register.write(mcp.path, mcp.new_raw)
     manifest = {
         "kioku_version": __version__, "scope": target.scope,
         "claude_dir": str(target.claude_dir), "project": str(target.project) if target.project else None,
@@ -218,6 +227,7 @@ def install(target: Target, args: argparse.Namespace, root: Path) -> int:
         "created_dirs": created_dirs,
         "settings": {**baseline, "written_sha256": layout.sha256(new_raw) if new_raw is not None else None},
         "auto_memory": auto,
+        "mcp": mcp.record,
     }
     _write_private(target.manifest, (json.dumps(manifest, indent=2) + "\n").encode(), 0o600)
     print(f"Kioku {__version__} installed in {target.claude_dir}.")
@@ -320,6 +330,9 @@ def uninstall(target: Target, args: argparse.Namespace) -> int:
     new_raw = _restored_settings(raw, data, manifest, target)
     if new_raw != raw:
         actions.append(f"{'remove ' if new_raw is None else 'restore'} {target.settings}")
+    mcp = mcp_register.restored(manifest.get("mcp") if manifest else None)
+    if mcp:
+        actions.append(f"{'remove ' if mcp[1] is None else 'restore'} {mcp[0]} (the kioku MCP server's entry)")
     purge = _purge_targets(target) if args.purge else []
     actions += [f"purge   {p}" for p in purge]
     if manifest:
@@ -343,6 +356,8 @@ def uninstall(target: Target, args: argparse.Namespace) -> int:
             write_preserving_mode(target.settings, b"{}\n")  # the user's link stays
         else:
             write_preserving_mode(target.settings, new_raw)
+    if mcp:
+        mcp_register.write(*mcp)
     for rel in plain_files:
         with contextlib.suppress(FileNotFoundError):
             (target.claude_dir / rel).unlink()

@@ -18,13 +18,18 @@ cut): the comparison group of ``kioku.learning.uplift``. ``propensity`` is each 
 chance of being given (``kioku.learning.select``); a lesson eligible both before the prompt and
 at it had two independent chances, so its turn records ``1 - (1 - p1)(1 - p2)``, whichever
 stage gave it: for a lesson already given before the prompt, ``p2`` is the chance the prompt's
-selection would have given it had it not been (``kioku.hooks.common.second_chances``), so the
+selection would have given it had it not been (``kioku.learning.inject.second_chances``), so the
 recorded chance never depends on how the first draw came out. A SessionStart
 replaces what an earlier one recorded (a retry makes the same draws; after /clear the context
 holds only the new injection), and a retried prompt hook shows the lessons its turn recorded
 (``given_at_prompt``) and records nothing. The credit step
 (``kioku.learning.credit``) reads the turns and never writes here, so a retried credit sees the
 same ledger.
+
+Lessons shown outside a turn's selection (the MCP server's ``lessons_for`` tool, called by the
+model mid-session) are kept in the agent's ``shown`` map: they are in the conversation from then
+on, so later turns leave them out of both arms like any lesson given earlier, and no turn is
+credited for them.
 """
 
 from __future__ import annotations
@@ -134,6 +139,29 @@ def open_turn(session_id: str, agent: str, *, prompt_id: str, prompt_sha256: str
     return _update(session_id, agent, project_root, change)
 
 
+def record_shown(session_id: str, agent: str, shown: dict[str, str], project_root: str) -> None:
+    """Lessons shown in the session outside any turn's selection (id -> scope)."""
+    if not session_id or not agent or not shown:
+        return
+
+    def change(entry: dict) -> None:
+        entry.setdefault("shown", {}).update(shown)
+
+    _update(session_id, agent, project_root, change)
+
+
+def held_back_now(session_id: str, agent: str) -> set[str]:
+    """The lessons the session's latest selection for ``agent`` held back (lessons pending since
+    SessionStart, else the latest turn's): the comparison group of the turn in progress, which
+    nothing shown now may contaminate."""
+    entry = _load(session_path(session_id)).get("agents", {}).get(agent, {}) if has_session(session_id) else {}
+    pending = entry.get("pending") if isinstance(entry.get("pending"), dict) else {}
+    if pending.get("given") or pending.get("held_back"):
+        return {str(i) for i in pending.get("held_back") or {}}
+    turns_ = [t for t in entry.get("turns", []) if isinstance(t, dict) and isinstance(t.get("n"), int)]
+    return {str(i) for i in turns_[-1].get("held_back") or {}} if turns_ else set()
+
+
 class SessionView:
     """What a prompt hook needs from the session's ledger, read once: the lessons a recorded
     turn of ``prompt_id`` was given by its own selection (None when no such turn), every lesson
@@ -152,7 +180,7 @@ class SessionView:
                     self.again = [str(i) for i in ids] if isinstance(ids, list) else []
                     break
         self.early: set[str] = set(entry.get("pending", {}).get("given", {}))
-        self.in_session: set[str] = set(self.early)
+        self.in_session: set[str] = set(self.early) | set(entry.get("shown", {}) or {})
         for turn in turns_:
             self.in_session.update(turn.get("given", {}))
 

@@ -34,9 +34,9 @@ it returns to the undecided lessons, which share the free slots at random, so it
 in both arms again instead of only from the hold-back turns (a promoted lesson is given in up to
 nine of ten eligible turns), and it can be promoted again. Without this, a promotion decided on
 noise at an early look is close to permanent. A deprecated lesson takes with it the copy
-the same ``kioku learn`` wrote into the other scope (else the hooks would give that copy instead).
+the same ``kioku lessons learn`` wrote into the other scope (else the hooks would give that copy instead).
 It stays in the store (not injected), keeps its ``decision_reason`` and can be brought back by hand
-(``kioku.lessons.lesson_state.set_deprecated``: ``kioku restore`` and the web UI).
+(``kioku.lessons.lesson_state.set_deprecated``: ``kioku lessons restore`` and the web UI).
 The fields written are the evidence fields of ``kioku.lessons.stats.lesson_evidence`` plus the
 seed counters (``usage_count`` = turns given, ``success_count``, ``success_rate``).
 """
@@ -182,7 +182,7 @@ def _before_promotion(meta: dict[str, Any]) -> float:
 
 def _deprecate_twins(agent: str, rec_id: str, row: tuple[str, str, dict, dict],
                      project_root: Path) -> dict[str, tuple[str, str, dict, dict]]:
-    """The copy one ``kioku learn`` wrote of the same lesson into the other scope gets the same
+    """The copy one ``kioku lessons learn`` wrote of the same lesson into the other scope gets the same
     deprecation (``kioku.lessons.lesson_state.twins_of``): the hooks would otherwise give that copy
     in its place, and its evidence would start again from nothing."""
     from types import SimpleNamespace

@@ -10,7 +10,7 @@ Hooks (public API):
   ``source="system_principles"``, ``consolidation_eligible=False`` (never consolidated again, so it
   cannot echo back), ``cross_validated=True``; retrieval ranks cross-validated items × 1.2.
 
-:func:`consolidate` (``kioku consolidate [--agents a,b] [--dry-run] [--scope global|project]``):
+:func:`consolidate` (``kioku lessons consolidate [--agents a,b] [--dry-run] [--scope global|project]``):
 1. embeds every consolidatable lesson of the agents (real MiniLM);
 2. two lessons of *different* agents are **equivalent** when cosine >= :data:`EQUIVALENCE_THRESHOLD`
    and their polarity agrees; they are grouped (union-find);
@@ -31,7 +31,7 @@ Hooks (public API):
    confidence) is transferred to every other selected agent that lacks it.
 
 A copy is not a confirmation: lessons that share a lineage (one's ``original_id`` is the other's
-id, or both carry the same ``original_id``, as ``kioku clone`` and imports leave them) count as
+id, or both carry the same ``original_id``, as ``kioku lessons clone`` and imports leave them) count as
 one. A group needs lessons of at least two lineages from at least two agents; otherwise it is
 neither reported as shared nor marked nor transferred.
 
@@ -304,7 +304,7 @@ def mark_cross_validated(agent: str, ids: Sequence[str], validating_agents: Iter
             continue  # already recorded: nothing new to write
         change = {"cross_validated": True, "validating_agents": agents, "confidence": confidence,
                   "cross_validated_at": iso, "cross_validated_at_epoch": epoch}
-        if meta.get("cross_validated") is not True:  # what `kioku rollback` puts back
+        if meta.get("cross_validated") is not True:  # what `kioku lessons rollback` puts back
             change["confidence_before_cross_validation"] = float(meta.get("confidence", 0.0))
         ids.append(rec.id)
         changes.append(change)

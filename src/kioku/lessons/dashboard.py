@@ -16,7 +16,7 @@ when there is none - "no data" is not 0 %. ``lessons``: every lesson (deprecated
 sees why) with the evidence fields of ``kioku.lessons.stats.lesson_evidence`` (``turns_given``,
 ``turns_held_back``, ``success_given``, ``success_held_back``, ``uplift``, ``uplift_low``,
 ``uplift_high``, ``decision``, ``decision_reason``, ``seed_rule``), promoted first, deprecated
-last. Top improvements carry the same fields. The two copies one ``kioku learn`` wrote of a lesson
+last. Top improvements carry the same fields. The two copies one ``kioku lessons learn`` wrote of a lesson
 into both scopes are one lesson everywhere (scope ``"project + global"``, the copy the hooks give;
 ``kioku.lessons.lesson_state.one_per_lesson``) except in ``by_scope``, which counts stored records.
 """
@@ -219,5 +219,5 @@ def format_dashboard(d: dict[str, Any]) -> str:
             # the figures of the look the decision was taken at, which may be older than the line above
             lines.append(f"     last decision: {defang_line(e['decision_reason'])}")
     if d.get("maintenance_due"):
-        lines += ["", f"Daily maintenance is due (kioku maintain --agent {d['agent']} --daily)."]
+        lines += ["", f"Daily maintenance is due (kioku lessons maintain --agent {d['agent']} --daily)."]
     return "\n".join(lines)

@@ -15,7 +15,8 @@ what an untested lesson gets). Each entry also carries the lesson's learning ``d
 is known, and the whole file as the pool that task-relevant selection draws from
 (``kioku.learning.select``), so it holds more than a hook ever injects.
 
-``kioku.lessons.digest_refresh.refresh_digest`` rewrites a digest after every improvement write,
+No secret is written into a digest: :func:`_write` passes every entry's text through the
+secret filter. ``kioku.lessons.digest_refresh.refresh_digest`` rewrites a digest after every improvement write,
 usage update and maintenance run. :func:`read_digest` merges project and global digests, the project copy of a
 lesson winning, and never raises; a digest file it cannot read is listed in :data:`last_damaged`
 (SessionStart sets it aside and queues its rebuild from the store for the worker).
@@ -138,9 +139,14 @@ def _entry(rec_id: str, document: str, meta: dict[str, Any], scope: str) -> dict
 
 
 def _write(path: str, agent: str, scope: str, entries: list[dict], complete: bool) -> None:
-    """Write one digest file atomically (best entries first, at most MAX_ENTRIES). Lock held."""
+    """Write one digest file atomically (best entries first, at most MAX_ENTRIES). Lock held.
+    Every entry's text passes the secret filter (``redact_derived``): a digest is injected into
+    other sessions and projects, whatever the store held."""
     import json
 
+    from kioku.text.secrets import redact_value
+
+    entries = [redact_value(e, keep=lambda key: key == "id") for e in entries]
     entries.sort(key=lambda e: (0 if e.get("decision") == "promoted" else 1, -e["score"], e["id"]))
     if len(entries) > MAX_ENTRIES:
         complete = False  # something below the cut exists; removals leave gaps until rebuild

@@ -21,7 +21,8 @@ when ``learned_from == "user_feedback"`` (the user said it, which is evidence on
 ``"consolidation"`` (a principle validated by >= 2 other agents, stored at their confidence × 0.9)
 and then only as a *candidate*: retrieval injects nothing below 0.7, so it waits until it is re-learned with
 higher confidence (re-learning keeps the maximum) or cross-validated by consolidation.
-The secrets check runs before anything is journaled.
+The secrets check runs before anything is journaled: a lesson a person gives with a secret in it
+is refused; one Kioku derived itself (:data:`DERIVED`) is kept with the secret redacted.
 
 Retrieval (:func:`retrieve`): per scope (project first, then global) dense nearest neighbours
 (over-fetch ``max(50, 10*limit)``, no ``where`` filter, chroma.md section 6) and the FTS5 lexical
@@ -71,6 +72,9 @@ MAX_LESSON_CHARS = 2000
 LEARNED_FROM = ("manual", "user_feedback", "self_evaluation", "new_pattern", "consolidation",
                 "import", "transfer")
 SOURCES = ("self", "system_principles", "transferred")
+# Lessons Kioku words itself (from a transcript, or from other lessons): a secret in one is
+# redacted and the lesson kept; one a person gives is refused instead
+DERIVED = ("self_evaluation", "consolidation", "transfer")
 log = logging.getLogger("kioku.lessons.improvements")
 last_warning: str | None = None  # why the last retrieve() in this process fell back to lexical
 # what the last learn() in this process has to tell besides the ids (a retry found its first
@@ -143,7 +147,7 @@ def learn(agent: str, lesson: str, category: str, confidence: float, tags: Seque
           extra_metadata: dict[str, Any] | None = None) -> list[str]:
     """Store one lesson (in one or both scopes) and return the ids written."""
     from kioku.text.defang import strip_controls
-    from kioku.text.secrets import ensure_storable
+    from kioku.text.secrets import ensure_storable, redact_derived
 
     agent = sc.validate_agent(agent)
     lesson = strip_controls(lesson or "").strip()
@@ -164,8 +168,15 @@ def learn(agent: str, lesson: str, category: str, confidence: float, tags: Seque
         from kioku.text.defang import defang
 
         lesson = defang(lesson)  # taken from a transcript: stored already inert, not only at injection
+    if learned_from in DERIVED:
+        # text Kioku derived itself (from a transcript, or folded from other lessons) keeps its
+        # lesson without the secret; a tag that held one names nothing and is dropped
+        lesson = redact_derived(lesson)
+        tags = [t for t in split_tags(join_tags(tags)) if redact_derived(t) == t]
+        context_tags = [t for t in split_tags(join_tags(context_tags)) if redact_derived(t) == t]
     tag_str, ctx_str = join_tags(tags), join_tags(context_tags)
-    # secrets first: nothing reaches the journal if any part looks like a credential
+    # secrets first: nothing reaches the journal if any part looks like a credential (a lesson a
+    # person gave is refused, and they are told)
     ensure_storable("\n".join((lesson, tag_str, ctx_str)), what="improvement")
     check_store_rule(confidence, learned_from)
     last_learn_notes.clear()
@@ -213,7 +224,7 @@ def _write_one(agent: str, scope: str, lesson: str, category: str, confidence: f
     if store.pending():
         why = f" ({store.last_warning})" if store.last_warning else ""
         last_learn_notes.append(f"{rec_id} is saved in the journal and is applied to the store at the next sync "
-                                f"(`kioku sync`, or any agent-memory command once the store can be written){why}")
+                                f"(`kioku store sync`, or any agent-memory command once the store can be written){why}")
     try:
         refresh_digest(agent, scope, project_root, changed=[(rec_id, lesson, meta)])
     except OSError as exc:  # saved: the digest is derived, and applying the journal rebuilds it
@@ -229,7 +240,7 @@ DEPRECATION_FIELDS = ("deprecated", "deprecated_reason", "deprecated_at", "depre
 def _deprecation_elsewhere(agent: str, scope: str, lesson: str, project_root: Path | None) -> dict[str, Any]:
     """The deprecation of the same lesson in the other scope, for its new copy in ``scope``:
     learning a deprecated lesson again, into the other scope, brought it back (active, and
-    injected) while `kioku learn` said it stayed deprecated (and names each copy to restore)."""
+    injected) while `kioku lessons learn` said it stayed deprecated (and names each copy to restore)."""
     for other in sc.SCOPES:
         if other == scope or not sc.scope_exists(other, project_root):
             continue

@@ -1,4 +1,4 @@
-"""Deprecate a lesson by hand, or bring it back: one function for ``kioku restore`` and the UI.
+"""Deprecate a lesson by hand, or bring it back: one function for ``kioku lessons restore`` and the UI.
 
 :func:`set_deprecated` writes the same fields whoever asks, so the CLI, the Agents view and the
 HTML report agree on a lesson's state afterwards:
@@ -23,6 +23,14 @@ from typing import Any, Callable
 from kioku.infra.errors import KiokuError
 
 
+class LessonNotFound(KiokuError):
+    """No scope holds the lesson; nothing was changed."""
+
+
+class AlreadyInState(KiokuError):
+    """(``strict``) the lesson is already deprecated, or already active; nothing was changed."""
+
+
 def set_deprecated(agent: str, lesson_id: str, deprecated: bool, project_root: Path | None = None, *,
                    reason: str | Callable[[dict[str, Any]], str], strict: bool = False) -> tuple[str, str]:
     """Mark ``lesson_id`` of ``agent`` deprecated (or active again); returns the lesson's text
@@ -31,7 +39,7 @@ def set_deprecated(agent: str, lesson_id: str, deprecated: bool, project_root: P
     ``reason`` is recorded as ``decision_reason`` (and ``deprecated_reason`` when deprecating); a
     callable gets the lesson's metadata first, to mention what it replaces. Raises KiokuError when
     no scope holds the lesson, and with ``strict`` also when none holds it in the other state
-    (restoring a lesson that is not deprecated).
+    (restoring a lesson that is not deprecated): :class:`LessonNotFound` and :class:`AlreadyInState`.
     """
     from kioku.lessons import scopes as sc
     from kioku.lessons import stats, usage
@@ -49,12 +57,12 @@ def set_deprecated(agent: str, lesson_id: str, deprecated: bool, project_root: P
             if records:
                 found.append((scope, records[0]))
         if not found:
-            raise KiokuError(f"agent {agent!r} has no lesson {lesson_id!r}; nothing was changed")
+            raise LessonNotFound(f"agent {agent!r} has no lesson {lesson_id!r}; nothing was changed")
         found += twins_of(agent, found, project_root)
         todo = [(s, r) for s, r in found if bool((r.metadata or {}).get("deprecated", False)) != deprecated]
         if strict and not todo:
             state = "deprecated" if deprecated else "active"
-            raise KiokuError(f"lesson {lesson_id!r} of {agent!r} is already {state}; nothing was changed")
+            raise AlreadyInState(f"lesson {lesson_id!r} of {agent!r} is already {state}; nothing was changed")
         for scope, record in todo or found:
             meta = dict(record.metadata or {})
             why = reason(meta) if callable(reason) else reason
@@ -72,7 +80,7 @@ def set_deprecated(agent: str, lesson_id: str, deprecated: bool, project_root: P
     return found[0][1].document, state
 
 
-TWIN_WINDOW_S = 60.0  # one ``kioku learn`` writes its copies for both scopes within seconds
+TWIN_WINDOW_S = 60.0  # one ``kioku lessons learn`` writes its copies for both scopes within seconds
 
 
 BOTH_SCOPES = "project + global"
@@ -113,12 +121,12 @@ def one_per_lesson(found: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
 
 
 def written_together(a: float, b: float) -> bool:
-    """Whether two copies of a lesson's text were written by the same ``kioku learn`` call."""
+    """Whether two copies of a lesson's text were written by the same ``kioku lessons learn`` call."""
     return bool(a) and bool(b) and abs(a - b) <= TWIN_WINDOW_S
 
 
 def twins_of(agent: str, found: list[tuple[str, Any]], project_root: Path | None) -> list[tuple[str, Any]]:
-    """The copies one ``kioku learn`` wrote of the same lesson into the other scope (a category
+    """The copies one ``kioku lessons learn`` wrote of the same lesson into the other scope (a category
     stored in both scopes gets one record in each, with ids of their own): the same text, written
     at the same time. A lesson deprecated in one scope only would still be injected from the other."""
     from kioku.lessons import scopes as sc

@@ -10,11 +10,11 @@
 - monthly (:func:`run_monthly`): evaluations older than ``older_than_days`` (default 90) and
   improvements deprecated longer ago than that are first appended (fsync) to JSON Lines files
   ``<KIOKU_HOME>/archive/<agent>/evaluations-<date>.jsonl`` / ``improvements-deprecated-<date>.jsonl``
-  and only then deleted from Chroma: archived, never lost (``kioku import`` reads them back).
+  and only then deleted from Chroma: archived, never lost (``kioku lessons import`` reads them back).
 
 Running by itself: :func:`run_due_in_background` is standard library only and cheap (one stat):
 when the daily stamp ``<state_dir>/maintenance/<agent>.daily`` is older than a day (and no spawn
-happened in the last 10 minutes) it starts a detached ``python -m kioku maintain --agent X --daily
+happened in the last 10 minutes) it starts a detached ``python -m kioku lessons maintain --agent X --daily
 --if-due`` and returns at once. Hooks never call it; the background worker does after recording
 an evaluation. ``--if-due`` re-checks the stamp under a non-blocking lock, so concurrent spawns
 run the work once.
@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from kioku.infra import fsutil, paths
+from kioku.lessons.store.journal_lines import identifies
+from kioku.text.secrets import redact_value
 from kioku.infra.names import agent_file_stem
 
 DAY = 86400.0
@@ -55,7 +57,7 @@ def run_due_in_background(agent: str, project_root: Path | None = None) -> bool:
     """Spawn detached daily maintenance if due; True when a process was started.
 
     ``KIOKU_BACKGROUND_MAINTENANCE=0`` (or the ``KIOKU_DISABLE`` kill switch) turns it off, e.g. in
-    test suites that record many evaluations; ``kioku maintain --daily`` still works by hand.
+    test suites that record many evaluations; ``kioku lessons maintain --daily`` still works by hand.
     """
     if os.environ.get("KIOKU_BACKGROUND_MAINTENANCE", "1").strip().lower() in {"0", "false", "no", "off"}:
         return False
@@ -77,7 +79,7 @@ def run_due_in_background(agent: str, project_root: Path | None = None) -> bool:
         os.replace(target, log / "maintenance.log.1")  # the previous one is kept, older ones go
     with os.fdopen(os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, fsutil.FILE_MODE), "ab") as err:
         subprocess.Popen(
-            [sys.executable, "-m", "kioku", "maintain", "--agent", agent, "--daily", "--if-due"],
+            [sys.executable, "-m", "kioku", "lessons", "maintain", "--agent", agent, "--daily", "--if-due"],
             cwd=str(project_root or paths.find_project_root()), stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=err, start_new_session=True, close_fds=True,
         )
@@ -120,7 +122,7 @@ def reindex_agent(agent: str, project_root: Path | None = None) -> dict[str, int
         _checked, out[scope], lost = reachability.totals(found)
         if lost:
             print(f"kioku: {lost} record(s) of {agent} in the {scope} store cannot be reached by vector "
-                  f"search; `kioku rebuild --scope {scope}` replays the journal", file=sys.stderr)
+                  f"search; `kioku store rebuild --scope {scope}` replays the journal", file=sys.stderr)
     return out
 
 
@@ -190,6 +192,7 @@ def _archive(agent: str, name: str, rows: list[dict]) -> Path:
         fsutil.ensure_private_dir(path.parent)
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, fsutil.FILE_MODE)
         try:
+            rows = [redact_value(r, keep=identifies) for r in rows]  # an archive keeps no secret either
             os.write(fd, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8"))
             os.fsync(fd)
         finally:
@@ -233,7 +236,7 @@ def run_monthly(agent: str, project_root: Path | None = None,
         if path:
             report["evaluations_archived"] += len(old)
             report["archives"].append(str(path))
-        # A deprecated lesson stays in the store (where `kioku restore` finds it and a relearn of
+        # A deprecated lesson stays in the store (where `kioku lessons restore` finds it and a relearn of
         # the same text is refused) until it has been deprecated for the archive age; one
         # without a recorded deprecation time stays.
         dead = [r for r in store.get(agent, "improvements") if (r.metadata or {}).get("deprecated")

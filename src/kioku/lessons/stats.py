@@ -8,7 +8,7 @@ rule* is kept here as a second opinion that reports show beside it, and no longe
 ``usage_count`` / ``success_count`` count the turns a lesson was given and how many succeeded.
 
 Ten uses are little evidence (4/10 has a 95 % Wilson interval of 0.17-0.69), so every report also shows
-the Wilson lower bound: :func:`wilson_lower` is what dashboards, ``kioku improvements --json``
+the Wilson lower bound: :func:`wilson_lower` is what dashboards, ``kioku lessons search --json``
 (field ``wilson_lower``) and the digest score use to rank items by *evidence*, not by raw rate.
 """
 

@@ -1,7 +1,7 @@
 """Public API of the memory-system (Markdown memory). Standard library only on import.
 
     remember(text, type=None, topic=None, project_root=None) -> SaveResult
-    build_recall(project_root=None, budget=10000, query=None) -> str
+    build_recall(project_root=None, budget=10000, query=None, withheld=None) -> str
     search(query, project_root=None, limit=10, archive=False, dense="auto") -> list[SearchHit]
     search_or_nearest(query, ..., nearest=3) -> (hits, nearest below the cut-off when no hit)
     forget(query=None, id=None, project_root=None) -> ForgetResult
@@ -11,6 +11,10 @@ Where memories go: type ``user`` (about the person) → the user-wide folder
 ``paths.user_memory_dir()``, followed across projects; every other type → the project's
 ``.agents/memory``. Both are recalled and searched (``kioku.memory.folders``, which the
 modules behind this facade use directly: none of them imports the facade).
+
+Project memory Kioku did not write on this machine reaches the agent only through
+``kioku.memory.screen`` (recall, search and the save confirmations use it): with its git
+provenance, or withheld until ``kioku trust`` when it asks the agent to act.
 
 ``remember`` (implemented in ``kioku.memory.save``, imported on first use so that recall
 does not pay for it) is the UserPromptSubmit hook's save path, so it imports only the standard
@@ -71,10 +75,11 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
     return _remember(text, type=type, topic=topic, project_root=project_root)
 
 
-def build_recall(project_root: Path | None = None, budget: int = 10000, query: str | None = None) -> str:
+def build_recall(project_root: Path | None = None, budget: int = 10000, query: str | None = None,
+                 withheld: list | None = None) -> str:
     from kioku.memory.recall import build_recall as _build
 
-    return _build(project_root=project_root, budget=budget, query=query)
+    return _build(project_root=project_root, budget=budget, query=query, withheld=withheld)
 
 
 def search(query: str, project_root: Path | None = None, limit: int = 10, archive: bool = False,

@@ -30,6 +30,7 @@ from kioku.memory.index import MAX_LINES, TYPES, IndexDoc, format_entry
 from kioku.memory.store import MemoryDir, index_entry_for
 from kioku.memory.textutil import now_iso
 from kioku.memory.topics import Entry, TopicFile, new_topic, read_topic, topic_path
+from kioku.memory.written import record_entries
 
 _HISTORY_NOTES = ("(archived ", "(superseded ", "(merged ")
 
@@ -112,12 +113,15 @@ def edit_memory(entry_id: str, text: str | None = None, type: str | None = None,
         if final_text == entry.text and final_type == entry.type:
             return EditResult(entry.id, "unchanged", entry.type, entry.summary, md.scope, str(topic.path))
         position = _drop_index_line(doc, entry, name)
+        text_before = entry.text
         if cleaned is not None and cleaned != entry.text:
             entry.summary = format_entry(final_type, cleaned, name).summary
             entry.text = cleaned
         entry.type = final_type
         entry.meta["edited"] = now_iso()
         entry.touch()
+        if cleaned is not None and cleaned != text_before:
+            record_entries(md, [entry])  # the user's words now: the memory is theirs
         md.write_topic(topic)  # the topic file is the truth: written before the index
         indexed = _add_index_line(doc, entry, name, position)
         md.write_index(doc)
@@ -152,6 +156,7 @@ def _move(source: MemoryDir, name: str, destination: MemoryDir, entry_id: str, c
         entry.meta["moved_from"] = source.scope
         entry.touch()
         target.entries.append(entry)
+        record_entries(destination, [entry])  # a user memory moved into the project stays the user's
         destination.write_topic(target)  # the new copy first: a crash leaves two copies, never none
         topic.entries = [e for e in topic.entries if e is not entry]
         source.write_topic(topic)

@@ -127,6 +127,15 @@ class IndexEntry:
         return f"- [{self.type}] {self.summary} → {self.topic}"
 
 
+def same_summary(index_summary: str, entry_summary: str) -> bool:
+    """Whether an index line's summary names this entry: the same words, or the line's cut-off
+    ("…") start of them (summaries write "→" as "->", so the line's arrow stays the topic's)."""
+    entry_summary = entry_summary.replace("→", "->")
+    if index_summary == entry_summary:
+        return True
+    return index_summary.endswith("…") and entry_summary.startswith(index_summary[:-1].rstrip())
+
+
 _RULE_CHARS = frozenset("-*_=`~|: ")
 
 

@@ -56,6 +56,8 @@ from kioku.memory.textutil import (
     today,
 )
 from kioku.memory.topics import Entry, TopicFile, new_topic, read_topic, topic_path, unique_id
+from kioku.memory.screen import screened_summary
+from kioku.memory.trusted import carry_over
 
 MERGE_JACCARD = 0.5
 TARGET_LINES = 120
@@ -246,17 +248,31 @@ def _apply(md: MemoryDir, topics: dict[str, TopicFile], doc: IndexDoc, proposals
             new.notes.append("Merged from: " + ", ".join(f'{e.id} "{e.summary}" ({e.date})' for e in entries))
             for entry in entries:
                 entry.meta["merged_by"] = new_id
+            carry_over(md, entries, new, topic.name)  # Kioku's own only if every part was
             _archive_entries(md, topic.name, entries, "merged", f"merged into {new_id}")
             _remove_from(topic, doc, entries)
             topic.entries.append(new)
             doc.entries.append(index_entry_for(new, topic.name))
-            done.append(f"merged {len(entries)} entries of {topic.name} into {new_id}: {summary}")
+            shown = summary if md.scope != "project" else screened_summary(md.base, topic.name, summary, text, new_id)
+            done.append(f"merged {len(entries)} entries of {topic.name} into {new_id}: {shown}")
         else:
             _archive_entries(md, topic.name, entries, "archived", proposal.reason)
             _remove_from(topic, doc, entries)
             done.append(f"archived {proposal.topic}: {proposal.summaries[0]}")
         md.write_topic(topic)
     return done
+
+
+def _screened(md: MemoryDir, topics: dict[str, TopicFile], proposals: list[Proposal]) -> list[Proposal]:
+    """Proposals as the agent may read them: a project memory withheld from it
+    (``kioku.memory.screen``) is named by a placeholder, not by its summary."""
+    if md.scope != "project" or not proposals:
+        return proposals
+    by_id = {e.id: (name, e) for name, topic in topics.items() for e in topic.entries}
+    for proposal in proposals:
+        proposal.summaries = [screened_summary(md.base, by_id[i][0], by_id[i][1].summary, by_id[i][1].text, i)
+                              if i in by_id else summary for i, summary in zip(proposal.ids, proposal.summaries)]
+    return proposals
 
 
 def _repair_index(md: MemoryDir, doc: IndexDoc, topics: dict[str, TopicFile]) -> list[str]:
@@ -330,7 +346,7 @@ def organize(project_root: Path | None = None, apply: bool = False, repair: bool
                 folder.status = "unreadable"
                 report.notices.append(str(exc))
                 continue
-            report.proposals.extend(_plan(md, topics, doc, older_than_days))
+            report.proposals.extend(_screened(md, topics, _plan(md, topics, doc, older_than_days)))
             report.notices.extend(f"{md.scope} memory: {line}; `kioku organize --repair` writes the new ids"
                                   for line in _repeated_id_lines(topics))
             stale = md.stale_lines(doc, topics)
@@ -359,7 +375,7 @@ def organize(project_root: Path | None = None, apply: bool = False, repair: bool
                         if topic.broken or _written_ids(topic):
                             md.write_topic(topic)
                     report.applied.extend(_repair_index(md, doc, topics))
-                proposals = _plan(md, topics, doc, older_than_days) if apply else []
+                proposals = _screened(md, topics, _plan(md, topics, doc, older_than_days)) if apply else []
                 report.proposals.extend(proposals)
                 report.applied.extend(_apply(md, topics, doc, proposals))
                 added = 0
@@ -567,7 +583,7 @@ def forget(query: str | None = None, id: str | None = None, project_root: Path |
         hint = "" if id else f"; find it with `kioku search {query}` and forget it by its id (`--id ID`)"
         raise KiokuError(f"no memory matches {id or query!r}{hint}; nothing was changed")
     if len(candidates) > 1:
-        listed = "; ".join(f"{e.id} ({md.scope} memory: {e.summary[:50]})" for md, _, e in candidates[:8])
+        listed = "; ".join(f"{e.id} ({md.scope} memory: {_shown(md, name, e)[:50]})" for md, name, e in candidates[:8])
         if len({md.scope for md, _, _ in candidates}) > 1 and len({e.id for _, _, e in candidates}) == 1:
             # one id in both folders: a block copied from one to the other
             raise KiokuError(f"{len(candidates)} memories match {id or query!r}: {listed}; choose the folder "
@@ -592,4 +608,9 @@ def forget(query: str | None = None, id: str | None = None, project_root: Path |
         doc.entries = [e for e in doc.entries if not any(e is line for line in renamed)]
         md.write_topic(topic)
         md.write_index(doc)
-    return ForgetResult(entry.id, entry.summary, md.scope, str(md.path / name), str(archive))
+    return ForgetResult(entry.id, _shown(md, name, entry), md.scope, str(md.path / name), str(archive))
+
+
+def _shown(md: MemoryDir, name: str, entry: Entry) -> str:
+    return entry.summary if md.scope != "project" else screened_summary(md.base, name, entry.summary, entry.text,
+                                                                         entry.id)

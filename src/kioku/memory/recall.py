@@ -25,6 +25,10 @@
   not read at all.
 - A MEMORY.md that was cut short (:func:`cut_short`) is completed on the fly with the memories of
   the topic files it no longer lists (read-only), and :data:`notices` says so.
+- Project memory passes ``kioku.memory.screen``: a line whose memory Kioku did not write on
+  this machine carries ``(from git: AUTHOR, COMMIT)`` where git knows one, and one that asks
+  the agent to act is left out; a closing line says how many were, and that only the user can
+  allow them (``kioku trust``). ``withheld`` (a list) receives them for the hook's notice.
 """
 
 from __future__ import annotations
@@ -58,15 +62,17 @@ class _Item:
         self.score = 0.0
 
 
-def _scopes(project_root: Path | None) -> list[tuple[str, Path]]:
+def _scopes(project_root: Path | None) -> list[tuple[str, Path, bool]]:
+    """(label, folder, screened): the project folder's memories pass ``kioku.memory.screen``; the
+    user-wide folder is the user's own (and so is a project folder that is the user-wide one)."""
     user = paths.user_memory_dir()
     project = paths.project_memory_dir(project_root)
     try:
         same = user.resolve() == project.resolve()
     except OSError:
         same = False
-    return [("Project memory (.agents/memory)", project)] if same else [
-        ("User-wide memory (~/.agents/memory)", user), ("Project memory (.agents/memory)", project)]
+    return [("Project memory (.agents/memory)", project, False)] if same else [
+        ("User-wide memory (~/.agents/memory)", user, False), ("Project memory (.agents/memory)", project, True)]
 
 
 def _linked(folder: Path) -> bool:
@@ -140,23 +146,37 @@ def _index_lines(folder: Path) -> list[str]:
         return []
 
 
-def _collect(scope: int, lines: list[str]) -> list[_Item]:
+def _collect(scope: int, lines: list[str], screen=None, withheld: list | None = None) -> list[_Item]:
     """Kioku's entries as written, and the notes a person wrote in MEMORY.md by hand (a list
-    item each, typed by their section)."""
+    item each, typed by their section). With ``screen`` (a ``kioku.memory.screen.ProjectScreen``)
+    a memory not written on this machine carries its provenance, and one that asks the agent
+    to act is left out (into ``withheld``)."""
     items: list[_Item] = []
     shown: set[str] = set()  # a line copied twice (a merge of two branches) is recalled once
     safe = redacted_index_lines(lines)  # before anything is taken from them
-    for number, type_, text, _topic, entry in index_notes(safe):
+    for number, type_, text, topic, entry in index_notes(safe):
         line = lines[number - 1]
         if "\ufffd" in line or "\x00" in line:
             continue
         if entry:
-            if len(line) <= MAX_LINE and safe[number - 1].strip() not in shown:
-                shown.add(safe[number - 1].strip())
-                items.append(_Item(scope, len(items), type_, safe[number - 1].strip()))
+            if len(line) > MAX_LINE or safe[number - 1].strip() in shown:
+                continue
+            shown.add(safe[number - 1].strip())
+            shown_line = safe[number - 1].strip()
         elif not _only_redacted(text) and len(text) <= MAX_NOTE:
-            note = text if len(text) <= MAX_LINE else text[:MAX_LINE - 1].rstrip() + "…"
-            items.append(_Item(scope, len(items), type_, f"- {note}"))
+            shown_line = "- " + (text if len(text) <= MAX_LINE else text[:MAX_LINE - 1].rstrip() + "…")
+        else:
+            continue
+        if screen is not None:
+            verdict = screen.for_index_line(topic, text, number) if entry else screen.for_note(INDEX_NAME, number, text)
+            if verdict.withheld:
+                if withheld is not None and all(v.digest != verdict.digest for v in withheld):
+                    withheld.append(verdict)
+                continue
+            label = screen.label(verdict) if verdict.foreign else ""
+            if label:
+                shown_line += f" ({label})"
+        items.append(_Item(scope, len(items), type_, shown_line))
     return items
 
 
@@ -187,18 +207,41 @@ def _clean_all(lines: list[str]) -> list[str]:
     return [defang(line) for line in lines]
 
 
-def build_recall(project_root: Path | None = None, budget: int = 10000, query: str | None = None) -> str:
+def fence_lines(lines: list[str]) -> str:
+    """Remembered text shown as SessionStart shows it: :data:`HEADER`, then ``lines`` redacted
+    (``redact_notes``: one scan, so a secret spanning lines is caught) and defanged inside the
+    ``<kioku-memory>`` fence. For other readers of stored memory (the MCP server's tools and
+    resources), so everything that reaches a model is labelled and neutralised alike."""
+    from kioku.text.secrets import redact_notes
+
+    return "\n".join([HEADER, OPEN, *_clean_all(redact_notes(lines)), CLOSE])
+
+
+def build_recall(project_root: Path | None = None, budget: int = 10000, query: str | None = None,
+                 withheld: list | None = None) -> str:
+    """The recall text; ``withheld`` (a list) receives the project memories left out because they
+    ask the agent to act (``kioku.memory.screen.Verdict``, their origins looked up)."""
     notices.clear()
     scopes = _scopes(project_root)
     items: list[_Item] = []
-    for number, (_label, folder) in enumerate(scopes):
-        items.extend(_collect(number, _index_lines(folder)))
+    held: list = []
+    for number, (_label, folder, screened) in enumerate(scopes):
+        lines = _index_lines(folder)
+        screen = _screen(project_root) if screened and lines else None
+        items.extend(_collect(number, lines, screen, held))
+        if screen is not None:
+            for verdict in held:
+                screen.origin(verdict)
+            screen.save()
+    if withheld is not None:
+        withheld.extend(held)
+    notice = _agent_notice(held)
     if not items:
-        return ""
+        return notice
     _rank(items, query)
     for item, line in zip(items, _clean_all([item.line for item in items])):
         item.line = line
-    fixed = len(HEADER) + len(OPEN) + len(CLOSE) + 3  # newlines
+    fixed = len(HEADER) + len(OPEN) + len(CLOSE) + 3 + (len(notice) + 1 if notice else 0)  # newlines
     footer_room = 120
     used = fixed + footer_room
     chosen: list[_Item] = []
@@ -213,9 +256,9 @@ def build_recall(project_root: Path | None = None, budget: int = 10000, query: s
         chosen.append(item)
         scope_used.add(item.scope)
     if not chosen:
-        return ""
+        return notice if len(notice) <= budget else ""
     out = [HEADER, OPEN]
-    for number, (label, _folder) in enumerate(scopes):
+    for number, (label, _folder, _screened) in enumerate(scopes):
         mine = sorted((i for i in chosen if i.scope == number),
                       key=lambda i: (list(TYPE_WEIGHT).index(i.type) if i.type in TYPE_WEIGHT else 9, i.order))
         if mine:
@@ -226,4 +269,20 @@ def build_recall(project_root: Path | None = None, budget: int = 10000, query: s
     if left:
         out.append(f"({left} more remembered entr{'y' if left == 1 else 'ies'} not shown; "
                    "run `kioku search <words>` to find them.)")
+    if notice:
+        out.append(notice)
     return "\n".join(out)
+
+
+def _screen(project_root: Path | None):
+    from kioku.memory.screen import ProjectScreen
+
+    return ProjectScreen(project_root or paths.find_project_root())
+
+
+def _agent_notice(withheld: list) -> str:
+    if not withheld:
+        return ""
+    from kioku.memory.screen import agent_notice
+
+    return agent_notice(withheld)

@@ -18,6 +18,7 @@ from kioku.memory.index import MAX_LINES, TYPES, WARN_LINES, format_entry
 from kioku.memory.store import index_entry_for
 from kioku.memory.textutil import jaccard, normalize, now_iso, stem, token_set, today
 from kioku.memory.topics import Entry, new_topic, read_topic, slugify_topic, topic_path, unique_id
+from kioku.memory.written import record_entries
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -77,6 +78,25 @@ def _quoted(note: str) -> str:
     from kioku.text.secrets import redact
 
     return defang(redact(note))
+
+
+def _for_agent(md, topic_name: str, entry: Entry) -> str:
+    """An older memory's summary as the confirmation may show it to the agent: a project memory
+    not written on this machine that asks the agent to act is named by a placeholder instead
+    (``kioku.memory.screen``)."""
+    if md.scope != "project":
+        return entry.summary
+    from kioku.memory.screen import screened_summary
+
+    return screened_summary(md.base, topic_name, entry.summary, entry.text, entry.id)
+
+
+def _note_for_agent(md, note: str) -> str:
+    if md.scope != "project":
+        return note
+    from kioku.memory.screen import screened_note
+
+    return screened_note(md.base, note)
 
 
 # Words whose addition says nothing new ("we use pnpm now" repeats "we use pnpm"), as stems.
@@ -226,15 +246,15 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
                         notes.append(f"it is missing from {md.index_path.name}, and {exc}")
                 elif not md.index_path.exists():
                     md.write_index(doc)  # rebuilt from the topic files, this memory included
-                return SaveResult("duplicate", entry.type, entry.summary, str(md.path / name), line.line,
-                                  scope=md.scope, id=entry.id, warnings=notes)
+                return SaveResult("duplicate", entry.type, _for_agent(md, name, entry), str(md.path / name),
+                                  line.line, scope=md.scope, id=entry.id, warnings=notes)
 
         # notes written by hand in MEMORY.md are memories too: the same note again is not saved
         # twice, and one the new memory may replace is named (Kioku never rewrites them)
         hand = _hand_notes(doc)
         for note in hand:
             if is_duplicate(cleaned, tokens, note):
-                shown = _quoted(note)
+                shown = _quoted(_note_for_agent(md, note))
                 return SaveResult("duplicate", type_, shown, str(md.index_path), f"- {shown}", scope=md.scope,
                                   warnings=list(md.notices))
         # the same shortcut as for topic files: a note that cannot be flagged is not compared
@@ -269,6 +289,9 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
         target.entries.append(new)
         changed[topic_name] = target
         topics[topic_name] = target
+        # recorded as written here before it is written: a crash leaves a digest nothing has,
+        # never a memory of the user's that reads as arrived from elsewhere
+        record_entries(md, [new])
         warnings: list[str] = []
         # topic files first (they are the source of truth), the new memory's own file before the
         # files of the memories it replaces: a write that fails part-way never leaves a memory
@@ -286,10 +309,10 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
         if unsure:
             # Losing a true memory is the worse error: when it is unclear whether the new memory
             # replaces an older one, both stay and the user is told how to drop one.
-            shown = "; ".join(f'"{e.summary}"' for e in unsure[:2])
+            shown = "; ".join(f'"{_for_agent(md, "", e)}"' for e in unsure[:2])
             warnings.append(f"kept both this and {shown}; if one replaces the other, run `kioku forget`")
         if hand_conflicts:
-            shown = "; ".join(f'"{_quoted(note)}"' for note in hand_conflicts[:2])
+            shown = "; ".join(f'"{_quoted(_note_for_agent(md, note))}"' for note in hand_conflicts[:2])
             warnings.append(f"a note written by hand in {md.index_path.name} says {shown}; edit it if this "
                             "memory replaces it")
         # At the limit the index keeps its lines by type priority (feedback first, then user,
@@ -312,4 +335,5 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
             warnings.append(f"memory index has {lines} of {MAX_LINES} lines; run `kioku organize`")
 
     return SaveResult("superseded" if old else "saved", type_, index_entry.summary, str(path),
-                      index_entry.line, [e.summary for _, e, _ in old], md.scope, entry_id, indexed, md.notices + warnings)
+                      index_entry.line, [_for_agent(md, name, e) for name, e, _ in old], md.scope, entry_id, indexed,
+                      md.notices + warnings)

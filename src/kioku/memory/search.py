@@ -21,6 +21,10 @@ about something never remembered gets nothing. Memory vectors come from
 folder). Within one process the parsed files and the built index are reused until a file's
 size or modification time changes. A query the tokenizer reduces to nothing (only
 stopwords, one kana) falls back to a case-insensitive substring scan.
+
+A project memory Kioku did not write on this machine (``kioku.memory.screen``) is shown with its
+provenance (``SearchHit.origin``, also appended to ``text``); one that asks the agent to act is
+replaced by a line saying it was withheld (``SearchHit.withheld``), as in recall.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import threading
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from kioku.memory.index import INDEX_NAME, MAX_INDEX_BYTES, index_notes, redacted_index_lines
+from kioku.memory.index import INDEX_NAME, MAX_INDEX_BYTES, index_notes, redacted_index_lines, same_summary
 from kioku.memory.topics import MAX_TOPIC_BYTES, fresh_id, parse_topic
 
 _META = re.compile(r"^\s*<!--\s*kioku:.*-->\s*$")
@@ -49,6 +53,11 @@ class SearchHit:
     context: str = ""  # the memory's MEMORY.md line, when it has one
     context_file: str = ""
     context_line: int = 0
+    origin: str = ""  # a project memory not written on this machine: who committed it ("" if git knows none)
+    withheld: bool = False  # not written here and asks the agent to act: ``text`` says so instead
+    date: str = ""  # the day the memory was saved (a topic entry's; "" for other lines)
+    type: str = ""
+    id: str = ""  # a topic entry's id, for ``kioku forget --id``
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -127,13 +136,6 @@ def _index_lines(path: Path) -> list[tuple[int, str, str, str, str | None]]:
     lines = redacted_index_lines(data.decode("utf-8", errors="replace").removeprefix("\ufeff").splitlines())
     return [(number, lines[number - 1].strip(), type_, text, topic)
             for number, type_, text, topic, _entry in index_notes(lines)]
-
-
-def _same_summary(index_summary: str, entry_summary: str) -> bool:
-    entry_summary = entry_summary.replace("→", "->")
-    if index_summary == entry_summary:
-        return True
-    return index_summary.endswith("…") and entry_summary.startswith(index_summary[:-1].rstrip())
 
 
 _file_cache: dict[str, tuple[tuple[int, int], object]] = {}
@@ -216,7 +218,7 @@ def _merge_folder(paths: list[Path], scope: str) -> list[Memory]:
     for number, line, type_, summary, topic_file in index_entries:
         target = None
         for m in current_first.get(topic_file or "", []):
-            if m.summary and m.key not in merged and _same_summary(summary, m.summary):
+            if m.summary and m.key not in merged and same_summary(summary, m.summary):
                 target = m
                 break
         if target is not None:
@@ -242,7 +244,7 @@ def _merge_folder(paths: list[Path], scope: str) -> list[Memory]:
             paired = len(alone) == 1 and len(lines_into[topic_file]) == 1 and _edited(summary, alone[0].summary)
         else:
             alone = [m for items in topics.values() for m in items
-                     if m.current and m.key not in merged and m.summary and _same_summary(summary, m.summary)]
+                     if m.current and m.key not in merged and m.summary and same_summary(summary, m.summary)]
             paired = topic_file is not None and len(alone) == 1 and wording[summary] == 1
         if paired:
             merged[alone[0].key] = _with_context(alone[0], index_path, number, line)
@@ -331,13 +333,43 @@ def memory_index(project_root: Path | None = None, archive: bool = False, dense:
     return memories, _index(memories, signature, dense)
 
 
-def _hit(m: Memory, score: float, semantic: bool = False) -> SearchHit:
+def _hit(m: Memory, score: float, semantic: bool = False, screen: _Screening | None = None) -> SearchHit:
     from kioku.text.secrets import redact
 
     context_file, context_line, context = m.context or ("", 0, "")
     # files edited by hand can hold what a save would have refused: nothing is shown unredacted
-    return SearchHit(m.key[0], m.key[1], redact(m.display), round(float(score), 6), m.scope, semantic,
-                     redact(context), context_file, context_line)
+    hit = SearchHit(m.key[0], m.key[1], redact(m.display), round(float(score), 6), m.scope, semantic,
+                    redact(context), context_file, context_line, date=m.date, type=m.type, id=m.entry_id)
+    return screen.apply(m, hit) if screen is not None and m.scope == "project" else hit
+
+
+class _Screening:
+    """``kioku.memory.screen`` for one search: a project memory not written on this machine is
+    shown with its provenance, or in its place a line saying it was withheld."""
+
+    def __init__(self, project_root: Path | None) -> None:
+        from kioku.infra.paths import find_project_root
+        from kioku.memory.screen import ProjectScreen
+
+        self.screen = ProjectScreen(project_root or find_project_root())
+
+    def apply(self, m: Memory, hit: SearchHit) -> SearchHit:
+        from kioku.memory.screen import placeholder
+
+        screen = self.screen
+        if screen.exempt:
+            return hit
+        file = os.path.relpath(os.path.realpath(m.key[0]), screen.folder)
+        if m.entry_id:
+            body = m.text[len(m.summary) + 1:] if m.text.startswith(m.summary + "\n") else m.text
+            verdict = screen.for_memory(file, m.key[1], m.summary, body, m.entry_id)
+            verdict.end = m.key[1] + 2 + body.count("\n")  # heading, comment line, text
+        else:
+            verdict = screen.for_note(file, m.key[1], m.text)
+        if verdict.withheld:
+            return replace(hit, text=placeholder(verdict), context="", withheld=True)
+        label = screen.label(verdict) if verdict.foreign else ""
+        return replace(hit, text=f"{hit.text} ({label})", origin=label) if label else hit
 
 
 def search(query: str, project_root: Path | None = None, limit: int = 10, archive: bool = False,
@@ -360,18 +392,22 @@ def search_or_nearest(query: str, project_root: Path | None = None, limit: int =
     memories, signature = collect(project_root, archive)
     if not memories:
         return [], []
-    if not tokenize(query):
-        needle = query.lower()
-        return [_hit(m, 1.0) for m in memories if needle in m.text.lower()][:limit], []
-    index = _index(memories, signature, dense)
-    hits: list[SearchHit] = []
-    below: list[SearchHit] = []
-    for scored in index.ranked(query, max(limit * 5, 50)):
-        semantic = scored.coverage < index.config.min_coverage
-        if scored.relevant:
-            hits.append(_hit(memories[scored.id], scored.score, semantic))
-            if len(hits) >= limit:
-                break
-        elif len(below) < nearest:
-            below.append(_hit(memories[scored.id], scored.score, semantic))
-    return hits, ([] if hits else below)
+    screen = _Screening(project_root)
+    try:
+        if not tokenize(query):
+            needle = query.lower()
+            return [_hit(m, 1.0, screen=screen) for m in memories if needle in m.text.lower()][:limit], []
+        index = _index(memories, signature, dense)
+        hits: list[SearchHit] = []
+        below: list[SearchHit] = []
+        for scored in index.ranked(query, max(limit * 5, 50)):
+            semantic = scored.coverage < index.config.min_coverage
+            if scored.relevant:
+                hits.append(_hit(memories[scored.id], scored.score, semantic, screen))
+                if len(hits) >= limit:
+                    break
+            elif len(below) < nearest:
+                below.append(_hit(memories[scored.id], scored.score, semantic, screen))
+        return hits, ([] if hits else below)
+    finally:
+        screen.screen.save()

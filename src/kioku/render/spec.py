@@ -51,7 +51,7 @@ class SectionConfig:
 
 
 def category_scope(category: str) -> str:
-    """``global``, ``project`` or ``both``: where ``kioku learn --scope auto`` stores the lesson."""
+    """``global``, ``project`` or ``both``: where ``kioku lessons learn --scope auto`` stores the lesson."""
     from kioku.lessons.scopes import scopes_for  # the agent layer owns the rule; never duplicate it
 
     found = scopes_for(category, "auto")

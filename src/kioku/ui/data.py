@@ -46,22 +46,65 @@ def _json_dict(value: Any) -> dict[str, Any]:
 
 
 def memories(project_root: Path | None = None) -> list[dict[str, Any]]:
-    """Every memory entry of the user and project folders, archived ones included."""
+    """Every memory entry of the user and project folders, archived ones included; a project memory
+    not written on this machine carries its provenance (``origin``) and whether it is withheld."""
     from kioku.memory.api import memory_dirs
+    from kioku.memory.written import memory_digest
 
+    verdicts = _project_verdicts(project_root)
     out: list[dict[str, Any]] = []
     for md in memory_dirs(project_root):
         for archived in (False, True):
             for name, topic in md.load_topics(archive=archived).items():
                 for entry in topic.entries:
+                    verdict = verdicts.get(memory_digest(entry.summary, entry.text)) if md.scope == "project" else None
+                    origin = verdict.origin if verdict is not None else None
                     out.append({
                         "id": entry.id, "type": entry.type, "summary": entry.summary, "text": entry.text,
                         "status": "archived" if archived else entry.status, "scope": md.scope,
                         "topic": name, "created": entry.created,
                         "updated": entry.meta.get("edited") or entry.meta.get("restored") or "",
                         "file": str(topic.path), "line": entry.line,
+                        "foreign": bool(verdict is not None and verdict.foreign),
+                        "withheld": bool(verdict is not None and verdict.withheld),
+                        "origin": origin.describe() if origin else "",
                     })
     out.sort(key=lambda m: (m["status"] != "active", m["created"]), reverse=False)
+    return out
+
+
+def _project_verdicts(project_root: Path | None) -> dict[str, Any]:
+    """Content digest -> ``kioku.memory.screen.Verdict`` of every project memory, provenance looked up
+    for those not written on this machine."""
+    from kioku.infra.paths import find_project_root
+    from kioku.memory.screen import ProjectScreen
+
+    screen = ProjectScreen(project_root or find_project_root())
+    found = {v.digest: v for v in screen.everything()}
+    for verdict in found.values():
+        if verdict.foreign:
+            screen.origin(verdict)
+    screen.save()
+    return found
+
+
+def withheld_memories(project_root: Path | None = None) -> list[dict[str, Any]]:
+    """The project memories withheld from the agent (not written by Kioku here, asking it to act),
+    with what they ask for, where they came from and their text (redacted) for the user to judge."""
+    from kioku.infra.paths import find_project_root
+    from kioku.memory.screen import ProjectScreen
+    from kioku.text.secrets import redact
+
+    screen = ProjectScreen(project_root or find_project_root())
+    out = []
+    for verdict in screen.withheld():
+        text = verdict.summary if not verdict.text or verdict.text == verdict.summary else \
+            f"{verdict.summary}\n{verdict.text}"
+        out.append({"id": verdict.ref, "digest": verdict.digest, "file": verdict.file, "line": verdict.line,
+                    "why": verdict.why(), "kinds": list(verdict.kinds), "archived": verdict.archived,
+                    "matched": redact(verdict.phrase),
+                    "origin": verdict.origin.describe() if verdict.origin else "", "text": redact(text)})
+    screen.save()
     return out
 
 

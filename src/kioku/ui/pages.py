@@ -42,6 +42,10 @@ def _memory_card(memory: dict[str, Any], csrf: str) -> str:
     head = (f'<div class="meta"><span class="type {e(memory["type"])}">{e(memory["type"])}</span> '
             f'<span class="topic">{e(memory["topic"])}</span> · {dates} · id <code>{e(memory["id"])}</code></div>')
     text = f'<div class="text">{e(memory["text"])}</div>'
+    if memory.get("foreign"):
+        state = "withheld from the agent (see above)" if memory.get("withheld") else "shown to the agent with this"
+        source = f'from git: {memory["origin"]}' if memory.get("origin") else "not written by Kioku on this machine"
+        head += f'<div class="origin">{e(source)} · {e(state)}</div>'
     if memory["status"] == "archived":
         actions = post_form("/memory/restore", csrf, {"id": memory["id"]}, "Restore", css="restore")
     elif memory["status"] != "active":
@@ -64,13 +68,34 @@ def _where(path: str) -> str:
     return f"archive/{name}" if folder.endswith("/archive") else name
 
 
+def withheld_section(withheld: list[dict[str, Any]], csrf: str) -> str:
+    """Project memories kept from the agent until the user trusts them, each with a Trust button."""
+    if not withheld:
+        return ""
+    rows = []
+    for item in withheld:
+        action = post_form("/memory/trust", csrf, {"digest": item["digest"], "id": item["id"]}, "Trust",
+                           css="trust", confirm="Let the agent see this memory from the next session on?")
+        command = f'<code>kioku trust {e(item["id"])}</code>'
+        found = f' <span class="matched">(found: {e(item["matched"])})</span>' if item.get("matched") else ""
+        rows.append(f'<tr data-id="{e(item["id"])}">{cell(e(item["file"]) + ":" + e(item["line"]))}'
+                    f'{cell(e(item["origin"] or "not from git"))}{cell(e(item["why"]) + found)}'
+                    f'{cell(e(item["text"]), "text")}{cell(action + " or " + command)}</tr>')
+    return (f'<section id="withheld"><h2>Withheld from the agent ({len(withheld)})</h2>'
+            "<p>Project memories Kioku did not write on this machine (committed by someone else, or edited by "
+            "hand) that ask the agent to act: run commands, fetch or pipe URLs, read credentials or ignore its "
+            "instructions. No session sees them until you trust them here or with <code>kioku trust ID</code> "
+            "in your terminal; a trust holds for the text as it is, and an edit withholds it again.</p>"
+            f'{table(("Where", "From", "Asks the agent", "Memory", "Allow"), rows, "withheld")}</section>')
+
+
 def memory_page(memories: list[dict[str, Any]], csrf: str, query: str = "",
                 hits: list[dict[str, Any]] | None = None, nearest: list[dict[str, Any]] | None = None,
-                notes: list[dict[str, Any]] | None = None) -> str:
+                notes: list[dict[str, Any]] | None = None, withheld: list[dict[str, Any]] | None = None) -> str:
     search = (f'<form method="get" action="/memory" class="search"><input type="search" name="q" '
               f'value="{e(query)}" placeholder="search memories" aria-label="search">'
               f'<button type="submit">Search</button></form>')
-    parts = [f"<h1>Memory</h1>{search}"]
+    parts = [f"<h1>Memory</h1>{search}", withheld_section(withheld or [], csrf)]
     if hits is not None:
         def rows(found: list[dict[str, Any]]) -> list[str]:
             return [f'<tr>{cell(e(h["scope"]))}{cell(e(_where(h["file"])) + ":" + e(h["line"]))}'

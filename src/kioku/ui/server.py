@@ -212,7 +212,7 @@ class Handler(BaseHTTPRequestHandler):
         text = _one(query, "q").strip()
         hits, nearest = data.search_memories(text, self.app.project_root) if text else (None, [])
         return pages.memory_page(data.memories(self.app.project_root), self.app.csrf, text, hits, nearest,
-                                 data.hand_notes(self.app.project_root))
+                                 data.hand_notes(self.app.project_root), data.withheld_memories(self.app.project_root))
 
     def _agent(self, query: dict[str, list[str]]) -> tuple[list[str], str]:
         agents = data.agent_names(self.app.project_root)
@@ -269,6 +269,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         actions: dict[str, Callable[[dict[str, list[str]]], tuple[str, str]]] = {
             "/memory/edit": self._edit, "/memory/forget": self._forget, "/memory/restore": self._restore,
+            "/memory/trust": self._trust,
             "/agents/lesson": self._lesson,
         }
         action = actions.get(split.path)
@@ -312,6 +313,12 @@ class Handler(BaseHTTPRequestHandler):
 
         result = restore_memory(_one(form, "id"), project_root=self.app.project_root)
         return "/memory", f"Restored: {result.summary}"
+
+    def _trust(self, form: dict[str, list[str]]) -> tuple[str, str]:
+        from kioku.memory.allow import allow
+
+        done = allow(self.app.project_root, digests=[_one(form, "digest")])
+        return "/memory", f"Trusted {', '.join(v.ref for v in done)}: the agent sees it from the next session on"
 
     def _lesson(self, form: dict[str, list[str]]) -> tuple[str, str]:
         from kioku.ui.lesson_actions import set_deprecated

@@ -63,7 +63,7 @@ def kioku(path: str, wid: int, n: int, batch: int, start_ts: float) -> None:
 
 
 def reader(path: str, stop_file: str, start_ts: float) -> dict:
-    """A long-lived reader querying while the writers write (a hook or `kioku improvements`)."""
+    """A long-lived reader querying while the writers write (a hook or `kioku lessons search`)."""
     from kioku.lessons.store.client import AgentStore
 
     store = AgentStore(Path(path), embedder=VectorFromText())

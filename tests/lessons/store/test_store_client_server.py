@@ -116,7 +116,7 @@ def test_server_down_write_is_journaled_then_synced(server, tmp_path, monkeypatc
     store.upsert("down", "improvements", [Record("a", "first lesson", {})])
     server.stop()
     store.upsert("down", "improvements", [Record("b", "written while the server was down", {})])
-    assert store.pending() == 1 and "kioku sync" in (store.last_warning or "")
+    assert store.pending() == 1 and "kioku store sync" in (store.last_warning or "")
     server.start()
     assert AgentStore(store.chroma_dir, host="127.0.0.1", port=server.port).sync() == 1
     assert store.query("down", "improvements", "server was down", 1)[0].id == "b"

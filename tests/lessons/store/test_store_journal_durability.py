@@ -156,7 +156,7 @@ def test_locked_chroma_write_is_acknowledged_then_synced(store, store_dir):
     store.upsert("lk", "improvements", [Record("before", "stored normally", {})])
     proc = run_py(LOCKED, str(store_dir))
     assert proc.stdout.strip() == "acknowledged 1"
-    assert "journaled but not applied" in proc.stderr and "kioku sync" in proc.stderr
+    assert "journaled but not applied" in proc.stderr and "kioku store sync" in proc.stderr
     fresh = AgentStore(store_dir)
     assert fresh.sync() == 1
     assert fresh.sync() == 0

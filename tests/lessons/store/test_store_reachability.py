@@ -123,17 +123,17 @@ def test_sync_verify_and_daily_maintenance_mend_the_store_the_cli_uses(project, 
 
     folder = scopes.chroma_dir("global", project)
     damaged_store(folder)
-    out = kioku("sync", "--verify", cwd=project)
+    out = kioku("store", "sync", "--verify", cwd=project)
     assert out.returncode == 0, out.stderr
     assert f"global: {len(LESSONS)} record(s) checked; vector search reached {len(LESSONS) - 1}; " \
            "indexed again: 1" in out.stdout
     assert probe(folder)["unreachable"] == []
-    out = kioku("sync", "--verify", cwd=project)
+    out = kioku("store", "sync", "--verify", cwd=project)
     assert "vector search reached all of them" in out.stdout
 
     run_py(DAMAGE, str(folder), "l7")
     assert probe(folder)["unreachable"] == ["l7"]
-    out = kioku("maintain", "--agent", "reach", "--daily", "--json", cwd=project,
+    out = kioku("lessons", "maintain", "--agent", "reach", "--daily", "--json", cwd=project,
                     env={"KIOKU_BACKGROUND_MAINTENANCE": "0"})
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["reindexed"] == {"global": 1}

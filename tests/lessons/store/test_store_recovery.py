@@ -1,5 +1,5 @@
 """A missing or unreadable Chroma store is rebuilt from the journal with one warning; every
-command answers in one line, never a traceback; `kioku rebuild` does it on request."""
+command answers in one line, never a traceback; `kioku store rebuild` does it on request."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ LESSONS = [f"Run the linter before committing change {i}" for i in range(3)]
 @pytest.fixture
 def learned(project, isolated_home, kioku) -> Path:
     for lesson in LESSONS:
-        out = kioku("learn", "--agent", "main", lesson, "--category", "code_quality",
+        out = kioku("lessons", "learn", "--agent", "main", lesson, "--category", "code_quality",
                     "--confidence", "0.9", "--scope", "global")
         assert out.returncode == 0, out.stderr
     return isolated_home / ".claude" / "chroma_data"
@@ -41,7 +41,7 @@ def test_deleted_store_is_rebuilt_from_the_journal_with_one_warning(learned, kio
     assert err.count("warning") == 1 and "rebuilt it from its journal" in err
     total, err = _total(kioku)
     assert total == len(LESSONS) and err == ""
-    sync = kioku("sync")
+    sync = kioku("store", "sync")
     assert sync.returncode == 0 and "Traceback" not in sync.stderr
 
 
@@ -53,13 +53,13 @@ def test_unreadable_store_is_rebuilt_and_commands_never_trace_back(learned, kiok
     else:
         with db.open("r+b") as handle:
             handle.truncate(db.stat().st_size // 4)
-    out = kioku("export", "--agent", "main", "--format", "json", "--out", str(learned.parent / "x.json"))
+    out = kioku("lessons", "export", "--agent", "main", "--format", "json", "--out", str(learned.parent / "x.json"))
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stderr and out.stderr.count("\n") == 1
     assert "moved to" in out.stderr
     exported = json.loads((learned.parent / "x.json").read_text())
     assert sorted(r["improvement"] for r in exported["improvements"]) == sorted(LESSONS)
-    for command in (["dashboard", "--agent", "main"], ["maintain", "--agent", "main", "--daily"]):
+    for command in (["dashboard", "--agent", "main"], ["lessons", "maintain", "--agent", "main", "--daily"]):
         res = kioku(*command)
         assert res.returncode == 0 and res.stderr == "", res.stderr
 
@@ -67,7 +67,7 @@ def test_unreadable_store_is_rebuilt_and_commands_never_trace_back(learned, kiok
 def test_rebuild_command_replays_the_journal(learned, kioku):
     import re
 
-    out = kioku("rebuild", "--scope", "global")
+    out = kioku("store", "rebuild", "--scope", "global")
     assert out.returncode == 0 and "3 entries replayed" in out.stdout, out.stdout + out.stderr
     total, err = _total(kioku)
     assert total == len(LESSONS) and err == ""
@@ -82,7 +82,7 @@ def test_deleted_chroma_folder_is_rebuilt_from_the_journal_beside_it(learned, ki
     shutil.rmtree(learned)  # the whole folder, as a user cleaning up would
     doctor = kioku("doctor")
     assert "agent store (global)" in doctor.stdout and "the folder is missing" in doctor.stdout, doctor.stdout
-    out = kioku("improvements", "--agent", "main", "run the linter before committing", "--json")
+    out = kioku("lessons", "search", "--agent", "main", "run the linter before committing", "--json")
     assert out.returncode == 0, out.stderr
     assert sorted(h["improvement"] for h in json.loads(out.stdout)) == sorted(LESSONS)
     assert out.stderr.count("warning") == 1 and "rebuilt it from its journal" in out.stderr
@@ -94,7 +94,7 @@ def test_deleted_chroma_folder_is_rebuilt_from_the_journal_beside_it(learned, ki
 
 def test_rebuild_command_works_after_the_chroma_folder_was_deleted(learned, kioku):
     shutil.rmtree(learned)
-    out = kioku("rebuild", "--scope", "global")
+    out = kioku("store", "rebuild", "--scope", "global")
     assert out.returncode == 0 and "3 entries replayed" in out.stdout, out.stdout + out.stderr
     total, err = _total(kioku)
     assert total == len(LESSONS) and err == ""
@@ -110,7 +110,7 @@ def test_doctor_reports_a_store_without_its_journal(learned, kioku):
 def test_an_older_copy_of_the_chroma_folder_put_back_is_brought_up_to_its_journal(learned, kioku, tmp_path):
     backup = tmp_path / "chroma_backup"
     shutil.copytree(learned, backup)  # a backup taken with three lessons
-    out = kioku("learn", "--agent", "main", "Pin the Node version in CI", "--category", "code_quality",
+    out = kioku("lessons", "learn", "--agent", "main", "Pin the Node version in CI", "--category", "code_quality",
                 "--confidence", "0.9", "--scope", "global")
     assert out.returncode == 0, out.stderr
     shutil.rmtree(learned)
@@ -126,7 +126,7 @@ def test_a_whole_journal_folder_deleted_is_written_anew_from_the_store(learned, 
     shutil.rmtree(folder)
     doctor = kioku("doctor")
     assert "--from-store" in doctor.stdout, doctor.stdout
-    fixed = kioku("rebuild", "--scope", "global", "--from-store")
+    fixed = kioku("store", "rebuild", "--scope", "global", "--from-store")
     assert fixed.returncode == 0 and f"({len(LESSONS)} records)" in fixed.stdout, fixed.stdout + fixed.stderr
     assert "--from-store" not in kioku("doctor").stdout
     _delete_chroma_files(learned)  # the new journal alone brings every lesson back
@@ -138,7 +138,7 @@ def test_a_damaged_journal_is_never_the_source_of_a_rebuild(learned, kioku, dama
     journal = learned.parent / "chroma_data.kioku-journal" / "journal.jsonl"
     if damage == "deleted":
         journal.unlink()
-        assert kioku("learn", "--agent", "main", "Pin the Node version in CI", "--category", "code_quality",
+        assert kioku("lessons", "learn", "--agent", "main", "Pin the Node version in CI", "--category", "code_quality",
                      "--confidence", "0.9", "--scope", "global").returncode == 0
         expected = len(LESSONS) + 1
     else:
@@ -148,11 +148,11 @@ def test_a_damaged_journal_is_never_the_source_of_a_rebuild(learned, kioku, dama
         expected = len(LESSONS)
     doctor = kioku("doctor")
     assert "the journal is damaged" in doctor.stdout and "--from-store" in doctor.stdout, doctor.stdout
-    refused = kioku("rebuild", "--scope", "global")
+    refused = kioku("store", "rebuild", "--scope", "global")
     assert refused.returncode == 1 and "not rebuilt" in refused.stderr and "--from-store" in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1
     assert _total(kioku)[0] == expected  # nothing was lost by asking
-    fixed = kioku("rebuild", "--scope", "global", "--from-store")
+    fixed = kioku("store", "rebuild", "--scope", "global", "--from-store")
     assert fixed.returncode == 0 and f"({expected} records)" in fixed.stdout, fixed.stdout + fixed.stderr
     assert list(journal.parent.glob("replaced-*/journal.jsonl"))  # the damaged file is kept
     doctor = kioku("doctor")
@@ -160,14 +160,14 @@ def test_a_damaged_journal_is_never_the_source_of_a_rebuild(learned, kioku, dama
     # the journal now carries everything: a deleted store comes back whole
     _delete_chroma_files(learned)
     assert _total(kioku)[0] == expected
-    assert kioku("rebuild", "--scope", "global").returncode == 0
+    assert kioku("store", "rebuild", "--scope", "global").returncode == 0
     assert _total(kioku)[0] == expected
 
 
 def test_a_file_in_place_of_the_chroma_folder_is_moved_aside_and_the_store_rebuilt(learned, kioku):
     shutil.move(learned, learned.parent / "elsewhere")
     learned.write_text("garbage")
-    out = kioku("learn", "--agent", "main", "Pin the Node version in CI", "--category", "code_quality",
+    out = kioku("lessons", "learn", "--agent", "main", "Pin the Node version in CI", "--category", "code_quality",
                 "--confidence", "0.9", "--scope", "global")
     assert out.returncode == 0, out.stderr
     assert "was not a folder; moved it to" in out.stderr and "Traceback" not in out.stderr
@@ -178,22 +178,22 @@ def test_a_file_in_place_of_the_chroma_folder_is_moved_aside_and_the_store_rebui
 def test_a_dangling_link_in_place_of_the_chroma_folder_is_left_alone(learned, kioku, tmp_path):
     shutil.move(learned, tmp_path / "volume")
     learned.symlink_to(tmp_path / "unmounted" / "chroma_data", target_is_directory=True)
-    out = kioku("learn", "--agent", "main", "Pin the Node version in CI", "--category", "code_quality",
+    out = kioku("lessons", "learn", "--agent", "main", "Pin the Node version in CI", "--category", "code_quality",
                 "--confidence", "0.9", "--scope", "global")
     assert out.returncode == 1 and "is a link to" in out.stderr and len(out.stderr.strip().splitlines()) == 1
     assert learned.is_symlink() and not list(learned.parent.glob("chroma_data.broken-*"))
 
 
-@pytest.mark.parametrize("command", ["improvements", "learn", "rebuild"])
+@pytest.mark.parametrize("command", ["lessons search", "lessons learn", "store rebuild"])
 def test_a_damaged_keyword_index_is_set_aside_and_refilled_from_the_store(learned, kioku, command):
     lexical = learned / "kioku_lexical.sqlite3"
     lexical.write_bytes(b"garbage" * 500)
     doctor = kioku("doctor")
     assert "keyword index (global)" in doctor.stdout and "damaged" in doctor.stdout
-    args = {"improvements": ["improvements", "--agent", "main", "run the linter before committing"],
-            "learn": ["learn", "--agent", "main", "Pin the Node version in CI", "--category", "code_quality",
-                      "--confidence", "0.9", "--scope", "global"],
-            "rebuild": ["rebuild", "--scope", "global"]}[command]
+    args = {"lessons search": ["lessons", "search", "--agent", "main", "run the linter before committing"],
+            "lessons learn": ["lessons", "learn", "--agent", "main", "Pin the Node version in CI", "--category",
+                              "code_quality", "--confidence", "0.9", "--scope", "global"],
+            "store rebuild": ["store", "rebuild", "--scope", "global"]}[command]
     out = kioku(*args)
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stderr and "keyword index" in out.stderr
@@ -203,7 +203,7 @@ def test_a_damaged_keyword_index_is_set_aside_and_refilled_from_the_store(learne
     store = AgentStore(learned)
     assert len(store.lexical_search("main", "improvements", "linter committing", k=10)) == len(LESSONS)
     total, err = _total(kioku)
-    assert total == len(LESSONS) + (command == "learn")
+    assert total == len(LESSONS) + (command == "lessons learn")
     assert "keyword index" not in kioku("doctor").stdout
 
 
@@ -214,7 +214,7 @@ def test_a_store_behind_its_journal_that_holds_records_the_journal_lacks_is_not_
     disk.mkdir()
     shutil.move(str(learned), str(disk / "chroma_data"))
     learned.symlink_to(disk / "chroma_data")
-    out = kioku("learn", "--agent", "main", "Pin the Node version in CI", "--category", "code_quality",
+    out = kioku("lessons", "learn", "--agent", "main", "Pin the Node version in CI", "--category", "code_quality",
                 "--confidence", "0.9", "--scope", "global")
     assert out.returncode == 0, out.stderr
     learned.unlink()
@@ -256,7 +256,7 @@ def test_a_copy_put_back_that_missed_journaled_deletes_is_rebuilt_without_them(t
 
 
 def test_a_write_landing_during_rebuilds_damage_check_is_not_damage(tmp_path, monkeypatch):
-    """`kioku rebuild` refused ("the store holds 1 record(s) its journal lacks") and advised
+    """`kioku store rebuild` refused ("the store holds 1 record(s) its journal lacks") and advised
     writing the journal anew from the store when another process learned a lesson between
     the check's journal read and its store read."""
     import hashlib

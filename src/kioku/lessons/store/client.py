@@ -30,7 +30,7 @@ from typing import Any, Callable
 from kioku.infra import disk, fsutil
 from kioku.infra.errors import DiskFull
 from kioku.infra.fsutil import LockTimeout
-from kioku.lessons.store import apply as store_apply
+from kioku.lessons.store import apply as store_apply, journal_lines
 from kioku.lessons.store import chroma_process, connection, lexical, migration, reachability, recovery
 from kioku.lessons.store.connection import Conn
 from kioku.lessons.store.apply import is_not_found
@@ -244,8 +244,11 @@ class AgentStore:
                 raise ValueError("record ids must be non-empty strings")
             by_id[rec.id] = rec
         recs = list(by_id.values())
-        docs = [r.document if isinstance(r.document, str) else str(r.document) for r in recs]
-        metas = [clean_metadata(r.metadata) for r in recs]
+        # secrets out before the vectors are made, so they are the redacted text's (the journal
+        # redacts what it writes as well, journal_lines.without_secrets)
+        docs = journal_lines.redacted_documents([r.document if isinstance(r.document, str) else str(r.document)
+                                                 for r in recs])
+        metas = journal_lines.redacted_metadatas([clean_metadata(r.metadata) for r in recs])
         embeddings = self._embed(docs)  # outside the lock: the slow part
         entry = {"op": "upsert", "collection": self.name(agent, kind), "agent": agent, "kind": kind,
                  "project_id": self.project_id, "ids": [r.id for r in recs], "documents": docs, "metadatas": metas}
@@ -502,8 +505,8 @@ def _not_applied(what: str, exc: BaseException) -> str:
     if isinstance(exc, DiskFull):
         return str(exc)
     if disk.is_full_error(exc):
-        return f"agent-memory {what}: the disk is full ({type(exc).__name__}); it will be applied by `kioku sync`"
-    return f"agent-memory {what} ({type(exc).__name__}: {exc}); it will be applied by `kioku sync`"
+        return f"agent-memory {what}: the disk is full ({type(exc).__name__}); it will be applied by `kioku store sync`"
+    return f"agent-memory {what} ({type(exc).__name__}: {exc}); it will be applied by `kioku store sync`"
 
 
 def open_store(scope: str, project_root: Path | None = None, *, embedder: Any = None) -> AgentStore:

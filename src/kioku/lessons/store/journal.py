@@ -39,6 +39,11 @@ The old folder is then kept beside the journal as ``<journal>.legacy-<time>``, n
 ``set_applied`` also writes the position into the Chroma folder (``.kioku-applied-seq``), so a
 store whose folder was replaced by an older copy is seen to be behind its journal and is
 rebuilt from it (``kioku.lessons.store.recovery.ensure_store``).
+
+No secret is written: every line passes :func:`without_secrets` (the documents and the metadata
+text through ``kioku.text.secrets.redact_derived``; ids, hashes and times as they are), whether
+appended, merged from an old journal or folded into a snapshot, and ``append`` hands the redacted
+text back to its caller, so what is applied to Chroma and the lexical index is what is journaled.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ from typing import Iterator
 from kioku.infra import disk, fsutil
 from kioku.infra.gitignore import ignore_folder, make_data_folder
 from kioku.lessons.store.journal_model import fold, snapshot_lines
+from kioku.lessons.store.journal_lines import line as _line, without_secrets
 
 ROTATE_BYTES = 4 * 1024 * 1024
 MAX_ARCHIVES = 8
@@ -138,7 +144,7 @@ class Journal:
                 continue
             known.add(key)
             record = {**entry, "seq": self.last_seq() + 1}
-            fsutil.append_line_durable(self.path, json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+            fsutil.append_line_durable(self.path, _line(record))
             added += 1
         return added
 
@@ -408,10 +414,13 @@ class Journal:
             os.fsync(handle.fileno())
 
     def append(self, entry: dict) -> int:
-        """Assign the next sequence number, append durably, return it. Raises DiskFull, with
-        nothing written, when the line does not fit on the disk with room to spare."""
+        """Assign the next sequence number, append durably, return it. ``entry`` is updated in
+        place to the redacted form written (:func:`without_secrets`), for the caller to apply.
+        Raises DiskFull, with nothing written, when the line does not fit on the disk with room
+        to spare."""
         self.repair_tail()
         seq = self.last_seq() + 1
+        entry.update(without_secrets(entry))
         record = {"seq": seq, "ts": time.time(), **entry}
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
         outcome = "nothing was written to the agent-memory journal; free some space and run it again"

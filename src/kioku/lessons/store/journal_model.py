@@ -1,14 +1,17 @@
-"""The store a journal describes: its entries folded into records (stdlib only).
+"""The store a journal describes: its entries folded into records.
 
 :func:`fold` applies one journal entry to an in-memory model of the store with Chroma's merge
 semantics (what ``Journal.live_counts``, ``record_counts`` and ``compact`` count and keep), and
-:func:`snapshot_lines` writes such a model back as journal lines (the snapshot archives).
+:func:`snapshot_lines` writes such a model back as journal lines (the snapshot archives), each line without secrets
+(``journal_lines``).
 """
 
 from __future__ import annotations
 
 import json
 import time
+
+from kioku.lessons.store.journal_lines import line
 
 
 def snapshot_lines(collections: dict[str, dict], seq: int) -> list[str]:
@@ -19,12 +22,12 @@ def snapshot_lines(collections: dict[str, dict], seq: int) -> list[str]:
         ids = list(col["records"])
         for start in range(0, len(ids), 1000):
             chunk = ids[start : start + 1000]
-            lines.append(json.dumps({
+            lines.append(line({
                 "seq": seq, "ts": time.time(), "op": "upsert", "collection": name, "agent": col["agent"],
                 "kind": col["kind"], "project_id": col["project_id"], "ids": chunk,
                 "documents": [col["records"][i][0] for i in chunk],
                 "metadatas": [col["records"][i][1] or {"kioku_placeholder": True} for i in chunk],
-                "snapshot": True}, ensure_ascii=False, separators=(",", ":")))
+                "snapshot": True}))
     if not lines:  # everything was deleted: keep the seq marker
         lines.append(json.dumps({"seq": seq, "ts": time.time(), "op": "noop", "snapshot": True}))
     return lines

@@ -83,7 +83,7 @@ def ensure_store(store: "AgentStore") -> None:
         recover(store, problem)
     except Exception as exc:  # noqa: BLE001 - reads fall back to the lexical index instead
         store.last_warning = (f"the agent-memory store in {store.chroma_dir} is {problem} and could not be "
-                              f"rebuilt now ({type(exc).__name__}); run `kioku rebuild`")
+                              f"rebuilt now ({type(exc).__name__}); run `kioku store rebuild`")
         log.info("kioku: %s", store.last_warning)
 
 
@@ -279,7 +279,7 @@ def mend_after_crash(store: "AgentStore", names: set[str]) -> None:
         store._warn(f"{count} agent-memory record(s) that vector search could not reach were indexed again")
     if lost:
         store._warn(f"{lost} agent-memory record(s) still cannot be reached by vector search; "
-                    "`kioku rebuild` replays the journal into new collections")
+                    "`kioku store rebuild` replays the journal into new collections")
 
 
 def ids_unknown_to_journal(store: "AgentStore") -> int:
@@ -301,7 +301,7 @@ def records_beyond_journal(store: "AgentStore") -> dict[str, int]:
 
     Counted under the write lock, after applying what is pending: a write landing between reading
     the journal and reading the store (or a journaled delete not applied yet) would otherwise
-    look like a record the journal lacks, and ``kioku rebuild`` would refuse and advise writing
+    look like a record the journal lacks, and ``kioku store rebuild`` would refuse and advise writing
     the journal anew from the store."""
     if store.server:
         expected, counts = store.journal.live_counts(), store.collection_counts()

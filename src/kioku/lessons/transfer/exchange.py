@@ -1,6 +1,6 @@
 """Export an agent's memory for human review, and import it back (JSON and Markdown).
 
-JSON (``kioku export --agent NAME --format json``)::
+JSON (``kioku lessons export --agent NAME --format json``)::
 
     {"format": "kioku-agent-memory", "version": 1, "agent": "...", "exported_at": "...",
      "improvements": [{"id", "scope", "improvement", "metadata"}],
@@ -10,7 +10,7 @@ JSON (``kioku export --agent NAME --format json``)::
 Markdown: one section per lesson (heading with category, scope and numbers, the lesson as a
 block quote, then an HTML comment ``<!-- kioku:improvement {json} -->`` holding id, scope and
 metadata), so a person can read and edit the lessons and the file still imports. The copies one
-``kioku learn`` wrote of a lesson into both scopes share a section, with one comment per copy;
+``kioku lessons learn`` wrote of a lesson into both scopes share a section, with one comment per copy;
 the second names the first (``"copy_of"``) and, with nothing but blank lines since that one,
 takes its lesson, so an edit reaches both, as the hooks would otherwise go on giving the unedited
 copy. A Kioku without this grouping reads the second comment as an empty, unchanged lesson:
@@ -21,7 +21,7 @@ The metadata comment is written with ASCII-only JSON and ``<`` escaped, so the c
 standard output (defanged like every output Claude reads: NFKC, tag-like ``<`` as ``&lt;``)
 keeps it byte for byte; only the lesson text shows the defanged form.
 
-``kioku import PATH [--agent NAME]`` reads either format (and the JSON Lines archives written by
+``kioku lessons import PATH [--agent NAME]`` reads either format (and the JSON Lines archives written by
 maintenance and rollback). Every document passes the secrets check before anything is written; a
 file with a secret is refused as a whole. Improvement ids are re-derived for the target agent
 (``kioku.lessons.scopes.improvement_id``), so importing twice updates, never duplicates.
@@ -56,6 +56,8 @@ from kioku.lessons import scopes as sc
 from kioku.lessons import stats
 from kioku.lessons.improvements import KIND, MIN_CONFIDENCE_STORE, new_metadata, now
 from kioku.infra.errors import UsageError
+from kioku.lessons.store.journal_lines import identifies
+from kioku.text.secrets import redact_value
 
 FORMAT = "kioku-agent-memory"
 # on a line of its own: a lesson quoting one ("> ... <!-- kioku:improvement {...} -->") is text
@@ -78,11 +80,12 @@ def export_data(agent: str, project_root: Path | None = None) -> dict[str, Any]:
                 data[kind].append({"id": rec.id, "scope": scope, "document": rec.document,
                                    "metadata": rec.metadata or {}})
     data["improvements"].sort(key=lambda r: (r["scope"], float(r["metadata"].get("created_at_epoch", 0)), r["id"]))
-    return data
+    # no secret leaves in an export, whatever an older store still holds (ids, hashes and times kept)
+    return redact_value(data, keep=identifies)
 
 
 def _twins(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """Whether two exported improvements are the copies one ``kioku learn`` wrote of a lesson into
+    """Whether two exported improvements are the copies one ``kioku lessons learn`` wrote of a lesson into
     both scopes (``kioku.lessons.lesson_state.written_together``)."""
     from kioku.lessons.lesson_state import written_together
 
@@ -130,7 +133,7 @@ def to_markdown(data: dict[str, Any]) -> str:
              f"Exported {data['exported_at']} by Kioku. {counted}, "
              f"{len(data.get('evaluations', []))} evaluations (evaluations are in the JSON export).",
              "Edit lessons inside the quotes; keep the `kioku:improvement` comments to re-import with "
-             "`kioku import FILE`.", ""]
+             "`kioku lessons import FILE`.", ""]
     for n, group in enumerate(sections, 1):
         figures = [_figures(item["metadata"]) for item in group]
         category = group[0]["metadata"].get("category", "")
@@ -256,7 +259,7 @@ def import_data(data: dict[str, Any], agent: str | None = None,
     target = sc.validate_agent(agent or source_agent or "")
     kinds = ("improvements", "evaluations", "performance")
     # all-or-nothing checks before the first write: secrets in any field (text, metadata, tags,
-    # reasons), and a lesson's fields by the rules `kioku learn` applies
+    # reasons), and a lesson's fields by the rules `kioku lessons learn` applies
     for kind in kinds:
         items = data.get(kind, [])
         if not isinstance(items, list):
@@ -337,7 +340,7 @@ def _strings(value: Any) -> list[str]:
 
 def _check_lesson_fields(item: dict[str, Any], number: int) -> None:
     """UsageError unless an imported lesson's scope, category and confidence are ones
-    `kioku learn` would accept."""
+    `kioku lessons learn` would accept."""
     where = f"imported improvement {number}"
     if item.get("scope") is not None and item.get("scope") not in sc.SCOPES:
         raise UsageError(f"{where}: scope must be one of {', '.join(sc.SCOPES)}, not {item.get('scope')!r}")
@@ -473,7 +476,7 @@ def _plan_improvement(plan: _Plan, item: dict[str, Any], source_agent: str | Non
     meta.update(old)
     meta.update(agent_name=target, scope=scope, category=sc.normalise_category(str(old.get("category") or "general")))
     if not same_agent or not old.get("created_at_epoch"):
-        # received now (`kioku rollback` removes what an agent received after its time); an
+        # received now (`kioku lessons rollback` removes what an agent received after its time); an
         # agent's own lesson brought back from its export or rollback archive keeps its times
         meta.update(imported_at=iso, imported_at_epoch=epoch)
     if not same_agent:
@@ -489,7 +492,7 @@ def _plan_improvement(plan: _Plan, item: dict[str, Any], source_agent: str | Non
             was = str(old.get("deprecated_reason") or old.get("decision_reason") or "")
             meta.update(promoted=False, decision="", decision_reason=(
                 f"deprecated for {source_agent or 'the agent it came from'}" + (f" ({was})" if was else "")
-                + "; `kioku restore` tests it here")[:500])
+                + "; `kioku lessons restore` tests it here")[:500])
         else:
             meta.update(promoted=False, decision="", decision_reason="transferred from another agent; untested here")
     plan.write(scope, KIND, Record(id=rec_id, document=lesson, metadata=meta), new=True)

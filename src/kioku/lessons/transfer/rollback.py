@@ -1,12 +1,12 @@
 """Rollback to a timestamp and A/B clones of an agent's memory.
 
-Rollback (``kioku rollback --agent NAME --to TIMESTAMP``), decided semantics:
+Rollback (``kioku lessons rollback --agent NAME --to TIMESTAMP``), decided semantics:
 - every improvement *created* after the timestamp (own lessons, imported ones and transferred
   principles, in both scopes) is appended to ``<KIOKU_HOME>/archive/<agent>/rollback-<date>.jsonl``
-  (fsync) and then deleted, so nothing is lost and ``kioku import`` can bring it back;
+  (fsync) and then deleted, so nothing is lost and ``kioku lessons import`` can bring it back;
 - decisions taken after the timestamp on older improvements are undone: a deprecation
   (``deprecated_at_epoch`` > ts) is lifted and the lesson counts as restored (``restored_at``: the
-  evidence that retired it waits for its next look, as after ``kioku restore``), a promotion is
+  evidence that retired it waits for its next look, as after ``kioku lessons restore``), a promotion is
   reverted to ``confidence_before_promotion``, a cross-validation is removed, and a promotion in
   force at the timestamp and withdrawn after it (``kioku.learning.lifecycle`` records the last
   withdrawal: ``withdrawn_promoted_at``, ``withdrawn_confidence``) is given back, also when the
@@ -18,7 +18,7 @@ Rollback (``kioku rollback --agent NAME --to TIMESTAMP``), decided semantics:
 - evaluations and performance snapshots are history and stay.
 TIMESTAMP is ISO-8601 (date or date-time; no zone = UTC) or epoch seconds.
 
-Clone (``kioku clone --agent A --to B``): copies A's improvements, evaluations and performance
+Clone (``kioku lessons clone --agent A --to B``): copies A's improvements, evaluations and performance
 snapshots in every scope into B's collections. Improvement ids are re-derived for B (so B learning
 the same lesson later updates the copy), ``agent_name`` becomes B, ``cloned_from`` = A and
 ``original_id`` keeps A's id. A must have memory (a name without any is refused, since it is
@@ -102,7 +102,7 @@ def rollback(agent: str, to: str | float, project_root: Path | None = None, *,
                 continue
             m, change = rec.metadata or {}, {}
             if m.get("deprecated") and _f(m, "deprecated_at_epoch") > ts:
-                # brought back like `kioku restore`: the evidence that retired it waits for its next look
+                # brought back like `kioku lessons restore`: the evidence that retired it waits for its next look
                 change.update(deprecated=False, deprecated_reason="", deprecated_at="", deprecated_at_epoch=0.0,
                               restored_at=iso, restored_at_epoch=epoch)
                 report["undeprecated"].append(rec.id)
