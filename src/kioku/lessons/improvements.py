@@ -47,8 +47,8 @@ Search enrichment (``kioku.lessons.enriched``): a lesson whose enrichment (quest
 English and Japanese, a topic, written by a model for its text) matches the task is a candidate
 too; the enrichment's ranking joins the fusion (weight :attr:`LessonRanking.enrichment_weight`)
 but never lifts a lesson above one whose text holds the whole task, and a lesson passes through
-it only past its own stricter cut-off (the memory set's, ``kioku.retrieval.hybrid``); such a hit
-carries ``via_enrichment``.
+it only past its own stricter cut-off (``LessonRanking.enrichment_margin`` above the text's, or
+``min_relevance_enrich_cjk`` for a task holding Japanese); such a hit carries ``via_enrichment``.
 
 Relevance threshold: :data:`RELEVANCE_THRESHOLD` maximises F1 on the labelled task/lesson pairs
 of tests/lessons/data/relevance_pairs.json (real MiniLM cosines), which
@@ -385,10 +385,10 @@ class LessonRanking:
     coverage_weight: float = 0.5  # relevance = cosine + coverage_weight x keyword coverage
     min_relevance: float = 0.3  # relevance needed by a task that is not mostly Japanese
     min_relevance_cjk: float = 0.65  # ... and by a Japanese one (MiniLM cosines run high there)
-    # search enrichment: as kioku.retrieval.hybrid.HybridConfig (the memory set's fit)
-    enrichment_weight: float = 1.0  # weight of the enrichment's ranking against the dense list
-    enrichment_margin: float = 0.1  # an enrichment match needs min_relevance + this
-    min_relevance_enrich_cjk: float = 0.45  # ... and this when the task holds Japanese
+    # search enrichment: fitted on the lesson set with enrichment (lesson_search.py --enrichment --fit)
+    enrichment_weight: float = 1.5  # weight of the enrichment's ranking against the dense list
+    enrichment_margin: float = 0.15  # an enrichment match needs min_relevance + this
+    min_relevance_enrich_cjk: float = 0.4  # ... and this when the task holds Japanese
     exact_coverage: float = 1.0  # a lesson holding this share of the task's words is an exact match
 
 
