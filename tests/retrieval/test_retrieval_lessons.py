@@ -69,7 +69,7 @@ def _enriched_candidates(task: str, cosine_e: float, coverage_e: float):
     import numpy as np
 
     from kioku.lessons.enriched import EnrichedSignals
-    from kioku.lessons.store.chroma import Record
+    from kioku.lessons.store.client import Record
     from kioku.retrieval.enrichment import content_key
 
     text = "Start function names with a verb that says what the function does"
