@@ -13,16 +13,8 @@ every lesson it is given):
 - "none" otherwise. With ``relevance=True`` the judge also says which lessons in play bore on
   the task (given and held back), without error; otherwise every lesson is reported relevant.
 
-Measured rates. ``scripts/bench/evaluation.py`` on the labelled transcripts (both sets, 130
-turns): the rules judge success 0.97 of the successful turns and 0.27 of the failed ones, the
-model judge 0.96 and 0.14. There is no labelled data for attribution. "Hurt" is read from the
-same signal as negative feedback (the user's correction of what was done), so its rates are
-derived from the model judge's negative-feedback recall (0.82) and precision (0.93) on those
-turns, 16 of which carry negative feedback: ``hurt_recall`` = the recall, and ``hurt_false`` =
-the false-positive rate those imply, FP / negatives = recall x positives x (1 - P) / P /
-(130 - 16) = 0.0087 (:func:`false_alarm_rate`). Charging that rate to every lesson given in
-every turn, and recall to every failed turn of a harmful lesson (most of which it did not cause
-in this world), are both generous to the false alarms and to the recall alike.
+The rates of each judge (``JUDGES``, ``NEGATIVE_FEEDBACK``) are those ``scripts/bench/evaluation.py``
+measured on the labelled transcripts; docs/benchmarks-learning.md gives the figures and their source.
 """
 
 from __future__ import annotations
@@ -30,9 +22,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-NEGATIVE_RECALL = 0.82
-NEGATIVE_PRECISION = 0.93
-NEGATIVE_TURNS, LABELLED_TURNS = 16, 130
+LABELLED_TURNS = 130  # labelled turns the rates were measured on (no_task turns left out)
+NEGATIVE_TURNS = 16   # of which carry negative feedback on the turn before
+# P(judged success | success), P(judged success | failure) per judge (failure: partial, failed or interrupted)
+JUDGES = {"perfect": (1.0, 0.0), "rules": (85 / 89, 5 / 32), "model": (76 / 89, 2 / 32)}
+# negative feedback's (recall, precision) per judge: "hurt" is read from the same signal
+NEGATIVE_FEEDBACK = {"perfect": (1.0, 1.0), "rules": (8 / 16, 8 / 11), "model": (13 / 16, 13 / 14)}
 
 
 def false_alarm_rate(recall: float, precision: float, positives: int, total: int) -> float:
@@ -42,8 +37,13 @@ def false_alarm_rate(recall: float, precision: float, positives: int, total: int
     return false_positives / (total - positives)
 
 
-HURT_FALSE = round(false_alarm_rate(NEGATIVE_RECALL, NEGATIVE_PRECISION, NEGATIVE_TURNS, LABELLED_TURNS), 4)
-JUDGES = {"perfect": (1.0, 0.0), "rules": (0.97, 0.27), "model": (0.96, 0.14)}
+def hurt_rates(name: str) -> tuple[float, float]:
+    """(hurt recall, hurt false-alarm rate) of judge ``name``, from its negative-feedback recall and precision."""
+    recall, precision = NEGATIVE_FEEDBACK[name]
+    return recall, round(false_alarm_rate(recall, precision, NEGATIVE_TURNS, LABELLED_TURNS), 4)
+
+
+NEGATIVE_RECALL, HURT_FALSE = hurt_rates("model")
 
 
 @dataclass(frozen=True)
@@ -59,9 +59,7 @@ class NoisyJudge:
     def named(cls, name: str, *, attribution: bool = False, relevance: bool = False) -> "NoisyJudge":
         """A judge at the measured rates of ``name`` (perfect: no noise, every hurt seen, no false alarm)."""
         hit, miss = JUDGES[name]
-        if name == "perfect":
-            return cls(hit, miss, attribution, 1.0, 0.0, relevance)
-        return cls(hit, miss, attribution, NEGATIVE_RECALL, HURT_FALSE, relevance)
+        return cls(hit, miss, attribution, *hurt_rates(name), relevance)
 
     def outcome(self, succeeded: bool, rng: random.Random) -> str:
         chance = self.success_if_success if succeeded else self.success_if_failure

@@ -7,7 +7,7 @@
 Each configuration of the grid (``GRIDS``) runs ``learning_loop.py`` once per seed (base 0.5,
 effect ±0.2, 10 helpful, 10 harmful and 10 neutral lessons, 5 given per session, 2 kinds of task,
 unless ``--extra`` says otherwise), ``--jobs`` at a time, each in a temporary folder of its own
-(``TMPDIR`` on a RAM disk makes it about four times faster). Per configuration it reports the
+under ``TMPDIR`` (a RAM disk is much faster). Per configuration it reports the
 means over the seeds of the loop's fractions (harmful deprecated, helpful deprecated, neutral
 promoted, expected success over the last 100 sessions, ...) and, pooled over the lessons of all
 seeds, the own eligible turns a lesson of each type had when it was first out (suspended or
