@@ -171,12 +171,11 @@ def agent_names(project_root: Path | None = None) -> list[str]:
 def lessons(agent: str, project_root: Path | None = None) -> list[dict[str, Any]]:
     from kioku.lessons.improvements import all_improvements
     from kioku.lessons.lesson_state import one_per_lesson
-    from kioku.lessons.stats import decision_of, seed_rule, suspension_of, wilson_of
+    from kioku.lessons.stats import decision_of, suspension_of, wilson_of
 
     out: list[dict[str, Any]] = []
     for scope, rec in one_per_lesson(all_improvements(agent, project_root)):
         meta = rec.metadata or {}
-        seed = seed_rule(meta)  # computed from the usage counters, as the CLI shows it (never stored)
         item = {
             "id": rec.id, "scope": scope, "lesson": rec.document, "category": str(meta.get("category", "")),
             "confidence": number(meta.get("confidence")),
@@ -193,10 +192,6 @@ def lessons(agent: str, project_root: Path | None = None) -> list[dict[str, Any]
             "tags": str(meta.get("tags", "")), "created_at": str(meta.get("created_at", "")),
             "created_at_epoch": number(meta.get("created_at_epoch")),
             "deprecated_at_epoch": number(meta.get("deprecated_at_epoch")),
-            # a lesson never used has no seed-rule figures ("no data"), as it has no evidence
-            "seed_success_rate": seed["success_rate"] if seed["usage_count"] else None,
-            "seed_usage_count": seed["usage_count"] or None,
-            "seed_decision": str(seed["decision"]) if seed["usage_count"] else "",
         }
         for key in LESSON_EVIDENCE:
             item[key] = number(meta.get(key))
