@@ -52,7 +52,7 @@ def test_health_reports_chroma_behind_the_journal(seeded: Path, agent_ids: dict[
     assert drifted[("global", "evaluations")]["journal"] == 24
 
 
-def test_error_kinds_kept_as_names_are_shown_escaped() -> None:
+def test_errors_by_blame_kept_as_names_are_shown_escaped() -> None:
     from kioku.ui.agent_views import _errors
 
     shown = _errors({"agent_errors": data._error_value(1), "user_rejections": data._error_value('["<b>no</b>"]'),

@@ -15,7 +15,7 @@ from typing import Any
 
 LESSON_EVIDENCE = ("turns_given", "turns_held_back", "success_given", "success_held_back", "uplift",
                    "uplift_low", "uplift_high")
-ERROR_KINDS = ("agent_errors", "user_rejections", "hook_blocks", "cascade_errors", "tool_errors")
+ERRORS_BY_BLAME = ("agent_errors", "user_rejections", "hook_blocks", "cascade_errors", "tool_errors")
 TOKEN_KINDS = ("input", "output", "cache_write", "cache_read")
 
 
@@ -243,7 +243,7 @@ def evaluation_rows(agent: str, project_root: Path | None = None, limit: int | N
             "timestamp": _minute(epoch) if epoch else str(meta.get("timestamp", "")),
             "task": str(meta.get("task") or _task_from(rec.document)), "outcome": _outcome(meta),
             "reason": str(meta.get("reason", "")), "quality": number(meta.get("quality")),
-            "errors": {k: _error_value(meta.get(k)) for k in ERROR_KINDS},
+            "errors": {k: _error_value(meta.get(k)) for k in ERRORS_BY_BLAME},
             "retries": number(meta.get("retries")), "feedback": meta.get("feedback_on_previous", meta.get("feedback")),
             "tokens": _tokens(meta), "active_s": number(meta.get("active_s")),
             "wall_s": number(meta.get("wall_s", meta.get("duration_s"))),
@@ -253,7 +253,7 @@ def evaluation_rows(agent: str, project_root: Path | None = None, limit: int | N
 
 
 def _error_value(value: Any) -> float | str | None:
-    """A count, or the recorded text when a store keeps error kinds as a list or names."""
+    """A count, or the recorded text when a store keeps the errors of one blame as a list or names."""
     count = number(value)
     if count is not None:
         return count
