@@ -33,7 +33,7 @@ LAYERS = {
     "cli": 10, "__main__": 10,
 }
 STDLIB_ONLY = {"infra", "text"}
-CHROMADB_HOME = "lessons/store/chroma.py"
+CHROMADB_HOME = "lessons/store/chroma_server.py"
 # Areas imported by every hook or by the CLI's argument parsing: heavy libraries load lazily there.
 LAZY_AREAS = {"infra", "text", "hooks", "cli", "__init__", "__main__"}
 HEAVY = {"chromadb", "numpy", "jinja2", "yaml", "frontmatter", "onnxruntime", "tokenizers", "mcp", "anthropic"}

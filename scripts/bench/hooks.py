@@ -88,7 +88,7 @@ def build_store(env: dict[str, str], claude_dir: Path, n: int) -> None:
     if not (cached / "digests").exists():
         code = f"""
 import random, sys
-from kioku.lessons.store.chroma import AgentStore, Record
+from kioku.lessons.store.client import AgentStore, Record
 from kioku.lessons.improvements import new_metadata
 from kioku.lessons.digest_refresh import refresh_digest
 from kioku.infra import paths

@@ -39,7 +39,7 @@ parameters on this set's 20 tune tasks over-fitted (held-out unrelated_empty fel
 
 The set's ``cross_language`` tasks are in the other language than the lesson that helps
 (``ja→en``, ``en→ja``, ``cross``: both), reported on their own as in the memory bench;
-``p50_ms`` is the median time of one ``retrieve`` (warm).
+``p50_ms`` is the median time of one ``retrieve`` (warm; each task embedded in its timed call).
 
 Search enrichment: ``--export-enrichment DIR`` stores the lessons and writes the requests
 ``kioku enrich --export-prompts`` would send for them, then stops; ``--enrichment DIR`` reads
@@ -47,7 +47,10 @@ the answers beside them (``F.answer``, ``kioku enrich --import``) and adds ``kio
 (``retrieve`` with the lessons' enrichment), the blind set's ``kioku_improvements+enrichment``
 and a side-by-side table. The hooks' selection reads the FTS5 index of the lessons' text only:
 it is the same with and without. With ``--fit`` and ``--enrichment``, the enrichment's weight
-is fitted as well (its cut-offs are the memory set's).
+and its own cut-offs (``enrichment_margin``, ``min_relevance_enrich_cjk``) are fitted on the
+tune half as well, reported as ``fitted+enrichment``: of the configurations that leave as many
+of the tune half's unrelated requests unanswered as the text alone does, the one with the best
+hit@1 + hit@3 of its tasks and its cross-language tasks (ties: the stricter cut-off).
 """
 
 from __future__ import annotations
@@ -67,7 +70,8 @@ for extra in (REPO / "src", REPO / "scripts" / "bench"):
     if str(extra) not in sys.path:
         sys.path.insert(0, str(extra))
 
-from memory_search import half, items_of, report, score, side_by_side  # noqa: E402  (same split, metrics and table)
+from memory_search import (ENRICH_GRID, forget_query_vectors, half, items_of, report, score,  # noqa: E402
+                           side_by_side)  # the same split, metrics, table and timing
 
 DEFAULT_DATA = REPO / "scripts" / "bench" / "data" / "lessons.json"
 BLIND_DATA = REPO / "scripts" / "bench" / "data" / "lesson_tasks_blind.json"
@@ -77,7 +81,12 @@ GRID = {
     "lexical_weight": [0.0, 0.25, 0.5, 0.75, 1.0, 1.5],
 }
 FIELDS = ("fusion", "lexical_weight")
-ENRICHMENT_WEIGHTS = [0.25, 0.5, 0.75, 1.0, 1.5, 2.0]
+ENRICHMENT_GRID = {  # the cut-offs strictest first: of configurations equal on the tune half, the stricter is kept
+    "enrichment_weight": [0.25, 0.5, 0.75, 1.0, 1.5, 2.0],
+    "enrichment_margin": [round(0.05 * i, 2) for i in range(6, -1, -1)],  # bar = min_relevance + this
+    "min_relevance_enrich_cjk": sorted(ENRICH_GRID["min_relevance_enrich_cjk"], reverse=True),
+}
+ENRICHMENT_FIELDS = tuple(ENRICHMENT_GRID)
 
 
 def setup(data: dict, root: Path) -> tuple[Path, dict[str, str]]:
@@ -101,6 +110,7 @@ def retrieve_rows(items: list[dict], project: Path, ids: dict[str, str], enrichm
     from kioku.lessons import improvements as im
 
     im.retrieve(AGENT, "warm up", limit=5, project_root=project, enrichment=enrichment)
+    forget_query_vectors()
     rows, times = [], []
     for item in items:
         start = time.perf_counter()
@@ -185,15 +195,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     best, best_value = ranking, value
             results["fitted"] = {"config": {f: getattr(best, f) for f in FIELDS}, **score(rerank(best))}
             if args.enrichment:
-                best_e, best_value = shipped, -1.0
-                for weight in ENRICHMENT_WEIGHTS:
-                    ranking = replace(best, enrichment_weight=weight)
-                    m = score(rerank(ranking, "tune", enriched))["tune"]
-                    value = sum((m[g][k] or 0) for g in ("all", "cross") if g in m for k in ("hit@1", "hit@3"))
-                    value += m["all"]["unrelated_empty"] or 0
-                    if value > best_value + 1e-9:
-                        best_e, best_value = ranking, value
-                results["fitted+enrichment"] = {"config": {f: getattr(best_e, f) for f in (*FIELDS, "enrichment_weight")},
+                best_e = fit_enrichment(best, lambda ranking: score(rerank(ranking, "tune", enriched))["tune"],
+                                        strictness=results["fitted"]["tune"]["all"]["unrelated_empty"] or 0.0)
+                results["fitted+enrichment"] = {"config": {f: getattr(best_e, f) for f in (*FIELDS, *ENRICHMENT_FIELDS)},
                                                 **score(rerank(best_e, pool=enriched))}
         results["hook_selection"] = hook_selection(data, project, ids)
         blind_results = {"hook": selection_quality(blind, lambda q: hook_given(project, ids, q)),
@@ -225,6 +229,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.json.write_text(json.dumps({**saved, "hook_selection": hook, "blind": blind_results}, indent=2,
                                         ensure_ascii=False) + "\n", encoding="utf-8")
     return 0
+
+
+def fit_enrichment(base, tune_metrics, strictness: float):
+    """The enrichment's weight and cut-offs (``ENRICHMENT_GRID``) over ``base``, fitted on the tune half:
+    among the configurations whose tune unrelated_empty is at least ``strictness`` (the text-only
+    ranking's: the enrichment may not answer a request the text leaves unanswered), the one with the
+    best hit@1 + hit@3 of the tune half's tasks and of its cross-language ones (ties: the first in
+    grid order, which lists the cut-offs strictest first). ``tune_metrics(ranking)`` scores a ranking on the tune half; ``base`` is kept when
+    no configuration stays as strict."""
+    best, best_value = base, -1.0
+    for values in itertools.product(*(ENRICHMENT_GRID[f] for f in ENRICHMENT_FIELDS)):
+        ranking = replace(base, **dict(zip(ENRICHMENT_FIELDS, values)))
+        m = tune_metrics(ranking)
+        if (m["all"]["unrelated_empty"] or 0.0) < strictness - 1e-9:
+            continue
+        value = sum((m[g][k] or 0) for g in ("all", "cross") if g in m for k in ("hit@1", "hit@3"))
+        if value > best_value + 1e-9:
+            best, best_value = ranking, value
+    return best
 
 
 def hook_given(project: Path, ids: dict[str, str], task: str) -> set[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import FakeModel
+from enrich_fakes import FakeModel
 from kioku.memory.api import build_recall, remember
 
 FLY = "Production runs on Fly.io in the Tokyo region"
@@ -125,7 +125,7 @@ def test_recall_verbose_shows_the_enrichment_and_recall_never_does(fake_model: F
 
 
 def test_the_first_session_says_that_memories_are_sent_for_enrichment(fake_model: FakeModel, project: Path) -> None:
-    from conftest import write_config
+    from enrich_fakes import write_config
     from kioku.hooks import session_start
 
     write_config("[judge]\nenabled = false\n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import FakeModel
+from enrich_fakes import FakeModel
 from kioku.enrich import targets
 from kioku.enrich.run import enrich
 from kioku.infra import enrich_queue

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FakeModel, write_config
+from enrich_fakes import FakeModel, write_config
 from kioku.enrich import targets
 from kioku.infra import enrich_queue, jobs
 from kioku.memory.api import remember

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kioku.lessons.store.chroma import open_store
+from kioku.lessons.store.client import open_store
 from kioku.infra import jobs
 from kioku.evaluation import transcript as tr
 from kioku.worker import drain as worker

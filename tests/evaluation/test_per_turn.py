@@ -392,7 +392,7 @@ def test_lessons_need_a_real_relation_and_carry_no_machine_details() -> None:
 
 
 def test_a_lesson_is_a_candidate_until_it_recurs_in_another_session(project: Path) -> None:
-    from kioku.lessons.store.chroma import open_store
+    from kioku.lessons.store.client import open_store
     from kioku.learning.learn import JudgedTurn, learn_from_turns
 
     def learn(session: str, branch: str, next_feedback: str = "none") -> int:

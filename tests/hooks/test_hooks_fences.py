@@ -71,7 +71,7 @@ def test_lesson_learned_from_a_hostile_transcript_stays_fenced(hook_input, proje
     the worker learns it, and the next SessionStart shows it inside the fence, inert."""
     from pathlib import Path
 
-    from kioku.lessons.store.chroma import open_store
+    from kioku.lessons.store.client import open_store
     from kioku.worker import drain as worker
 
     monkeypatch.setenv("KIOKU_HOLD_BACK", "0")  # every lesson is shown; exploration has its own tests

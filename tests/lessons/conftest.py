@@ -24,7 +24,7 @@ def add_evaluation(store, agent: str, eval_id: str, *, success: bool, quality: f
     """Write an evaluation record with the metadata keys kioku.evaluation's record_evaluation writes."""
     from datetime import datetime, timezone
 
-    from kioku.lessons.store.chroma import Record
+    from kioku.lessons.store.client import Record
 
     epoch = (now or time.time()) - age_days * 86400
     iso = datetime.fromtimestamp(epoch, tz=timezone.utc).isoformat(timespec="seconds")

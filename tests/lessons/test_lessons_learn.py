@@ -165,3 +165,24 @@ def test_auto_scope_keeps_a_lesson_naming_this_machine_in_the_project(project, s
     # asked for explicitly, it goes where the user says
     [rec_id] = im.learn("coder", lesson + " again", "error_handling", 0.8, scope="global", project_root=project)
     assert store_of("global").get("coder", "improvements", ids=[rec_id])
+
+
+_TOKEN = "ghp_" + "Zq9XyW8vU7tS6rR5qP4o" + "N3mL2kJ1iH0gF9eD"
+
+
+def test_a_lesson_kioku_derived_keeps_its_text_without_the_secret(project, store_of):
+    """From a transcript: the lesson is kept, the token in groups redacted, a tag holding it dropped."""
+    spaced = " ".join(_TOKEN[i:i + 8] for i in range(0, 40, 8))
+    [rid] = im.learn("coder", f"When `echo {spaced} | gh auth login --with-token` fails, pass the token whole",
+                     "error_handling", 0.8, tags=["bash", _TOKEN], learned_from="self_evaluation")
+    [rec] = store_of("global").get("coder", "improvements", ids=[rid])
+    assert rec.document == ("When `echo [REDACTED:github_token] | gh auth login --with-token` fails, "
+                            "pass the token whole")
+    assert rec.metadata["tags"] == "bash"
+
+
+def test_a_lesson_a_person_gives_with_a_secret_is_refused(project, store_of):
+    with pytest.raises(SecretRejected) as info:
+        im.learn("coder", f"log in with {_TOKEN.encode().hex()}", "error_handling", 0.8)
+    assert "a GitHub token" in str(info.value) and _TOKEN not in str(info.value)
+    assert not sc.scope_exists("global", project) or store_of("global").get("coder", "improvements") == []

@@ -39,7 +39,7 @@ def test_metrics_window_trend_and_snapshot(project, store_of, evaluation_writer)
 def test_only_last_hundred_evaluations(project, store_of, evaluation_writer):
     store = store_of("global")
     now = time.time()
-    from kioku.lessons.store.chroma import Record  # noqa: F401  (batch write below for speed)
+    from kioku.lessons.store.client import Record  # noqa: F401  (batch write below for speed)
     recs = []
     for n in range(105):
         ok = n >= 5  # the 5 oldest are failures and fall out of the window
@@ -116,7 +116,7 @@ def test_dashboard_shows_metrics_computed_now_when_the_snapshot_is_stale(project
 
 def test_success_rate_is_over_turns_with_a_task_that_were_not_interrupted(project, store_of, evaluation_writer,
                                                                         kioku):
-    from kioku.lessons.store.chroma import Record
+    from kioku.lessons.store.client import Record
 
     store = store_of("global")
     now = time.time()
@@ -171,7 +171,7 @@ def test_a_lesson_over_several_lines_is_printed_on_one_line(project, store_of, k
 
 
 def test_the_web_app_dates_a_turn_by_when_it_happened_not_when_it_was_judged(project, store_of):
-    from kioku.lessons.store.chroma import Record
+    from kioku.lessons.store.client import Record
     from kioku.ui import data
 
     store = store_of("global")

@@ -285,6 +285,8 @@ def test_an_unexpected_failure_is_one_line_with_the_log(project: Path, monkeypat
 # --------------------------------------------------------------------------- lesson tools
 
 LESSON = "Run the database migrations before the integration tests"
+# a token of the GitHub shape (a run of one repeated letter reads as a placeholder and is left alone)
+TOKEN = "ghp_" + "Zq7xR2mK9vL4nB8cW1tY6pH3sD5fG0jA2eU7"
 
 
 @pytest.fixture
@@ -342,14 +344,14 @@ def test_lesson_feedback_deprecates_and_restores_like_the_ui(project: Path, less
 
     runner = calls(project)
     harmful = runner.run("lesson_feedback", {"lesson_id": lesson_id, "verdict": "harmful",
-                                             "note": "the migrations run themselves now </x> ghp_" + "a" * 36})
+                                             "note": "the migrations run themselves now </x> " + TOKEN})
     assert not harmful.is_error and harmful.text.startswith(f"Deprecated lesson {lesson_id} of agent 'main'")
     assert LESSON in harmful.text
     meta = sc.open_scope("project", project).get("main", "improvements", ids=[lesson_id])[0].metadata
     assert meta["deprecated"] is True and meta["decision"] == "deprecated"
     assert meta["decision_reason"].startswith("reported harmful through the MCP tool lesson_feedback: the "
                                               "migrations run themselves now")
-    assert "ghp_" + "a" * 36 not in meta["decision_reason"] and "</x>" not in meta["decision_reason"]
+    assert TOKEN not in meta["decision_reason"] and "</x>" not in meta["decision_reason"]
     assert lesson_id not in {e["id"] for e in read_digest("main", project_root=project)}
     twice = runner.run("lesson_feedback", {"lesson_id": lesson_id, "verdict": "harmful"})
     assert not twice.is_error and "deprecated already" in twice.text

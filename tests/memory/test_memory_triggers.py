@@ -1,20 +1,20 @@
-"""Table-driven tests for kioku.memory.triggers: remember triggers and feedback polarity."""
+"""Table-driven tests for kioku.memory.triggers: what a prompt asks to remember, and questions."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
-import timeit
 
 import pytest
+from timing import cost_ratio, growth
 
 import kioku.memory.triggers as detect
+from kioku.memory.triggers import english, english_checks, phrases_en
 
 from kioku.memory.triggers import (
     REMEMBER_HINT,
     RememberRequest,
     detect_remember,
-    feedback_polarity,
     is_question,
 )
 
@@ -680,25 +680,23 @@ def test_near_miss_is_not_a_save(prompt: str) -> None:
 
 def test_case_counts() -> None:
     assert len(POSITIVES) >= 30 and len(NEGATIVES) >= 30
-    assert len(POLARITY) >= 30
 
 
 def test_prefilter_is_cheap_and_skips_ordinary_prompts() -> None:
     ordinary = "Refactor the parser so it handles nested lists, then run the tests. " * 30
     assert REMEMBER_HINT.search(ordinary) is None
     assert detect_remember(ordinary) is None
-    n = 300
-    per_call = min(timeit.repeat(lambda: detect_remember(ordinary), number=n, repeat=3)) / n
-    # ~0.2 ms of CPU for 2 KB; the bound leaves room for a loaded CI machine
-    assert per_call < 0.004, per_call
+    # against a plain Python pass over the same 2 KB: about 10 times it; a pattern gone
+    # super-linear costs hundreds
+    ratio = cost_ratio(detect_remember, ordinary)
+    assert ratio < 150, ratio
 
 
 def test_detection_is_fast_on_a_hit() -> None:
     prompt = "Fix the flaky test in the parser module please. " * 20 + "Also, remember that CI runs on Node 20."
     assert detect_remember(prompt) is not None
-    n = 200
-    per_call = min(timeit.repeat(lambda: detect_remember(prompt), number=n, repeat=3)) / n
-    assert per_call < 0.005, per_call
+    ratio = cost_ratio(detect_remember, prompt)  # about 30 times a plain pass over the prompt
+    assert ratio < 300, ratio
 
 
 def test_content_comes_from_original_text_not_mask() -> None:
@@ -722,87 +720,22 @@ def test_is_question(text: str, expected: bool) -> None:
     assert is_question(text) is expected
 
 
-POLARITY: list[tuple[str, int]] = [
-    ("thanks, that worked", 1),
-    ("perfect", 1),
-    ("Great job!", 1),
-    ("LGTM", 1),
-    ("looks good to me, ship it", 1),
-    ("not bad", 1),
-    ("no problem, carry on", 1),
-    ("it doesn't fail anymore, nice", 1),
-    ("works now 👍", 1),
-    ("ありがとう", 1),
-    ("完璧です", 1),
-    ("うまくいった！", 1),
-    ("助かった", 1),
-    ("問題ないです", 1),
-    ("間違いない、それで行こう", 1),
-    ("that's wrong", -1),
-    ("this doesn't work", -1),
-    ("still failing", -1),
-    ("no, that's not what I asked", -1),
-    ("Nope.", -1),
-    ("thanks, but it still fails", -1),
-    ("you broke the build", -1),
-    ("same error as before", -1),
-    ("違う", -1),
-    ("動かない", -1),
-    ("間違っている", -1),
-    ("だめ", -1),
-    ("まだエラーが出る", -1),
-    ("ありがとう、でもまだ動かない", -1),
-    ("うまくいかない", -1),
-    ("now add a README section", 0),
-    ("run the tests again", 0),
-    ("what does this function do?", 0),
-    ("次はREADMEを書いて", 0),
-    ("", 0),
-    ("ok", 0),
-    ("now fix the failing test", 0),
-    ("correct the typo in README", 0),
-    ("add error handling for failed requests", 0),
-    ("the login is broken when the password is empty, please fix it", 0),
-    ("great, now add a README section", 1),
-    ("Thanks! Now make the button blue", 1),
-    ("that's correct", 1),
-    ("Perfect, thanks!", 1),
-    ("wrong file, I meant src/app.py", -1),
-    ("still broken", -1),
-    ("why is it still failing?", -1),
-    ("is it broken?", 0),
-    ("does this work?", 0),
-    ("yes", 0),
-    ("no", 0),
-    ("うまくいきました、ありがとうございます", 1),
-    ("いいね！次はテストを書いて", 1),
-    ("まだ動かないです", -1),
-    ("全然だめ", -1),
-    ("エラーが出なくなった、ありがとう", 1),
-]
-
-
-@pytest.mark.parametrize("text,expected", POLARITY)
-def test_feedback_polarity(text: str, expected: int) -> None:
-    assert feedback_polarity(text) == expected
-
-
-@pytest.mark.parametrize("text", ["please      " * 8 + "say what you remember.",
-                                  ("please also btw can you i want you to " * 40)[:800] + "remember that we use pnpm",
-                                  "can you please " * 18 + "remember that x"])
-def test_lead_ins_do_not_backtrack(text: str) -> None:
-    """Runs of lead-in words ("please", "can you") split only one way: no exponential search."""
-    elapsed = min(timeit.repeat(lambda: detect_remember(text), number=1, repeat=2))
-    assert elapsed < 0.5, elapsed
+@pytest.mark.parametrize("lead,tail", [("please      ", "say what you remember."),
+                                       ("please also btw can you i want you to ", "remember that we use pnpm"),
+                                       ("can you please ", "remember that x")])
+def test_lead_ins_do_not_backtrack(lead: str, tail: str) -> None:
+    """Runs of lead-in words ("please", "can you") split only one way: four times the lead-ins
+    cost about four times as much (an exponential search would explode)."""
+    ratio = growth(detect_remember, lambda n: lead * n + tail, 5)
+    assert ratio < 10, ratio
 
 
 @pytest.mark.parametrize("unit", ["remember ", "Remember. ", "please remember? ", "覚えておいて", "忘れないで",
                                   "保存して：", "ファイルを保存して。", "覚えてる？", "save this: x. ", "```"])
 def test_adversarial_repetition_stays_linear(unit: str) -> None:
     """Hostile 50 KB prompts: bounded look-back and a cap on trigger candidates keep it fast."""
-    text = unit * (50_000 // len(unit))
-    elapsed = min(timeit.repeat(lambda: (detect_remember(text), feedback_polarity(text)), number=1, repeat=2))
-    assert elapsed < 1.5, elapsed
+    ratio = growth(detect_remember, lambda size: unit * (size // len(unit)), 12_500)
+    assert ratio < 10, ratio  # 50 KB against 12.5 KB: about 4 when linear, 16 when quadratic
 
 
 def test_import_stays_light_for_the_hook_fast_path() -> None:
@@ -813,7 +746,8 @@ def test_import_stays_light_for_the_hook_fast_path() -> None:
             "added = set(sys.modules) - before; "
             "heavy = {'typing', 'dataclasses', 'inspect', 'chromadb', 'numpy', 'yaml', 'jinja2'}; "
             "print(sorted(added & heavy)); "
-            "print(sum(1 for v in vars(d).values() if type(v).__name__ == '_Lazy' and v._p is not None))")
+            "print(sum(1 for name, m in list(sys.modules.items()) if name.startswith(('kioku.memory.triggers', 'kioku.text'))"
+            " for v in vars(m).values() if type(v).__name__ == 'LazyPattern' and v._p is not None))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split("\n")[:2] == ["[]", "0"]
 
@@ -830,11 +764,8 @@ def test_every_save_request_passes_the_hooks_prefilters(prompt, content, trigger
 
 
 def test_japanese_notes_with_many_sentences_stay_linear() -> None:
-    import time
-
-    started = time.perf_counter()
-    detect_remember("覚えておいて: x" + "!あとして" * 2000 + "。")
-    assert time.perf_counter() - started < 1.0
+    ratio = growth(detect_remember, lambda n: "覚えておいて: x" + "!あとして" * n + "。", 500)
+    assert ratio < 10, ratio
 
 
 # --- the cheaper start patterns give the same requests as the full one -----------------------
@@ -852,7 +783,7 @@ _CONTENTS = ["we deploy with fly.io", "the tests need docker running.", "how do 
 
 
 def _start_full_only(masked: str):
-    return detect._EN_START, None
+    return phrases_en._EN_START, None
 
 
 @pytest.mark.parametrize("lead", _LEADS + _NOT_LEADS)
@@ -860,24 +791,23 @@ def test_start_without_lead_in_matches_like_the_full_pattern(lead: str, monkeypa
     prompts = [f"{pre}{lead}{trig} {content}" for trig in _TRIGGERS for content in _CONTENTS
                for pre in ("", "Fix the build first. ", "thanks!\n")]
     found = [detect.detect_remember(p) for p in prompts]
-    monkeypatch.setattr(detect, "_en_start_for", _start_full_only)
+    monkeypatch.setattr(english, "_en_start_for", _start_full_only)
     assert [detect.detect_remember(p) for p in prompts] == found
     assert any(found) != (lead in _NOT_LEADS)
 
 
 def test_lead_word_check_reads_the_first_word() -> None:
-    assert detect._starts_with_lead_word("please remember", 0)
-    assert detect._starts_with_lead_word("x. I'd like", 3)
-    assert not detect._starts_with_lead_word("remember that", 0)
-    assert not detect._starts_with_lead_word("pleased to", 0)
-    assert not detect._starts_with_lead_word("", 0)
+    assert english_checks._starts_with_lead_word("please remember", 0)
+    assert english_checks._starts_with_lead_word("x. I'd like", 3)
+    assert not english_checks._starts_with_lead_word("remember that", 0)
+    assert not english_checks._starts_with_lead_word("pleased to", 0)
+    assert not english_checks._starts_with_lead_word("", 0)
 
 
-def test_a_long_remember_block_of_dots_is_read_in_linear_time() -> None:
-    start = timeit.default_timer()
-    for hostile in ("remember: " + "." * 19990 + "x fix", "remember: " + "a." * 9990 + " fix"):
-        detect_remember(hostile)
-    assert timeit.default_timer() - start < 2.0
+@pytest.mark.parametrize("unit,end", [(".", "x fix"), ("a.", " fix")])
+def test_a_long_remember_block_of_dots_is_read_in_linear_time(unit: str, end: str) -> None:
+    ratio = growth(detect_remember, lambda n: "remember: " + unit * n + end, 5_000)
+    assert ratio < 10, ratio
 
 
 # --- the label form is compiled only where it can be needed ------------------------------------
@@ -888,7 +818,7 @@ def test_a_long_remember_block_of_dots_is_read_in_linear_time() -> None:
 def test_label_pattern_is_not_compiled_where_older_forms_suffice(prompt: str) -> None:
     """The label pattern is the costliest to compile (a hook pays for it in a fresh process): a
     prompt that holds no label, or one an older form reads, does not compile it."""
-    code = ("import sys; from kioku.memory import triggers as d; d.detect_remember(sys.argv[1]); "
+    code = ("import sys; from kioku.memory import triggers; from kioku.memory.triggers import phrases_en as d; triggers.detect_remember(sys.argv[1]); "
             "print(d._EN_LABEL[0]._p is None and d._EN_LABEL[1]._p is None)")
     out = subprocess.run([sys.executable, "-c", code, prompt], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
@@ -900,7 +830,7 @@ def test_label_pattern_is_not_compiled_where_older_forms_suffice(prompt: str) ->
                                     "Can you hang on to this for future chats? Our staging URL is staging.example.dev"])
 def test_named_thing_pattern_is_compiled_only_where_a_thing_may_be_named(prompt: str) -> None:
     """The named-thing label is a pattern of its own: a prompt read without it does not compile it."""
-    code = ("import sys; from kioku.memory import triggers as d; d.detect_remember(sys.argv[1]); "
+    code = ("import sys; from kioku.memory import triggers; from kioku.memory.triggers import phrases_en as d; triggers.detect_remember(sys.argv[1]); "
             "print(d._EN_THING_LABEL[0]._p is None and d._EN_THING_LABEL[1]._p is None)")
     out = subprocess.run([sys.executable, "-c", code, prompt], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
@@ -911,5 +841,5 @@ def test_named_thing_pattern_is_compiled_only_where_a_thing_may_be_named(prompt:
                                     "Please retain this across our ſessions: staging runs on 5433."])
 def test_non_ascii_text_gets_the_same_requests_as_the_full_pattern(prompt: str, monkeypatch) -> None:
     found = detect.detect_remember(prompt)
-    monkeypatch.setattr(detect, "_en_start_for", _start_full_only)
+    monkeypatch.setattr(english, "_en_start_for", _start_full_only)
     assert detect.detect_remember(prompt) == found

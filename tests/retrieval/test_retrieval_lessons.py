@@ -61,3 +61,57 @@ def test_score_fusion_scales_each_list_by_its_best(project) -> None:
 ])
 def test_keyword_coverage(tokens, document, expected) -> None:
     assert im.keyword_coverage(tokens, document) == pytest.approx(expected)
+
+
+def _enriched_candidates(task: str, cosine_e: float, coverage_e: float):
+    """Candidates for ``task``: one lesson whose text does not match it and whose enrichment, written
+    for that text, has the given cosine and coverage against it."""
+    import numpy as np
+
+    from kioku.lessons.enriched import EnrichedSignals
+    from kioku.lessons.store.client import Record
+    from kioku.retrieval.enrichment import content_key
+
+    text = "Start function names with a verb that says what the function does"
+    rec = Record("l1", text, {"confidence": 0.85})
+    signals = EnrichedSignals(["l1"], [content_key("lesson", text)], np.array([cosine_e]), np.array([coverage_e]),
+                              np.array([1.0]), None, None)
+    return im.Candidates(task, {"l1": ("global", rec)}, {"l1": 0.0}, [[]], {"l1": 0.0}, signals)
+
+
+def test_the_enrichment_cut_off_is_stricter_than_the_text_s() -> None:
+    assert im.RANKING.enrichment_margin > 0
+
+
+@pytest.mark.parametrize("coverage_e, found", [(0.32, False), (0.5, True)])
+def test_an_enrichment_match_needs_its_own_cut_off(coverage_e: float, found: bool) -> None:
+    # relevance through the enrichment = cosine + coverage_weight x coverage
+    task = "what's a good name for my new puppy"
+    c = _enriched_candidates(task, 0.24, coverage_e)
+    relevance = 0.24 + im.RANKING.coverage_weight * coverage_e
+    bar = im.RANKING.min_relevance + im.RANKING.enrichment_margin
+    assert (relevance >= bar) is found
+    hits = im.rank_candidates(c, im.RELEVANCE_THRESHOLD)
+    assert [h.id for h in hits] == (["l1"] if found else [])
+    assert all(h.extra.get("via_enrichment") for h in hits)
+
+
+def test_a_japanese_task_is_held_to_the_japanese_enrichment_bar() -> None:
+    bar = im.RANKING.min_relevance_enrich_cjk
+    below = _enriched_candidates("関数の名前の付け方", bar - 0.02, 0.0)
+    above = _enriched_candidates("関数の名前の付け方", bar + 0.02, 0.0)
+    assert im.rank_candidates(below, im.RELEVANCE_THRESHOLD) == []
+    assert [h.id for h in im.rank_candidates(above, im.RELEVANCE_THRESHOLD)] == ["l1"]
+
+
+def test_without_enrichment_the_enrichment_settings_change_nothing(project) -> None:
+    from dataclasses import replace
+
+    _seed(project)
+    loose = replace(im.RANKING, enrichment_weight=0.25, enrichment_margin=0.0, min_relevance_enrich_cjk=0.0)
+    for task in ("fix the bug where discounts are applied twice", "締め切り日を計算する処理のテストを書いて",
+                 "the command times out again", "thanks, that's all for today"):
+        c = im.lesson_candidates("coder", task, 5, project, ["global"], enrichment=False)
+        assert c.enriched is None
+        shipped = [(h.id, h.score) for h in im._rank(im.rank_candidates(c, im.RELEVANCE_THRESHOLD), 5)]
+        assert shipped == [(h.id, h.score) for h in im._rank(im.rank_candidates(c, im.RELEVANCE_THRESHOLD, loose), 5)]

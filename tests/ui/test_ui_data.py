@@ -35,7 +35,7 @@ def test_evaluations_read_old_and_per_turn_records(seeded: Path, agent_ids: dict
 
 def test_health_reports_chroma_behind_the_journal(seeded: Path, agent_ids: dict[str, str]) -> None:
     from kioku.lessons import scopes as sc
-    from kioku.lessons.store.chroma import _chromadb
+    from kioku.lessons.store.chroma_server import load_chromadb
 
     report = data.health(seeded)
     assert {c["check"] for c in report["checks"]} >= {"python", "hook jobs"}
@@ -44,7 +44,7 @@ def test_health_reports_chroma_behind_the_journal(seeded: Path, agent_ids: dict[
     assert rows[("global", "evaluations")]["store"] == rows[("global", "evaluations")]["journal"] == 24
 
     store = sc.open_scope("global", seeded)
-    client = _chromadb().PersistentClient(path=str(store.chroma_dir))
+    client = load_chromadb().PersistentClient(path=str(store.chroma_dir))
     client.get_collection(store.name("main", "evaluations")).delete(ids=["eval_ui_0_0"])  # drift behind Kioku's back
     sc.reset_store_cache()
     drifted = {(r["scope"], r["kind"]): r for r in data.health(seeded)["stores"]}

@@ -46,7 +46,7 @@ def seed_memories(env: dict[str, str], cwd: Path) -> None:
 def seed_agent(project: Path) -> dict[str, str]:
     """Lessons (with and without the learning evidence fields) and evaluations (old and per-turn)."""
     from kioku.lessons import scopes as sc
-    from kioku.lessons.store.chroma import Record
+    from kioku.lessons.store.client import Record
     from kioku.lessons.improvements import learn
 
     ids: dict[str, str] = {}

@@ -36,8 +36,9 @@ def model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, project: Path) -> Pat
     monkeypatch.delenv("KIOKU_MODEL_BACKEND")
     config = paths.kioku_home() / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(f'[model]\nbackend = "command"\ncommand = {json.dumps(f"{sys.executable} {FAKE}")}\n'
-                      "timeout_s = 20\n", encoding="utf-8")
+    # judge calls only; [model] last, as tests append keys to it
+    config.write_text(f'[enrich]\nenabled = false\n[model]\nbackend = "command"\n'
+                      f'command = {json.dumps(f"{sys.executable} {FAKE}")}\ntimeout_s = 20\n', encoding="utf-8")
     return folder
 
 
@@ -230,7 +231,7 @@ def test_a_strategy_waits_as_a_candidate_until_it_recurs(model: Path, project: P
 
 
 def test_a_lesson_with_a_secret_is_refused_and_the_turn_is_kept(model: Path, project: Path, tmp_path: Path) -> None:
-    token = "ghp_" + "Zq8" * 12
+    token = "ghp_" + "Zq7xR2mK9vL4nB8cW1tY6pH3sD5fG0jA2eU7"  # a repeated run reads as a placeholder
     (model / "lesson").write_text(json.dumps({"kind": "preference", "category": "api_usage", "applies_when": "gh",
                                               "text": f"When logging in to gh, use the token {token}."}))
     _run(_session(tmp_path / "a.jsonl", 1), project, "SessionEnd")

@@ -72,4 +72,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
               + (" (another worker is running)" if report.get("busy") else ""))
         for error in report.get("errors", []):
             print(f"  failed {error}")
+    if report.get("stopped"):  # a full disk or a store that did not answer: the job stays queued
+        print(f"kioku: error: {report['stopped']} (the job stays queued)", file=sys.stderr)
+        return 1
     return 1 if report["failed"] else 0

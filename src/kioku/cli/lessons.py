@@ -13,8 +13,10 @@ Usage (``--agent`` is ``main``, the main session's agent, unless given)::
     kioku lessons consolidate [--agents a,b] [--dry-run] [--scope global|project] [--json]
     kioku lessons maintain [--agent NAME] (--daily | --weekly | --monthly [--older-than DAYS]) [--if-due] [--json]
 
-Exit codes: 0 ok (also "nothing found"), 1 error, 2 usage error / refused by the store rules,
-3 refused because the text looks like a secret. Heavy imports happen inside the handlers.
+Exit codes: 0 ok (also "nothing found"; also a lesson saved in the journal and applied at the next
+sync), 1 error (a full disk: nothing was written), 2 usage error / refused by the store rules,
+3 refused because the text looks like a secret. A retried ``learn`` finds its first attempt and
+writes nothing again. Heavy imports happen inside the handlers.
 """
 
 from __future__ import annotations
@@ -46,9 +48,14 @@ def cmd_learn(args: argparse.Namespace) -> int:
         from kioku.infra.errors import UsageError
 
         raise UsageError(f"the lesson {text[:40]!r} says too little; state what to do, and when")
+    from kioku.lessons.improvements import last_learn_notes
+
     root = _root()
     ids = learn(args.agent, args.lesson, args.category, args.confidence, tags=args.tags or "",
                 scope=args.scope, learned_from=args.learned_from, project_root=root)
+    # the lesson is saved (at least in the journal) from here on: nothing below may fail the command
+    for note in last_learn_notes:
+        print(f"kioku: note: {note}", file=sys.stderr)
     # learning a lesson again never lifts a deprecation: say so instead of "learned"
     by_scope: dict[str, list[str]] = {}
     from kioku.text.defang import strip_controls
@@ -56,11 +63,14 @@ def cmd_learn(args: argparse.Namespace) -> int:
     # the text learn() stored (control characters removed), so the scopes are the ones it chose
     for scope, rec_id in zip(sc.scopes_for(args.category, args.scope, strip_controls(args.lesson).strip()), ids):
         by_scope.setdefault(scope, []).append(rec_id)
-    stored = read_lessons(sc.validate_agent(args.agent), by_scope, root)
+    try:
+        stored = read_lessons(sc.validate_agent(args.agent), by_scope, root)
+    except Exception:  # noqa: BLE001 - the store cannot be read now; whether it is deprecated waits
+        stored = {}
     deprecated = {i: str(m.get("decision_reason") or m.get("deprecated_reason") or "")
                   for i, (_scope, _doc, m) in stored.items() if m.get("deprecated")}
     if args.json:
-        print_json({"ids": ids, "deprecated": sorted(deprecated)})
+        print_json({"ids": ids, "deprecated": sorted(deprecated), "notes": list(last_learn_notes)})
         return 0
     from kioku.text.defang import defang
 

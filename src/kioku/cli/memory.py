@@ -36,6 +36,8 @@ def _oserrors_as_kioku_errors(func):
             return func(args)
         except BrokenPipeError:
             raise  # the reader went away: the CLI stops quietly
+        except KiokuError:
+            raise  # already one line (a full disk says what was kept)
         except OSError as exc:
             where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
             raise KiokuError(f"{exc.strerror or exc}{where}; the command did not complete") from None
@@ -158,7 +160,7 @@ def cmd_remember(args: argparse.Namespace) -> int:
 
 @_oserrors_as_kioku_errors
 def cmd_recall(args: argparse.Namespace) -> int:
-    from kioku.memory.recall import build_recall
+    from kioku.memory.recall import build_recall, notices
 
     text = build_recall(budget=args.budget, query=args.query)
     if args.json:
@@ -170,6 +172,8 @@ def cmd_recall(args: argparse.Namespace) -> int:
         from kioku.text.defang import defang
 
         print(defang(enrichment_report()))
+    for note in notices:  # what recall had to repair on the fly
+        print(f"kioku: note: {note}", file=sys.stderr)
     return 0
 
 

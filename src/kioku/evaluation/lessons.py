@@ -7,7 +7,7 @@ the failed call (a transient retry) teaches nothing and is skipped. User rejecti
 and cascades are not the agent's mistakes and give no lesson.
 
 Text is data: commands are cut to :data:`MAX_CALL_CHARS`, secrets are redacted
-(``kioku.text.secrets.redact``), markup is neutralised (``kioku.text.defang.defang``), and
+(``kioku.text.secrets.redact_derived``), markup is neutralised (``kioku.text.defang.defang``), and
 machine details are replaced by placeholders: paths ``{path}``, URLs ``{url}``, hosts ``{host}``,
 user names ``{user}``, branch names ``{branch}``. A lesson that still names something of this
 machine or project (a file name, a path fragment) is ``path_bound`` and goes to the project scope;
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from kioku.evaluation import transcript as tr
 from kioku.text.defang import defang
 from kioku.text.placeholders import placeholders
-from kioku.text.secrets import redact
+from kioku.text.secrets import redact_derived
 from kioku.evaluation import blame as bl
 from kioku.evaluation.call_keys import call_key
 from kioku.evaluation.turns import Turn
@@ -48,7 +48,7 @@ def describe(call: tr.ToolCall) -> str:
         text = f"{call.name} {inp['file_path']}"
     else:
         text = call.name
-    text = placeholders(redact(text))
+    text = placeholders(redact_derived(text))
     if len(text) > MAX_CALL_CHARS:
         text = text[:MAX_CALL_CHARS - 1] + "…"
     return text.replace("`", "'")
@@ -73,8 +73,8 @@ def lessons_from_turn(turn: Turn) -> list[Lesson]:
         if failed == fixed or not _changes_approach(failed, fixed) or _too_specific(failed) or _too_specific(fixed):
             continue
         kind = res.error_kind or "error"
-        text = defang(f"When `{failed}` fails with '{kind}', `{fixed}` worked.")
-        pattern = f"{placeholders(key)}|{kind}|{fixed}"
+        text = redact_derived(defang(f"When `{failed}` fails with '{kind}', `{fixed}` worked."))
+        pattern = redact_derived(f"{placeholders(key)}|{kind}|{fixed}")
         if pattern in seen:
             continue
         seen.add(pattern)

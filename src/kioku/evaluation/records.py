@@ -11,7 +11,8 @@
   ``evaluations`` collection of the global store (an agent is aggregated across projects;
   ``project_id`` keeps the origin).
 The document is a short summary (task, verdict, reason, counts), never transcript text; it passes
-``kioku.text.secrets.redact`` and the task passes ``kioku.text.defang.defang``.
+``kioku.text.secrets.redact_derived`` (so do the task and the reason in the metadata, which the
+store's journal checks again) and the task passes ``kioku.text.defang.defang``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 
 from kioku.infra import paths
 from kioku.text.defang import defang
-from kioku.text.secrets import redact
+from kioku.text.secrets import redact_derived
 from kioku.evaluation import quality as ql
 from kioku.evaluation.verdict import TurnVerdict
 
@@ -68,7 +69,7 @@ def summary(verdict: TurnVerdict, quality: float) -> str:
              f"{verdict.cascade_errors} cascade; {verdict.recovered_errors} recovered."]
     if verdict.feedback_on_previous != "none":
         parts.append(f"Feedback on the previous turn: {verdict.feedback_on_previous}.")
-    return redact("\n".join(parts))
+    return redact_derived("\n".join(parts))
 
 
 def turn_record(verdict: TurnVerdict, *, agent: str, source: str, kind: str, project_id: str,
@@ -82,7 +83,7 @@ def turn_record(verdict: TurnVerdict, *, agent: str, source: str, kind: str, pro
         "tokens": int(t.input + t.output + t.cache_write + t.cache_read),
         "tool_errors": int(verdict.agent_errors), "retries": int(verdict.retries),
         "feedback": {"positive": 1, "negative": -1}.get(next_feedback, 0),
-        "strengths": "", "weaknesses": "" if verdict.succeeded else verdict.reason, "insights_count": 0,
+        "strengths": "", "weaknesses": "" if verdict.succeeded else redact_derived(verdict.reason), "insights_count": 0,
         "timestamp": _iso(evaluated_epoch), "timestamp_epoch": float(evaluated_epoch),
         "evaluated_at": _iso(evaluated_epoch), "evaluated_at_epoch": float(evaluated_epoch),
         "transcript_timestamp": _iso(transcript_epoch) if transcript_epoch else "",
@@ -92,7 +93,7 @@ def turn_record(verdict: TurnVerdict, *, agent: str, source: str, kind: str, pro
         "tool_calls": int(verdict.tool_calls), "criteria_source": "agent" if criteria else "default",
         "criteria_scores": json.dumps(per, ensure_ascii=False), "transcript_kind": kind,
         "project_id": project_id, "source": source,
-        "outcome": verdict.outcome, "reason": verdict.reason, "task": defang(verdict.task),
+        "outcome": verdict.outcome, "reason": redact_derived(verdict.reason), "task": redact_derived(defang(verdict.task)),
         "prompt_uuid": verdict.prompt_uuid, "prompt_index": int(verdict.prompt_index),
         "prompt_id": verdict.prompt_id, "prompt_sha256": verdict.prompt_sha256,
         "feedback_on_previous": verdict.feedback_on_previous, "next_feedback": next_feedback,
@@ -116,7 +117,7 @@ def store_turns(agent: str, verdicts: list[TurnVerdict], *, source: str, kind: s
     if not verdicts:
         return []
     from kioku.lessons.scopes import open_scope
-    from kioku.lessons.store.chroma import Record
+    from kioku.lessons.store.client import Record
 
     root = Path(project_root) if project_root else paths.find_project_root()
     project_id = paths.project_identity(root)

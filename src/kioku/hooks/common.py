@@ -31,7 +31,12 @@ def project_root(payload: dict) -> "Path":
 def soft(label: str, fn, default):
     try:
         return fn()
-    except Exception:  # noqa: BLE001 - one missing part must not hide the others
+    except Exception as exc:  # noqa: BLE001 - one missing part must not hide the others
+        if type(exc).__name__ == "DiskFull":  # no log can be written: one line says what was kept
+            import sys
+
+            sys.stderr.write(f"kioku: error: {str(exc)[:400]} ({label}; the session goes on)\n")
+            return default
         from kioku.hooks.dispatch import log_exception
 
         log_exception(label)

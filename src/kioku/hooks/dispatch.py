@@ -14,7 +14,8 @@ The hook launcher (``hooks/kioku_hook.py EVENT``) calls :func:`run`. Contract:
   ``hookSpecificOutput.{hookEventName, additionalContext}`` and ``systemMessage``.
 - Any exception (``SystemExit`` from library code included, ``KeyboardInterrupt`` not):
   traceback to ``<KIOKU_HOME>/logs/hooks.log`` (0600, rotated), one line to stderr,
-  nothing on stdout, exit 0. We never exit 2 by accident.
+  nothing on stdout, exit 0. We never exit 2 by accident. A full disk (``DiskFull``) gives its
+  own line ("kioku: error: the disk holding ... is full; nothing was lost: ...") and no log.
 
 Speed: hooks have a budget of a few Python start-ups, so this module imports only ``os`` and
 ``sys`` at load time, and JSON goes through ``kioku.infra.fastjson`` (``json``'s C functions
@@ -220,9 +221,12 @@ def run(event: str, stdin=None, stdout=None, stderr=None) -> int:
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # noqa: BLE001 - the documented fail-open boundary
-        log_exception(event)
         try:
-            stderr.write(f"kioku: {event} hook failed open: {type(exc).__name__}: {str(exc)[:200]}\n")
+            if type(exc).__name__ == "DiskFull":  # its message says what was kept; no log can be written
+                stderr.write(f"kioku: error: {str(exc)[:400]} ({event} hook; the session goes on)\n")
+            else:
+                log_exception(event)
+                stderr.write(f"kioku: {event} hook failed open: {type(exc).__name__}: {str(exc)[:200]}\n")
         except BaseException:  # noqa: BLE001
             pass
     return 0

@@ -12,8 +12,11 @@ Output: one ``additionalContext`` of at most 10,000 characters (Claude Code's ca
    allow them (``kioku trust``).
 The lessons given and held back are recorded in the session ledger (kioku.learning.ledger) as
 belonging to the session's next turn, whose verdict will credit them.
-Each part fails softly (logged) so the other part still reaches Claude. The first SessionStart
-where a model will judge turns also shows the user a one-time notice (``kioku.model.notice``).
+Each part fails softly (logged) so the other part still reaches Claude. What had to be repaired
+on the way (a cut MEMORY.md completed from its topic files, a damaged lesson digest set aside and
+queued for the worker to rebuild from the store) is said to the user in ``systemMessage``.
+The first SessionStart where a model will judge turns also shows the user a one-time notice
+(``kioku.model.notice``).
 
 Side effect: when Claude Code provides ``CLAUDE_ENV_FILE``, the installed ``kioku`` launcher's
 folder is put on PATH for the session's Bash tool calls, so every ``kioku ...`` command the
@@ -57,13 +60,48 @@ def handle(payload: dict) -> HookResult | None:
         notice = f"{notice}\n" if notice else ""
         notice += f"Kioku: {judge_notice}"
     text = SEPARATOR.join(part for part in (recall, block) if part)
-    return HookResult(additional_context=text or None, system_message=notice or None) if text or notice else None
+    notes = _common.soft("SessionStart repairs", lambda: _repairs(agent, root), [])
+    message = "\n".join(notes + ([notice] if notice else [])) or None
+    return HookResult(additional_context=text or None, system_message=message) if text or message else None
 
 
 def _model_notice(root: str) -> str:
     from kioku.model.notice import pending_notice
 
     return pending_notice(root)
+
+
+def _repairs(agent: str, root) -> list[str]:
+    """What this start had to repair, for the user: a MEMORY.md recall completed from the topic
+    files, and lesson digests that could not be read. Those are set aside (so this is said once)
+    and the detached worker rebuilds them from the store (a hook never opens Chroma)."""
+    from kioku.lessons import digest
+    from kioku.memory import recall
+
+    notes = [f"Kioku: {note}." for note in recall.notices]
+    if not digest.last_damaged:
+        return notes
+    import os
+    import time
+
+    names = []
+    for path in list(digest.last_damaged):
+        aside = f"{path}.corrupt-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
+        try:
+            os.replace(path, aside)
+            names.append(f"{path} (kept as {os.path.basename(aside)})")
+        except OSError:
+            names.append(path)
+    try:
+        from kioku.infra.jobs import enqueue
+
+        enqueue({"kind": "rebuild_digests", "agent": agent, "project_root": str(root), "event": "SessionStart"})
+        how = "the worker is rebuilding it from the store now"
+    except OSError as exc:
+        how = f"it could not be queued for rebuilding ({exc}); `kioku lessons maintain --agent {agent} --daily` rebuilds it"
+    notes.append(f"Kioku: the lessons digest {', '.join(names)} was damaged, so this session starts without "
+                 f"those learned lessons; {how}.")
+    return notes
 
 
 def _export_kioku_on_path() -> None:

@@ -22,3 +22,19 @@ class SecretRejected(KiokuError):
 class SymlinkRefused(KiokuError):
     """A memory file or folder is a symbolic link: Kioku never follows one (it could read a
     file outside the project into a session, or write memories into a folder elsewhere)."""
+
+
+class DiskFull(KiokuError, OSError):
+    """The disk holding ``folder`` is full: the message says that nothing was lost and what became
+    of the request. An ``OSError`` too (``errno`` ENOSPC), so code that handles a failed write
+    handles this one."""
+
+    def __init__(self, message: str, folder: str = "") -> None:
+        super().__init__(message)
+        import errno
+
+        self.errno = errno.ENOSPC
+        self.folder = folder
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "the disk is full"

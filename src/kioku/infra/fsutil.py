@@ -11,6 +11,7 @@ neither ``pathlib`` nor ``contextlib`` (each a few milliseconds of imports) is l
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import stat
@@ -25,6 +26,7 @@ if TYPE_CHECKING:  # typing and pathlib cost milliseconds on every hook that wri
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
+FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT)  # errno is built into the interpreter: no import cost
 
 
 class LockTimeout(TimeoutError):
@@ -167,7 +169,11 @@ def replace_file_bytes(path: AnyPath, data: bytes, mode: int = FILE_MODE) -> Non
     # O_EXCL on a random name instead of tempfile.mkstemp: tempfile drags shutil and
     # random into every hook process, which costs more than the write itself
     tmp = os.path.join(parent, f".{os.path.basename(os.fspath(path))}.{os.urandom(6).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    except OSError as exc:
+        _raise_if_full(exc, path)
+        raise
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -175,13 +181,29 @@ def replace_file_bytes(path: AnyPath, data: bytes, mode: int = FILE_MODE) -> Non
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError):
+            _raise_if_full(exc, path)
         raise
     _fsync_dir(parent)
+
+
+def _raise_if_full(exc: OSError, path: AnyPath) -> None:
+    """A write that failed because the disk is full becomes ``DiskFull``: one line that names the
+    folder and says the file was left as it was (writes are atomic, so nothing was lost)."""
+    if exc.errno not in FULL_ERRNOS or type(exc).__name__ == "DiskFull":
+        return
+    from kioku.infra.errors import DiskFull
+
+    folder = _parent(path)
+    name = os.path.basename(os.fspath(path))
+    outcome = f"{name} was left as it was" if os.path.exists(path) else f"{name} was not written"
+    raise DiskFull(f"the disk holding {folder} is full; nothing was lost: {outcome}; free some space and try again",
+                   folder=folder) from exc
 
 
 def atomic_write_text(path: AnyPath, text: str, mode: int = FILE_MODE) -> None:
@@ -191,12 +213,16 @@ def atomic_write_text(path: AnyPath, text: str, mode: int = FILE_MODE) -> None:
 def append_line_durable(path: AnyPath, line: str) -> None:
     """Append one line and fsync it (journals). Caller holds the lock."""
     ensure_private_dir(_parent(path))
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
     try:
-        os.write(fd, (line.rstrip("\n") + "\n").encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+        try:
+            os.write(fd, (line.rstrip("\n") + "\n").encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        _raise_if_full(exc, path)
+        raise
 
 
 def _fsync_dir(path: AnyPath) -> None:
@@ -296,3 +322,38 @@ def prune_old_files(folder: AnyPath, suffixes: tuple[str, ...], max_age_days: fl
         except OSError:
             continue
     return removed
+
+
+def fsync_dir(path: AnyPath) -> None:
+    """Make a rename or a new file in ``path`` durable (errors ignored: not every file system can)."""
+    _fsync_dir(path)
+
+
+def move_folder(src: AnyPath, dst: AnyPath) -> None:
+    """Move the folder ``src`` to ``dst`` atomically: one rename, or, across file systems, a complete
+    fsynced copy renamed into place before ``src`` is removed (a crash leaves both, never none).
+    The caller holds a lock that keeps other movers out."""
+    src, dst = os.fspath(src), os.fspath(dst)
+    try:
+        os.rename(src, dst)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        import shutil  # only a move across file systems needs it
+
+        staging = os.path.join(os.path.dirname(dst), f".{os.path.basename(dst)}.migrating")
+        shutil.rmtree(staging, ignore_errors=True)  # a copy left by a killed move is incomplete
+        shutil.copytree(src, staging)
+        for folder, _dirs, files in os.walk(staging):
+            for name in files:
+                fd = os.open(os.path.join(folder, name), os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            _fsync_dir(folder)
+        os.rename(staging, dst)
+        _fsync_dir(os.path.dirname(dst))
+        shutil.rmtree(src)
+    _fsync_dir(os.path.dirname(src))
+    _fsync_dir(os.path.dirname(dst))

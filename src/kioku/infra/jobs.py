@@ -7,9 +7,11 @@
   ``last_assistant_message`` field is replaced by its hash (``last_assistant_sha256``) and length.
 - A job: ``{"kind": "evaluate", "agent", "session_id", "transcript_path", "agent_id"?, "cwd"?,
   "last_assistant_sha256"?, "event"?}``.
-- The worker (``kioku.worker.drain``) drains the queue under :func:`worker_lock_path`
-  with :func:`pending`, :func:`load` and :func:`done` / :func:`fail` (failed jobs move to
-  ``jobs/failed/`` with the error, they are never silently dropped).
+- The worker (``kioku.worker.drain``) drains the queue under the lease of :func:`worker_lock_path`
+  (``kioku.infra.lease``: it expires :func:`worker_lease_s` seconds after its last renewal, so a
+  stuck worker cannot block the next) with :func:`pending`, :func:`load` and :func:`done` /
+  :func:`fail` (failed jobs move to ``jobs/failed/`` with the error, they are never silently
+  dropped; a job that stays queued after a failed attempt records it, :func:`note_attempt`).
 - ``KIOKU_NO_WORKER=1`` disables the spawn (benchmarks, tests that drain synchronously).
 """
 
@@ -48,6 +50,17 @@ def worker_lock_path() -> Path:
     return paths.state_dir() / "locks" / "worker.lock"
 
 
+def worker_lease_s() -> float:
+    """How long the worker's lease lasts without renewal (``KIOKU_WORKER_LEASE_S``, default 900 s)."""
+    from kioku.infra.lease import DEFAULT_DURATION_S
+
+    try:
+        value = float(os.environ.get("KIOKU_WORKER_LEASE_S", "") or DEFAULT_DURATION_S)
+    except ValueError:
+        return DEFAULT_DURATION_S
+    return value if value > 0 else DEFAULT_DURATION_S
+
+
 def _clean(job: dict[str, Any]) -> dict[str, Any]:
     job = dict(job)
     message = job.pop("last_assistant_message", None)
@@ -77,19 +90,33 @@ def enqueue(job: dict[str, Any], *, spawn: bool = True) -> Path:
     data = _clean(job)
     name = f"{time.time_ns():020d}-{os.urandom(4).hex()}.json"
     target = jobs_dir() / name
-    fsutil.atomic_write_text(target, json.dumps(data, ensure_ascii=False))
+    try:
+        fsutil.atomic_write_text(target, json.dumps(data, ensure_ascii=False))
+    except OSError as exc:
+        if exc.errno not in fsutil.FULL_ERRNOS:
+            raise
+        from kioku.infra.errors import DiskFull
+
+        # the worker judges every turn of a transcript it has not judged yet: the next job of
+        # the session brings this turn along
+        raise DiskFull(f"the disk holding {jobs_dir()} is full; nothing was lost: this turn was not queued for "
+                       "evaluation, the session's next finished turn queues it with the rest",
+                       folder=str(jobs_dir())) from exc
     if spawn and os.environ.get("KIOKU_NO_WORKER", "") not in ("1", "true", "yes"):
         spawn_worker()
     return target
 
 
 def worker_running() -> bool:
-    with fsutil.try_lock(worker_lock_path()) as got:
-        return not got
+    """Whether a worker holds the worker lease (one whose lease expired is stuck: a new worker
+    takes over from it, see ``kioku.infra.lease``)."""
+    from kioku.infra.lease import is_held
+
+    return is_held(worker_lock_path(), worker_lease_s())
 
 
 def spawn_worker() -> bool:
-    """Start a detached worker unless one holds the lock; returns whether one was started."""
+    """Start a detached worker unless one holds the lease; returns whether one was started."""
     if worker_running():
         return False  # the running worker re-checks the queue before it exits
     import subprocess  # only when a worker really has to be started
@@ -123,6 +150,16 @@ def load(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ValueError("job file does not hold a JSON object")
     return data
+
+
+def note_attempt(path: Path, error: str) -> int:
+    """Record on a job that stays queued that an attempt failed (``attempts``, ``last_error``);
+    returns how many attempts failed so far."""
+    data = load(path)
+    attempts = int(data.get("attempts", 0) or 0) + 1
+    data.update(attempts=attempts, last_error=error[:2000])
+    fsutil.atomic_write_text(path, json.dumps(data, ensure_ascii=False))
+    return attempts
 
 
 def done(path: Path) -> None:

@@ -4,13 +4,16 @@ Each function takes the doctor's ``add(name, ok, detail, warn=False)`` callback:
 
 - :func:`check_memory_folder`: a memory folder (or ``.agents``, or MEMORY.md) that is a
   symbolic link, a MEMORY.md or topic file that is not valid UTF-8 (recall skips such lines,
-  so those memories are silently missing), and temporary files a killed writer left behind.
+  so those memories are silently missing), MEMORY.md against the topic files (memories it does
+  not list, lines pointing to no memory, files cut short), and temporary files a killed writer
+  left behind.
 - :func:`check_agent_store`: the Chroma store against its journal (kept beside the Chroma
   folder): a journal whose store is missing (the folder or its files were deleted), a store
   holding records without a journal (it could not be rebuilt if damaged), a journal that is
   damaged itself (unreadable lines, or fewer records than the store: then the advice is to write
   it anew from the store, never to rebuild from it), and any collection whose record count
-  differs from what replaying the journal gives.
+  differs from what replaying the journal gives; then the lesson digests the hooks read
+  (damaged files, agents with lessons but no digest).
 """
 
 from __future__ import annotations
@@ -91,12 +94,57 @@ def check_memory_folder(label: str, folder: Path, add: Add) -> None:
     if secrets:
         add(f"{label} secrets", False, "a secret was written into a memory file by hand: " + ", ".join(secrets[:5])
             + "; Kioku never shows it, but the file keeps it: remove it (and rotate it if the folder was committed)")
+    _compare_index_with_topics(label, folder, add)
     orphans = fsutil.orphan_temp_files(folder)
     if (folder / "archive").is_dir() and not (folder / "archive").is_symlink():
         orphans += fsutil.orphan_temp_files(folder / "archive")
     if orphans:
         add(f"{label} temp files", True, f"{len(orphans)} temporary file(s) left by an interrupted save "
             f"({', '.join(p.name for p in orphans[:3])}); the next save removes them", warn=True)
+
+
+def _compare_index_with_topics(label: str, folder: Path, add: Add) -> None:
+    """MEMORY.md against the topic files: memories it does not list (recall does not show them),
+    lines pointing into a topic file that holds no such memory (a cut, emptied or edited file),
+    and files that end in the middle of a line (cut short: Kioku always ends them with one)."""
+    from kioku.infra.errors import KiokuError
+    from kioku.memory.index import MAX_LINES
+    from kioku.memory.recall import cut_short
+    from kioku.memory.store import MemoryDir
+
+    md = MemoryDir(folder, label)
+    try:
+        topics = md.load_topics()
+        doc = md.load_index(topics, repair=False)
+    except (KiokuError, OSError):
+        return  # an unreadable index or folder is reported by the checks above
+    stale = {id(e) for e in md.stale_lines(doc, topics)}
+    doc.entries = [e for e in doc.entries if id(e) not in stale]  # superseded lines: the next save drops them
+    md.mark_hand(doc, topics)
+    cut = []
+    for path in [md.index_path, *(topic.path for topic in topics.values())]:
+        try:
+            text = path.read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        if text and (cut_short(text) if path == md.index_path else not text.endswith("\n")):
+            cut.append(path.name)
+    if cut:
+        add(f"{label} cut files", False, "cut short (they end in the middle of a line or a section): "
+            + ", ".join(cut[:5]) + "; restore them (`git checkout -- <file>` if they are committed), then run "
+            "`kioku organize --repair`")
+    missing = md.unindexed(doc, topics)
+    if missing and doc.entry_line_count() < MAX_LINES:
+        shown = "; ".join(f"{name}: {entry.summary[:60]}" for name, entry in missing[:3])
+        add(f"{label} index", False, f"{md.index_path.name} does not list {len(missing)} memor"
+            f"{'y' if len(missing) == 1 else 'ies'} of the topic files, so recall does not show "
+            f"{'it' if len(missing) == 1 else 'them'} ({shown}); run `kioku organize --repair`")
+    nowhere = [e for e in doc.entries if e.hand and e.topic in topics]
+    if nowhere:
+        files = sorted({e.topic for e in nowhere})
+        add(f"{label} index lines", False, f"{len(nowhere)} line(s) of {md.index_path.name} point to no memory in "
+            f"{', '.join(files[:5])} (cut, emptied or edited by hand?): restore the file (`git checkout -- "
+            "<file>` if it is committed), or run `kioku organize --repair` to drop the lines")
 
 
 def _keyword_index_damage(path: Path) -> str:
@@ -147,7 +195,7 @@ def check_agent_store(scope: str, project_root: Path, add: Add) -> None:
     if damage:
         add(f"keyword index ({scope})", True, f"{lexical}: {damage}; the next agent-memory command sets it "
             "aside and rebuilds it from the store (lessons are not lost)", warn=True)
-    from kioku.lessons.store.chroma import try_shared
+    from kioku.lessons.store.connection import try_shared
 
     if (store.chroma_dir / "chroma.sqlite3").exists():
         try:
@@ -161,6 +209,44 @@ def check_agent_store(scope: str, project_root: Path, add: Add) -> None:
         return
     with try_shared(store.journal.lock_path, STEADY_WAIT) as steady:
         _compare_store_with_journal(store, scope, name, add, steady)
+    _check_digests(store, scope, add)
+
+
+def _check_digests(store: Any, scope: str, add: Add) -> None:
+    """The lesson digests the hooks read: files that cannot be read (SessionStart then injects
+    none of their lessons), and agents with lessons but no digest."""
+    from kioku.lessons import digest
+
+    folder = store.chroma_dir / "digests"
+    damaged: list[str] = []
+    have: set[str] = set()
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        digest.last_damaged.clear()
+        data = digest._load(str(path))
+        if data is None:
+            damaged.append(path.name)
+        elif isinstance(data.get("agent"), str):
+            have.add(data["agent"])
+    digest.last_damaged.clear()
+    name = f"lessons digest ({scope})"
+    if damaged:
+        add(name, False, f"damaged: {', '.join(damaged[:5])} in {folder}, so sessions start without those lessons; the "
+            "next session start sets it aside and the worker rebuilds it (now: `kioku lessons maintain --agent NAME --daily`)")
+        return
+    try:
+        agents = store.agents()
+    except Exception:  # noqa: BLE001 - an unreadable store is reported above
+        return
+    from kioku.lessons import stats
+
+    try:
+        lost = [agent for agent in agents if agent not in have
+                and any(stats.is_active(r.metadata or {}) for r in store.get(agent, "improvements"))]
+    except Exception:  # noqa: BLE001
+        return
+    if lost:
+        add(name, False, f"missing for {', '.join(lost[:5])}, although the store holds lessons: sessions start without "
+            f"them; run `kioku lessons maintain --agent {lost[0]} --daily`")
 
 
 def _compare_store_with_journal(store: Any, scope: str, name: str, add: Add, steady: bool) -> None:

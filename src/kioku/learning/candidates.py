@@ -13,7 +13,7 @@ import time
 
 from kioku.evaluation.lessons import Lesson
 from kioku.infra import fsutil, paths
-from kioku.text.secrets import redact
+from kioku.text.secrets import redact_derived
 
 CANDIDATE_MAX_AGE_S = 60 * 86400
 MAX_CANDIDATES = 500
@@ -43,15 +43,16 @@ class CandidateLedger:
             data = self._load()
             bucket = data.setdefault(self.agent, {})
             for lesson in lessons:
-                entry = bucket.get(lesson.key) or {"text": redact(lesson.text), "sessions": [], "first_seen": now}
+                key = redact_derived(lesson.key)  # a command's target can hold a token
+                entry = bucket.get(key) or {"text": redact_derived(lesson.text), "sessions": [], "first_seen": now}
                 if session_id not in entry["sessions"]:
                     entry["sessions"] = (entry["sessions"] + [session_id])[-5:]
                 entry["last_seen"] = now
                 if confirmed or len(entry["sessions"]) >= 2:
                     ready.append(lesson)
-                    bucket.pop(lesson.key, None)
+                    bucket.pop(key, None)
                 else:
-                    bucket[lesson.key] = entry
+                    bucket[key] = entry
             fresh = {k: v for k, v in bucket.items() if now - float(v.get("last_seen", 0)) < CANDIDATE_MAX_AGE_S}
             data[self.agent] = dict(sorted(fresh.items(), key=lambda kv: -float(kv[1].get("last_seen", 0)))
                                     [:MAX_CANDIDATES])

@@ -15,9 +15,11 @@ what an untested lesson gets). Each entry also carries the lesson's learning ``d
 is known, and the whole file as the pool that task-relevant selection draws from
 (``kioku.learning.select``), so it holds more than a hook ever injects.
 
-``kioku.lessons.digest_refresh.refresh_digest`` rewrites a digest after every improvement write,
+No secret is written into a digest: :func:`_write` passes every entry's text through the
+secret filter. ``kioku.lessons.digest_refresh.refresh_digest`` rewrites a digest after every improvement write,
 usage update and maintenance run. :func:`read_digest` merges project and global digests, the project copy of a
-lesson winning, and never raises.
+lesson winning, and never raises; a digest file it cannot read is listed in :data:`last_damaged`
+(SessionStart sets it aside and queues its rebuild from the store for the worker).
 
 File names: ``kioku.infra.names.agent_file_stem`` gives every valid agent name its own file (``a`` and ``a.``, or
 ``a..b`` and ``a_b``, never share one), and :func:`read_digest` ignores a file whose ``agent``
@@ -40,6 +42,9 @@ from kioku.infra import fastjson, fsutil, pathstr
 from kioku.infra.names import agent_file_stem, normalise_lesson, safe_name
 
 MAX_ENTRIES = 200
+# digest files that were there but could not be read as a digest, since the last read_digest
+# (SessionStart sets them aside and has the worker rebuild them from the store)
+last_damaged: list[str] = []
 
 
 def _chroma_base(scope: str, project_root: Path | str | None) -> str:
@@ -70,18 +75,27 @@ def _load_for(agent: str, scope: str, project_root: Path | str | None) -> dict[s
 
 
 def _load(path: str) -> dict[str, Any] | None:
+    """The digest in ``path``; None when there is none or it is damaged (then listed in
+    :data:`last_damaged`)."""
     try:
         with open(path, encoding="utf-8") as handle:
             data = fastjson.loads(handle.read())
-    except (OSError, ValueError):
+    except FileNotFoundError:
         return None
-    return data if isinstance(data, dict) else None
+    except (OSError, ValueError):
+        data = None
+    if not isinstance(data, dict) or not isinstance(data.get("entries", []), list):
+        if path not in last_damaged:
+            last_damaged.append(path)
+        return None
+    return data
 
 
 def read_digest(agent: str, project_root: Path | str | None = None, limit: int = MAX_ENTRIES) -> list[dict]:
     """Top active improvements of ``agent`` from both scopes (one entry per lesson: the copy with
     more credited turns, the project one when they have as many)."""
     merged: dict[str, dict] = {}
+    last_damaged.clear()
     for scope in ("project", "global"):
         try:
             data = _load_for(agent, scope, project_root) or {}
@@ -139,9 +153,14 @@ def _entry(rec_id: str, document: str, meta: dict[str, Any], scope: str) -> dict
 
 
 def _write(path: str, agent: str, scope: str, entries: list[dict], complete: bool) -> None:
-    """Write one digest file atomically (best entries first, at most MAX_ENTRIES). Lock held."""
+    """Write one digest file atomically (best entries first, at most MAX_ENTRIES). Lock held.
+    Every entry's text passes the secret filter (``redact_derived``): a digest is injected into
+    other sessions and projects, whatever the store held."""
     import json
 
+    from kioku.text.secrets import redact_value
+
+    entries = [redact_value(e, keep=lambda key: key == "id") for e in entries]
     entries.sort(key=lambda e: (0 if e.get("decision") == "promoted" else 1, -e["score"], e["id"]))
     if len(entries) > MAX_ENTRIES:
         complete = False  # something below the cut exists; removals leave gaps until rebuild
@@ -163,15 +182,16 @@ def _drop_legacy(agent: str, path: str, legacy: str) -> None:
                 pass
 
 
-def rebuild_store_digests(store: Any) -> int:
-    """Rewrite the digest of every agent of ``store`` from its records (after the store was
-    rebuilt from its journal); returns how many were written."""
+def rebuild_store_digests(store: Any, agents: set[str] | None = None) -> int:
+    """Rewrite the digest of ``agents`` (every agent of ``store`` when None) from its records:
+    after the store was rebuilt from its journal, or writes were applied after their command
+    ended. Returns how many were written."""
     from kioku.lessons import stats
 
     scope = "project" if store.project_id else "global"
     folder = os.path.join(str(store.chroma_dir), "digests")
     written = 0
-    for agent in store.agents():
+    for agent in sorted(agents) if agents is not None else store.agents():
         path = os.path.join(folder, f"{agent_file_stem(agent)}.json")
         entries = [_entry(r.id, r.document, r.metadata or {}, scope)
                    for r in store.get(agent, "improvements") if stats.is_active(r.metadata or {})]

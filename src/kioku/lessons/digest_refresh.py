@@ -45,3 +45,18 @@ def refresh_digest(agent: str, scope: str | None = None, project_root: Path | No
                 entries = list(by_id.values())
             _write(path, agent, scope_name, entries, complete)
         _drop_legacy(agent, path, _legacy_path(agent, scope_name, project_root))
+
+
+def rebuild_digests_job(job: dict, **_options: object) -> dict:
+    """The worker's ``rebuild_digests`` job (queued by SessionStart when it found a digest
+    damaged): rebuild the agent's digests of both scopes from the store."""
+    from kioku.infra import paths
+
+    agent = sc.validate_agent(str(job.get("agent") or ""))
+    root = Path(job["project_root"]) if job.get("project_root") else paths.find_project_root()
+    rebuilt = []
+    for scope_name in sc.SCOPES:
+        if sc.scope_exists(scope_name, root):
+            refresh_digest(agent, scope_name, root)
+            rebuilt.append(scope_name)
+    return {"status": "digests rebuilt", "agent": agent, "scopes": rebuilt}

@@ -21,7 +21,8 @@ when ``learned_from == "user_feedback"`` (the user said it, which is evidence on
 ``"consolidation"`` (a principle validated by >= 2 other agents, stored at their confidence × 0.9)
 and then only as a *candidate*: retrieval injects nothing below 0.7, so it waits until it is re-learned with
 higher confidence (re-learning keeps the maximum) or cross-validated by consolidation.
-The secrets check runs before anything is journaled.
+The secrets check runs before anything is journaled: a lesson a person gives with a secret in it
+is refused; one Kioku derived itself (:data:`DERIVED`) is kept with the secret redacted.
 
 Retrieval (:func:`retrieve`): per scope (project first, then global) dense nearest neighbours
 (over-fetch ``max(50, 10*limit)``, no ``where`` filter, chroma.md section 6) and the FTS5 lexical
@@ -46,16 +47,13 @@ Search enrichment (``kioku.lessons.enriched``): a lesson whose enrichment (quest
 English and Japanese, a topic, written by a model for its text) matches the task is a candidate
 too; the enrichment's ranking joins the fusion (weight :attr:`LessonRanking.enrichment_weight`)
 but never lifts a lesson above one whose text holds the whole task, and a lesson passes through
-it only past its own stricter cut-off (the memory set's, ``kioku.retrieval.hybrid``); such a hit
-carries ``via_enrichment``.
+it only past its own stricter cut-off (``LessonRanking.enrichment_margin`` above the text's, or
+``min_relevance_enrich_cjk`` for a task holding Japanese); such a hit carries ``via_enrichment``.
 
-Relevance threshold calibration (tests/lessons/data/relevance_pairs.json, 68 labelled task/lesson
-pairs, 30 relevant, 38 irrelevant of which 8 are same-topic hard negatives; real MiniLM int8 cosines):
-relevant median 0.44 (min 0.08, max 0.65), irrelevant median 0.01 (max 0.55). F1 by threshold:
-0.10 → 0.80, **0.12-0.13 → 0.82 (max; P 0.74, R 0.93)**, 0.15 → 0.81, 0.20 → 0.75, 0.25 → 0.78, 0.30 → 0.69,
-0.40 → 0.67, 0.50 → 0.56, the spec's 0.60 → 0.18 (recall 3/30: MiniLM cosines between a task and
-a helpful lesson rarely exceed 0.6). The chosen value 0.13 is the F1-maximising midpoint (ties: the higher one), re-derived by
-tests/lessons/test_lessons_relevance_calibration.py. ``relevance_threshold`` in config.toml overrides it.
+Relevance threshold: :data:`RELEVANCE_THRESHOLD` maximises F1 on the labelled task/lesson pairs
+of tests/lessons/data/relevance_pairs.json (real MiniLM cosines), which
+tests/lessons/test_lessons_relevance_calibration.py re-derives; ``relevance_threshold`` in
+config.toml overrides it.
 """
 
 from __future__ import annotations
@@ -81,8 +79,14 @@ MAX_LESSON_CHARS = 2000
 LEARNED_FROM = ("manual", "user_feedback", "self_evaluation", "new_pattern", "consolidation",
                 "import", "transfer")
 SOURCES = ("self", "system_principles", "transferred")
+# Lessons Kioku words itself (from a transcript, or from other lessons): a secret in one is
+# redacted and the lesson kept; one a person gives is refused instead
+DERIVED = ("self_evaluation", "consolidation", "transfer")
 log = logging.getLogger("kioku.lessons.improvements")
 last_warning: str | None = None  # why the last retrieve() in this process fell back to lexical
+# what the last learn() in this process has to tell besides the ids (a retry found its first
+# attempt; the lesson waits in the journal; the hooks' digest is refreshed later)
+last_learn_notes: list[str] = []
 
 
 def now() -> tuple[str, float]:
@@ -150,7 +154,7 @@ def learn(agent: str, lesson: str, category: str, confidence: float, tags: Seque
           extra_metadata: dict[str, Any] | None = None) -> list[str]:
     """Store one lesson (in one or both scopes) and return the ids written."""
     from kioku.text.defang import strip_controls
-    from kioku.text.secrets import ensure_storable
+    from kioku.text.secrets import ensure_storable, redact_derived
 
     agent = sc.validate_agent(agent)
     lesson = strip_controls(lesson or "").strip()
@@ -171,10 +175,18 @@ def learn(agent: str, lesson: str, category: str, confidence: float, tags: Seque
         from kioku.text.defang import defang
 
         lesson = defang(lesson)  # taken from a transcript: stored already inert, not only at injection
+    if learned_from in DERIVED:
+        # text Kioku derived itself (from a transcript, or folded from other lessons) keeps its
+        # lesson without the secret; a tag that held one names nothing and is dropped
+        lesson = redact_derived(lesson)
+        tags = [t for t in split_tags(join_tags(tags)) if redact_derived(t) == t]
+        context_tags = [t for t in split_tags(join_tags(context_tags)) if redact_derived(t) == t]
     tag_str, ctx_str = join_tags(tags), join_tags(context_tags)
-    # secrets first: nothing reaches the journal if any part looks like a credential
+    # secrets first: nothing reaches the journal if any part looks like a credential (a lesson a
+    # person gave is refused, and they are told)
     ensure_storable("\n".join((lesson, tag_str, ctx_str)), what="improvement")
     check_store_rule(confidence, learned_from)
+    last_learn_notes.clear()
     ids: list[str] = []
     for scope_name in sc.scopes_for(category, scope, lesson):
         ids.append(_write_one(agent, scope_name, lesson, category, confidence, learned_from,
@@ -185,11 +197,13 @@ def learn(agent: str, lesson: str, category: str, confidence: float, tags: Seque
 def _write_one(agent: str, scope: str, lesson: str, category: str, confidence: float,
                learned_from: str, tags: str, ctx: str, source: str, original_id: str,
                extra: dict[str, Any] | None, project_root: Path | None) -> str:
-    from kioku.lessons.store.chroma import Record
+    from kioku.lessons.store.client import Record
     from kioku.lessons.digest_refresh import refresh_digest
 
     store = sc.open_scope(scope, project_root)
     rec_id = sc.improvement_id(agent, scope, lesson)
+    key = sc.request_key(agent, scope, lesson, category, confidence, tags, ctx, learned_from, source,
+                         original_id, extra or {})
     existing = _existing(store, agent, rec_id)
     iso, epoch = now()
     if existing:
@@ -202,7 +216,7 @@ def _write_one(agent: str, scope: str, lesson: str, category: str, confidence: f
         if old.get("promoted") and isinstance(old.get("confidence_before_promotion"), (int, float)):
             # the confidence a withdrawn or rolled-back promotion returns to keeps what was learned since
             update["confidence_before_promotion"] = round(max(float(old["confidence_before_promotion"]), confidence), 4)
-        store.update_metadata(agent, KIND, [rec_id], [update])
+        store.update_metadata(agent, KIND, [rec_id], [update], request_key=key)
         meta = {**old, **update}
     else:
         meta = new_metadata(agent, scope, category, confidence, learned_from=learned_from, tags=tags,
@@ -210,9 +224,20 @@ def _write_one(agent: str, scope: str, lesson: str, category: str, confidence: f
                             when=(iso, epoch))
         meta.update(extra or {})
         meta.update(_deprecation_elsewhere(agent, scope, lesson, project_root))
-        store.upsert(agent, KIND, [Record(id=rec_id, document=lesson, metadata=meta)])
+        store.upsert(agent, KIND, [Record(id=rec_id, document=lesson, metadata=meta)], request_key=key)
         _want_enrichment(agent, scope, rec_id, project_root)
-    refresh_digest(agent, scope, project_root, changed=[(rec_id, lesson, meta)])
+    if store.last_write_repeated:  # a retry: its first attempt is in the journal already
+        last_learn_notes.append(f"{rec_id} was saved by an earlier identical request; not written again")
+        return rec_id
+    if store.pending():
+        why = f" ({store.last_warning})" if store.last_warning else ""
+        last_learn_notes.append(f"{rec_id} is saved in the journal and is applied to the store at the next sync "
+                                f"(`kioku store sync`, or any agent-memory command once the store can be written){why}")
+    try:
+        refresh_digest(agent, scope, project_root, changed=[(rec_id, lesson, meta)])
+    except OSError as exc:  # saved: the digest is derived, and applying the journal rebuilds it
+        last_learn_notes.append(f"the lessons digest that sessions start with was not refreshed ({exc}); "
+                                "it is rebuilt when the journal is applied")
     return rec_id
 
 
@@ -319,6 +344,11 @@ def retrieve(agent: str, task: str, limit: int = 5, project_root: Path | None = 
                                     min_confidence=MIN_CONFIDENCE_ACTIVE,
                                     boost=CROSS_VALIDATED_BOOST, make_hit=_lexical_hit)
         except Exception as lex_exc:  # noqa: BLE001
+            from kioku.infra import disk
+
+            full = [d for d in (sc.chroma_dir(s, project_root) for s in wanted) if disk.is_full(d, disk.JOURNAL_RESERVE)]
+            if full:  # SQLite cannot even open its files for reading on a full disk
+                raise disk.disk_full(full[0], "lessons cannot be searched until there is room") from exc
             raise KiokuError(f"improvements unavailable: {what} failed ({type(exc).__name__}: {exc}) "
                              f"and the lexical index too ({type(lex_exc).__name__}: {lex_exc})") from exc
         detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
@@ -355,10 +385,10 @@ class LessonRanking:
     coverage_weight: float = 0.5  # relevance = cosine + coverage_weight x keyword coverage
     min_relevance: float = 0.3  # relevance needed by a task that is not mostly Japanese
     min_relevance_cjk: float = 0.65  # ... and by a Japanese one (MiniLM cosines run high there)
-    # search enrichment: as kioku.retrieval.hybrid.HybridConfig (the memory set's fit)
-    enrichment_weight: float = 1.0  # weight of the enrichment's ranking against the dense list
-    enrichment_margin: float = 0.1  # an enrichment match needs min_relevance + this
-    min_relevance_enrich_cjk: float = 0.45  # ... and this when the task holds Japanese
+    # search enrichment: fitted on the lesson set with enrichment (lesson_search.py --enrichment --fit)
+    enrichment_weight: float = 1.5  # weight of the enrichment's ranking against the dense list
+    enrichment_margin: float = 0.15  # an enrichment match needs min_relevance + this
+    min_relevance_enrich_cjk: float = 0.4  # ... and this when the task holds Japanese
     exact_coverage: float = 1.0  # a lesson holding this share of the task's words is an exact match
 
 
@@ -403,7 +433,7 @@ def lesson_candidates(agent: str, task: str, limit: int, project_root: Path | No
     # (A journal entry still pending - applied by query_vector's sync - can be missed by this
     # call's lexical list only; the dense list still sees it.)
     for store in stores.values():
-        store._ensure_store()  # a lost store is rebuilt (lexical index too) before the search thread starts
+        store.check()  # a lost store is rebuilt (lexical index too) before the search thread starts
         store._lexical()  # opened here: AgentStore's lazy opener is not thread-safe
     lex_jobs = [_pool().submit(store.lexical_search, agent, KIND, task, n) for store in stores.values()]
     task_vec = embed_cached([task])[0]  # embedded once for both scopes and the cosine fill-in

@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from kioku.infra import fsutil, paths
+from kioku.lessons.store.journal_lines import identifies
+from kioku.text.secrets import redact_value
 from kioku.infra.names import agent_file_stem
 
 DAY = 86400.0
@@ -190,6 +192,7 @@ def _archive(agent: str, name: str, rows: list[dict]) -> Path:
         fsutil.ensure_private_dir(path.parent)
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, fsutil.FILE_MODE)
         try:
+            rows = [redact_value(r, keep=identifies) for r in rows]  # an archive keeps no secret either
             os.write(fd, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8"))
             os.fsync(fd)
         finally:

@@ -105,7 +105,7 @@ def snapshot(agent: str, project_root: Path | None = None) -> dict[str, Any]:
     """Compute the metrics now and store them in the global performance collection, unless
     there is nothing to measure: a snapshot of no evaluations would read as 0 % success in the
     trends (and a mistyped agent name would leave a record behind)."""
-    from kioku.lessons.store.chroma import Record
+    from kioku.lessons.store.client import Record
     from kioku.lessons.improvements import now
 
     agent = sc.validate_agent(agent)

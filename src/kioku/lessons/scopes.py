@@ -14,7 +14,7 @@ Ids are deterministic: ``imp_`` + sha256(agent, scope, normalised lesson)[:20], 
 same lesson twice (case, spacing, trailing punctuation aside) updates one record.
 
 This module is stdlib-only at import time; chromadb is reached through
-``kioku.lessons.store.chroma`` inside functions.
+``kioku.lessons.store.client`` inside functions.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from kioku.infra.names import normalise_lesson, safe_name  # noqa: F401 - re-exp
 from kioku.infra.errors import UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from kioku.lessons.store.chroma import AgentStore
+    from kioku.lessons.store.client import AgentStore
 
 SCOPES = ("project", "global")  # retrieval order: project first
 GLOBAL_CATEGORIES = frozenset(
@@ -85,6 +85,15 @@ def improvement_id(agent: str, scope: str, lesson: str) -> str:
     return "imp_" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:20]
 
 
+def request_key(agent: str, scope: str, lesson: str, *fields: object) -> str:
+    """The idempotency key of one learn request: the target record and everything the request
+    asks (so a retry of it matches and a request that asks something else does not)."""
+    import json
+
+    body = json.dumps([agent, scope, normalise_lesson(lesson), *fields], sort_keys=True, default=str)
+    return "learn-" + hashlib.sha256(body.encode("utf-8")).hexdigest()[:24]
+
+
 def validate_agent(agent: str) -> str:
     from kioku.text.secrets import ensure_storable
 
@@ -124,7 +133,7 @@ _STORES: dict[tuple[str, str, str], "AgentStore"] = {}
 
 def open_scope(scope: str, project_root: Path | None = None) -> "AgentStore":
     """The scope's AgentStore, one per (scope, project) per process."""
-    from kioku.lessons.store.chroma import open_store
+    from kioku.lessons.store.client import open_store
 
     root = project_root or paths.find_project_root()
     # keyed by folder too: tests (and `kioku` with another CLAUDE_CONFIG_DIR) switch homes
@@ -134,7 +143,7 @@ def open_scope(scope: str, project_root: Path | None = None) -> "AgentStore":
         from kioku.lessons.digest import rebuild_store_digests
 
         store = open_store(scope, project_root=root)
-        store.after_recovery = rebuild_store_digests
+        store.digests_stale = rebuild_store_digests
         _STORES[key] = store
     return store
 

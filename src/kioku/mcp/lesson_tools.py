@@ -79,6 +79,6 @@ def lesson_feedback(ctx: Context, args: dict) -> Reply:
     block = improvements_block(agent, [{"improvement": text, "id": lesson_id}], LESSONS_BUDGET, with_ids=True)[0]
     if harmful:
         return Reply(f"Deprecated lesson {defang_line(lesson_id)} of agent {agent!r}: the hooks no longer inject "
-                     f"it (lesson_feedback helpful or `kioku restore` brings it back).\n{block}")
+                     f"it (lesson_feedback helpful or `kioku lessons restore` brings it back).\n{block}")
     return Reply(f"Restored lesson {defang_line(lesson_id)} of agent {agent!r} (now {state}): the hooks give it "
                  f"again where it fits.\n{block}")

@@ -121,7 +121,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "lesson_feedback", "Feedback on a lesson",
         "Tell Kioku a lesson helped or did harm, as the web UI's lesson buttons do. harmful deprecates the "
-        "lesson: the hooks stop injecting it (its evidence is kept; helpful or `kioku restore` brings it back). "
+        "lesson: the hooks stop injecting it (its evidence is kept; helpful or `kioku lessons restore` brings it back). "
         "helpful restores a deprecated lesson; an active one stays as it is. Use it when the user says a "
         "lesson is wrong, outdated or useful.",
         {"lesson_id": _text("The lesson's id, as lessons_for shows it (e.g. imp_0123abcd...).", 120),

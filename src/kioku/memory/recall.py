@@ -23,6 +23,8 @@
   recall never raises for damaged files; it returns "" when there is nothing to recall.
   A memory folder reached through a symbolic link (``.agents``, ``memory`` or MEMORY.md) is
   not read at all.
+- A MEMORY.md that was cut short (:func:`cut_short`) is completed on the fly with the memories of
+  the topic files it no longer lists (read-only), and :data:`notices` says so.
 - Project memory passes ``kioku.memory.screen``: a line whose memory Kioku did not write on
   this machine carries ``(from git: AUTHOR, COMMIT)`` where git knows one, and one that asks
   the agent to act is left out; a closing line says how many were, and that only the user can
@@ -36,7 +38,8 @@ from pathlib import Path
 from kioku.infra import paths
 from kioku.text.defang import MEMORY_CLOSE, MEMORY_OPEN, defang
 from kioku.infra.fsutil import NotRegularFile, read_regular
-from kioku.memory.index import INDEX_NAME, MAX_INDEX_BYTES, index_notes, redacted_index_lines
+from kioku.memory.index import (INDEX_NAME, MAX_INDEX_BYTES, SECTIONS, TITLE, TYPES, index_notes,
+                                redacted_index_lines)
 
 # The notes are data: nothing in them is a command of this conversation. But a preference or a
 # correction the user asked to keep ("[feedback] don't summarise at the end") is meant to be
@@ -48,6 +51,7 @@ OPEN, CLOSE = MEMORY_OPEN, MEMORY_CLOSE
 TYPE_WEIGHT = {"feedback": 3.0, "user": 3.0, "project": 2.0, "reference": 1.0}
 MAX_LINE = 300
 MAX_NOTE = 1500  # a longer line written by hand is not a note (a memory is refused past this too)
+notices: list[str] = []  # what the last build_recall had to repair on the fly (for the user to see)
 
 
 class _Item:
@@ -77,6 +81,37 @@ def _linked(folder: Path) -> bool:
     return any(p.is_symlink() for p in (folder.parent, folder, folder / INDEX_NAME))
 
 
+def cut_short(text: str) -> bool:
+    """Whether a MEMORY.md Kioku wrote was cut: it always ends with a newline and holds the four
+    type sections (a file a person wrote without them is read as it is)."""
+    if not text.endswith("\n"):
+        return True
+    return text.startswith(TITLE) and not all(f"\n## {SECTIONS[t]}" in text for t in TYPES)
+
+
+def _completed(folder: Path, text: str) -> list[str] | None:
+    """The lines of a cut MEMORY.md (its cut last line dropped) with the memories of the topic
+    files it no longer lists added back, read-only; None when it misses nothing."""
+    from kioku.memory.index import parse_index
+    from kioku.memory.store import MemoryDir, index_entry_for
+
+    lines = text.splitlines()
+    if not text.endswith("\n"):
+        lines = lines[:-1]
+    md = MemoryDir(folder, "")
+    topics = md.load_topics()
+    doc = parse_index("\n".join(lines))
+    md.mark_hand(doc, topics)
+    missing = md.unindexed(doc, topics)
+    if not missing:
+        return None
+    doc.entries.extend(index_entry_for(entry, name) for name, entry in missing)
+    notices.append(f"{folder / INDEX_NAME} was cut short and lists {len(missing)} memor"
+                   f"{'y' if len(missing) == 1 else 'ies'} less than its topic files; they are recalled from "
+                   "the topic files (`kioku organize --repair` rewrites it)")
+    return doc.render().splitlines()
+
+
 def _index_lines(folder: Path) -> list[str]:
     index = folder / INDEX_NAME
     if _linked(folder):
@@ -85,6 +120,13 @@ def _index_lines(folder: Path) -> list[str]:
         data = read_regular(index, MAX_INDEX_BYTES)[:MAX_INDEX_BYTES]
         text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
         if text.strip():
+            if cut_short(text):
+                try:
+                    completed = _completed(folder, text)
+                except Exception:  # noqa: BLE001 - recall never raises: the cut file is read as it is
+                    completed = None
+                if completed:
+                    return completed
             return text.splitlines()
         # an empty MEMORY.md (emptied, or truncated by another program) reads like a missing one
     except (FileNotFoundError, IsADirectoryError, NotRegularFile):
@@ -179,6 +221,7 @@ def build_recall(project_root: Path | None = None, budget: int = 10000, query: s
                  withheld: list | None = None) -> str:
     """The recall text; ``withheld`` (a list) receives the project memories left out because they
     ask the agent to act (``kioku.memory.screen.Verdict``, their origins looked up)."""
+    notices.clear()
     scopes = _scopes(project_root)
     items: list[_Item] = []
     held: list = []

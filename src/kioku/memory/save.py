@@ -7,7 +7,9 @@ contradict, guard, store and topics cost several ms of a hook's start-up.
 
 from __future__ import annotations
 
-from kioku.infra.errors import UsageError
+from kioku.infra.disk import disk_full
+from kioku.infra.errors import DiskFull, UsageError
+from kioku.infra.sha import sha256
 from kioku.memory.folders import target_dir
 from kioku.memory.classify import classify_type, pick_topic
 from kioku.memory.contradict import assess, could_flag, fold
@@ -24,6 +26,13 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 DUPLICATE_JACCARD = 0.8
+
+
+def request_key(scope: str, type_: str, topic: str, text: str) -> str:
+    """The idempotency key of one ``remember`` request, kept on the memory it saved (``request=``): a retry of
+    the same request (same folder, type, topic and words) finds that memory and saves nothing."""
+    body = "\x1f".join((scope, type_, topic, normalize(text)))
+    return sha256(body.encode("utf-8")).hexdigest()[:12]
 
 
 class SaveResult:
@@ -211,15 +220,19 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
         old: list[tuple[str, Entry, str]] = []
         unsure: list[Entry] = []
         normal = normalize(cleaned)
+        key = request_key(md.scope, type_, topic_name, cleaned)
         for name, entry in md.active_entries(topics):
-            verdict = _assess_entry(cleaned, entry)
+            if entry.meta.get("request") == key:
+                verdict = None  # the same request again (a retry): the memory it saved
+            else:
+                verdict = _assess_entry(cleaned, entry)
             if verdict and normalize(entry.text) == normal:
                 verdict = None  # the same words again are the same memory, even when they say "now"
             if verdict and verdict[0] == "replaces":
                 old.append((name, entry, verdict[1]))
             elif verdict:
                 unsure.append(entry)
-            elif is_duplicate(cleaned, tokens, entry.text):
+            elif entry.meta.get("request") == key or is_duplicate(cleaned, tokens, entry.text):
                 line = index_entry_for(entry, name)
                 notes = list(md.notices)
                 if doc.find(name, line.summary) < 0 and doc.entry_line_count() + 1 <= MAX_LINES:
@@ -227,8 +240,11 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
                     # the line of a memory it superseded in place
                     md.drop_stale_lines(doc, topics)
                     doc.entries.append(line)
-                    md.write_index(doc)
-                    notes.append(f"it was missing from {md.index_path.name}; its line was added back")
+                    try:
+                        md.write_index(doc)
+                        notes.append(f"it was missing from {md.index_path.name}; its line was added back")
+                    except DiskFull as exc:
+                        notes.append(f"it is missing from {md.index_path.name}, and {exc}")
                 elif not md.index_path.exists():
                     md.write_index(doc)  # rebuilt from the topic files, this memory included
                 return SaveResult("duplicate", entry.type, _for_agent(md, name, entry), str(md.path / name),
@@ -248,7 +264,7 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
         created = now_iso()
         entry_id = unique_id(created, cleaned, {e.id for t in topics.values() for e in t.entries})
         index_entry = format_entry(type_, cleaned, topic_name)
-        new = Entry(entry_id, type_, created, index_entry.summary, cleaned)
+        new = Entry(entry_id, type_, created, index_entry.summary, cleaned, meta={"request": key})
         if old:
             new.meta["supersedes"] = ",".join(e.id for _, e, _ in old)
         changed: dict[str, object] = {}
@@ -269,16 +285,28 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
             # exists but was skipped (too large, unreadable): read_topic raises the clear error
             # instead of us creating a fresh file over it
             target = read_topic(path) if path.exists() else new_topic(path, type_)
+        if target.frontmatter is None and not target.entries and not target.salvaged.get("type"):
+            target.salvaged["type"] = type_  # an emptied file takes the type of what it now holds
         target.entries.append(new)
         changed[topic_name] = target
         topics[topic_name] = target
         # recorded as written here before it is written: a crash leaves a digest nothing has,
         # never a memory of the user's that reads as arrived from elsewhere
         record_entries(md, [new])
-        for name in sorted(changed):
-            md.write_topic(topics[name])  # topic files first: they are the source of truth
-
         warnings: list[str] = []
+        # topic files first (they are the source of truth), the new memory's own file before the
+        # files of the memories it replaces: a write that fails part-way never leaves a memory
+        # marked replaced by one that was not saved
+        try:
+            md.write_topic(target)
+        except DiskFull as exc:
+            raise disk_full(md.path, "the memory was not saved; free some space and say it again") from exc
+        for name in sorted(n for n in changed if n != topic_name):
+            try:
+                md.write_topic(topics[name])
+            except DiskFull as exc:
+                warnings.append(f"saved, but {name} still shows the memory this one replaces as current ({exc})")
+
         if unsure:
             # Losing a true memory is the worse error: when it is unclear whether the new memory
             # replaces an older one, both stay and the user is told how to drop one.
@@ -292,9 +320,15 @@ def remember(text: str, type: str | None = None, topic: str | None = None,
         # project, reference; within a type the newest): the new line is added and write_index
         # leaves out whichever line ranks lowest, which may be this one.
         doc.entries.append(index_entry)
-        md.write_index(doc)
-        indexed = any(e is index_entry for e in doc.entries)
-        if not indexed:
+        try:
+            md.write_index(doc)
+            indexed = any(e is index_entry for e in doc.entries)
+            unwritten = False
+        except DiskFull as exc:
+            indexed, unwritten = False, True
+            warnings.append(f"saved in {topic_name}, but {exc}: the next save (or `kioku organize --repair`) "
+                            f"lists it in {md.index_path.name}")
+        if not indexed and not unwritten:
             warnings.append(f"memory index is full ({MAX_LINES} lines): saved in {topic_name} but not "
                             "listed in MEMORY.md; run `kioku organize` to merge or archive old entries")
         lines = doc.line_count()

@@ -18,7 +18,7 @@ tag, so:
    ``<instructions>`` with the same eyes.
 
 Text on disk is never changed: defanging applies to the copy that is injected or printed for
-Claude to read (``kioku improvements``, ``dashboard``, ``search``, ``evaluate``; their JSON
+Claude to read (``kioku lessons search``, ``dashboard``, ``search``, ``evaluate``; their JSON
 output goes through :func:`defang_json`, which keeps the data identical for parsers). Lessons
 learned from a transcript are the exception: they are defanged before they are stored.
 """
@@ -97,7 +97,7 @@ def defang(text: str) -> str:
 
 def unescape_tags(text: str) -> str:
     """``text`` with each ``&lt;`` that :func:`defang` writes for a tag-like ``<`` turned back:
-    for a text a person edited in defanged output (``kioku export`` printed to a terminal)."""
+    for a text a person edited in defanged output (``kioku lessons export`` printed to a terminal)."""
     return _TAG_ESCAPED.sub("<", text) if "&lt;" in text else text
 
 

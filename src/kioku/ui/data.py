@@ -345,7 +345,7 @@ def trends(agent: str, project_root: Path | None = None, evaluations: list[dict[
 def health(project_root: Path | None = None) -> dict[str, Any]:
     """``kioku doctor``'s checks, hook jobs, and per collection the store's count beside the journal's."""
     from kioku.lessons import scopes as sc
-    from kioku.lessons.store.chroma import KINDS
+    from kioku.lessons.store.client import KINDS
     from kioku.infra import jobs
     from kioku.install.doctor import run_checks
 

@@ -1,14 +1,17 @@
 """Drain the hook job queue: incremental self-evaluation of finished turns and subagent tasks.
 
-``drain(wait=False)`` takes the worker lock (non-blocking, or blocking with ``wait``), runs
-every queued job oldest first, and after releasing the lock looks again - a hook that found
-the lock held just before we released it did not start a worker, so its job would otherwise
+``drain(wait=False)`` takes the worker lease (``kioku.infra.lease``: non-blocking, or waiting with
+``wait``; renewed before each job, and taken over from a worker that stopped renewing it), runs
+every queued job oldest first, and after releasing the lease looks again - a hook that found
+it held just before we released it did not start a worker, so its job would otherwise
 wait for the next hook. Jobs for the same transcript are run once, as the newest of them (with
 "the session ended" if any of them says so). An ``evaluate`` job is
 ``kioku.worker.evaluate.run_evaluate``. A job it reports ``deferred`` (a model could not be
-reached just now) stays queued for the next worker. Any exception moves the job to
-``jobs/failed/`` with a one-line error (``kioku worker --retry-failed`` re-queues them;
-``kioku doctor`` lists the reasons) and the queue moves on. After the jobs, memories and
+reached just now) stays queued for the next worker. A full disk or a store that does not answer
+stops the drain with the job still queued (``stopped`` in the report; a job the store failed
+:data:`MAX_STORE_ATTEMPTS` times fails). Any other exception moves the job to ``jobs/failed/``
+with a one-line error (``kioku worker --retry-failed`` re-queues them; ``kioku doctor`` lists
+the reasons) and the queue moves on. After the jobs, memories and
 lessons saved since are enriched for search where a model may be called
 (``kioku.worker.enrich``). The log (``<logs>/worker.log``) holds job names, agents, scores and
 errors - never prompt text.
@@ -18,24 +21,32 @@ from __future__ import annotations
 
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from kioku.evaluation import transcript as tr
-from kioku.infra import fsutil, jobs
+from kioku.infra import fsutil, jobs, lease
+from kioku.infra.errors import DiskFull
+from kioku.lessons.digest_refresh import rebuild_digests_job
+from kioku.lessons.store.errors import StoreTimeout
 from kioku.worker.evaluate import LAG_WAIT_S, log_line as _log, queue_idle_sessions, run_evaluate
 from kioku.worker.judging import ENDING_EVENTS
 
 LOCK_WAIT_S = 600.0
+MAX_STORE_ATTEMPTS = 3  # a job the store did not answer this many times fails instead of staying queued
 
 
-HANDLERS = {"evaluate": run_evaluate}
+HANDLERS = {"evaluate": run_evaluate, "rebuild_digests": rebuild_digests_job}
 
 
-def _run_queue(report: dict[str, Any], lag_wait: float, max_jobs: int | None, tried: set[str]) -> None:
-    """Run queued jobs until none is left that is not in ``tried`` (job file names).
+def _run_queue(report: dict[str, Any], lag_wait: float, max_jobs: int | None, tried: set[str],
+               renew: Callable[[], None] = lambda: None) -> None:
+    """Run queued jobs until none is left that is not in ``tried`` (job file names); ``renew``
+    renews the worker's lease before each job.
 
     Each job is tried at most once per drain: whatever a handler does, a job that is still
-    queued afterwards is left for the next worker instead of being retried in a busy loop.
+    queued afterwards is left for the next worker instead of being retried in a busy loop. A full
+    disk or a store that does not answer stops the drain with the job still queued (``stopped``
+    in the report); a job the store failed to answer :data:`MAX_STORE_ATTEMPTS` times fails.
     """
     while True:
         queue = _untried(tried)
@@ -45,6 +56,7 @@ def _run_queue(report: dict[str, Any], lag_wait: float, max_jobs: int | None, tr
             if max_jobs is not None and report["processed"] + report["failed"] >= max_jobs:
                 return
             tried.add(job_path.name)
+            renew()
             try:
                 job = jobs.load(job_path)
             except FileNotFoundError:
@@ -69,6 +81,9 @@ def _run_queue(report: dict[str, Any], lag_wait: float, max_jobs: int | None, tr
                 report["results"].append(outcome)
                 _log(f"{job_path.name} agent={job.get('agent')} {outcome.get('status')} "
                      f"quality={outcome.get('quality', '-')}")
+            except (DiskFull, StoreTimeout) as exc:  # the job is fine, the disk or the store is not
+                if _stop(report, job_path, exc):
+                    return
             except Exception as exc:  # noqa: BLE001 - a bad job must not stop the queue
                 _fail(report, job_path, exc)
 
@@ -83,7 +98,7 @@ def _same_transcript(job: dict[str, Any], job_path: Path, tried: set[str]) -> li
             data = jobs.load(other)
         except (OSError, ValueError):
             continue
-        if all(data.get(k) == job.get(k) for k in ("kind", "agent", "transcript_path")):
+        if all(data.get(k) == job.get(k) for k in ("kind", "agent", "transcript_path", "project_root")):
             out.append(other)
     return out
 
@@ -99,6 +114,22 @@ def _carry_ending(job_path: Path, event: str) -> None:
             fsutil.atomic_write_text(job_path, json.dumps(data, ensure_ascii=False))
     except (OSError, ValueError):
         pass
+
+
+def _stop(report: dict[str, Any], job_path: Path, exc: BaseException) -> bool:
+    """A full disk or a stuck store: keep the job queued with the reason and stop the drain
+    (True); a job the store failed :data:`MAX_STORE_ATTEMPTS` times fails instead (False)."""
+    reason = " ".join(str(exc).split())
+    if isinstance(exc, StoreTimeout):
+        try:
+            if jobs.note_attempt(job_path, reason) >= MAX_STORE_ATTEMPTS:
+                _fail(report, job_path, exc)
+                return False
+        except (OSError, ValueError):
+            pass
+    report["stopped"] = reason
+    _log(f"{job_path.name} stays queued: {reason}")
+    return True
 
 
 def _untried(tried: set[str]) -> list[Path]:
@@ -137,24 +168,23 @@ def _enrich_wanted() -> dict[str, Any]:
 
 
 def drain(*, wait: bool = False, lag_wait: float = LAG_WAIT_S, max_jobs: int | None = None) -> dict[str, Any] | None:
-    """Process the queue; ``None`` when another worker holds the lock (and ``wait`` is false)."""
+    """Process the queue; ``None`` when another worker holds the lease (and ``wait`` is false)."""
     report: dict[str, Any] = {"processed": 0, "failed": 0, "results": [], "errors": []}
     ran = False
     tried: set[str] = set()
     while True:
-        if wait:
-            with fsutil.exclusive_lock(jobs.worker_lock_path(), timeout=LOCK_WAIT_S):
-                _run_queue(report, lag_wait, max_jobs, tried)
-                _enrich_once(report)
-            ran = True
-        else:
-            with fsutil.try_lock(jobs.worker_lock_path()) as got:
-                if got:
-                    _run_queue(report, lag_wait, max_jobs, tried)
+        with lease.Lease(jobs.worker_lock_path(), jobs.worker_lease_s()).hold(LOCK_WAIT_S if wait else 0.0) as held:
+            if held is not None:
+                _run_queue(report, lag_wait, max_jobs, tried, held.renew)
+                if not report.get("stopped"):
                     _enrich_once(report)
-                    ran = True
-            if not got:
-                return report if ran else None
+                ran = True
+        if held is None:
+            if wait:
+                raise fsutil.LockTimeout(f"timed out after {LOCK_WAIT_S:.0f}s waiting for the worker lease")
+            return report if ran else None
+        if report.get("stopped"):
+            return report
         if ran and "pruned" not in report:
             report["pruned"] = tr.prune_cursors()
             report["idle_sessions"] = queue_idle_sessions()

@@ -14,6 +14,6 @@ def store_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def store(store_dir: Path):
-    from kioku.lessons.store.chroma import AgentStore
+    from kioku.lessons.store.client import AgentStore
 
     return AgentStore(store_dir)

@@ -52,7 +52,7 @@ def raw(path: str, wid: int, n: int, batch: int, start_ts: float) -> None:
 
 
 def kioku(path: str, wid: int, n: int, batch: int, start_ts: float) -> None:
-    from kioku.lessons.store.chroma import AgentStore, Record
+    from kioku.lessons.store.client import AgentStore, Record
 
     store = AgentStore(Path(path), embedder=VectorFromText())
     store.count("conc", "improvements")  # open the client before the start line, like raw
@@ -64,7 +64,7 @@ def kioku(path: str, wid: int, n: int, batch: int, start_ts: float) -> None:
 
 def reader(path: str, stop_file: str, start_ts: float) -> dict:
     """A long-lived reader querying while the writers write (a hook or `kioku lessons search`)."""
-    from kioku.lessons.store.chroma import AgentStore
+    from kioku.lessons.store.client import AgentStore
 
     store = AgentStore(Path(path), embedder=VectorFromText())
     _wait(start_ts)

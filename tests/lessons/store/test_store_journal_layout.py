@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from kioku.lessons.store import journal as journal_mod
-from kioku.lessons.store.chroma import AgentStore, Record
+from kioku.lessons.store.client import AgentStore, Record
 from kioku.lessons.store.journal import Journal, journal_dir
 
 from store_helpers import py_env

@@ -5,7 +5,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from kioku.lessons.store.chroma import Record
+from kioku.lessons.store.client import Record
 from kioku.lessons.store.meta import PLACEHOLDER_KEY, clean_metadata
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kioku.lessons.store.chroma import Record
+from kioku.lessons.store.client import Record
 from kioku.lessons.store.names import KINDS, agent_slug, collection_name
 
 from store_helpers import run_py
@@ -69,7 +69,7 @@ OLD_NAME = "agent_code-finder_improvements"  # what the first naming gave agent 
 
 def _old_store(store_dir: Path) -> None:
     """A store as the first naming left it: code-finder's lessons under the hyphenated name."""
-    from kioku.lessons.store.chroma import AgentStore
+    from kioku.lessons.store.client import AgentStore
 
     store = AgentStore(store_dir)
     docs = ["Search with ripgrep before reading whole files", "Read the README before the code"]
@@ -87,7 +87,7 @@ def _old_store(store_dir: Path) -> None:
 MIGRATE = r"""
 import json, sys
 from pathlib import Path
-from kioku.lessons.store.chroma import AgentStore
+from kioku.lessons.store.client import AgentStore
 store = AgentStore(Path(sys.argv[1]))
 got = store.get("code-finder", "improvements")
 print(json.dumps({"ids": sorted(r.id for r in got), "agents": store.agents(),
@@ -129,7 +129,7 @@ REBUILD = r"""
 import json, sys
 from pathlib import Path
 import chromadb
-from kioku.lessons.store.chroma import AgentStore
+from kioku.lessons.store.client import AgentStore
 store = AgentStore(Path(sys.argv[1]))
 store.rebuild(reset=True)
 print(json.dumps({"ids": sorted(r.id for r in store.get("code-finder", "improvements")),

@@ -27,7 +27,7 @@ LESSONS = [f"lesson {i}: " + text for i, text in enumerate([
 WRITE = r'''
 import json, sys
 from pathlib import Path
-from kioku.lessons.store.chroma import AgentStore, Record
+from kioku.lessons.store.client import AgentStore, Record
 docs = json.loads(sys.argv[2])
 AgentStore(Path(sys.argv[1])).upsert("reach", "improvements",
     [Record(f"l{i}", d, {"confidence": 0.5}) for i, d in enumerate(docs)])
@@ -51,7 +51,7 @@ print(removed)
 PROBE = r'''
 import json, sys
 from pathlib import Path
-from kioku.lessons.store.chroma import AgentStore
+from kioku.lessons.store.client import AgentStore
 store = AgentStore(Path(sys.argv[1]))
 if sys.argv[2] == "sync":
     store.sync()
@@ -64,7 +64,7 @@ print(json.dumps({"ids": sorted(got), "unreachable": unreachable, "pending": sto
 MEND = r'''
 import json, sys
 from pathlib import Path
-from kioku.lessons.store.chroma import AgentStore
+from kioku.lessons.store.client import AgentStore
 found = AgentStore(Path(sys.argv[1])).reindex_unreachable(sys.argv[2] if len(sys.argv) > 2 else None)
 print(json.dumps({name: [r.checked, r.reindexed, r.still_unreachable] for name, r in found.items()}))
 '''
@@ -72,7 +72,7 @@ print(json.dumps({name: [r.checked, r.reindexed, r.still_unreachable] for name, 
 PENDING = r'''
 import sys
 from pathlib import Path
-from kioku.lessons.store.chroma import AgentStore, Record
+from kioku.lessons.store.client import AgentStore, Record
 def refuse(*args, **kwargs):
     raise RuntimeError("chroma is busy")
 AgentStore._apply = refuse  # journaled, not applied: the next process applies it
@@ -143,7 +143,7 @@ def test_sync_verify_and_daily_maintenance_mend_the_store_the_cli_uses(project, 
 
 def test_more_records_of_one_text_than_neighbours_asked_are_not_reported(store):
     from kioku.lessons.store import reachability
-    from kioku.lessons.store.chroma import Record
+    from kioku.lessons.store.client import Record
 
     same = [Record(f"d{i}", "the very same lesson text", {}) for i in range(reachability.NEIGHBOURS + 4)]
     store.upsert("dup", "improvements", same + [Record("other", "another lesson entirely", {})])

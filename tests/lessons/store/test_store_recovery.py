@@ -198,7 +198,7 @@ def test_a_damaged_keyword_index_is_set_aside_and_refilled_from_the_store(learne
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stderr and "keyword index" in out.stderr
     assert list(learned.glob("kioku_lexical.sqlite3.broken-*"))
-    from kioku.lessons.store.chroma import AgentStore
+    from kioku.lessons.store.client import AgentStore
 
     store = AgentStore(learned)
     assert len(store.lexical_search("main", "improvements", "linter committing", k=10)) == len(LESSONS)
@@ -227,7 +227,7 @@ def test_a_store_behind_its_journal_that_holds_records_the_journal_lacks_is_not_
 _STORE_STEP = """
 import hashlib, sys
 from pathlib import Path
-from kioku.lessons.store.chroma import AgentStore, Record
+from kioku.lessons.store.client import AgentStore, Record
 class Hashed:
     def embed(self, texts):
         return [[b / 255 for b in hashlib.sha256(t.encode()).digest()[:16]] for t in texts]
@@ -262,7 +262,7 @@ def test_a_write_landing_during_rebuilds_damage_check_is_not_damage(tmp_path, mo
     import hashlib
     import threading
 
-    from kioku.lessons.store.chroma import AgentStore, Record
+    from kioku.lessons.store.client import AgentStore, Record
     from kioku.lessons.store.journal import Journal
 
     class Hashed:

@@ -1,7 +1,7 @@
 """Write-ahead journal for the agent-memory store (stdlib only).
 
-Why: several processes writing one embedded Chroma store at once lose HNSW vectors
-(chroma.md section 5), and a process can be killed mid-write. Every store write is
+Why: several processes writing one embedded Chroma store at once lose HNSW vectors, and a
+process can be killed mid-write. Every store write is
 therefore first appended here (one JSON line, fsynced) under the store's exclusive lock,
 then applied to Chroma (and the lexical index) under the same lock, and only then is the
 applied sequence number recorded. A write is *acknowledged* once its line is fsynced: if
@@ -38,23 +38,29 @@ The old folder is then kept beside the journal as ``<journal>.legacy-<time>``, n
 
 ``set_applied`` also writes the position into the Chroma folder (``.kioku-applied-seq``), so a
 store whose folder was replaced by an older copy is seen to be behind its journal and is
-rebuilt from it (``AgentStore._ensure_store``).
+rebuilt from it (``kioku.lessons.store.recovery.ensure_store``).
+
+No secret is written: every line passes :func:`without_secrets` (the documents and the metadata
+text through ``kioku.text.secrets.redact_derived``; ids, hashes and times as they are), whether
+appended, merged from an old journal or folded into a snapshot, and ``append`` hands the redacted
+text back to its caller, so what is applied to Chroma and the lexical index is what is journaled.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import gzip
 import hashlib
 import json
 import os
-import shutil
 import time
 from pathlib import Path
 from typing import Iterator
 
-from kioku.infra import fsutil
+from kioku.infra import disk, fsutil
+from kioku.infra.gitignore import ignore_folder, make_data_folder
+from kioku.lessons.store.journal_model import fold, snapshot_lines
+from kioku.lessons.store.journal_lines import line as _line, without_secrets
 
 ROTATE_BYTES = 4 * 1024 * 1024
 MAX_ARCHIVES = 8
@@ -103,7 +109,8 @@ class Journal:
             if self.dir.is_dir() and not any(self.dir.iterdir()):
                 self.dir.rmdir()  # an empty folder holds nothing to reconcile
             if not self.dir.exists():
-                _move_folder(legacy, self.dir)
+                fsutil.move_folder(legacy, self.dir)
+                ignore_folder(self.dir)  # it was inside the (ignored) Chroma folder until now
                 self._tail_cache = None
                 self.set_state(moved_at=time.time())
                 return 0
@@ -115,8 +122,9 @@ class Journal:
                 added = self._merge_from(Journal(self.chroma_dir, folder=legacy), after=float(moved_at))
             aside = self.dir.with_name(f"{self.dir.name}.legacy-{int(time.time())}")
             os.rename(legacy, aside)  # kept, never deleted: a restored backup's history is not replayed
-            _fsync_dir(self.chroma_dir)
-            _fsync_dir(aside.parent)
+            ignore_folder(aside)
+            fsutil.fsync_dir(self.chroma_dir)
+            fsutil.fsync_dir(aside.parent)
             import sys
 
             print(f"kioku: warning: an old journal folder was found inside {self.chroma_dir}; "
@@ -136,12 +144,13 @@ class Journal:
                 continue
             known.add(key)
             record = {**entry, "seq": self.last_seq() + 1}
-            fsutil.append_line_durable(self.path, json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+            fsutil.append_line_durable(self.path, _line(record))
             added += 1
         return added
 
     # -- locking -------------------------------------------------------------------------
     def lock(self, timeout: float = 60.0):
+        make_data_folder(self.chroma_dir)  # the lock lives in the Chroma folder
         return fsutil.exclusive_lock(self.lock_path, timeout=timeout)
 
     # -- state ---------------------------------------------------------------------------
@@ -159,7 +168,7 @@ class Journal:
         """Caller holds the lock."""
         state = self.state()
         state.update(values)
-        fsutil.ensure_private_dir(self.dir)
+        make_data_folder(self.dir)
         fsutil.atomic_write_text(self.state_path, json.dumps(state, sort_keys=True))
 
     def set_applied(self, seq: int) -> None:
@@ -269,7 +278,7 @@ class Journal:
         and has applied every pending entry. Returns the seq.
         """
         seq = max(self.last_seq(), self.applied_seq(), self.store_marker() or 0, 1)
-        lines = _snapshot_lines(collections, seq)
+        lines = snapshot_lines(collections, seq)
         import tempfile
 
         fsutil.ensure_private_dir(self.dir)
@@ -308,7 +317,7 @@ class Journal:
         """Records per collection that replaying archives + journal would produce (for health views)."""
         state: dict[str, dict] = {}
         for entry in self.all_entries():
-            _fold(state, entry)
+            fold(state, entry)
         return {name: len(col["records"]) for name, col in state.items()}
 
     def written_ids(self) -> dict[str, set[str]]:
@@ -333,7 +342,7 @@ class Journal:
         should hold once every entry is applied (doctor compares it with Chroma's counts)."""
         state: dict[str, dict] = {}
         for entry in self.all_entries():
-            _fold(state, entry)
+            fold(state, entry)
         return {name: len(col["records"]) for name, col in state.items() if col["records"]}
 
     def compact(self, max_archives: int | None = None) -> Path | None:
@@ -352,8 +361,8 @@ class Journal:
         last = 0
         for entry in self.all_entries_of(archives):
             last = max(last, int(entry["seq"]))
-            _fold(state, entry)
-        lines = _snapshot_lines(state, last)
+            fold(state, entry)
+        lines = snapshot_lines(state, last)
         target = self.archive_dir / f"journal-{0:012d}-{last:012d}.snapshot.jsonl.gz"
         fsutil.atomic_write_bytes(target, gzip.compress(("\n".join(lines) + "\n").encode("utf-8"), 6))
         for archive in archives:
@@ -405,11 +414,60 @@ class Journal:
             os.fsync(handle.fileno())
 
     def append(self, entry: dict) -> int:
-        """Assign the next sequence number, append durably, return it."""
+        """Assign the next sequence number, append durably, return it. ``entry`` is updated in
+        place to the redacted form written (:func:`without_secrets`), for the caller to apply.
+        Raises DiskFull, with nothing written, when the line does not fit on the disk with room
+        to spare."""
         self.repair_tail()
         seq = self.last_seq() + 1
+        entry.update(without_secrets(entry))
         record = {"seq": seq, "ts": time.time(), **entry}
-        fsutil.append_line_durable(self.path, json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        outcome = "nothing was written to the agent-memory journal; free some space and run it again"
+        disk.ensure_room(self.dir, len(line.encode("utf-8")) + disk.JOURNAL_RESERVE, outcome)
+        make_data_folder(self.dir)
+        try:
+            fsutil.append_line_durable(self.path, line)
+        except OSError as exc:
+            if disk.is_full_error(exc):  # a torn line may be left: never acknowledged, cut before the next append
+                raise disk.disk_full(self.dir, outcome) from exc
+            raise
+        return seq
+
+    def find_request(self, key: str, ids: list[str]) -> int | None:
+        """The seq of the entry written for the request whose idempotency key is ``key``, when no later entry touched
+        the same records or dropped their collection (writing the request again would only
+        repeat it); else None. Looks through the active journal, where a retry finds its first
+        attempt (the file is archived only once it holds 4 MiB)."""
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return None
+        pos = data.rfind(f'"request":{json.dumps(key)}'.encode("utf-8"))
+        if pos < 0:
+            return None
+        start, end = data.rfind(b"\n", 0, pos) + 1, data.find(b"\n", pos)
+        if end < 0:
+            return None  # a torn last line was never acknowledged
+        try:
+            entry = json.loads(data[start:end])
+            seq = int(entry["seq"])
+        except (ValueError, KeyError, TypeError):
+            return None
+        if entry.get("request") != key:
+            return None
+        wanted, name = set(ids), entry.get("collection")
+        for raw in data[end + 1:].splitlines():
+            try:
+                later = json.loads(raw)
+            except ValueError:
+                continue
+            if not isinstance(later, dict):
+                continue
+            if wanted & set(later.get("ids") or ()) or name in (later.get("collections") or ()):
+                return None
+            if any(name in pair[:2] for pair in later.get("pairs") or ()):
+                return None
         return seq
 
     def rotate(self, max_bytes: int | None = None) -> Path | None:
@@ -432,106 +490,11 @@ class Journal:
         return target
 
 
-def _snapshot_lines(collections: dict[str, dict], seq: int) -> list[str]:
-    """Journal lines that recreate ``collections`` (the shape ``_fold`` builds): ``upsert``
-    entries of up to 1,000 records at ``seq``, or one ``noop`` keeping the seq when all is empty."""
-    lines = []
-    for name, col in sorted(collections.items()):
-        ids = list(col["records"])
-        for start in range(0, len(ids), 1000):
-            chunk = ids[start : start + 1000]
-            lines.append(json.dumps({
-                "seq": seq, "ts": time.time(), "op": "upsert", "collection": name, "agent": col["agent"],
-                "kind": col["kind"], "project_id": col["project_id"], "ids": chunk,
-                "documents": [col["records"][i][0] for i in chunk],
-                "metadatas": [col["records"][i][1] or {"kioku_placeholder": True} for i in chunk],
-                "snapshot": True}, ensure_ascii=False, separators=(",", ":")))
-    if not lines:  # everything was deleted: keep the seq marker
-        lines.append(json.dumps({"seq": seq, "ts": time.time(), "op": "noop", "snapshot": True}))
-    return lines
-
-
-def _fold(state: dict[str, dict], entry: dict) -> None:
-    """Apply one entry to an in-memory model of the store (Chroma's merge semantics)."""
-    op = entry.get("op")
-    if op == "upsert":
-        col = state.setdefault(entry["collection"], {"agent": entry.get("agent"), "kind": entry.get("kind"),
-                                                     "project_id": entry.get("project_id"), "records": {}})
-        for rid, doc, meta in zip(entry["ids"], entry["documents"], entry["metadatas"]):
-            old = col["records"].get(rid, (None, {}))[1]
-            col["records"][rid] = (doc, {**old, **{k: v for k, v in meta.items() if k != "kioku_placeholder"}})
-    elif op == "update":
-        col = state.get(entry["collection"])
-        if col:
-            for rid, meta in zip(entry["ids"], entry["metadatas"]):
-                if rid in col["records"]:
-                    doc, old = col["records"][rid]
-                    col["records"][rid] = (doc, {**old, **meta})
-    elif op == "delete":
-        col = state.get(entry["collection"])
-        if col:
-            for rid in entry["ids"]:
-                col["records"].pop(rid, None)
-    elif op == "drop":
-        for name in entry["collections"]:
-            state.pop(name, None)
-    elif op == "copy":
-        for src_name, dst_name, kind in entry["pairs"]:
-            src = state.get(src_name)
-            if not src:
-                continue
-            dst = state.setdefault(dst_name, {"agent": entry.get("dst_agent"), "kind": kind,
-                                              "project_id": entry.get("project_id"), "records": {}})
-            for rid, (doc, meta) in src["records"].items():
-                old = dst["records"].get(rid, (None, {}))[1]
-                dst["records"][rid] = (doc, {**old, **meta})
-
-
 def _identity(entry: dict) -> str:
     """What makes two journal entries the same write: everything but the sequence number
     (each entry carries the time it was written, so two real writes never share it)."""
     body = {k: v for k, v in entry.items() if k != "seq"}
     return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
-
-
-def _fsync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def _fsync_tree(root: Path) -> None:
-    for folder, _dirs, files in os.walk(root):
-        for name in files:
-            fd = os.open(os.path.join(folder, name), os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        _fsync_dir(Path(folder))
-
-
-def _move_folder(src: Path, dst: Path) -> None:
-    """Move ``src`` to ``dst`` atomically: one rename, or, across file systems, a complete fsynced
-    copy renamed into place before ``src`` is removed (a crash leaves both, which the next
-    open reconciles)."""
-    try:
-        os.rename(src, dst)
-    except OSError as exc:
-        if exc.errno != errno.EXDEV:
-            raise
-        staging = dst.with_name(f".{dst.name}.migrating")  # the caller holds the lock: one mover at a time
-        shutil.rmtree(staging, ignore_errors=True)  # a copy left by a killed move is incomplete
-        shutil.copytree(src, staging)
-        _fsync_tree(staging)
-        os.rename(staging, dst)
-        _fsync_dir(dst.parent)
-        shutil.rmtree(src)
-    _fsync_dir(src.parent)
-    _fsync_dir(dst.parent)
 
 
 def _rfind_newline(fd: int, before: int) -> int:

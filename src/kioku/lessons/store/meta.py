@@ -1,7 +1,7 @@
 """Metadata normalisation for the agent-memory store (stdlib only).
 
 Chroma 1.5 rejects ``None`` values in ``add``, empty metadata dicts, empty lists,
-mixed-type lists and nested dicts (chroma.md section 4). Every metadata dict passes through
+mixed-type lists and nested dicts. Every metadata dict passes through
 ``clean_metadata`` before it is journaled, so the journal only holds values Chroma accepts
 and a replay can never fail on them:
 

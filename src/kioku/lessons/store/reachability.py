@@ -15,10 +15,10 @@ The vector is the one Chroma returns for the record; when Chroma cannot return a
 from the documents, which is what the store embedded when it wrote them. A record found
 unreachable is upserted again with its document, metadata and that vector, which puts it back
 into the index; the check then runs again on those records, and any still unreachable are reported
-(``kioku rebuild`` replays the journal into new collections).
+(``kioku store rebuild`` replays the journal into new collections).
 
-Called by ``AgentStore`` with the write lock held; like ``store_apply`` it only uses the client
-objects it is given, so chromadb is imported in one place.
+Called by ``kioku.lessons.store.migration`` with the write lock held; it only uses the collection
+objects it is given (``kioku.lessons.store.chroma_process``).
 """
 
 from __future__ import annotations

@@ -56,6 +56,8 @@ from kioku.lessons import scopes as sc
 from kioku.lessons import stats
 from kioku.lessons.improvements import KIND, MIN_CONFIDENCE_STORE, new_metadata, now
 from kioku.infra.errors import UsageError
+from kioku.lessons.store.journal_lines import identifies
+from kioku.text.secrets import redact_value
 
 FORMAT = "kioku-agent-memory"
 # on a line of its own: a lesson quoting one ("> ... <!-- kioku:improvement {...} -->") is text
@@ -78,7 +80,8 @@ def export_data(agent: str, project_root: Path | None = None) -> dict[str, Any]:
                 data[kind].append({"id": rec.id, "scope": scope, "document": rec.document,
                                    "metadata": rec.metadata or {}})
     data["improvements"].sort(key=lambda r: (r["scope"], float(r["metadata"].get("created_at_epoch", 0)), r["id"]))
-    return data
+    # no secret leaves in an export, whatever an older store still holds (ids, hashes and times kept)
+    return redact_value(data, keep=identifies)
 
 
 def _twins(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -425,7 +428,7 @@ def _same_text(imported: str, stored: str) -> bool:
 
 def _plan_improvement(plan: _Plan, item: dict[str, Any], source_agent: str | None, target: str,
                       project_root: Path | None, printed: bool = False) -> None:
-    from kioku.lessons.store.chroma import Record
+    from kioku.lessons.store.client import Record
 
     iso, epoch = plan.when
     lesson = str(item.get("improvement") or "").strip()
@@ -498,7 +501,7 @@ def _plan_improvement(plan: _Plan, item: dict[str, Any], source_agent: str | Non
 def _plan_history(plan: _Plan, kind: str, items: list[dict[str, Any]], target: str,
                   project_root: Path | None) -> None:
     """Evaluations and performance snapshots not stored yet (history is never overwritten)."""
-    from kioku.lessons.store.chroma import Record
+    from kioku.lessons.store.client import Record
 
     by_scope: dict[str, list[dict[str, Any]]] = {}
     for item in items:

@@ -159,7 +159,7 @@ def _withdrawn_promotion(m: dict) -> dict[str, Any]:
 
 
 def clone(src: str, dst: str, project_root: Path | None = None) -> dict[str, Any]:
-    from kioku.lessons.store.chroma import Record
+    from kioku.lessons.store.client import Record
     from kioku.lessons.digest_refresh import refresh_digest
 
     src, dst = sc.validate_agent(src), sc.validate_agent(dst)

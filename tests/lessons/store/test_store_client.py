@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kioku.lessons.store.chroma import KINDS, AgentStore, Record, collection_name, open_store
+from kioku.lessons.store.client import KINDS, AgentStore, Record, collection_name, open_store
 from kioku.infra import paths
 
 from store_helpers import run_py
@@ -123,12 +123,12 @@ def test_a_fresh_process_reopens_and_queries(store, store_dir):
     store.upsert("reviewer", "improvements", LESSONS)
     code = (
         "import sys, json; from pathlib import Path\n"
-        "from kioku.lessons.store.chroma import AgentStore\n"
+        "from kioku.lessons.store.client import AgentStore\n"
         "s = AgentStore(Path(sys.argv[1]))\n"
         "hits = s.query('reviewer', 'improvements', 'retry failing http requests', 2)\n"
         "print(json.dumps([h.id for h in hits]))\n"
         # also through raw chromadb + our registered EF: query_texts and configuration work
-        "import chromadb, kioku.lessons.store.chroma as cs; cs._chromadb()\n"
+        "import chromadb, kioku.lessons.store.chroma_server as cs; cs.load_chromadb()\n"
         "col = chromadb.PersistentClient(path=sys.argv[1]).get_collection('agent_reviewer_improvements')\n"
         "print(col.configuration['embedding_function'].name())\n"
         "print(json.dumps(col.query(query_texts=['retry failing http requests'], n_results=1)['ids'][0]))\n"
@@ -157,7 +157,7 @@ NO_FTS = r'''
 import sys
 from pathlib import Path
 sys.modules["kioku.retrieval.fts"] = None  # the lexical index module is unavailable here
-from kioku.lessons.store.chroma import AgentStore, Record
+from kioku.lessons.store.client import AgentStore, Record
 s = AgentStore(Path(sys.argv[1]))
 s.upsert("lx", "improvements", [Record("k1", "kubernetes rollout checklist", {})])
 print(s.lexical_search("lx", "improvements", "kubernetes", 3), s.journal.state().get("lexical_stale"))

@@ -27,7 +27,7 @@ def test_embedder_matches_sentence_transformers_reference():
 
 
 def test_store_vectors_are_the_embedder_vectors(store, store_dir):
-    from kioku.lessons.store.chroma import Record
+    from kioku.lessons.store.client import Record
     from kioku.retrieval.embedder import get_embedder
 
     data = json.loads(FIXTURE.read_text(encoding="utf-8"))
@@ -61,7 +61,7 @@ onnx.ONNXMiniLM_L6_V2._download_model_if_not_exists = lambda *a, **k: forbid("do
 import httpx
 httpx.Client.send = lambda *a, **k: forbid("httpx")(None, None)
 
-from kioku.lessons.store.chroma import AgentStore, Record
+from kioku.lessons.store.client import AgentStore, Record
 s = AgentStore(Path(sys.argv[1]))
 s.upsert("a", "improvements", [Record("x", "Cache compiled regexes", {"confidence": 0.8}),
                                Record("y", "Prefer pathlib over os.path", {})])

@@ -103,7 +103,7 @@ def test_agent_store_loses_nothing_with_parallel_writers(tmp_path):
 READER = r'''
 import sys, json, time
 from pathlib import Path
-from kioku.lessons.store.chroma import AgentStore
+from kioku.lessons.store.client import AgentStore
 sys.path.insert(0, sys.argv[2])
 from store_conc_workers import VectorFromText
 store = AgentStore(Path(sys.argv[1]), embedder=VectorFromText())
@@ -116,7 +116,7 @@ print(json.dumps({"count": store.count("conc", "improvements"), "top": hits[0].i
 
 
 def test_long_lived_process_sees_other_processes_new_vectors(tmp_path):
-    from kioku.lessons.store.chroma import AgentStore, Record
+    from kioku.lessons.store.client import AgentStore, Record
 
     sys.path.insert(0, str(WORKERS.parent))
     from store_conc_workers import VectorFromText

@@ -1,5 +1,5 @@
 """Secrets in plain words (English and Japanese), lookalike characters, test card numbers and
-hex keys, measured on a labelled set the project wrote (tests/text/data/plain_secrets*.json)."""
+hex keys, measured on a labelled set the project wrote (tests/text/secrets/data/plain_secrets*.json)."""
 
 from __future__ import annotations
 

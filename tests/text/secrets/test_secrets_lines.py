@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from test_text_secrets import ORDINARY, REDACTIONS, SECRETS
+from test_secrets import ORDINARY, REDACTIONS, SECRETS
 
 from kioku.text.secrets import redact, redact_lines
 

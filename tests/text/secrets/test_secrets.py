@@ -1,4 +1,4 @@
-"""Table-driven tests for kioku.text.secrets, the single secrets choke point.
+"""Table-driven tests for kioku.text.secrets, the one secret filter, through its API.
 
 Secret samples are assembled at import time from a prefix plus deterministic pseudo-random
 characters, so this file holds no live-looking credential that would trip secret scanners,
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import random
 import string
-import timeit
 from pathlib import Path
 
 import pytest
+from timing import cost_ratio, growth
 
 from kioku.infra.errors import KiokuError, SecretRejected
 from kioku.text.secrets import (
@@ -330,10 +330,74 @@ SECRETS: list[tuple[str, str]] = [
     ("password", "recovery code: " + "ABCD-EFGH-IJKL"),
     ("password", "backup codes: " + "12345678 87654321"),
     ("password", "security answer: " + "Fluffy2009"),
+    # personal identifiers (valid by their issuers' checks)
+    ("us_ssn", "my SSN is " + "536-22-8190"),
+    ("uk_nino", "NI number: " + "AB 12 34 56 C"),
+    ("ca_sin", "SIN: " + "396-884-132"),
+    ("jp_my_number", "マイナンバーは" + "5168 7954 8663" + "です"),
+    ("in_aadhaar", "Aadhaar " + "8338 8573 0850"),
+    ("passport_number", "passport number: " + "X12345678"),
 ]
 
 # Ordinary text that must pass untouched.
 ORDINARY: list[str] = [
+    # identifiers, hashes, versions, colours, dates and numbers that look like the disguised and
+    # personal forms but are none of them
+    "the request id was 3f2b8c1e-9a4d-4e6f-8b2a-1c3d5e7f9a0b, retry it",
+    "session 550e8400-e29b-41d4-a716-446655440000 timed out after 30 s",
+    "reverted in 9fceb02d0ae598e95dc970b74767f19372d61af8 and cherry-picked 1a2b3c4 onto main",
+    "HEAD is at e83c5163316f89bfbde7d9ab23ca2e25604af290 (tag: v2.41.0)",
+    "bump node to v20.11.1, pnpm to 8.15.4 and typescript to 5.4.0-beta",
+    "python 3.12.1, numpy 1.26.4, torch 2.2.0+cu121 on cuda 12.1",
+    "release 2024.03.15-rc.2 ships the new parser",
+    "primary colour #1e90ff, hover #1c86ee, text #333333, border #FF5733",
+    "use rgba(30, 144, 255, 0.8) for the overlay and 0x1e90ff in the shader",
+    "deploy freeze from 2024-12-20 to 2025-01-06; the cron runs at 2024-05-01T03:15:00Z",
+    "call the front desk at 555-123-4567 or +1 (415) 555-0132 after 9",
+    "support line 0120-123-456, 携帯は090-1234-5678です",
+    "My number is 090-1234-5678 if the build breaks",
+    "order #A12B-45C9-77XQ shipped, ticket INC-2024-00123, invoice 2024-0517-0042",
+    "PO 4500012345 and tracking 1Z999AA10123456784 are in the sheet",
+    "order 130-456-890 was split into three parcels",
+    "the AWS account id is 123456789012 and the region eu-west-1",
+    "ISBN 978-3-16-148410-0 is the second edition",
+    "the MAC is 00:1A:2B:3C:4D:5E and the gateway 192.168.1.1",
+    "IBAN format example: DE89 3704 0044 0532 0130 00",
+    "product keys look like XXXXX-XXXXX-XXXXX-XXXXX-XXXXX",
+    "card ending in 4242, expires 12/29",
+    "room numbers 1204 1206 1208 1210 are booked",
+    "coordinates 35.6895 139.6917, elevation 40 m",
+    "the magic bytes are 89504e470d0a1a0a and the sha256 is e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "set the seed to 0xdeadbeef before the run",
+    "the hex 48656c6c6f20576f726c64 reads Hello World",
+    'btoa("hello world") === "aGVsbG8gd29ybGQ="',
+    "echo SGVsbG8sIFdvcmxkIQ== | base64 -d prints the greeting",
+    'assert base64.b64encode(b"kioku memory test").decode() == "a2lva3UgbWVtb3J5IHRlc3Q="',
+    "the fixture is data:text/plain;base64,SGVsbG8gZnJvbSB0aGUgZml4dHVyZQ==",
+    "search https://example.com/?q=hello%20world%21 and /files/My%20Documents/report%202024.pdf",
+    "encodeURIComponent('a b&c') gives a%20b%26c",
+    "the password is stored in the vault and rotated monthly",
+    "the password is never logged",
+    "the wifi password is on the fridge",
+    "the password is case sensitive",
+    "the password is different for each environment",
+    "the password is at least twelve characters long",
+    "The password is generated automatically each deploy",
+    "the password is changed every ninety days",
+    "password is required for all users",
+    "the secret is kept in the vault, see the runbook",
+    "PIN: see the onboarding doc",
+    "pin the version to 1.2.3, pin: true in the lockfile",
+    "passport photo must be 600x600 and taken within 6 months",
+    "bring your passport and 2 photos to the embassy on 2024-06-03",
+    "social security office hours are 9-4, room 204",
+    "tokens look like ghp_ followed by 36 characters",
+    "GitHub tokens start with ghp_, e.g. ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    "set GH_TOKEN=ghp_your_token_here in .env.example",
+    "the test id is test_parser_handles_nested_lists_2",
+    "see PR 1234, issue 5678 and commit 3f2a9c1 for context",
+    "the grid is 4 4 4 4 and the weights are 1 2 3 4",
+    "we ran it 3 times at 10 20 and 30 minutes",
     "we always use bun, never npm",
     "use bun, never npm",
     "the API key lives in 1Password",
@@ -351,7 +415,7 @@ ORDINARY: list[str] = [
     "DATABASE_URL=postgres://${DB_USER}:${DB_PASS}@db:5432/app",
     "docs at https://docs.example.com/guide/getting-started?tab=install#section-2",
     "git@github.com:org/repo.git is the remote",
-    "see src/kioku/text/secrets.py and tests/text/test_text_secrets.py",
+    "see src/kioku/text/secrets/engine.py and tests/text/secrets/test_secrets.py",
     "/home/user/projects/MyWebApplication/src/components/UserProfileCard.tsx",
     "fixed in commit 3f9a2b7c1d4e5f60718293a4b5c6d7e8f9012345",
     "sha256 is 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
@@ -812,17 +876,16 @@ def test_empty_and_whitespace() -> None:
     ensure_storable("")
 
 
-def test_scan_is_fast_on_a_2kb_prompt() -> None:
+def test_scan_is_cheap_on_a_2kb_prompt() -> None:
+    """Against a plain Python pass over the same 2 KB the scan costs some tens of times it; a
+    pattern gone super-linear costs thousands."""
     prompt = ((" ".join(ORDINARY) + " ") * 2)[:2048]
     assert len(prompt) == 2048
-    n = 200
-    per_call = min(timeit.repeat(lambda: find_secrets(prompt), number=n, repeat=3)) / n
-    # Typical is a few hundred microseconds. The bound only catches a pattern gone super-linear
-    # (tens of milliseconds and more); 7.5 ms was seen on a box at load 13 on 2 cores.
-    assert per_call < 0.025, per_call
+    ratio = cost_ratio(find_secrets, prompt)
+    assert ratio < 600, ratio
 
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_no_false_positives_in_the_shipped_sources_and_docs() -> None:
@@ -871,10 +934,10 @@ def test_unicode_case_folding_keeps_offsets_right() -> None:
                                   "openssl -k", "openssl ", "| password |\n|---|\n",
                                   "| Host | Password |\n|---|---|\n| db1 | see vault |\n"])
 def test_adversarial_repetition_stays_linear(unit: str) -> None:
-    """No pathological backtracking or quadratic bookkeeping on hostile 50 KB inputs."""
-    text = unit * (50_000 // len(unit))
-    elapsed = min(timeit.repeat(lambda: redact(text), number=1, repeat=2))
-    assert elapsed < 2.0, elapsed
+    """No pathological backtracking or quadratic bookkeeping on hostile inputs: 50 KB costs about
+    four times what 12.5 KB does (sixteen times when quadratic)."""
+    ratio = growth(redact, lambda size: unit * (size // len(unit)), 12_500)
+    assert ratio < 10, ratio
 
 
 @pytest.mark.parametrize("text,values", [

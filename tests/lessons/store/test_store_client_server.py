@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kioku.lessons.store.chroma import AgentStore, Record, open_store
+from kioku.lessons.store.client import AgentStore, Record, open_store
 
 CHROMA_BIN = Path(sys.executable).parent / "chroma"
 
@@ -98,7 +98,7 @@ def test_agent_store_against_a_real_chroma_server(server, tmp_path):
     assert store.journal.applied_seq() == store.journal.last_seq() == 4  # upsert, update, copy, drop
 
     # a fresh process configured through the environment uses the server too
-    code = ("from kioku.lessons.store.chroma import open_store\n"
+    code = ("from kioku.lessons.store.client import open_store\n"
             "s = open_store('global'); print(s.server, s.query('srv', 'improvements', 'logging', 1)[0].id)")
     env = {**os.environ, "KIOKU_CHROMA_HOST": "127.0.0.1", "KIOKU_CHROMA_PORT": str(server.port),
            "PYTHONPATH": str(Path(__file__).resolve().parents[3] / "src")}
@@ -116,7 +116,7 @@ def test_server_down_write_is_journaled_then_synced(server, tmp_path, monkeypatc
     store.upsert("down", "improvements", [Record("a", "first lesson", {})])
     server.stop()
     store.upsert("down", "improvements", [Record("b", "written while the server was down", {})])
-    assert store.pending() == 1 and "kioku sync" in (store.last_warning or "")
+    assert store.pending() == 1 and "kioku store sync" in (store.last_warning or "")
     server.start()
     assert AgentStore(store.chroma_dir, host="127.0.0.1", port=server.port).sync() == 1
     assert store.query("down", "improvements", "server was down", 1)[0].id == "b"

@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 
 from kioku.lessons.store import journal as journal_mod
-from kioku.lessons.store.chroma import AgentStore, Record
+from kioku.lessons.store.client import AgentStore, Record
 
 from store_helpers import py_env, run_py
 
 WRITER = r'''
 import sys, random
 from pathlib import Path
-from kioku.lessons.store.chroma import AgentStore, Record
+from kioku.lessons.store.client import AgentStore, Record
 words = "cache retry parse index query schema commit branch review deploy lint format token vector".split()
 store = AgentStore(Path(sys.argv[1]))
 prefix, n = sys.argv[2], int(sys.argv[3])
@@ -39,7 +39,7 @@ while i < n:
 VERIFY = r'''
 import sys, json
 from pathlib import Path
-from kioku.lessons.store.chroma import AgentStore
+from kioku.lessons.store.client import AgentStore
 store = AgentStore(Path(sys.argv[1]))
 applied = store.sync()
 ids = json.loads(sys.stdin.read())
@@ -95,14 +95,14 @@ def test_sigkill_at_random_points_loses_no_acknowledged_write(store_dir):
 CRASH_AT = r'''
 import os, signal, sys
 from pathlib import Path
-from kioku.lessons.store.chroma import AgentStore, Record
-from kioku.lessons.store import chroma as chroma_store, journal
+from kioku.lessons.store.client import AgentStore, Record
+from kioku.lessons.store import client as store_client, journal
 point = sys.argv[2]
 store = AgentStore(Path(sys.argv[1]))
 store.upsert("crash", "improvements", [Record("before", "an earlier lesson about tabs", {})])
 die = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)
 if point == "before_apply":      # journaled, Chroma untouched
-    chroma_store.AgentStore._apply = die
+    store_client.AgentStore._apply = die
 elif point == "before_state":    # applied to Chroma, applied_seq not recorded
     journal.Journal.set_applied = die
 store.upsert("crash", "improvements", [Record("victim", "the write during which we crashed", {"k": 1})])
@@ -139,13 +139,13 @@ def test_torn_journal_tail_is_cut_and_never_applied(store, store_dir):
 
 
 LOCKED = r'''
-import sqlite3, sys
+import sys
 from pathlib import Path
-import chromadb.api.models.Collection as C
-def locked(self, *a, **k):
-    raise sqlite3.OperationalError("database is locked")
-C.Collection.upsert = locked
-from kioku.lessons.store.chroma import AgentStore, Record
+from kioku.lessons.store import chroma_process
+def locked(self, **kwargs):  # what Chroma's process answers while another process holds SQLite's lock
+    raise chroma_process._error("OperationalError", "database is locked", False)
+chroma_process.Collection.upsert = locked
+from kioku.lessons.store.client import AgentStore, Record
 store = AgentStore(Path(sys.argv[1]))
 store.upsert("lk", "improvements", [Record("during", "stored while chroma was locked", {"x": 1})])
 print("acknowledged", store.pending())
@@ -156,7 +156,7 @@ def test_locked_chroma_write_is_acknowledged_then_synced(store, store_dir):
     store.upsert("lk", "improvements", [Record("before", "stored normally", {})])
     proc = run_py(LOCKED, str(store_dir))
     assert proc.stdout.strip() == "acknowledged 1"
-    assert "journaled but not applied" in proc.stderr and "kioku sync" in proc.stderr
+    assert "journaled but not applied" in proc.stderr and "kioku store sync" in proc.stderr
     fresh = AgentStore(store_dir)
     assert fresh.sync() == 1
     assert fresh.sync() == 0
@@ -166,7 +166,7 @@ def test_locked_chroma_write_is_acknowledged_then_synced(store, store_dir):
 WRITE_ONE = r'''
 import sys
 from pathlib import Path
-from kioku.lessons.store.chroma import AgentStore, Record
+from kioku.lessons.store.client import AgentStore, Record
 store = AgentStore(Path(sys.argv[1]))
 store.upsert("cx", "improvements", [Record(sys.argv[2], "lesson " + sys.argv[2] + " " + sys.argv[3], {})])
 print(store.pending())
@@ -182,7 +182,7 @@ def test_corrupt_chroma_store_loses_nothing(store_dir):
     # the unreadable store is detected on open and rebuilt from the journal, so the write applies
     assert proc.stdout.strip() == "0"
     assert proc.stderr.count("rebuilt it from its journal") == 1
-    code = ("import sys; from pathlib import Path; from kioku.lessons.store.chroma import AgentStore\n"
+    code = ("import sys; from pathlib import Path; from kioku.lessons.store.client import AgentStore\n"
             "s = AgentStore(Path(sys.argv[1])); s.rebuild(reset=True)\n"
             "print(sorted(r.id for r in s.get('cx', 'improvements')), s.pending(),"
             " s.query('cx', 'improvements', 'lockfiles', 1)[0].id)")
