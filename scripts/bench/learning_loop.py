@@ -30,8 +30,8 @@ others it has no effect, though it is just as eligible (1.0: every task of its k
 ``kioku.learning.suspension.RESTORE_AFTER_GIVEN`` for the run. Outcome noise, attribution and
 relevance draw from random streams of their own, so a run with perfect verdicts, no attribution
 and ``--relevant-share 1`` is the run the bench made before they existed.
-Reported fractions are read back from the store at the end (``decision`` of each lesson). The
-seed rule's fractions apply its thresholds to the same lessons' given-turn counts.
+Reported fractions are read back from the store at the end (the ``deprecated`` / ``suspended`` /
+``promoted`` flags the lifecycle and suspension steps set, which are what selection acts on).
 ``oracle_success`` is the expected success of always giving the best ``--inject`` lessons of
 the task's kind; ``expected_success_*`` are the expected success chances of what was given
 (less noisy than the realised ``success_*``). ``eligible_oracle_success_last_100`` is the
@@ -87,7 +87,6 @@ def judge_of(args: argparse.Namespace) -> NoisyJudge:
 def simulate(args: argparse.Namespace, project: Path) -> dict:
     from kioku.lessons import scopes as sc
     from kioku.lessons.improvements import all_improvements, learn
-    from kioku.lessons.stats import seed_decision
     from kioku.evaluation.verdict import TurnVerdict
     from kioku.hooks import user_prompt_submit
     from kioku.learning import inject, ledger, select, suspension
@@ -190,9 +189,6 @@ def simulate(args: argparse.Namespace, project: Path) -> dict:
             return lambda m: m.get("suspended") is True and not m.get("deprecated")
         return lambda m: bool(m.get("promoted")) and not m.get("deprecated")
 
-    def seed(state: str):
-        return lambda m: seed_decision(m) == state
-
     def fractions(test) -> dict:
         return {"harmful_deprecated": frac("harmful", test("deprecated")),
                 "helpful_deprecated": frac("helpful", test("deprecated")),
@@ -229,7 +225,6 @@ def simulate(args: argparse.Namespace, project: Path) -> dict:
                                 "suspensions": track[i]["suspensions"], "hurts": track[i]["hurts"]}
                                for i, l in sorted(lessons.items()) if l["type"] == "helpful"
                                and final.get(i, {}).get("deprecated")],
-        "seed_rule": fractions(seed),
         "seconds": round(elapsed, 1), "ms_per_session": round(1000 * elapsed / max(1, args.sessions), 1),
     }
 

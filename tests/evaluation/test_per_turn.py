@@ -1,4 +1,4 @@
-"""Per-turn self-evaluation on small transcripts written here: segmentation, verdicts, error kinds."""
+"""Per-turn self-evaluation on small transcripts written here: segmentation, verdicts, who was at fault."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kioku.evaluation import transcript as tr
-from kioku.evaluation import error_kinds as ek
+from kioku.evaluation.call_keys import command_family
 from kioku.evaluation import feedback as fb
 from kioku.evaluation.per_turn import evaluate_entries, evaluate_path
 from kioku.evaluation.turns import segment
@@ -227,21 +227,6 @@ def test_no_task_probe_and_no_reply() -> None:
     assert evaluate_entries(tx.lines).verdicts[0].outcome == "failed"
 
 
-@pytest.mark.parametrize("text,kind", [
-    ("<tool_use_error>Sibling tool call errored</tool_use_error>", ek.CASCADE),
-    (REJECT, ek.REJECTION),
-    ("Permission to use Bash has been denied.", ek.REJECTION),
-    ("Pre-commit validation failed:\n[FORMAT] Code is not formatted.", ek.HOOK),
-    ("PreToolUse:Bash hook blocking error from command: check.sh", ek.HOOK),
-    ("husky - pre-commit hook exited with code 1 (error)", ek.HOOK),
-    ("<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>", ek.AGENT),
-    ("Exit code 1\nFAILED tests/test_a.py::test_b", ek.AGENT),
-    ("Exit code 127\n/bin/bash: line 1: python: command not found", ek.AGENT),
-])
-def test_error_kinds(text: str, kind: str) -> None:
-    assert ek.error_kind(text) == kind
-
-
 def test_retry_is_the_same_command_family_or_target_not_any_call_of_the_tool() -> None:
     tx = Tx()
     tx.user("push it")
@@ -258,7 +243,7 @@ def test_retry_is_the_same_command_family_or_target_not_any_call_of_the_tool() -
     tx.assistant("Pushed.")
     [v] = evaluate_entries(tx.lines).verdicts
     assert v.agent_errors == 2 and v.retries == 1 and v.recovered_errors == 1
-    assert ek.command_family("FOO=1 sudo git push -u origin x") == "git push"
+    assert command_family("FOO=1 sudo git push -u origin x") == "git push"
 
 
 @pytest.mark.parametrize("text,expected", [
@@ -501,12 +486,11 @@ def test_only_a_sentence_naming_one_machine_is_machine_bound(lesson: str, bound:
     assert names_machine(lesson) is bound
 
 
-def test_placeholder_rules_stay_fast_on_hostile_commands() -> None:
-    import time
+def test_placeholder_rules_stay_linear_on_hostile_commands() -> None:
+    from timing import growth
 
     from kioku.text.placeholders import placeholders
 
-    started = time.perf_counter()
-    placeholders("ssh " + "-a " * 300 + "-")
-    placeholders("a." * 50_000)
-    assert time.perf_counter() - started < 2.0
+    # linear work grows about 4x on a 4x longer input; quadratic work 16x
+    assert growth(placeholders, lambda n: "ssh " + "-a " * n + "-", 200) < 8
+    assert growth(placeholders, lambda n: "a." * n, 12_500) < 8

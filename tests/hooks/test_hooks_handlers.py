@@ -245,7 +245,6 @@ def test_save_warnings_reach_the_user(hook_input, project):
 def test_a_save_behind_a_stalled_lock_holder_gives_up_quickly(hook_input, project):
     import subprocess
     import sys
-    import time
 
     from kioku.infra import fsutil
 
@@ -257,15 +256,27 @@ def test_a_save_behind_a_stalled_lock_holder_gives_up_quickly(hook_input, projec
         "fcntl.flock(fd, fcntl.LOCK_EX)\n"
         "print('held', flush=True)\n"
         "time.sleep(60)\n"), str(memory / ".lock")], stdout=subprocess.PIPE, text=True)
+    waits: list[tuple[float, bool]] = []  # (the wait each lock was given, whether it timed out)
+    enter = fsutil.exclusive_lock.__enter__
+
+    def recording_enter(self: fsutil.exclusive_lock) -> None:
+        try:
+            enter(self)
+        except fsutil.LockTimeout:
+            waits.append((self.timeout, True))
+            raise
+        waits.append((self.timeout, False))
+
     try:
         assert holder.stdout.readline().strip() == "held"
-        started = time.monotonic()
-        out, _err = _run("UserPromptSubmit", hook_input("user_prompt_submit"))
-        waited = time.monotonic() - started
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(fsutil.exclusive_lock, "__enter__", recording_enter)
+            out, _err = _run("UserPromptSubmit", hook_input("user_prompt_submit"))
     finally:
         holder.kill()
         holder.wait()
-    assert waited < 8, waited  # the CLI would wait 30 s
+    # the save gave up at the hook's cap, where the CLI would wait 30 s
+    assert (hookio.HOOK_LOCK_WAIT, True) in waits and max(w for w, _ in waits) <= hookio.HOOK_LOCK_WAIT
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert "could not save this to memory" in context and "busy" in context
     assert fsutil.MAX_LOCK_WAIT is None  # the cap is the hook's only

@@ -3,7 +3,6 @@ saved; a huge prompt is cut before any scan."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -62,9 +61,21 @@ def test_secret_split_over_lines_or_on_another_line_leaves_nothing(hook_input, p
     "remember that we use bun for installs. " + "filler words and more " * 700_000,
     "remember: " + " ".join(f"Zq{n:07d}xYw8{n % 97:02d}kLmN3pR{n % 89:02d}vB" for n in range(480_000)),
 ])
-def test_huge_prompt_is_cut_before_any_scan(hook_input, project, isolated_home, prompt):
-    started = time.perf_counter()
+def test_huge_prompt_is_cut_before_any_scan(hook_input, project, isolated_home, prompt, monkeypatch):
+    from kioku.hooks.dispatch import MAX_PROMPT_CHARS
+    from kioku.memory import triggers
+
+    scanned: list[int] = []  # the length of every text the remember scanners were given
+
+    class Hint:
+        def search(self, text: str, *args: object):
+            scanned.append(len(text))
+            return hint.search(text, *args)
+
+    hint, detect = triggers.REMEMBER_HINT, triggers.detect_remember
+    monkeypatch.setattr(triggers, "REMEMBER_HINT", Hint())
+    monkeypatch.setattr(triggers, "detect_remember", lambda text: scanned.append(len(text)) or detect(text))
     result = user_prompt_submit.handle(hook_input("user_prompt_submit", prompt=prompt))
-    assert time.perf_counter() - started < 1.0
+    assert scanned and max(scanned) <= MAX_PROMPT_CHARS, scanned
     assert result is not None and "could not save" in result.additional_context
     assert _stored(project, isolated_home) == ""

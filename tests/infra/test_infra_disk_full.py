@@ -83,7 +83,7 @@ def _one_error_line(proc: subprocess.CompletedProcess[str]) -> str:
 
 
 def _learn(env, cwd, lesson: str):
-    return _kioku(env, cwd, "learn", "--agent", "main", lesson, "--category", "testing_patterns",
+    return _kioku(env, cwd, "lessons", "learn", "--agent", "main", lesson, "--category", "testing_patterns",
                   "--confidence", "0.8", "--scope", "global")
 
 
@@ -137,7 +137,7 @@ def test_a_full_disk_gives_one_clear_line_and_loses_nothing(small_disk: Path) ->
                                           "cwd": str(project), "source": "startup"})
     assert started.returncode == 0, started.stderr
     assert "We deploy with fly.io" in json.loads(started.stdout)["hookSpecificOutput"]["additionalContext"]
-    worker = _kioku(env, project, "worker", "--drain")
+    worker = _kioku(env, project, "worker")
     assert worker.returncode == 1
     assert worker.stderr.strip().splitlines()[-1].startswith("kioku: error: the disk holding ")
     assert "the job stays queued" in worker.stderr
@@ -147,9 +147,9 @@ def test_a_full_disk_gives_one_clear_line_and_loses_nothing(small_disk: Path) ->
 
     # room again: the journaled lesson is applied, the job runs, and everything is as it was
     (small_disk / "fill").unlink()
-    synced = _kioku(env, project, "sync")
+    synced = _kioku(env, project, "store", "sync")
     assert synced.returncode == 0 and "applied 1 pending journal entry" in synced.stdout, synced.stderr
-    drained = _kioku(env, project, "worker", "--drain", "--json")
+    drained = _kioku(env, project, "worker", "--json")
     assert drained.returncode == 0 and json.loads(drained.stdout)["processed"] == 1, drained.stderr
     board = json.loads(_kioku(env, project, "dashboard", "--agent", "main", "--json").stdout)
     assert board["total_improvements"] == 3

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kioku.install.installer import write_preserving_mode
+from kioku.install.files import write_preserving_mode
 from kioku.install.settings import SettingsError
 
 REPO = Path(__file__).resolve().parents[2]

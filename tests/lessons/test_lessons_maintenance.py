@@ -98,9 +98,28 @@ def test_monthly_archives_old_evaluations_and_prunes_deprecated(project, store_o
 def test_run_due_in_background_spawns_detached_daily_run(project, store_of, evaluation_writer):
     im.learn("coder", "Quote every shell variable", "code_quality", 0.8)
     evaluation_writer(store_of("global"), "coder", "ev1", success=True, quality=90.0)
-    t0 = time.monotonic()
-    assert maintenance.run_due_in_background("coder", project) is True
-    assert time.monotonic() - t0 < 1.0  # returns at once
+    import subprocess
+
+    spawned: list[dict] = []
+
+    class Recorded(subprocess.Popen):
+        def __init__(self, *args, **kwargs) -> None:
+            spawned.append({"kwargs": kwargs, "waited": False})
+            super().__init__(*args, **kwargs)
+
+        def wait(self, timeout=None):  # noqa: ANN001 - Popen's signature
+            spawned[-1]["waited"] = True
+            return super().wait(timeout)
+
+        def communicate(self, *args, **kwargs):  # noqa: ANN002, ANN003
+            spawned[-1]["waited"] = True
+            return super().communicate(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(maintenance.subprocess, "Popen", Recorded)
+        assert maintenance.run_due_in_background("coder", project) is True
+    # returns at once: one detached child in a session of its own, never waited for
+    assert len(spawned) == 1 and spawned[0]["kwargs"]["start_new_session"] is True and not spawned[0]["waited"]
     assert maintenance.run_due_in_background("coder", project) is False  # just spawned
     deadline = time.time() + 90
     while maintenance.is_due("coder") and time.time() < deadline:

@@ -113,7 +113,7 @@ def test_cli_json_and_session_recording(project, kioku):
         assert {"id", "improvement", "relevance", "metadata", "scope"} <= set(item)
         assert item["metadata"]["agent_name"] == "coder"
     assert set(ledger.given_in_session("sess-1", "coder")) == {i["id"] for i in out}
-    assert {"turns_given", "uplift", "decision", "seed_rule"} <= set(out[0])
+    assert {"turns_given", "uplift", "decision", "suspension"} <= set(out[0])
     text = kioku("lessons", "search", "--agent", "coder", "Fix the failing unit tests", cwd=project)
     assert text.returncode == 0 and "Run the failing test" in text.stdout
 

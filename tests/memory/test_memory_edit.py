@@ -10,7 +10,7 @@ from memtest_fixtures import pmem, umem  # noqa: F401
 from kioku.infra.errors import KiokuError, SecretRejected
 from kioku.memory.api import remember
 from kioku.memory.edit import edit_memory, restore_memory
-from kioku.memory.organize import forget
+from kioku.memory.forget import forget
 from kioku.memory.search import search
 
 

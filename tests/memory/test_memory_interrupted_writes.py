@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from kioku.memory import api, store
-from kioku.memory.organize import forget, organize
+from kioku.memory.forget import forget
+from kioku.memory.organize import organize
 
 
 class Killed(BaseException):

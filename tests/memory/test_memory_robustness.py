@@ -200,15 +200,16 @@ def test_hand_edited_index_over_the_limit_moves_hand_lines_out(project, pmem, ki
     assert not list(pmem.glob("MEMORY.md.corrupt-*"))  # over-long is not damaged
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores file permissions")
 def test_unwritable_memory_folder_gives_one_line_error(project, pmem, kioku):
     api.remember("We use bun for installs")
-    pmem.chmod(0o500)
-    try:
-        out = kioku("remember", "Tests run with pytest -q")
-    finally:
-        pmem.chmod(0o700)
+    before = {p.name: p.read_bytes() for p in pmem.iterdir() if p.is_file()}
+    # the folder refuses new entries, renames and removals as ``chmod 0500`` does, for root too
+    denial = str(Path(__file__).parent / "unwritable_folder")
+    out = kioku("remember", "Tests run with pytest -q",
+                env={"KIOKU_TEST_UNWRITABLE": str(pmem), "PYTHONPATH": denial})
     assert out.returncode == 1 and out.stderr.startswith("kioku: error:") and out.stderr.count("\n") == 1
+    assert "Permission denied" in out.stderr
+    assert {p.name: p.read_bytes() for p in pmem.iterdir() if p.is_file()} == before  # nothing half-written
 
 
 def test_os_errors_become_one_line_errors_and_recall_still_works(project, pmem, kioku):

@@ -11,7 +11,8 @@ from pathlib import Path
 from memtest_fixtures import pmem  # noqa: F401
 from kioku.memory import api
 from kioku.memory.api import _unrelated_file, is_duplicate
-from kioku.memory.contradict import _lower, assess, could_flag
+from kioku.memory.contradict import assess, could_flag
+from kioku.memory.contradict.clauses import _lower
 from kioku.memory.store import MemoryDir
 from kioku.memory.textutil import jaccard, normalize, token_set
 

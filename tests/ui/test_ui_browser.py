@@ -83,11 +83,11 @@ def test_pages_load_with_the_token_and_are_refused_without(browser, page, ui: Ru
 def test_agent_view_shows_evidence_and_no_data_for_absent_fields(page, ui: RunningUI, agent_ids) -> None:
     page.goto(f"{ui.base}/agents?agent=main")
     evidence = page.locator(f'tr[data-lesson="{agent_ids["evidence"]}"]').inner_text()
-    for text in ("promoted", "42", "12", "35 (83%)", "7 (58%)", "+25%", "+2% to +47%", "83% of 42 uses",
+    for text in ("promoted", "42", "12", "35 (83%)", "7 (58%)", "+25%", "+2% to +47%",
                  "uplift interval above zero"):
         assert text in evidence, text
     plain = page.locator(f'tr[data-lesson="{agent_ids["plain"]}"]')
-    assert plain.locator("td[data-empty]").count() >= 6  # turns, successes, uplift, seed rule: no data
+    assert plain.locator("td[data-empty]").count() >= 5  # turns, successes, uplift: no data
     assert " 0 " not in f" {plain.inner_text()} ".replace("\t", " ")
     page.goto(f"{ui.base}/evaluations?agent=main")
     rows = page.locator("table.evaluations tbody tr")

@@ -61,7 +61,7 @@ def seed_agent(project: Path) -> dict[str, str]:
         "turns_given": 42, "turns_held_back": 12, "success_given": 35, "success_held_back": 7,
         "uplift": 0.25, "uplift_low": 0.02, "uplift_high": 0.47, "decision": "promoted", "promoted": True,
         "decision_reason": "uplift interval above zero after 54 turns",
-        "usage_count": 42, "success_count": 35}])  # the counters the seed rule reads
+        "usage_count": 42, "success_count": 35}])  # the usage counters
     # Anchored at the latest UTC noon already past, so the three records of a day never straddle
     # midnight whatever time the suite runs (the trends group them by UTC day).
     now = time.time() // 86400 * 86400 + 43200

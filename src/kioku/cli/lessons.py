@@ -143,11 +143,8 @@ def _evidence_line(meta: dict) -> str:
     ev = lesson_evidence(meta)
     up = ("uplift n/a" if ev["uplift"] is None else
           f"uplift {ev['uplift']:+.2f} [{ev['uplift_low']:+.2f}, {ev['uplift_high']:+.2f}]")
-    seed = ev["seed_rule"]
-    rate = "untested" if seed["success_rate"] < 0 else f"{seed['success_rate']:.0%}"  # as the dashboard says
     return (f"{ev['decision']}: given {ev['turns_given']} ({ev['success_given']} ok), held back "
-            f"{ev['turns_held_back']} ({ev['success_held_back']} ok), {up}; seed rule {seed['decision']} "
-            f"({rate} of {seed['usage_count']})")
+            f"{ev['turns_held_back']} ({ev['success_held_back']} ok), {up}")
 
 
 def cmd_maintain(args: argparse.Namespace) -> int:

@@ -281,7 +281,7 @@ def cmd_organize(args: argparse.Namespace) -> int:
 
 @_oserrors_as_kioku_errors
 def cmd_forget(args: argparse.Namespace) -> int:
-    from kioku.memory.organize import forget
+    from kioku.memory.forget import forget
 
     result = forget(query=" ".join(args.query) or None, id=args.id, scope=args.scope)
     if args.json:

@@ -1,7 +1,7 @@
 """Cause→fix lessons worth keeping, from one judged turn (pure).
 
 ``lessons_from_turn(turn) -> list[Lesson]`` (pure): for each error the agent made itself, the fix
-is the next *successful* call with the same key (``error_kinds.call_key``: the same command
+is the next *successful* call with the same key (``call_keys.call_key``: the same command
 family such as ``git push``, or the same file/target) - not any later call. A fix identical to
 the failed call (a transient retry) teaches nothing and is skipped. User rejections, hook blocks
 and cascades are not the agent's mistakes and give no lesson.
@@ -23,7 +23,8 @@ from kioku.evaluation import transcript as tr
 from kioku.text.defang import defang
 from kioku.text.placeholders import placeholders
 from kioku.text.secrets import redact_derived
-from kioku.evaluation import error_kinds as ek
+from kioku.evaluation import blame as bl
+from kioku.evaluation.call_keys import call_key
 from kioku.evaluation.turns import Turn
 
 MAX_CALL_CHARS = 80
@@ -61,10 +62,10 @@ def lessons_from_turn(turn: Turn) -> list[Lesson]:
     seen: set[str] = set()
     for i, call in enumerate(calls):
         res = results.get(call.id)
-        if res is None or not res.is_error or ek.error_kind(res.head or res.first_line) != ek.AGENT:
+        if res is None or not res.is_error or bl.blame_of(res.head or res.first_line) != bl.AGENT:
             continue
-        key = ek.call_key(call)
-        fix = next((c for c in calls[i + 1:] if ek.call_key(c) == key and (r := results.get(c.id)) is not None
+        key = call_key(call)
+        fix = next((c for c in calls[i + 1:] if call_key(c) == key and (r := results.get(c.id)) is not None
                     and not r.is_error), None)
         if fix is None:
             continue

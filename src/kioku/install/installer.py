@@ -13,6 +13,8 @@ Contract (see ``--help``):
 - The ``kioku mcp`` server is registered where Claude Code reads MCP servers and taken out
   again exactly (kioku.install.mcp_register).
 - All writes are atomic; the whole run holds an exclusive lock on the Claude folder.
+
+The uninstall is :mod:`kioku.install.uninstall`; file handling and the lock, :mod:`kioku.install.files`.
 """
 
 from __future__ import annotations
@@ -21,21 +23,25 @@ import argparse
 import base64
 import compileall
 import contextlib
-import difflib
-import fcntl
 import json
 import os
 import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 from kioku import __version__
 from kioku.infra import paths
 from kioku.infra.errors import KiokuError
 from kioku.install import layout, mcp_register, settings, venv
+from kioku.install.files import (
+    KEPT_MARKER, load_manifest, locked, print_diff, read_capped, refuse_unwritable_settings,
+    write_preserving_mode, write_private,
+)
 from kioku.install.layout import Target
+from kioku.install.uninstall import is_edited, uninstall
+
 
 EXEC_FILES = ("kioku/bin/kioku",)
 
@@ -84,7 +90,7 @@ def main(argv: Sequence[str] | None = None, source_root: Path | None = None) -> 
         return 2
     args.claude_dir_existed = target.claude_dir.exists()
     try:
-        with _locked(target.claude_dir, create=not args.dry_run and not args.uninstall):
+        with locked(target.claude_dir, create=not args.dry_run and not args.uninstall):
             if args.uninstall:
                 return uninstall(target, args)
             return install(target, args, root)
@@ -105,7 +111,7 @@ def _same_folder(a: Path, b: Path) -> bool:
 def install(target: Target, args: argparse.Namespace, root: Path) -> int:
     if not (root / "src" / "kioku" / "__init__.py").is_file():
         raise KiokuError(f"{root} is not a Kioku source checkout (no src/kioku)")
-    raw = _read(target.settings)
+    raw = read_capped(target.settings)
     data = settings.parse(raw, str(target.settings))  # refuse malformed before any change
     old = load_manifest(target)
     files = layout.source_files(root)
@@ -151,7 +157,7 @@ def install(target: Target, args: argparse.Namespace, root: Path) -> int:
         actions.append(f"merge   {target.settings}")
         # refused now, before any file is written, rather than after the files are in place
         # without a manifest (which a later install would then take for someone else's)
-        _refuse_unwritable_settings(target, "install")
+        refuse_unwritable_settings(target, "install")
     mcp = mcp_register.plan(target, old.get("mcp") if old else None)
     if mcp.warning:
         print(f"install.py: warning: {mcp.warning}", file=sys.stderr)
@@ -165,7 +171,7 @@ def install(target: Target, args: argparse.Namespace, root: Path) -> int:
     for line in actions:
         print(f"  {line}")
     if settings_changes:
-        _print_diff(raw, new_raw, str(target.settings))
+        print_diff(raw, new_raw, str(target.settings))
     if args.dry_run:
         print("Dry run: nothing was changed.")
         return 0
@@ -200,12 +206,12 @@ def install(target: Target, args: argparse.Namespace, root: Path) -> int:
     for rel, content in all_files.items():
         path = target.claude_dir / rel
         if not path.exists() or path.read_bytes() != content:
-            if rel.startswith("skills/") and path.is_file() and (rel not in known or _edited(path, known.get(rel))):
+            if rel.startswith("skills/") and path.is_file() and (rel not in known or is_edited(path, known.get(rel))):
                 # a skill file the user changed since Kioku wrote it is kept beside the new one
                 kept = path.with_name(f"{path.name}.edited-{time.strftime('%Y%m%dT%H%M%S')}")
                 shutil.copy2(path, kept)
                 print(f"  kept your edited {path} as {kept.name}")
-            _write_private(path, content, 0o700 if rel in EXEC_FILES or rel.startswith("kioku/hooks/") else 0o600)
+            write_private(path, content, 0o700 if rel in EXEC_FILES or rel.startswith("kioku/hooks/") else 0o600)
     for rel in stale:
         with contextlib.suppress(FileNotFoundError):
             (target.claude_dir / rel).unlink()
@@ -229,21 +235,13 @@ def install(target: Target, args: argparse.Namespace, root: Path) -> int:
         "auto_memory": auto,
         "mcp": mcp.record,
     }
-    _write_private(target.manifest, (json.dumps(manifest, indent=2) + "\n").encode(), 0o600)
+    write_private(target.manifest, (json.dumps(manifest, indent=2) + "\n").encode(), 0o600)
     print(f"Kioku {__version__} installed in {target.claude_dir}.")
     print(f"  command: {target.kioku_dir / 'bin' / 'kioku'}   hooks: {target.kioku_dir / 'hooks'}")
     if target.project and Target(paths.claude_dir().expanduser()).manifest.exists():
         print("install.py: warning: Kioku is also installed for your user, so every hook runs twice in this "
               "project; uninstall one (install.py --uninstall [--project DIR])", file=sys.stderr)
     return 0
-
-
-def _refuse_unwritable_settings(target: Target, what: str) -> None:
-    """SettingsError, before anything is changed, when settings.json cannot be replaced."""
-    dest, _note = settings.write_destination(target.settings)
-    folder = dest.parent if dest.parent.exists() else target.claude_dir.parent
-    if (dest.exists() and not os.access(dest, os.W_OK)) or (folder.exists() and not os.access(folder, os.W_OK)):
-        raise settings.SettingsError(f"refusing to {what}: {dest} cannot be written; nothing was changed")
 
 
 def _baseline(old: dict[str, Any], raw: bytes | None, data: dict[str, Any], target: Target) -> dict[str, Any]:
@@ -257,9 +255,6 @@ def _baseline(old: dict[str, Any], raw: bytes | None, data: dict[str, Any], targ
         return {k: v for k, v in prev.items() if k != "written_sha256"}
     # Someone edited the file while Kioku's entries were in it: fall back to removing ours.
     return {"existed": prev.get("existed", True), "baseline_b64": None}
-
-
-KEPT_MARKER = ".kioku-kept"  # left by an uninstall in a skill folder whose edited files it kept
 
 
 def _refuse_foreign_skills(target: Target, files: dict[str, bytes], old: dict[str, Any],
@@ -307,250 +302,3 @@ def _site_rel(target: Target, python: str) -> str:
     if tuple(int(x) for x in ver.split(".")) < (3, 11):
         raise KiokuError(f"Kioku needs Python 3.11 or newer; {python} is {ver}")
     return f"lib/python{ver}/site-packages"
-
-
-# --------------------------------------------------------------------------- uninstall
-
-def uninstall(target: Target, args: argparse.Namespace) -> int:
-    raw = _read(target.settings)
-    data = settings.parse(raw, str(target.settings)) if raw is not None else {}
-    manifest = load_manifest(target)
-    actions: list[str] = []
-    files = sorted(manifest.get("files", {})) if manifest else []
-    venv_files = [r for r in files if r.startswith("kioku/venv/")]
-    plain_files = [r for r in files if r not in venv_files]
-    recorded = manifest.get("files", {}) if manifest else {}
-    # a skill file the user edited since Kioku wrote it is theirs now: it stays
-    edited = [r for r in plain_files if r.startswith("skills/") and _edited(target.claude_dir / r, recorded.get(r))]
-    plain_files = [r for r in plain_files if r not in edited]
-    actions += [f"delete  {target.claude_dir / r}" for r in plain_files if (target.claude_dir / r).exists()]
-    actions += [f"keep    {target.claude_dir / r} (edited since install)" for r in edited]
-    if target.venv.exists():
-        actions.append(f"delete  {target.venv}/ (Kioku's environment)")
-    new_raw = _restored_settings(raw, data, manifest, target)
-    if new_raw != raw:
-        actions.append(f"{'remove ' if new_raw is None else 'restore'} {target.settings}")
-    mcp = mcp_register.restored(manifest.get("mcp") if manifest else None)
-    if mcp:
-        actions.append(f"{'remove ' if mcp[1] is None else 'restore'} {mcp[0]} (the kioku MCP server's entry)")
-    purge = _purge_targets(target) if args.purge else []
-    actions += [f"purge   {p}" for p in purge]
-    if manifest:
-        actions.append(f"delete  {target.manifest}")
-    if not actions:
-        print(f"Kioku is not installed in {target.claude_dir}: nothing to remove.")
-        return 0
-    print(("Would make" if args.dry_run else "Uninstalling Kioku:") + f" {len(actions)} change(s):")
-    for line in actions:
-        print(f"  {line}")
-    if new_raw != raw and new_raw is not None:
-        _print_diff(raw, new_raw, str(target.settings))
-    if args.dry_run:
-        print("Dry run: nothing was changed.")
-        return 0
-    if new_raw != raw:
-        _refuse_unwritable_settings(target, "uninstall")
-        if new_raw is None and not target.settings.is_symlink():
-            target.settings.unlink()
-        elif new_raw is None:
-            write_preserving_mode(target.settings, b"{}\n")  # the user's link stays
-        else:
-            write_preserving_mode(target.settings, new_raw)
-    if mcp:
-        mcp_register.write(*mcp)
-    for rel in plain_files:
-        with contextlib.suppress(FileNotFoundError):
-            (target.claude_dir / rel).unlink()
-    for skill in {r.split("/")[1] for r in edited}:
-        # marks the folder as Kioku's, so a later install takes it back (keeping the edits)
-        _write_private(target.claude_dir / "skills" / skill / KEPT_MARKER,
-                       "".join(f"{r}\n" for r in edited if r.split("/")[1] == skill).encode(), 0o600)
-    shutil.rmtree(target.venv, ignore_errors=True)
-    shutil.rmtree(target.venv.with_name("venv.previous"), ignore_errors=True)
-    with contextlib.suppress(FileNotFoundError):
-        target.manifest.unlink()
-    for p in purge:
-        shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
-    if purge:
-        _prune_memory_parents(target)
-    _prune_dirs(target, plain_files, manifest.get("created_dirs", []) if manifest else [])
-    kept = [] if args.purge else [p for p in _purge_targets(target) if p.exists()]
-    print(f"Kioku removed from {target.claude_dir}.")
-    if kept:
-        print("Kept (delete with --uninstall --purge): " + ", ".join(str(p) for p in kept))
-    return 0
-
-
-def _edited(path: Path, recorded_sha: str | None) -> bool:
-    """Whether the installed file ``path`` differs from what Kioku recorded writing."""
-    try:
-        return bool(recorded_sha) and path.is_file() and layout.sha256(path.read_bytes()) != recorded_sha
-    except OSError:
-        return False
-
-
-def _restored_settings(raw: bytes | None, data: dict[str, Any], manifest: dict[str, Any],
-                       target: Target) -> bytes | None:
-    if raw is None:
-        return None
-    info = manifest.get("settings", {}) if manifest else {}
-    if info.get("baseline_b64") is not None and layout.sha256(raw) == info.get("written_sha256"):
-        return base64.b64decode(info["baseline_b64"]) if info.get("existed") else None
-    stripped = settings.strip_kioku(data, target.marker())
-    auto = manifest.get("auto_memory", {}) if manifest else {}
-    if auto.get("set_by_kioku") and stripped.get(settings.AUTO_MEMORY_KEY) is False:
-        if auto.get("had_key"):
-            stripped[settings.AUTO_MEMORY_KEY] = auto.get("previous")
-        else:
-            stripped.pop(settings.AUTO_MEMORY_KEY, None)
-    if stripped.get("hooks") == {} and "hooks" in data and not _had_hooks_key(info):
-        stripped.pop("hooks")
-    if stripped == data:
-        return raw
-    if not stripped and info and not info.get("existed", True):
-        return None
-    return settings.dumps(stripped, raw)
-
-
-def _had_hooks_key(info: dict[str, Any]) -> bool:
-    b64 = info.get("baseline_b64")
-    if not b64:
-        return False
-    with contextlib.suppress(ValueError, KiokuError):
-        return "hooks" in settings.parse(base64.b64decode(b64), "baseline")
-    return False
-
-
-def _purge_targets(target: Target) -> list[Path]:
-    from kioku.lessons.store.journal import journal_dir
-
-    if target.project:
-        chroma = target.project / ".claude" / "chroma_data"
-        found = [target.project / ".agents" / "memory", chroma]
-    else:
-        chroma = target.claude_dir / "chroma_data"
-        found = [paths.user_memory_dir(), chroma]
-    # the agent-memory journal sits beside the Chroma folder (beside its target when chroma_data
-    # is a link): it must outlive a deleted store
-    journal = journal_dir(chroma)
-    found.append(journal)
-    # copies Kioku set aside itself: a damaged store moved out before its rebuild, an old
-    # in-folder journal kept after it was merged
-    found += sorted(chroma.parent.glob(f"{chroma.name}.broken-*"))
-    found += sorted(chroma.parent.glob(f"{chroma.name}.replaced-*"))
-    found += sorted(journal.parent.glob(f"{journal.name}.legacy-*"))
-    # plugin-env.json: where the Claude Code plugin's environment was (kioku.install.plugin_env)
-    state = ("state", "logs", "config.toml", "archive", "plugin-env.json")
-    found += [target.kioku_dir / name for name in state]
-    if target.project is None and paths.kioku_home() != target.kioku_dir:
-        # KIOKU_HOME moved the state of this (user) installation elsewhere
-        found += [paths.kioku_home() / name for name in state]
-    return [p for p in found if p.exists()]
-
-
-def _prune_memory_parents(target: Target) -> None:
-    """Remove the ``.agents`` folder a purge left empty (one holding anything else stays)."""
-    memory = (target.project / ".agents" / "memory") if target.project else paths.user_memory_dir()
-    with contextlib.suppress(OSError):
-        memory.parent.rmdir()
-
-
-def _prune_dirs(target: Target, files: list[str], created: list[str]) -> None:
-    """Remove folders left empty by the uninstall (never ones that still hold anything)."""
-    dirs = {(target.claude_dir / r).parent for r in files}
-    dirs |= {target.kioku_dir / "hooks", target.kioku_dir / "bin"}
-    for rel in created:
-        if rel != ".":
-            dirs.add(target.claude_dir / rel)
-    for d in sorted(dirs, key=lambda p: len(p.parts), reverse=True):
-        while d != target.claude_dir and target.claude_dir in d.parents:
-            try:
-                d.rmdir()
-            except OSError:
-                break
-            d = d.parent
-    if "." in created:
-        with contextlib.suppress(OSError):
-            target.claude_dir.rmdir()
-
-
-# --------------------------------------------------------------------------- helpers
-
-def load_manifest(target: Target) -> dict[str, Any]:
-    try:
-        data = json.loads(target.manifest.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as exc:
-        raise KiokuError(f"cannot read {target.manifest}: {exc}") from None
-    return data if isinstance(data, dict) else {}
-
-
-MAX_SETTINGS_BYTES = 16 * 1024 * 1024
-
-
-def _read(path: Path) -> bytes | None:
-    """The bytes of settings.json (a link is followed to a regular file), None when there is
-    none; a FIFO, a folder or a huge file is refused in one line instead of hanging or tracing."""
-    from kioku.infra.fsutil import NotRegularFile, read_regular
-
-    real = path.resolve() if path.is_symlink() else path
-    try:
-        data = read_regular(real, MAX_SETTINGS_BYTES)
-    except FileNotFoundError:
-        return None
-    except (NotRegularFile, IsADirectoryError):
-        raise settings.SettingsError(f"refusing to use {path}: it is not a regular file; nothing was written") from None
-    if len(data) > MAX_SETTINGS_BYTES:
-        raise settings.SettingsError(f"refusing to use {path}: it is larger than {MAX_SETTINGS_BYTES:,} bytes; "
-                                     "nothing was written")
-    return data
-
-
-def _print_diff(before: bytes | None, after: bytes | None, name: str) -> None:
-    a = (before or b"").decode("utf-8", "replace").splitlines(keepends=True)
-    b = (after or b"").decode("utf-8", "replace").splitlines(keepends=True)
-    for line in difflib.unified_diff(a, b, f"{name} (before)", f"{name} (after)"):
-        print("    " + line.rstrip("\n"))
-
-
-def write_preserving_mode(path: Path, data: bytes) -> None:
-    """Atomic replace that keeps the file's mode (0600 for a new file) and its folder's mode."""
-    from kioku.infra import fsutil
-    from kioku.install.settings import write_destination
-
-    path, note = write_destination(path)  # a symlinked settings.json stays a link
-    try:
-        mode = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = 0o600
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fsutil.replace_file_bytes(path, data, mode)
-    if note:
-        print(f"  {note}")
-
-
-def _write_private(path: Path, data: bytes, mode: int) -> None:
-    from kioku.infra import fsutil
-
-    fsutil.ensure_private_dir(path.parent)
-    fsutil.atomic_write_bytes(path, data, mode)
-
-
-@contextlib.contextmanager
-def _locked(folder: Path, create: bool) -> Iterator[None]:
-    """flock on the Claude folder itself, so no lock file is left behind."""
-    if not folder.exists():
-        if not create:
-            yield
-            return
-        folder.mkdir(parents=True, mode=0o700)
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise KiokuError(f"another Kioku install is running on {folder}") from None
-        yield
-    finally:
-        os.close(fd)

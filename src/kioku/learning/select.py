@@ -140,7 +140,7 @@ def select(agent: str, root, task: str, *, session_id: str, turn: str, k: int = 
 
     ``about_task_only=False`` (SubagentStart) lets one shared everyday word make a lesson
     eligible: a subagent's lessons are its own specialty's, and the task it is handed is often a
-    short order in that specialty's everyday words ("Review the project's files" for a reviewer
+    short order in that specialty's everyday words ("Review the project's files" for a code-review agent
     whose lesson is about approving a review). ``suspended_share``: :data:`SUSPENDED_SHARE` unless given."""
     trial = SUSPENDED_SHARE if suspended_share is None else min(1.0, max(0.0, suspended_share))
     if k <= 0:

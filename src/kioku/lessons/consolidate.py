@@ -38,10 +38,9 @@ neither reported as shared nor marked nor transferred.
 The report lists only real writes: a transfer to an agent that already holds the lesson, and a
 cross-validation already recorded, are left out (``cross_validated`` counts lessons marked now).
 
-Calibration of :data:`EQUIVALENCE_THRESHOLD` (tests/lessons/data/equivalence_pairs.json, 32 pairs:
-15 paraphrases, 17 same-topic different lessons): paraphrase cosines 0.705-0.947, different
-lessons 0.144-0.683; every threshold in the gap gives F1 = 1.0; the midpoint 0.694 is used
-(re-derived by tests/lessons/test_lessons_consolidate.py). Re-running is idempotent.
+:data:`EQUIVALENCE_THRESHOLD` is the cosine at which two lessons count as one, fitted on
+tests/lessons/data/equivalence_pairs.json (and re-derived by tests/lessons/test_lessons_consolidate.py).
+Re-running is idempotent.
 """
 
 from __future__ import annotations

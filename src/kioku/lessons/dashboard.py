@@ -1,6 +1,6 @@
 """An agent's learning dashboard (``kioku dashboard --agent NAME [--json]``).
 
-JSON keys (the spec's names first): ``total_improvements``, ``active_improvements`` (retrievable:
+JSON keys: ``total_improvements``, ``active_improvements`` (retrievable:
 confidence >= 0.7, not deprecated), ``deprecated_improvements``,
 ``total_evaluations``, ``recent_success_rate`` (last 100 evaluations within 30 days),
 ``latest_metrics`` (the newest stored performance snapshot, or the metrics computed now when
@@ -15,7 +15,7 @@ recent turns that had a task and were not interrupted (``kioku.lessons.performan
 when there is none - "no data" is not 0 %. ``lessons``: every lesson (deprecated ones too, so a reader
 sees why) with the evidence fields of ``kioku.lessons.stats.lesson_evidence`` (``turns_given``,
 ``turns_held_back``, ``success_given``, ``success_held_back``, ``uplift``, ``uplift_low``,
-``uplift_high``, ``decision``, ``decision_reason``, ``seed_rule``), promoted first, deprecated
+``uplift_high``, ``decision``, ``decision_reason``, ``suspension``), promoted first, deprecated
 last. Top improvements carry the same fields. The two copies one ``kioku lessons learn`` wrote of a lesson
 into both scopes are one lesson everywhere (scope ``"project + global"``, the copy the hooks give;
 ``kioku.lessons.lesson_state.one_per_lesson``) except in ``by_scope``, which counts stored records.
@@ -208,15 +208,13 @@ def format_dashboard(d: dict[str, Any]) -> str:
             lines.append(f"  {str(e['timestamp'])[:16]} {e['outcome']}{q}: {defang_line(str(e['task']))[:80]}")
             if e.get("reason"):
                 lines.append(f"     {defang_line(str(e['reason']))[:120]}")
-    lines += ["", "Lessons (evidence: turns given / held back, uplift with 95% interval; seed rule beside):"]
+    lines += ["", "Lessons (evidence: turns given / held back, uplift with 95% interval):"]
     if not d.get("lessons"):
         lines.append("  (none yet)")
     for e in d.get("lessons", []):
-        seed = e["seed_rule"]
         lines.append(f"  [{e['decision']}] {defang_line(e['improvement'])[:100]}")
         lines.append(f"     given {e['turns_given']} ({e['success_given']} ok), held back {e['turns_held_back']} "
-                     f"({e['success_held_back']} ok), {_uplift_text(e)}; seed rule: {seed['decision']} "
-                     f"({_pct(seed['success_rate'])} of {seed['usage_count']})")
+                     f"({e['success_held_back']} ok), {_uplift_text(e)}")
         if e.get("decision_reason"):
             # the figures of the look the decision was taken at, which may be older than the line above
             lines.append(f"     last decision: {defang_line(e['decision_reason'])}")

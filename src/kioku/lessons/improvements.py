@@ -25,7 +25,7 @@ The secrets check runs before anything is journaled: a lesson a person gives wit
 is refused; one Kioku derived itself (:data:`DERIVED`) is kept with the secret redacted.
 
 Retrieval (:func:`retrieve`): per scope (project first, then global) dense nearest neighbours
-(over-fetch ``max(50, 10*limit)``, no ``where`` filter, chroma.md section 6) and the FTS5 lexical
+(over-fetch ``max(50, 10*limit)``, no ``where`` filter: a filtered HNSW query can miss matches) and the FTS5 lexical
 ranking (the best ``max(limit, 5)`` keyword hits the dense list missed get their cosine from their
 stored vectors), fused by score fusion (``kioku.retrieval.hybrid.fuse(method="score")``: each list
 divided by its best score, dense weight 1, each lexical list :attr:`LessonRanking.lexical_weight`;

@@ -22,10 +22,8 @@ Where the data comes from (nothing here embeds or needs Chroma to work):
 Relevance in this mode (there is no cosine): the fraction of the task's distinct tokens
 (``kioku.retrieval.text.tokenize``: stemmed words minus stopwords, Japanese bigrams) that
 the lesson contains, in [0, 1]. No threshold beyond "shares at least one keyword" is
-applied: on the calibration pairs (tests/lessons/data/relevance_pairs.json) any keyword
-match gives F1 0.75 (P 0.74, R 0.77) and every coverage threshold up to 0.2 gives the same
-or lower F1 (0.25 → 0.57), while the dense threshold reaches 0.82. The configured
-``relevance_threshold`` is a cosine and is ignored here. Order: RRF over the scopes' BM25
+applied: on the calibration pairs (tests/lessons/data/relevance_pairs.json) no coverage
+threshold does better than any keyword match. The configured ``relevance_threshold`` is a cosine and is ignored here. Order: RRF over the scopes' BM25
 rankings and pending lists (``kioku.retrieval.hybrid.fuse``; ×1.2 when cross-validated),
 ties project first. Hits carry ``mode = "lexical"`` (hybrid hits carry ``"hybrid"``).
 """

@@ -1,10 +1,7 @@
-"""Usage statistics of improvements, the seed rule, and the evidence fields reports show (stdlib only).
+"""Usage statistics of improvements and the evidence fields reports show (stdlib only).
 
 Lifecycle decisions are taken on counterfactual evidence by ``kioku.learning.lifecycle`` (uplift
-of the turns a lesson was given over the comparable turns it was not). The absolute-rate *seed
-rule* is kept here as a second opinion that reports show beside it, and no longer acts:
-- seed deprecate: ``usage_count >= 10`` with ``success_rate < 0.40``;
-- seed promote: ``usage_count >= 20`` with ``success_rate >= 0.85``.
+of the turns a lesson was given over the comparable turns it was not).
 ``usage_count`` / ``success_count`` count the turns a lesson was given and how many succeeded.
 
 Ten uses are little evidence (4/10 has a 95 % Wilson interval of 0.17-0.69), so every report also shows
@@ -18,10 +15,6 @@ import math
 from typing import Any
 
 Z95 = 1.959963984540054
-DEPRECATE_MIN_USES = 10
-DEPRECATE_BELOW = 0.40
-PROMOTE_MIN_USES = 20
-PROMOTE_AT_LEAST = 0.85
 PROMOTE_STEP = 0.05
 CONFIDENCE_CAP = 0.95
 
@@ -66,25 +59,6 @@ def is_active(meta: dict[str, Any], min_confidence: float = 0.7) -> bool:
     if meta.get("deprecated", False):
         return False
     return float(meta.get("confidence", 0.0)) >= min_confidence
-
-
-def seed_decision(meta: dict[str, Any]) -> str:
-    """What the seed's absolute-rate rule would decide: deprecated, promoted or active."""
-    s, n = usage_of(meta)
-    if n <= 0:
-        return "active"
-    rate = s / n
-    if n >= DEPRECATE_MIN_USES and rate < DEPRECATE_BELOW:
-        return "deprecated"
-    if n >= PROMOTE_MIN_USES and rate >= PROMOTE_AT_LEAST:
-        return "promoted"
-    return "active"
-
-
-def seed_rule(meta: dict[str, Any]) -> dict[str, Any]:
-    """The seed rule's figures for one lesson: ``{"success_rate", "usage_count", "decision"}``."""
-    s, n = usage_of(meta)
-    return {"success_rate": round(s / n, 4) if n else -1.0, "usage_count": n, "decision": seed_decision(meta)}
 
 
 def decision_of(meta: dict[str, Any]) -> str:
@@ -151,7 +125,6 @@ def lesson_evidence(meta: dict[str, Any]) -> dict[str, Any]:
         "decision": decision_of(meta),
         "decision_reason": str(meta.get("decision_reason") or meta.get("deprecated_reason") or ""),
         "suspension": suspension_of(meta),
-        "seed_rule": seed_rule(meta),
     }
 
 

@@ -6,7 +6,7 @@
   over lines is refused too.
 - ``memory_search`` is ``search_or_nearest``, the ranker of ``kioku search``.
 - ``memory_recall`` is ``build_recall`` (SessionStart's memory part), or one topic file.
-- ``memory_forget`` is ``kioku.memory.organize.forget`` by id: archived, never deleted.
+- ``memory_forget`` is ``kioku.memory.forget.forget`` by id: archived, never deleted.
 
 Everything remembered that a reply shows goes through ``kioku.memory.recall.fence_lines``
 (SessionStart's header and fence, redacted and defanged); Kioku's own sentences around it name

@@ -36,7 +36,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs the hook ~3 ms of start-up
     from pathlib import Path
 
-    from kioku.memory.organize import ForgetResult, OrganizeReport
+    from kioku.memory.forget import ForgetResult
+    from kioku.memory.organize import OrganizeReport
     from kioku.memory.save import SaveResult
     from kioku.memory.search import SearchHit
     from kioku.memory.store import MemoryDir
@@ -100,7 +101,7 @@ def search_or_nearest(query: str, project_root: Path | None = None, limit: int =
 
 def forget(query: str | None = None, id: str | None = None, project_root: Path | None = None,
            scope: str | None = None) -> ForgetResult:
-    from kioku.memory.organize import forget as _forget
+    from kioku.memory.forget import forget as _forget
 
     return _forget(query=query, id=id, project_root=project_root, scope=scope)
 

@@ -1,4 +1,4 @@
-"""Keeping memory tidy: ``kioku organize`` (report, propose, ``--apply``) and ``kioku forget``.
+"""Keeping memory tidy: ``kioku organize`` (report, propose, ``--apply``).
 
 ``organize(project_root=None, apply=False, repair=False, older_than_days=None) -> OrganizeReport``
 reports, per folder (user-wide and project), the index size against its limits (warning
@@ -29,9 +29,8 @@ The report mentions what the other commands do silently: a missing MEMORY.md (re
 ``--repair`` or the next save) and ``*.md`` files that are not read as topic files (symbolic
 links, FIFOs and other non-regular files).
 
-``forget(query=None, id=None, project_root=None) -> ForgetResult`` archives exactly one
-memory on explicit request: by id, or by a query that matches exactly one active memory
-(otherwise the candidates are listed with their ids and nothing changes).
+``kioku forget`` lives in :mod:`kioku.memory.forget`, the archive moves in :mod:`kioku.memory.archive`,
+the index repair in :mod:`kioku.memory.repair`.
 """
 
 from __future__ import annotations
@@ -41,26 +40,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kioku.infra.errors import KiokuError
+from kioku.memory.archive import archive_entries, remove_from
 from kioku.memory.contradict import assess, relation, stated_values
 from kioku.memory.guard import MAX_CHARS
-from kioku.memory.index import MAX_LINES, WARN_LINES, IndexDoc, IndexEntry, format_entry
-from kioku.memory.store import MemoryDir, index_entry_for
-from kioku.memory.textutil import (
-    current_date,
-    jaccard,
-    normalize,
-    now_iso,
-    parse_date,
-    time_key,
-    token_set,
-    today,
-)
-from kioku.memory.topics import Entry, TopicFile, new_topic, read_topic, topic_path, unique_id
+from kioku.memory.index import MAX_LINES, WARN_LINES, IndexDoc, format_entry
+from kioku.memory.repair import missing_topic_notices, repair_index, repeated_id_lines, written_ids
 from kioku.memory.screen import screened_summary
+from kioku.memory.store import MemoryDir, index_entry_for
+from kioku.memory.textutil import current_date, jaccard, now_iso, parse_date, time_key, token_set
+from kioku.memory.topics import Entry, TopicFile, unique_id
 from kioku.memory.trusted import carry_over
 from kioku.memory.wanted import want_enrichment
 
+
 MERGE_JACCARD = 0.5
+
+
 TARGET_LINES = 120
 
 
@@ -94,15 +89,6 @@ class OrganizeReport:
     proposals: list[Proposal] = field(default_factory=list)
     applied: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
-
-
-@dataclass
-class ForgetResult:
-    id: str
-    summary: str
-    scope: str
-    topic_file: str
-    archive_file: str
 
 
 def _dirs(project_root: Path | None) -> list[MemoryDir]:
@@ -197,38 +183,6 @@ def _plan(md: MemoryDir, topics: dict[str, TopicFile], doc: IndexDoc, older_than
     return proposals
 
 
-def _archive_entries(md: MemoryDir, name: str, entries: list[Entry], status: str, note: str) -> Path:
-    """Append entries to archive/<name> (caller removes them from the topic file afterwards)."""
-    path = topic_path(md.archive_path, name)
-    archive = read_topic(path) if path.exists() else new_topic(path, entries[0].type)
-    for entry in entries:
-        entry.touch()
-        if entry.status == "active":
-            entry.status = status
-            entry.meta.update({f"{status}_on": today()})
-        entry.notes.append(f"(archived {today()}: {note})")
-        archive.entries.append(entry)
-    md.write_topic(archive)
-    return path
-
-
-def _remove_from(topic: TopicFile, doc: IndexDoc, entries: list[Entry]) -> None:
-    """Drop exactly these entries (by identity: an older entry that shares an id stays), and
-    their index lines, copies included (a line pasted twice, a merge of two branches), as long
-    as no remaining memory of the topic has that line too."""
-    gone = {id(e) for e in entries}
-    remaining = [e for e in topic.entries if id(e) not in gone]
-    for entry in entries:
-        summary = index_entry_for(entry, topic.name).summary
-        keep = sum(1 for e in remaining if e.status == "active" and index_entry_for(e, topic.name).summary == summary)
-        position = doc.find(topic.name, summary)
-        if position >= 0:
-            del doc.entries[position]
-        while keep == 0 and (position := doc.find(topic.name, summary)) >= 0:
-            del doc.entries[position]
-    topic.entries = remaining
-
-
 def _apply(md: MemoryDir, topics: dict[str, TopicFile], doc: IndexDoc, proposals: list[Proposal]) -> list[str]:
     done: list[str] = []
     for proposal in proposals:
@@ -250,16 +204,16 @@ def _apply(md: MemoryDir, topics: dict[str, TopicFile], doc: IndexDoc, proposals
             for entry in entries:
                 entry.meta["merged_by"] = new_id
             carry_over(md, entries, new, topic.name)  # Kioku's own only if every part was
-            _archive_entries(md, topic.name, entries, "merged", f"merged into {new_id}")
-            _remove_from(topic, doc, entries)
+            archive_entries(md, topic.name, entries, "merged", f"merged into {new_id}")
+            remove_from(topic, doc, entries)
             topic.entries.append(new)
             doc.entries.append(index_entry_for(new, topic.name))
             shown = summary if md.scope != "project" else screened_summary(md.base, topic.name, summary, text, new_id)
             done.append(f"merged {len(entries)} entries of {topic.name} into {new_id}: {shown}")
             want_enrichment(md, new_id)  # a new memory: the worker writes its search enrichment
         else:
-            _archive_entries(md, topic.name, entries, "archived", proposal.reason)
-            _remove_from(topic, doc, entries)
+            archive_entries(md, topic.name, entries, "archived", proposal.reason)
+            remove_from(topic, doc, entries)
             done.append(f"archived {proposal.topic}: {proposal.summaries[0]}")
         md.write_topic(topic)
     return done
@@ -275,55 +229,6 @@ def _screened(md: MemoryDir, topics: dict[str, TopicFile], proposals: list[Propo
         proposal.summaries = [screened_summary(md.base, by_id[i][0], by_id[i][1].summary, by_id[i][1].text, i)
                               if i in by_id else summary for i, summary in zip(proposal.ids, proposal.summaries)]
     return proposals
-
-
-def _repair_index(md: MemoryDir, doc: IndexDoc, topics: dict[str, TopicFile]) -> list[str]:
-    """Make the index's entries match the topic files, keeping every line written by hand.
-
-    Index lines pointing into a topic file that holds no such memory (edited or deleted by
-    hand, or a cut file) are removed, after the file is copied to ``MEMORY.md.corrupt-<time>``;
-    a repeated line is dropped and a wrong type corrected (nothing is lost by either). Entries
-    missing from the index are added by the caller.
-    """
-    done: list[str] = []
-    md.mark_hand(doc, topics)
-    moved = _lines_of_moved_memories(md, doc, topics)
-    for line, name in moved:
-        line.topic, line.hand = name, False
-    if moved:
-        one = len(moved) == 1
-        done.append(f"pointed {len(moved)} line{'' if one else 's'} of {md.index_path.name} at "
-                    f"{', '.join(sorted({n for _l, n in moved}))}, which now hold{'s' if one else ''} "
-                    f"{'its memory' if one else 'their memories'} (was a topic file renamed?)")
-    stale = [e for e in doc.entries if e.hand and e.topic in topics]
-    if stale:
-        backup = md.backup(md.index_path)
-        doc.entries = [e for e in doc.entries if not (e.hand and e.topic in topics)]
-        done.append(f"removed {len(stale)} line{'s' if len(stale) != 1 else ''} from {md.index_path.name} that "
-                    f"point{'' if len(stale) != 1 else 's'} to no memory in {'their' if len(stale) != 1 else 'its'} "
-                    f"topic file (previous copy: {backup.name})")
-    expected = {(name, line.summary): line
-                for name, line in ((n, index_entry_for(e, n)) for n, e in md.active_entries(topics))}
-    seen: set[tuple[str, str]] = set()
-    kept: list[IndexEntry] = []
-    fixed = 0
-    for entry in doc.entries:
-        key = (entry.topic, entry.summary)
-        if not entry.hand:
-            if key in seen:
-                continue
-            seen.add(key)
-            right = expected.get(key)
-            if right is not None and right.type != entry.type:
-                entry.type = right.type
-                fixed += 1
-        kept.append(entry)
-    if len(kept) != len(doc.entries):
-        done.append(f"removed {len(doc.entries) - len(kept)} repeated line(s) from {md.index_path.name}")
-    if fixed:
-        done.append(f"corrected the type of {fixed} line(s) in {md.index_path.name}")
-    doc.entries = kept
-    return done
 
 
 def organize(project_root: Path | None = None, apply: bool = False, repair: bool = False,
@@ -350,7 +255,7 @@ def organize(project_root: Path | None = None, apply: bool = False, repair: bool
                 continue
             report.proposals.extend(_screened(md, topics, _plan(md, topics, doc, older_than_days)))
             report.notices.extend(f"{md.scope} memory: {line}; `kioku organize --repair` writes the new ids"
-                                  for line in _repeated_id_lines(topics))
+                                  for line in repeated_id_lines(topics))
             stale = md.stale_lines(doc, topics)
             if stale:
                 report.notices.append(
@@ -372,11 +277,11 @@ def organize(project_root: Path | None = None, apply: bool = False, repair: bool
                 if not had_index and topics:
                     report.applied.append(f"rebuilt {md.index_path.name} from the topic files (it was missing)")
                 if repair:
-                    report.applied.extend(_repeated_id_lines(topics))
+                    report.applied.extend(repeated_id_lines(topics))
                     for topic in topics.values():
-                        if topic.broken or _written_ids(topic):
+                        if topic.broken or written_ids(topic):
                             md.write_topic(topic)
-                    report.applied.extend(_repair_index(md, doc, topics))
+                    report.applied.extend(repair_index(md, doc, topics))
                 proposals = _screened(md, topics, _plan(md, topics, doc, older_than_days)) if apply else []
                 report.proposals.extend(proposals)
                 report.applied.extend(_apply(md, topics, doc, proposals))
@@ -392,7 +297,7 @@ def organize(project_root: Path | None = None, apply: bool = False, repair: bool
                                           f"{md.index_path.name}")
                 md.write_index(doc)
         md.mark_hand(doc, topics)
-        report.notices.extend(_missing_topic_notices(md, doc, topics))
+        report.notices.extend(missing_topic_notices(md, doc, topics))
         folder.index_lines = doc.line_count()
         # entry lines pointing into a topic file without that memory: its entry was edited or
         # removed by hand after the line was written; --repair drops them (and indexes the entry anew)
@@ -411,208 +316,3 @@ def organize(project_root: Path | None = None, apply: bool = False, repair: bool
                          else "warn" if own_lines >= WARN_LINES else "ok")
         report.notices.extend(md.notices)
     return report
-
-
-def _written_ids(topic: TopicFile) -> list[tuple[str, str]]:
-    """The new ids ``load_topics`` gave entries of ``topic`` that have an id line to write them
-    in (an entry without one, written by hand, has an id made from its text on every read)."""
-    return [(old, new) for old, new in topic.renumbered if not old.startswith("h")]
-
-
-def _repeated_id_lines(topics: dict[str, TopicFile]) -> list[str]:
-    """One line per topic file with entries whose id line repeated an earlier entry's (a block
-    copied by hand keeps its id line); ``load_topics`` has given them new ids."""
-    out = []
-    for name, topic in sorted(topics.items()):
-        pairs = _written_ids(topic)
-        if pairs:
-            out.append(f"{name}: {len(pairs)} entr{'y' if len(pairs) == 1 else 'ies'} repeated another entry's id "
-                       "and got a new one (" + ", ".join(f"{old} → {new}" for old, new in pairs[:5])
-                       + (", …" if len(pairs) > 5 else "") + ")")
-    return out
-
-
-def _missing_topic_notices(md: MemoryDir, doc: IndexDoc, topics: dict[str, TopicFile]) -> list[str]:
-    """One line per topic file that index entries point to but that is not there (deleted or
-    renamed): their lines are kept and recalled as notes, and the topic's full texts are gone
-    from search, so the user should know. Lines whose memory is now in another file (the file
-    was renamed) are named apart: ``--repair`` points them there."""
-    moved_lines = {id(line): name for line, name in _lines_of_moved_memories(md, doc, topics)}
-    missing: dict[str, int] = {}
-    moved: dict[tuple[str, str], int] = {}
-    for entry in doc.entries:
-        if id(entry) in moved_lines:
-            key = (entry.topic, moved_lines[id(entry)])
-            moved[key] = moved.get(key, 0) + 1
-        elif entry.hand and entry.topic not in topics and not os.path.lexists(md.path / entry.topic):
-            missing[entry.topic] = missing.get(entry.topic, 0) + 1
-    return [f"{md.scope} memory: {count} line{'s' if count != 1 else ''} of {md.index_path.name} point to "
-            f"{old}, which does not exist, and their memories are in {new} (renamed?); "
-            "`kioku organize --repair` points the lines there" for (old, new), count in sorted(moved.items())] + [
-            f"{md.scope} memory: {count} line{'s' if count != 1 else ''} of {md.index_path.name} point to "
-            f"{name}, which does not exist (deleted or renamed?); they are kept as notes: restore the file "
-            "(from git, for example) or delete the lines" for name, count in sorted(missing.items())]
-
-
-def _lines_of_moved_memories(md: MemoryDir, doc: IndexDoc,
-                             topics: dict[str, TopicFile]) -> list[tuple[IndexEntry, str]]:
-    """(index line, topic file) for each line into a topic file that does not exist whose
-    memory is an active entry of another file, named by exactly that line (same type and
-    summary) and by no line of its own: the file was renamed after the line was written."""
-    loose = [e for e in doc.entries if e.hand and e.topic not in topics and not os.path.lexists(md.path / e.topic)]
-    if not loose:
-        return []
-    indexed = {(e.topic, e.summary) for e in doc.entries if not e.hand}
-    homes: dict[tuple[str, str], list[str]] = {}
-    for name, entry in md.active_entries(topics):
-        line = index_entry_for(entry, name)
-        if (name, line.summary) not in indexed:
-            homes.setdefault((line.type, line.summary), []).append(name)
-    claims: dict[tuple[str, str], int] = {}
-    for e in loose:
-        claims[(e.type, e.summary)] = claims.get((e.type, e.summary), 0) + 1
-    return [(e, homes[(e.type, e.summary)][0]) for e in loose
-            if len(homes.get((e.type, e.summary), ())) == 1 and claims[(e.type, e.summary)] == 1]
-
-
-def _archived_with_id(md: MemoryDir, line: IndexEntry, id: str) -> bool:
-    """Whether the index line ``line`` belonged to the archived memory ``id`` (or an id prefix)."""
-    archived = md.load_topics(archive=True).get(line.topic)
-    return archived is not None and any(
-        (e.id == id or (len(id) >= 4 and e.id.startswith(id))) and index_entry_for(e, line.topic).summary == line.summary
-        for e in archived.entries)
-
-
-def _is_katakana(c: str) -> bool:
-    return "ァ" <= c <= "ヺ" or c == "ー"
-
-
-def _contains_words(haystack: str, needle: str) -> bool:
-    """``needle`` in ``haystack`` as whole words at its Latin ends ("npm" is not in "pnpm"), and
-    not from the middle of a katakana word ("テスト" is not in "コンテスト", a contest; it is in
-    "テストケース", a test case). Kanji and kana runs otherwise need no boundary."""
-    start = haystack.find(needle)
-    while start >= 0:
-        end = start + len(needle)
-        before = haystack[start - 1] if start else " "
-        after = haystack[end] if end < len(haystack) else " "
-        if not (needle[0].isascii() and needle[0].isalnum() and before.isascii() and before.isalnum()) and \
-                not (needle[-1].isascii() and needle[-1].isalnum() and after.isascii() and after.isalnum()) and \
-                not (_is_katakana(needle[0]) and _is_katakana(before)):
-            return True
-        start = haystack.find(needle, start + 1)
-    return False
-
-
-def _matches(entry: Entry, query: str) -> bool:
-    return _text_matches(query, entry.text, entry.summary)
-
-
-def _text_matches(query: str, text: str, summary: str = "") -> bool:
-    """Whether ``query`` names a memory of this text: its words in order, or 75 % of them."""
-    needle = normalize(query)
-    if needle and _contains_words(normalize(f"{summary} {text}" if summary else text), needle):
-        return True
-    if needle and all(_is_katakana(c) for c in needle):
-        return False  # one katakana word: its pieces would be found inside other words ("コンテスト")
-    wanted = token_set(query)
-    return bool(wanted) and len(wanted & token_set(text)) / len(wanted) >= 0.75
-
-
-def _hand_note_matching(query: str, project_root: Path | None, scope: str | None = None) -> str | None:
-    """``path:line`` of a note written by hand in a MEMORY.md that ``query`` names, or None."""
-    from kioku.memory.index import index_notes, read_index_text
-
-    for md in _dirs(project_root):
-        if scope and md.scope != scope:
-            continue
-        try:
-            text = read_index_text(md.index_path)
-        except KiokuError:
-            continue
-        for number, _type, note, _topic, entry in index_notes((text or "").splitlines()):
-            if not entry and _text_matches(query, note):
-                try:
-                    shown = md.index_path.relative_to(Path.cwd())
-                except ValueError:
-                    shown = md.index_path
-                return f"{shown}:{number}"
-    return None
-
-
-def forget(query: str | None = None, id: str | None = None, project_root: Path | None = None,
-           scope: str | None = None) -> ForgetResult:
-    """Archive the one memory ``query`` (words) or ``id`` names, in the user or project memory
-    folder or, with ``scope``, only in that one."""
-    if not (query and query.strip()) and not id:
-        raise KiokuError("say what to forget: a query or --id ID")
-    candidates: list[tuple[MemoryDir, str, Entry]] = []
-    cleaned: list[tuple[MemoryDir, IndexEntry]] = []
-    for md in _dirs(project_root):
-        if scope and md.scope != scope:
-            continue
-        if not md.path.is_dir():
-            continue
-        topics = md.load_topics()
-        if os.path.lexists(md.index_path):
-            # a forget or organize killed before its index write left the line of a memory it
-            # had already archived: remove it now, so that retrying the forget finishes the job
-            try:
-                stale = md.stale_lines(md.load_index(topics, repair=False), topics)
-            except KiokuError:
-                stale = []  # an unreadable index is repaired by the forget's own write
-            if stale:
-                with md.lock():
-                    topics = md.load_topics()
-                    doc = md.load_index(topics)
-                    cleaned += [(md, e) for e in md.drop_stale_lines(doc, topics)]
-                    md.write_index(doc)
-        for name, entry in md.active_entries(topics):
-            if (id and (entry.id == id or (len(id) >= 4 and entry.id.startswith(id)))) or (
-                not id and _matches(entry, query or "")):
-                candidates.append((md, name, entry))
-    if not candidates:
-        finished = [(md, e) for md, e in cleaned if (query and normalize(query) in normalize(e.summary))
-                    or (id and _archived_with_id(md, e, id))]
-        if finished:
-            md, line = finished[0]
-            return ForgetResult("", line.summary, md.scope, str(md.path / line.topic),
-                                str(md.archive_path / line.topic))
-        hand = _hand_note_matching(query or "", project_root, scope) if not id else None
-        if hand:
-            raise KiokuError(f"{query!r} matches a note written by hand in {hand}, not a memory Kioku saved; "
-                             "edit that file to remove it; nothing was changed")
-        hint = "" if id else f"; find it with `kioku search {query}` and forget it by its id (`--id ID`)"
-        raise KiokuError(f"no memory matches {id or query!r}{hint}; nothing was changed")
-    if len(candidates) > 1:
-        listed = "; ".join(f"{e.id} ({md.scope} memory: {_shown(md, name, e)[:50]})" for md, name, e in candidates[:8])
-        if len({md.scope for md, _, _ in candidates}) > 1 and len({e.id for _, _, e in candidates}) == 1:
-            # one id in both folders: a block copied from one to the other
-            raise KiokuError(f"{len(candidates)} memories match {id or query!r}: {listed}; choose the folder "
-                             "with `--scope user` or `--scope project`; nothing was changed")
-        raise KiokuError(f"{len(candidates)} memories match {id or query!r}: {listed}; "
-                         "choose one with `kioku forget --id ID`; nothing was changed")
-    md, name, entry = candidates[0]
-    with md.lock():
-        topics = md.load_topics()
-        doc = md.load_index(topics)
-        topic = topics.get(name)
-        current = [e for e in (topic.entries if topic else []) if e.id == entry.id and e.status == "active"]
-        if not topic or not current:
-            raise KiokuError("that memory changed while forgetting it; nothing was changed, try again")
-        md.mark_hand(doc, topics)
-        summaries = {index_entry_for(e, name).summary for e in current}
-        # its line from before the topic file was renamed goes with it (recall would keep showing it)
-        renamed = [line for line, home in _lines_of_moved_memories(md, doc, topics)
-                   if home == name and line.summary in summaries]
-        archive = _archive_entries(md, name, current, "archived", "forgotten on request")
-        _remove_from(topic, doc, current)
-        doc.entries = [e for e in doc.entries if not any(e is line for line in renamed)]
-        md.write_topic(topic)
-        md.write_index(doc)
-    return ForgetResult(entry.id, _shown(md, name, entry), md.scope, str(md.path / name), str(archive))
-
-
-def _shown(md: MemoryDir, name: str, entry: Entry) -> str:
-    return entry.summary if md.scope != "project" else screened_summary(md.base, name, entry.summary, entry.text,
-                                                                         entry.id)

@@ -18,7 +18,7 @@ A :class:`Unit` carries only what a memory carries: its text, type, topic and da
 3. score fusion: lexical / max + 1.3 x dense / max + 1.0 x coverage (BM25 and cosine
    normalised per query, which keeps how far ahead the best match is where reciprocal rank
    fusion throws it away; coverage, below, is absolute and favours the unit that holds most
-   of the query's rare words: +0.03 LoCoMo R@5, no change on the memory set's tune half);
+   of the query's rare words);
 4. dates: when the query names a date ("on 1 May, 2022", "in June", "in 2024"), units get
    + 0.8 x the closeness of their own date to it (``kioku.retrieval.dates``);
 5. Japanese-dominant queries use a quarter of the dense weight (MiniLM is English-only).
@@ -74,7 +74,7 @@ def fuse(rankings: Sequence[Ranking], weights: Sequence[float] | None = None, k:
 
     method="rrf": weighted reciprocal rank fusion, Σ w_i / (k + rank_i). method="score": Σ w_i x
     score_i / max_i (each list divided by its best score when that is positive) - what HybridIndex
-    does, better on LoCoMo when scores are meaningful (cosines, BM25), since it keeps margins.
+    does, since with meaningful scores (cosines, BM25) it keeps the margins.
     """
     if weights is None:
         weights = [1.0] * len(rankings)

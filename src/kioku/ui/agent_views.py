@@ -12,14 +12,7 @@ from kioku.ui import charts
 from kioku.ui.html import NO_DATA, cell, e, e_defanged, interval, num, pct, post_form, signed, table
 
 LESSON_HEADERS = ("Lesson", "Category", "Scope", "Confidence", "Turns given", "Turns held back",
-                  "Success given", "Success held back", "Uplift (95% interval)", "Seed rule", "Decision")
-
-
-def _seed(lesson: dict[str, Any]) -> str:
-    if lesson["seed_success_rate"] is None and lesson["seed_usage_count"] is None and not lesson["seed_decision"]:
-        return NO_DATA
-    rate = pct(lesson["seed_success_rate"] if (lesson["seed_success_rate"] or 0) >= 0 else None)
-    return f'{rate} of {num(lesson["seed_usage_count"])} uses; {e(lesson["seed_decision"] or NO_DATA)}'
+                  "Success given", "Success held back", "Uplift (95% interval)", "Decision")
 
 
 def _rate(successes: float | None, turns: float | None) -> str:
@@ -61,7 +54,7 @@ def lesson_rows(agent: str, lessons: list[dict[str, Any]], csrf: str | None) -> 
             + cell(num(lesson["confidence"], 2)) + cell(num(lesson["turns_given"]))
             + cell(num(lesson["turns_held_back"])) + cell(_rate(lesson["success_given"], lesson["turns_given"]))
             + cell(_rate(lesson["success_held_back"], lesson["turns_held_back"])) + cell(uplift)
-            + cell(_seed(lesson)) + cell(decision) + "</tr>")
+            + cell(decision) + "</tr>")
     return rows
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 LESSON_EVIDENCE = ("turns_given", "turns_held_back", "success_given", "success_held_back", "uplift",
                    "uplift_low", "uplift_high")
-ERROR_KINDS = ("agent_errors", "user_rejections", "hook_blocks", "cascade_errors", "tool_errors")
+ERRORS_BY_BLAME = ("agent_errors", "user_rejections", "hook_blocks", "cascade_errors", "tool_errors")
 TOKEN_KINDS = ("input", "output", "cache_write", "cache_read")
 
 
@@ -171,12 +171,11 @@ def agent_names(project_root: Path | None = None) -> list[str]:
 def lessons(agent: str, project_root: Path | None = None) -> list[dict[str, Any]]:
     from kioku.lessons.improvements import all_improvements
     from kioku.lessons.lesson_state import one_per_lesson
-    from kioku.lessons.stats import decision_of, seed_rule, suspension_of, wilson_of
+    from kioku.lessons.stats import decision_of, suspension_of, wilson_of
 
     out: list[dict[str, Any]] = []
     for scope, rec in one_per_lesson(all_improvements(agent, project_root)):
         meta = rec.metadata or {}
-        seed = seed_rule(meta)  # computed from the usage counters, as the CLI shows it (never stored)
         item = {
             "id": rec.id, "scope": scope, "lesson": rec.document, "category": str(meta.get("category", "")),
             "confidence": number(meta.get("confidence")),
@@ -193,10 +192,6 @@ def lessons(agent: str, project_root: Path | None = None) -> list[dict[str, Any]
             "tags": str(meta.get("tags", "")), "created_at": str(meta.get("created_at", "")),
             "created_at_epoch": number(meta.get("created_at_epoch")),
             "deprecated_at_epoch": number(meta.get("deprecated_at_epoch")),
-            # a lesson never used has no seed-rule figures ("no data"), as it has no evidence
-            "seed_success_rate": seed["success_rate"] if seed["usage_count"] else None,
-            "seed_usage_count": seed["usage_count"] or None,
-            "seed_decision": str(seed["decision"]) if seed["usage_count"] else "",
         }
         for key in LESSON_EVIDENCE:
             item[key] = number(meta.get(key))
@@ -248,7 +243,7 @@ def evaluation_rows(agent: str, project_root: Path | None = None, limit: int | N
             "timestamp": _minute(epoch) if epoch else str(meta.get("timestamp", "")),
             "task": str(meta.get("task") or _task_from(rec.document)), "outcome": _outcome(meta),
             "reason": str(meta.get("reason", "")), "quality": number(meta.get("quality")),
-            "errors": {k: _error_value(meta.get(k)) for k in ERROR_KINDS},
+            "errors": {k: _error_value(meta.get(k)) for k in ERRORS_BY_BLAME},
             "retries": number(meta.get("retries")), "feedback": meta.get("feedback_on_previous", meta.get("feedback")),
             "tokens": _tokens(meta), "active_s": number(meta.get("active_s")),
             "wall_s": number(meta.get("wall_s", meta.get("duration_s"))),
@@ -258,7 +253,7 @@ def evaluation_rows(agent: str, project_root: Path | None = None, limit: int | N
 
 
 def _error_value(value: Any) -> float | str | None:
-    """A count, or the recorded text when a store keeps error kinds as a list or names."""
+    """A count, or the recorded text when a store keeps the errors of one blame as a list or names."""
     count = number(value)
     if count is not None:
         return count

@@ -307,7 +307,7 @@ class Handler(BaseHTTPRequestHandler):
         return "/memory", f"{result.status.capitalize()}: {result.summary}"
 
     def _forget(self, form: dict[str, list[str]]) -> tuple[str, str]:
-        from kioku.memory.organize import forget
+        from kioku.memory.forget import forget
 
         result = forget(id=_one(form, "id"), project_root=self.app.project_root)
         return "/memory", f"Forgot: {result.summary} (moved to the archive)"

@@ -15,7 +15,7 @@ import json
 import os
 import re
 
-from kioku.evaluation import error_kinds as ek
+from kioku.evaluation import blame as bl
 from kioku.evaluation import transcript as tr
 from kioku.evaluation.judge.protocol import TurnCase
 from kioku.evaluation.judge.rules import final_answer
@@ -33,8 +33,8 @@ CALL_CHARS = 160
 TURN_CHARS = 3000
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_BLAME = {ek.REJECTION: "rejected by the user", ek.HOOK: "blocked by a hook", ek.CASCADE: "cancelled (a parallel call failed)",
-          ek.AGENT: "error"}
+_BLAME = {bl.REJECTION: "rejected by the user", bl.HOOK: "blocked by a hook", bl.CASCADE: "cancelled (a parallel call failed)",
+          bl.AGENT: "error"}
 
 
 def redact_outgoing(text: str) -> str:
@@ -91,7 +91,7 @@ def describe_result(result: tr.ToolResult | None, limit: int = RESULT_CHARS) -> 
     if result is None:
         return "no result: the turn ended during this call"
     if result.is_error:
-        label = _BLAME[ek.error_kind(result.head or result.first_line)]
+        label = _BLAME[bl.blame_of(result.head or result.first_line)]
         code = f", exit {result.exit_code}" if result.exit_code is not None else ""
         head, tail = clean(result.head), clean(result.tail)
         text = head if len(head) >= len(tail) or tail in head else cut(head, RESULT_CHARS // 2) + " … " + tail

@@ -20,9 +20,9 @@
 6. ``success`` otherwise. A harmless late error (``git commit`` with nothing to commit, a stale
    ``Read``) does not flip a finished task: only tests/builds and denied writes are end state.
 
-Errors are split by :mod:`kioku.evaluation.error_kinds`; a cascade of cancelled siblings is
-counted once. An agent error is *recovered* when a later call with the same key (command family
-or target) succeeded; a *retry* is such a later call. Tokens are split into input, output,
+Errors are split by who was at fault (:mod:`kioku.evaluation.blame`); a cascade of cancelled siblings is
+counted once. An agent error is *recovered* when a later call with the same key
+(:mod:`kioku.evaluation.call_keys`: command family or target) succeeded; a *retry* is such a later call. Tokens are split into input, output,
 cache-write and cache-read (once per message id); ``active_s`` sums the gaps between the turn's
 timestamps, leaving out gaps longer than :data:`IDLE_GAP_S` (the user was away).
 """
@@ -35,7 +35,9 @@ from datetime import datetime, timezone
 
 from kioku.evaluation import transcript as tr
 from kioku.text.secrets import redact_across_lines
-from kioku.evaluation import error_kinds as ek
+from kioku.evaluation import blame as bl
+from kioku.evaluation.blame import blame_of
+from kioku.evaluation.call_keys import call_key, command_family
 from kioku.evaluation import feedback as fb
 from kioku.evaluation.turns import Turn, is_interrupt
 from kioku.evaluation.verdict import TurnTokens, TurnVerdict
@@ -92,7 +94,7 @@ _DELIVERS = re.compile(r"\bgit\s+(?:commit|push)\b|\bgh\s+pr\s+create\b")
 class _Call:
     call: tr.ToolCall
     result: tr.ToolResult | None
-    kind: str          # error kind, "" when the call succeeded or has no result
+    blame: str         # who was at fault (kioku.evaluation.blame), "" when the call succeeded or has no result
     order: int
 
 
@@ -136,8 +138,8 @@ def _calls(parsed: tr.Transcript) -> list[_Call]:
     out: list[_Call] = []
     for order, call in enumerate(parsed.tool_calls):
         res = results.get(call.id)
-        kind = ek.error_kind(res.head or res.first_line) if res is not None and res.is_error else ""
-        out.append(_Call(call, res, kind, order))
+        fault = blame_of(res.head or res.first_line) if res is not None and res.is_error else ""
+        out.append(_Call(call, res, fault, order))
     return out
 
 
@@ -173,20 +175,20 @@ def _ends_after_interrupt(turn: Turn) -> bool:
 
 def _last_check_failed(calls: list[_Call]) -> bool:
     """The last test/build run after the last edit failed (agent's error, not a hook's)."""
-    last_edit = max((c.order for c in calls if c.call.name in _WRITE_TOOLS and c.kind == ""), default=-1)
+    last_edit = max((c.order for c in calls if c.call.name in _WRITE_TOOLS and c.blame == ""), default=-1)
     checks = [c for c in calls if c.order > last_edit and c.call.name == "Bash" and c.result is not None
               and _TEST_OR_BUILD.search(str(c.call.input.get("command", "")))
               and not _reads_only(str(c.call.input.get("command", "")))]
     if not checks:
         return False
     last = checks[-1]
-    if last.kind == ek.AGENT:
+    if last.blame == bl.AGENT:
         return True
     # a pipe, "|| true" or a later command hides the runner's exit status ("pytest | tail -5",
     # "pytest; echo done"): then its summary line decides
     command = str(last.call.input.get("command", ""))
     hidden = "|" in command or ";" in command
-    return last.kind == "" and hidden and bool(_REPORTS_FAILURES.search(_result_text(last)))
+    return last.blame == "" and hidden and bool(_REPORTS_FAILURES.search(_result_text(last)))
 
 
 def _result_text(call: _Call) -> str:
@@ -196,19 +198,19 @@ def _result_text(call: _Call) -> str:
 def _reads_only(command: str) -> bool:
     """Whether the command (the first program of a pipeline) only reads or records."""
     head = command.replace("||", "\x00").split("|")[0].replace("\x00", "||")
-    return ek.command_family(head).split(" ")[0] in _READS_ONLY
+    return command_family(head).split(" ")[0] in _READS_ONLY
 
 
 def _denied_write(calls: list[_Call]) -> bool:
     """A write the user did not allow, or a hook blocked, and that no later call of the agent made."""
     for c in calls:
-        if c.kind not in (ek.REJECTION, ek.HOOK) or c.call.name not in _WRITE_TOOLS:
+        if c.blame not in (bl.REJECTION, bl.HOOK) or c.call.name not in _WRITE_TOOLS:
             continue
-        if c.kind == ek.HOOK and c.result is not None and "posttooluse" in c.result.head.lower():
+        if c.blame == bl.HOOK and c.result is not None and "posttooluse" in c.result.head.lower():
             continue  # a hook that ran after the write complained; the write itself was made
-        target = ek.call_key(c.call)
-        if not any(d.order > c.order and d.kind == "" and d.call.name in _WRITE_TOOLS
-                   and ek.call_key(d.call) == target for d in calls):
+        target = call_key(c.call)
+        if not any(d.order > c.order and d.blame == "" and d.call.name in _WRITE_TOOLS
+                   and call_key(d.call) == target for d in calls):
             return True
     return False
 
@@ -216,19 +218,19 @@ def _denied_write(calls: list[_Call]) -> bool:
 def _count_errors(calls: list[_Call]) -> dict[str, int]:
     counts = {"agent": 0, "rejections": 0, "hooks": 0, "cascades": 0, "recovered": 0, "retries": 0}
     for c in calls:
-        if c.kind == ek.AGENT:
+        if c.blame == bl.AGENT:
             counts["agent"] += 1
-            key = ek.call_key(c.call)
-            later = [d for d in calls if d.order > c.order and ek.call_key(d.call) == key]
+            key = call_key(c.call)
+            later = [d for d in calls if d.order > c.order and call_key(d.call) == key]
             if later:
                 counts["retries"] += 1
-                if any(d.kind == "" and d.result is not None for d in later):
+                if any(d.blame == "" and d.result is not None for d in later):
                     counts["recovered"] += 1
-        elif c.kind == ek.REJECTION:
+        elif c.blame == bl.REJECTION:
             counts["rejections"] += 1
-        elif c.kind == ek.HOOK:
+        elif c.blame == bl.HOOK:
             counts["hooks"] += 1
-        elif c.kind == ek.CASCADE:
+        elif c.blame == bl.CASCADE:
             counts["cascades"] += 1
     return counts
 
@@ -257,15 +259,15 @@ def judge(turn: Turn, next_prompt: str | None = None, *, session_id: str = "") -
 
 def _decide(turn: Turn, calls: list[_Call], answer: str, replied: bool, next_prompt: str | None,
             next_feedback: str) -> tuple[str, str]:
-    did_work = any(c.kind == "" and c.result is not None for c in calls)
-    changed = any(c.kind == "" and c.result is not None and c.call.name in _WRITE_TOOLS for c in calls)
+    did_work = any(c.blame == "" and c.result is not None for c in calls)
+    changed = any(c.blame == "" and c.result is not None and c.call.name in _WRITE_TOOLS for c in calls)
     if not calls and _NO_REQUEST.match(turn.text):
         return "no_task", "the prompt asks for no work"
     if turn.interrupted and _ends_after_interrupt(turn):
         if changed:
             return "partial", "interrupted after changing files, before the task was finished"
         return "interrupted", "the user interrupted before an answer"
-    if not answer and calls and calls[-1].kind == ek.REJECTION:
+    if not answer and calls and calls[-1].blame == bl.REJECTION:
         return "interrupted", "the user rejected a tool call and the turn ended there"
     if not replied:
         return "failed", "no reply from the agent"
@@ -283,9 +285,9 @@ def _decide(turn: Turn, calls: list[_Call], answer: str, replied: bool, next_pro
         if calls and calls[-1].result is None:
             return "failed", "stopped in the middle of a tool call"
         last = next((c for c in reversed(calls) if c.result is not None), None)
-        if last is not None and last.kind == ek.AGENT:
+        if last is not None and last.blame == bl.AGENT:
             return "failed", "ended on a failed tool call without an answer"
-        if last is not None and last.kind == "" and _DELIVERS.search(str(last.call.input.get("command", ""))):
+        if last is not None and last.blame == "" and _DELIVERS.search(str(last.call.input.get("command", ""))):
             return "success", "the work was committed or pushed; no closing message"
         return "partial", "stopped after a tool call without a final answer"
     if _last_check_failed(calls):
@@ -296,14 +298,14 @@ def _decide(turn: Turn, calls: list[_Call], answer: str, replied: bool, next_pro
 
 
 def _checked_after_last_edit(calls: list[_Call]) -> bool:
-    last_edit = max((c.order for c in calls if c.call.name in _WRITE_TOOLS and c.kind == ""), default=-1)
-    return any(c.order > last_edit and c.call.name == "Bash" and c.kind == "" and c.result is not None
+    last_edit = max((c.order for c in calls if c.call.name in _WRITE_TOOLS and c.blame == ""), default=-1)
+    return any(c.order > last_edit and c.call.name == "Bash" and c.blame == "" and c.result is not None
                and _verifies(str(c.call.input.get("command", ""))) for c in calls)
 
 
 def _verifies(command: str) -> bool:
     """A command that runs or tests the work (not git bookkeeping, whose message may quote one)."""
-    family = ek.command_family(command)
+    family = command_family(command)
     if family.split(" ")[0] in _READS_ONLY:
         return False
     return bool(_TEST_OR_BUILD.search(command) or _RUNS.search(command))

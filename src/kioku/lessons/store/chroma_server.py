@@ -82,9 +82,9 @@ def _open_persistent(chromadb: Any, path: str, timeout: float = 20.0) -> Any:
         try:
             return chromadb.PersistentClient(path=path)
         except Exception as exc:  # noqa: BLE001
+            _forget_system(path)  # the failed System stays cached under the path: the next open would get it
             if "locked" not in str(exc) or time.monotonic() >= deadline:
                 raise
-            _forget_system(path)  # the failed System stays cached under the path
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
 

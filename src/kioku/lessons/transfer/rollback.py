@@ -1,6 +1,6 @@
 """Rollback to a timestamp and A/B clones of an agent's memory.
 
-Rollback (``kioku lessons rollback --agent NAME --to TIMESTAMP``), decided semantics:
+Rollback (``kioku lessons rollback --agent NAME --to TIMESTAMP``):
 - every improvement *created* after the timestamp (own lessons, imported ones and transferred
   principles, in both scopes) is appended to ``<KIOKU_HOME>/archive/<agent>/rollback-<date>.jsonl``
   (fsync) and then deleted, so nothing is lost and ``kioku lessons import`` can bring it back;
