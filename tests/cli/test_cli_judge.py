@@ -59,6 +59,28 @@ def test_no_notice_while_only_the_rules_judge(project: Path) -> None:
     assert result is None or result.system_message is None
 
 
+def test_without_a_model_later_starts_read_no_config_until_it_changes(project: Path, monkeypatch) -> None:
+    """The "no model may be called" finding is kept: the next start does not load the settings
+    again; once the config changes so that a model may be called, the notice is shown."""
+    import os
+
+    from kioku.model import notice, settings
+
+    config = paths.kioku_home() / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[model]\nbackend = "heuristic"\n', encoding="utf-8")
+    monkeypatch.delenv("KIOKU_MODEL_BACKEND", raising=False)
+    assert notice.pending_notice(str(project)) == ""
+    loads = []
+    real = settings.load_settings
+    monkeypatch.setattr(settings, "load_settings", lambda *a, **k: loads.append(1) or real(*a, **k))
+    assert notice.pending_notice(str(project)) == "" and loads == []
+    config.write_text('[model]\nbackend = "command"\ncommand = "true"\n', encoding="utf-8")
+    os.utime(config, ns=(1, 1))  # a new time even within the file system's clock resolution
+    shown = notice.pending_notice(str(project))
+    assert loads == [1] and shown.startswith("Kioku judges each finished turn")
+
+
 def test_the_dashboard_and_the_web_apps_health_page_show_the_same_figures(kioku, project: Path) -> None:
     from kioku.ui import data, pages
 

@@ -2,7 +2,9 @@
 
 It says what is sent, to which model, within which caps, and how to see the use and turn it
 off. It is shown once per Kioku home (``<state_dir>/notices/model-judge``); checking whether it
-was shown costs the hook one ``os.path.exists``, and only the first time is the config read.
+was shown costs the hook one ``os.path.exists``. While no model may be called, that finding is
+kept beside the marker with what it depends on (the config files' times, the backend variable,
+PATH, the day), so the hook reads the config again only when one of them changes.
 """
 
 from __future__ import annotations
@@ -16,11 +18,38 @@ def marker_path() -> str:
     return os.path.join(pathstr.state_dir(), "notices", "model-judge")
 
 
+def _no_model_signature(project_root: str) -> str:
+    """What the "no model may be called" finding depends on, in a line (os.stat only)."""
+    import time
+
+    stamps = []
+    for path in (os.path.join(pathstr.kioku_home(), "config.toml"), os.path.join(project_root, ".agents", "kioku.toml")):
+        try:
+            stamps.append(str(os.stat(path).st_mtime_ns))
+        except OSError:
+            stamps.append("-")
+    day = time.strftime("%Y-%m-%d", time.gmtime())
+    return "|".join([*stamps, os.environ.get("KIOKU_MODEL_BACKEND", ""), os.environ.get("KIOKU_CLAUDE_BIN", ""),
+                     os.environ.get("PATH", ""), day])
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read(65536)
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
 def pending_notice(project_root: str) -> str:
     """The notice, if it is due now (and marks it shown); "" otherwise."""
     marker = marker_path()
     if os.path.exists(marker):
         return ""
+    no_model = marker + ".no-model"
+    signature = _no_model_signature(project_root)
+    if _read(no_model) == signature:
+        return ""  # found before: no model may be called, and nothing it depends on has changed
     from pathlib import Path
 
     from kioku.infra import fsutil
@@ -34,7 +63,11 @@ def pending_notice(project_root: str) -> str:
     judging = not unavailable_reason("judge", settings)
     enriching = not unavailable_reason("enrich", settings)
     if not judging and not enriching:
-        return ""  # no model will be called: nothing to tell yet
+        try:  # no model will be called: nothing to tell yet, nor to look up again while this holds
+            fsutil.atomic_write_text(no_model, signature)
+        except OSError:
+            pass
+        return ""
     backend = settings.resolved_backend()
     where = {"claude": "the claude CLI, with your Claude Code login", "anthropic": "the Anthropic API, with your "
              "ANTHROPIC_API_KEY", "command": f"your command {settings.command[0] if settings.command else ''}"}[backend]
