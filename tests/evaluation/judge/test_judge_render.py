@@ -68,14 +68,14 @@ def test_a_long_turn_fits_its_budget_and_keeps_every_failed_call() -> None:
 
 def test_secrets_never_reach_the_rendering_and_the_working_folder_is_left_out() -> None:
     tx = Tx()
-    tx.user(f"log in with the token {SECRET}", cwd="/home/alice/work/app")
-    tx.assistant("", [("c1", "Bash", {"command": f"gh auth login --with-token {SECRET}"})], cwd="/home/alice/work/app")
-    tx.result("c1", "error: token rejected for /home/alice/work/app/.git/config", error=True)
+    tx.user(f"log in with the token {SECRET}", cwd="/srv/projects/app")
+    tx.assistant("", [("c1", "Bash", {"command": f"gh auth login --with-token {SECRET}"})], cwd="/srv/projects/app")
+    tx.result("c1", "error: token rejected for /srv/projects/app/.git/config", error=True)
     tx.assistant(f"Could not log in with {SECRET[:20]} {SECRET[20:]}.")
     [case] = cases_of(tx)
     text = render.render_turn(case)
     assert SECRET not in text and SECRET[4:24] not in text
-    assert "/home/alice/work/app/" not in text and "./.git/config" in text
+    assert "/srv/projects/app/" not in text and "./.git/config" in text
 
 
 def test_a_turn_points_at_the_next_turn_in_the_same_request_instead_of_repeating_it() -> None:
