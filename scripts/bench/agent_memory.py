@@ -16,7 +16,7 @@ What it does (all through Kioku's real code paths, real ChromaDB, real MiniLM):
    ``embedder`` hook, so the add throughput measures the store alone.
 3. Warm retrieval in this process: ``AgentStore.query`` (embed the task + nearest 50,
    no ``where`` filter: retrieval never scans all documents), ``lexical_search`` (FTS5)
-   and, if present, ``kioku.lessons.improvements.retrieve`` (the whole hybrid pipeline):
+   and, if present, ``kioku.lessons.lesson_retrieval.retrieve`` (the whole hybrid pipeline):
    p50/p95 over ``--queries`` unseen task descriptions.
 4. Cold: wall time of fresh ``python -m kioku lessons search --agent bench "task"``
    processes (``--cold-runs``), and of a fresh process doing one ``AgentStore.query``.
@@ -306,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         lat.append(time.perf_counter() - t0)
     result["warm_lexical_k50"] = ms_stats(lat)
     try:
-        from kioku.lessons.improvements import retrieve
+        from kioku.lessons.lesson_retrieval import retrieve
     except ImportError:
         retrieve = None
     if retrieve is not None:

@@ -12,7 +12,7 @@ Japanese), tasks that paraphrase a situation where one applies (gold = the helpf
 and unrelated requests (small talk, English and Japanese; gold = nothing). Each lesson is
 stored with ``kioku.lessons.improvements.learn`` (global scope, confidence 0.85) into a real
 embedded ChromaDB under a throw-away home; each task goes through
-``kioku.lessons.improvements.retrieve`` (limit 5), the function ``kioku lessons search`` calls.
+``kioku.lessons.lesson_retrieval.retrieve`` (limit 5), the function ``kioku lessons search`` calls.
 
 Tasks are split in halves by a CRC32 of their text (``tune`` / ``held_out``). Reported per
 half and language: ``hit@1``, ``hit@3`` (a gold lesson first / among the first three; no
@@ -107,14 +107,14 @@ def retrieve_rows(items: list[dict], project: Path, ids: dict[str, str], enrichm
     """(rows, median milliseconds of one ``retrieve``) as ``kioku improvements`` retrieves."""
     import time
 
-    from kioku.lessons import improvements as im
+    from kioku.lessons import lesson_retrieval as lr
 
-    im.retrieve(AGENT, "warm up", limit=5, project_root=project, enrichment=enrichment)
+    lr.retrieve(AGENT, "warm up", limit=5, project_root=project, enrichment=enrichment)
     forget_query_vectors()
     rows, times = [], []
     for item in items:
         start = time.perf_counter()
-        hits = im.retrieve(AGENT, item["q"], limit=5, project_root=project, enrichment=enrichment)
+        hits = lr.retrieve(AGENT, item["q"], limit=5, project_root=project, enrichment=enrichment)
         times.append(time.perf_counter() - start)
         rows.append((item, [ids.get(h.id, "?") for h in hits]))
     return rows, round(1000 * sorted(times)[len(times) // 2], 2)
@@ -156,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.export_enrichment:
             print(json.dumps(enrichment_io(project, args.export_enrichment, None)))
             return 0
-        from kioku.lessons import improvements as im
+        from kioku.lessons import lesson_retrieval as lr
 
         rows, p50 = retrieve_rows(items, project, ids, enrichment=False)
         results["kioku"] = {**score(rows), "p50_ms": p50}
@@ -165,22 +165,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows, p50 = retrieve_rows(items, project, ids, enrichment=True)
             results["kioku+enrichment"] = {**score(rows), "p50_ms": p50}
         wanted = ["global"]
-        candidates = [(item, im.lesson_candidates(AGENT, item["q"], 5, project, wanted, enrichment=False))
+        candidates = [(item, lr.lesson_candidates(AGENT, item["q"], 5, project, wanted, enrichment=False))
                       for item in items]
-        enriched = ([(item, im.lesson_candidates(AGENT, item["q"], 5, project, wanted)) for item in items]
+        enriched = ([(item, lr.lesson_candidates(AGENT, item["q"], 5, project, wanted)) for item in items]
                     if args.enrichment else [])
-        threshold = im.relevance_threshold(project)
+        threshold = lr.relevance_threshold(project)
 
         def rerank(ranking, part: str | None = None, pool=None):
             out = []
             for item, c in (candidates if pool is None else pool):
                 if part and half(item["q"]) != part:
                     continue
-                hits = im._rank(im.rank_candidates(c, threshold, ranking), 5)
+                hits = lr._rank(lr.rank_candidates(c, threshold, ranking), 5)
                 out.append((item, [ids.get(h.id, "?") for h in hits]))
             return out
 
-        shipped = im.RANKING
+        shipped = lr.RANKING
         results["rrf_cosine"] = score(rerank(replace(shipped, fusion="rrf", lexical_weight=0.5, coverage_weight=0.0,
                                                      min_relevance=-9, min_relevance_cjk=-9)))
         results["rrf"] = score(rerank(replace(shipped, fusion="rrf")))
@@ -202,11 +202,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         results["hook_selection"] = hook_selection(data, project, ids)
         blind_results = {"hook": selection_quality(blind, lambda q: hook_given(project, ids, q)),
                          "kioku_improvements": selection_quality(blind, lambda q: {
-                             ids.get(h.id, "?") for h in im.retrieve(AGENT, q, limit=5, project_root=project,
+                             ids.get(h.id, "?") for h in lr.retrieve(AGENT, q, limit=5, project_root=project,
                                                                       enrichment=False)})}
         if args.enrichment:
             blind_results["kioku_improvements+enrichment"] = selection_quality(blind, lambda q: {
-                ids.get(h.id, "?") for h in im.retrieve(AGENT, q, limit=5, project_root=project)})
+                ids.get(h.id, "?") for h in lr.retrieve(AGENT, q, limit=5, project_root=project)})
     print(f"{len(data['lessons'])} lessons, {len(data['tasks'])} tasks, {len(data['unrelated'])} unrelated requests, "
           f"{len(data.get('cross_language', []))} cross-language")
     if loaded:

@@ -53,7 +53,8 @@ def test_a_saved_memory_is_enriched_by_the_worker_and_found_by_a_paraphrase(fake
 
 
 def test_a_new_lesson_is_enriched_and_retrieved_by_a_paraphrase(fake_model: FakeModel, project: Path) -> None:
-    from kioku.lessons.improvements import learn, retrieve
+    from kioku.lessons.improvements import learn
+    from kioku.lessons.lesson_retrieval import retrieve
 
     fake_model.answers({"lock file": {
         "questions": ["the dependency snapshot shows <<<<<<< markers after a pull",

@@ -9,6 +9,7 @@ import numpy as np
 
 from kioku.lessons import consolidate as co
 from kioku.lessons import improvements as im
+from kioku.lessons import lesson_retrieval as lr
 from kioku.retrieval.embedder import get_embedder
 
 DATA = Path(__file__).parent / "data" / "equivalence_pairs.json"
@@ -203,11 +204,11 @@ def test_cross_validation_activates_a_user_feedback_candidate(project, store_of)
     im.learn("alice", "Run the failing test in isolation before changing any code", "testing_patterns", 0.9)
     [cand] = im.learn("bob", "Before editing code, run only the failing test on its own first",
                       "testing_patterns", 0.6, learned_from="user_feedback")
-    assert im.retrieve("bob", "fix the failing test") == []  # a candidate is not injected
+    assert lr.retrieve("bob", "fix the failing test") == []  # a candidate is not injected
     co.consolidate(["alice", "bob"], project_root=project)
     m = store_of("global").get("bob", "improvements", ids=[cand])[0].metadata
     assert m["cross_validated"] is True and m["confidence"] == 0.7
-    assert [h.id for h in im.retrieve("bob", "fix the failing test")] == [cand]
+    assert [h.id for h in lr.retrieve("bob", "fix the failing test")] == [cand]
 
 
 def test_a_clone_does_not_confirm_its_original(project, store_of):

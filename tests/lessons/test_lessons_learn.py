@@ -7,6 +7,7 @@ import json
 import pytest
 
 from kioku.lessons import improvements as im
+from kioku.lessons import lesson_retrieval as lr
 from kioku.lessons import scopes as sc
 from kioku.infra.errors import SecretRejected, UsageError
 
@@ -77,9 +78,9 @@ def test_store_rules(project, store_of, conf, learned_from, stored):
 def test_candidate_from_user_feedback_is_stored_but_not_injected(project):
     im.learn("coder", "Write the changelog entry in past tense", "documentation_style", 0.6,
              learned_from="user_feedback")
-    assert im.retrieve("coder", "write the changelog entry", threshold=0.0) == []
+    assert lr.retrieve("coder", "write the changelog entry", threshold=0.0) == []
     im.learn("coder", "Write the changelog entry in past tense", "documentation_style", 0.75)
-    assert [h.improvement for h in im.retrieve("coder", "write the changelog entry")] == [
+    assert [h.improvement for h in lr.retrieve("coder", "write the changelog entry")] == [
         "Write the changelog entry in past tense"]
 
 

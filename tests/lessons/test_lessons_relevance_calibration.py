@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kioku.lessons.improvements import RELEVANCE_THRESHOLD
+from kioku.lessons.lesson_retrieval import RELEVANCE_THRESHOLD
 from kioku.retrieval.embedder import get_embedder
 
 DATA = Path(__file__).parent / "data" / "relevance_pairs.json"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from kioku.lessons import improvements as im
+from kioku.lessons import lesson_retrieval as lr
 from kioku.learning import ledger
 
 LESSONS = [
@@ -21,9 +22,9 @@ def _seed(agent="coder"):
 
 def test_relevant_lesson_first_and_unrelated_ones_filtered(project):
     _seed()
-    hits = im.retrieve("coder", "Fix the failing unit tests in the payment module", limit=5)
+    hits = lr.retrieve("coder", "Fix the failing unit tests in the payment module", limit=5)
     assert hits and hits[0].improvement.startswith("Run the failing test")
-    assert all(h.relevance >= im.RELEVANCE_THRESHOLD for h in hits)
+    assert all(h.relevance >= lr.RELEVANCE_THRESHOLD for h in hits)
     assert "Use British spelling in user-facing text" not in [h.improvement for h in hits]
     d = hits[0].to_dict()
     assert {"id", "improvement", "relevance", "metadata", "scope", "wilson_lower"} <= set(d)
@@ -35,15 +36,15 @@ def test_a_short_mixed_request_gets_no_japanese_lesson_for_its_script_alone(proj
     im.learn("coder", "本番のデプロイは金曜日に行わない", "workflow", 0.8)
     im.learn("coder", "pytestは -x を付けて実行する", "testing_patterns", 0.8)
     for task in ("CIは？", "Gitは？", "Slackは？", "Dockerは？"):  # a lone は in both is no shared word
-        assert im.retrieve("coder", task) == [], task
-    assert "本番のデプロイは金曜日に行わない" in [h.improvement for h in im.retrieve("coder", "本番のデプロイはいつ？")]
-    assert [h.improvement for h in im.retrieve("coder", "pytestの実行方法は？")][:1] == ["pytestは -x を付けて実行する"]
+        assert lr.retrieve("coder", task) == [], task
+    assert "本番のデプロイは金曜日に行わない" in [h.improvement for h in lr.retrieve("coder", "本番のデプロイはいつ？")]
+    assert [h.improvement for h in lr.retrieve("coder", "pytestの実行方法は？")][:1] == ["pytestは -x を付けて実行する"]
     # what stands for a word counts as the word ("DB" and データベース); a shared number does not
     im.learn("coder", "本番のデータベースは毎晩バックアップを取る", "workflow", 0.8)
     im.learn("coder", "コミットメッセージの一行目は50文字以内にする", "workflow", 0.8)
-    assert [h.improvement for h in im.retrieve("coder", "DBは？")][:1] == ["本番のデータベースは毎晩バックアップを取る"]
+    assert [h.improvement for h in lr.retrieve("coder", "DBは？")][:1] == ["本番のデータベースは毎晩バックアップを取る"]
     assert "コミットメッセージの一行目は50文字以内にする" not in [
-        h.improvement for h in im.retrieve("coder", "50 filesの差分を確認")]
+        h.improvement for h in lr.retrieve("coder", "50 filesの差分を確認")]
 
 
 def test_filters_deprecated_and_low_confidence_but_not_low_success(project, store_of):
@@ -51,26 +52,26 @@ def test_filters_deprecated_and_low_confidence_but_not_low_success(project, stor
     store = store_of("global")
     task = "add retry logic to the HTTP client"
     rid = ids["Retry network calls with exponential backoff and jitter"]
-    assert [h.id for h in im.retrieve("coder", task)][:1] == [rid]
+    assert [h.id for h in lr.retrieve("coder", task)][:1] == [rid]
     store.update_metadata("coder", "improvements", [rid], [{"success_rate": 0.5, "tested": True,
                                                             "usage_count": 4, "success_count": 2}])
     # a low absolute success rate is no evidence against the lesson (uplift decides)
-    assert rid in [h.id for h in im.retrieve("coder", task)]
+    assert rid in [h.id for h in lr.retrieve("coder", task)]
     store.update_metadata("coder", "improvements", [rid], [{"deprecated": True}])
-    assert rid not in [h.id for h in im.retrieve("coder", task)]
+    assert rid not in [h.id for h in lr.retrieve("coder", task)]
     store.update_metadata("coder", "improvements", [rid], [{"deprecated": False, "confidence": 0.69}])
-    assert rid not in [h.id for h in im.retrieve("coder", task)]
+    assert rid not in [h.id for h in lr.retrieve("coder", task)]
 
 
 def test_cross_validated_items_rank_higher(project, store_of):
     a = im.learn("coder", "Check the CI log of the failed job before re-running it", "error_handling", 0.8)[0]
     b = im.learn("coder", "When a CI job fails, read its log first instead of retrying", "error_handling", 0.8)[0]
     task = "The CI job failed, find out why"
-    before = im.retrieve("coder", task)
+    before = lr.retrieve("coder", task)
     assert {h.id for h in before} >= {a, b}
     loser = before[1].id
     store_of("global").update_metadata("coder", "improvements", [loser], [{"cross_validated": True}])
-    after = im.retrieve("coder", task)
+    after = lr.retrieve("coder", task)
     assert after[0].id == loser
     assert abs(after[0].score - before[1].score * 1.2) < 1e-6
 
@@ -79,7 +80,7 @@ def test_both_scopes_merged_deduplicated_project_first(project):
     ids = im.learn("coder", "Name migration files with a timestamp prefix", "naming_conventions", 0.8,
                    scope="both")
     im.learn("coder", "Keep migrations reversible", "code_quality", 0.8)  # global only
-    hits = im.retrieve("coder", "write a database migration file")
+    hits = lr.retrieve("coder", "write a database migration file")
     texts = [h.improvement for h in hits]
     assert texts.count("Name migration files with a timestamp prefix") == 1
     hit = hits[texts.index("Name migration files with a timestamp prefix")]
@@ -90,12 +91,12 @@ def test_both_scopes_merged_deduplicated_project_first(project):
 def test_lexical_match_is_found_even_for_rare_identifiers(project):
     _seed()
     rid = im.learn("coder", "The FooBarWidget factory must be built with build_widget_v2", "api_usage", 0.8)[0]
-    hits = im.retrieve("coder", "construct a FooBarWidget", limit=3)
+    hits = lr.retrieve("coder", "construct a FooBarWidget", limit=3)
     assert hits[0].id == rid
 
 
 def test_missing_collection_is_empty_and_cli_exits_zero(project, kioku):
-    assert im.retrieve("nobody", "anything at all") == []
+    assert lr.retrieve("nobody", "anything at all") == []
     res = kioku("lessons", "search", "--agent", "nobody", "anything", "--json", cwd=project)
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout) == []
@@ -123,12 +124,12 @@ def test_config_can_override_the_threshold(project):
 
     _seed()
     task = "Fix the failing unit tests in the payment module"
-    assert im.retrieve("coder", task)
+    assert lr.retrieve("coder", task)
     cfg = paths.kioku_home() / "config.toml"
     cfg.parent.mkdir(parents=True, exist_ok=True)
     cfg.write_text("relevance_threshold = 0.95\n")
-    assert im.relevance_threshold() == 0.95
-    assert im.retrieve("coder", task) == []
+    assert lr.relevance_threshold() == 0.95
+    assert lr.retrieve("coder", task) == []
 
 
 def test_lexical_only_candidates_get_their_cosine_from_stored_vectors(project):
@@ -143,7 +144,7 @@ def test_lexical_only_candidates_get_their_cosine_from_stored_vectors(project):
     wanted = list(ids.values())
     records = {r.id: ("global", r) for r in store.get("coder", im.KIND, ids=wanted)}
     cosine: dict[str, float] = {}
-    im._fill_cosines(vec, store, "coder", wanted, records, cosine)
+    lr._fill_cosines(vec, store, "coder", wanted, records, cosine)
     assert set(cosine) == set(wanted)
     for rec_id in wanted:
         assert abs(cosine[rec_id] - dense[rec_id]) < 1e-4
@@ -159,7 +160,7 @@ def test_a_new_project_copy_does_not_hide_the_measured_global_lesson(project):
     sc.open_scope("global", project).update_metadata("coder", "improvements", [global_id], [
         {"turns_given": 12, "turns_held_back": 3, "promoted": True}])
     im.learn("coder", "Name migration files with a timestamp prefix", "naming_conventions", 0.8, scope="both")
-    [hit] = [h for h in im.retrieve("coder", "write a database migration file") if "migration" in h.improvement]
+    [hit] = [h for h in lr.retrieve("coder", "write a database migration file") if "migration" in h.improvement]
     assert hit.id == global_id and hit.scope == "global"
     [entry] = [e for e in read_digest("coder", project_root=project) if "migration" in e["improvement"]]
     assert entry["id"] == global_id

@@ -11,7 +11,7 @@ sys.path.insert(0, str(REPO / "scripts" / "bench"))
 
 import lesson_search  # noqa: E402
 
-from kioku.lessons.improvements import RANKING  # noqa: E402
+from kioku.lessons.lesson_retrieval import RANKING  # noqa: E402
 
 
 def _metrics(hits: float, unrelated: float) -> dict:

@@ -85,7 +85,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from kioku.lessons.improvements import retrieve
+    from kioku.lessons.lesson_retrieval import retrieve
 
     if not args.task.strip():
         from kioku.infra.errors import UsageError

@@ -65,7 +65,7 @@ def lesson_from_verdict(verdict: TurnVerdict, next_feedback: str, quality: float
 def equivalent(agent: str, text: str, root: Path) -> Any:
     """The active lesson of ``agent`` that says what ``text`` says, or None."""
     from kioku.lessons import consolidate
-    from kioku.lessons.improvements import retrieve
+    from kioku.lessons.lesson_retrieval import retrieve
 
     try:
         hits = retrieve(agent, text, limit=3, project_root=root)

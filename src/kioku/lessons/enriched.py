@@ -1,4 +1,4 @@
-"""The search enrichment of an agent's lessons, for retrieval (``kioku.lessons.improvements``).
+"""The search enrichment of an agent's lessons, for retrieval (``kioku.lessons.lesson_retrieval``).
 
 ``expansion_signals(agent, task, task_vec) -> EnrichedSignals | None`` scores every lesson of the
 agent that has a search enrichment (``kioku.retrieval.enrichment``, rows written for the agent)
@@ -7,7 +7,7 @@ lines, dense over its English ones) and says, per lesson id, its cosine, coverag
 enrichment holds one of a mixed task's English words. An enrichment counts for a lesson only while
 the lesson's text is the one it was written for (``EnrichedSignals.matches``). The field is built
 once per process and agent until the sidecar changes. ``enrichment_relevance`` and
-``fused_scores`` are the parts of ``improvements.rank_candidates`` that use it.
+``fused_scores`` are the parts of ``lesson_retrieval.rank_candidates`` that use it.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def expansion_signals(agent: str, task: str, task_vec: Any | None) -> EnrichedSi
 
 def enrichment_relevance(c: Any, ranking: Any) -> dict[str, tuple[float, bool]]:
     """Lesson id -> (relevance through its enrichment, whether that holds one of a mixed task's
-    English words), for the candidates (``improvements.Candidates``) whose enrichment was written
+    English words), for the candidates (``lesson_retrieval.Candidates``) whose enrichment was written
     for their text."""
     e = c.enriched
     if e is None:

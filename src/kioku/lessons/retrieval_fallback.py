@@ -1,6 +1,6 @@
 """Lexical-only retrieval of improvements, used when the model or Chroma is unavailable.
 
-``kioku.lessons.improvements.retrieve`` calls :func:`retrieve_lexical` when its hybrid path
+``kioku.lessons.lesson_retrieval.retrieve`` calls :func:`retrieve_lexical` when its hybrid path
 fails (``EmbedderUnavailable``: the model files or runtime are missing; anything raised by
 Chroma: a corrupt ``chroma.sqlite3``, an unreachable server, chromadb not importable).
 
