@@ -14,7 +14,8 @@ from kioku.lessons.transfer import rollback as lifecycle
 from kioku.lessons import maintenance
 from kioku.learning import evidence
 from kioku.learning import lifecycle as learning_lifecycle
-from kioku.lessons.transfer.exchange import export_agent, import_file, parse_markdown
+from kioku.lessons.transfer.exchange import export_agent, parse_markdown
+from kioku.lessons.transfer.importing import import_file
 from kioku.infra.errors import SecretRejected, UsageError
 
 

@@ -11,7 +11,7 @@ import pytest
 from kioku.lessons import improvements as im
 from kioku.lessons import lesson_state
 from kioku.lessons import maintenance
-from kioku.lessons.transfer.exchange import import_file
+from kioku.lessons.transfer.importing import import_file
 from kioku.infra import paths
 
 

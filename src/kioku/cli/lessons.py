@@ -288,7 +288,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from kioku.lessons.transfer.exchange import import_file
+    from kioku.lessons.transfer.importing import import_file
 
     from kioku.learning.evidence import copy_lessons
 
