@@ -8,10 +8,11 @@ Every function returns plain dicts and lists. Fields written by other parts of K
 from __future__ import annotations
 
 import json
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+from kioku.infra import clock
 
 LESSON_EVIDENCE = ("turns_given", "turns_held_back", "success_given", "success_held_back", "uplift",
                    "uplift_low", "uplift_high")
@@ -367,7 +368,7 @@ def health(project_root: Path | None = None) -> dict[str, Any]:
                            "pending": None, "error": f"{type(exc).__name__}: {exc}"})
     return {"checks": run_checks(project_root), "jobs_pending": len(jobs.pending()), "jobs_failed": failed,
             "stores": stores, "judge": _judge_status(project_root),
-            "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+            "generated": clock.iso_z()}
 
 
 def _judge_status(project_root: Path | None) -> str:
