@@ -31,7 +31,7 @@ def read_index(folder: Path, what: str) -> dict[str, Any]:
     except (OSError, ValueError) as exc:
         raise ValueError(f"{folder} holds no {what} export ({INDEX}): {exc}") from exc
     if not isinstance(index, dict) or not isinstance(index.get("calls"), list):
-        raise ValueError(f"{folder / INDEX} is not a {what} export's index")
+        raise ValueError(f"{folder / INDEX} is not the index of an export of {what} requests")
     return index
 
 
