@@ -49,3 +49,18 @@ def test_a_folder_without_an_export_index_says_so_in_one_line(tmp_path: Path, co
     with pytest.raises(ValueError, match=message) as raised:
         read_index(tmp_path, "enrichment")
     assert "\n" not in str(raised.value)
+
+
+def test_pack_keeps_order_and_fills_batches_to_their_caps() -> None:
+    from kioku.model.request import pack
+
+    sizes = [3, 3, 3, 9, 1, 1, 1]
+    batches = pack(sizes, lambda n: n, max_items=3, max_chars=7)
+    assert batches == [[3, 3], [3], [9], [1, 1, 1]]   # 9 is over the cap and goes alone
+
+
+def test_a_request_told_its_problem_keeps_everything_but_the_message_end() -> None:
+    again = REQUEST.told("turn t2 is missing")
+    assert again.prompt.startswith(REQUEST.prompt) and "turn t2 is missing" in again.prompt[len(REQUEST.prompt):]
+    assert (again.system, again.schema, again.purpose, again.max_output_tokens) == \
+        (REQUEST.system, REQUEST.schema, REQUEST.purpose, REQUEST.max_output_tokens)
