@@ -25,6 +25,11 @@ def test_stamp_text_and_epoch_are_one_instant() -> None:
     assert text == clock.iso_offset(epoch)
 
 
+def test_days_minutes_and_file_stamps_are_utc() -> None:
+    assert (clock.utc_day(EPOCH), clock.utc_minute(EPOCH), clock.compact_z(EPOCH)) == \
+        ("2026-12-07", "2026-12-07 06:37", "20261207T063709Z")
+
+
 def test_epoch_day_counts_whole_days() -> None:
     assert clock.epoch_day(86400 * 3 - 1) == 2
     assert clock.epoch_day(86400 * 3) == 3
@@ -52,7 +57,7 @@ def test_without_a_pin_now_iso_is_the_current_second(monkeypatch: pytest.MonkeyP
 
 
 def test_no_module_formats_an_iso_stamp_of_its_own() -> None:
-    pattern = re.compile(r'strftime\("%Y-%m-%dT|isoformat\(timespec=|datetime\.utcnow\(')
+    pattern = re.compile(r"""strftime\(["']%Y|isoformat\(timespec=|datetime\.utcnow\(""")
     offenders = [f"{path.relative_to(SRC)}:{n}" for path in SRC.rglob("*.py") if path.name != "clock.py"
                  for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
                  if pattern.search(line)]

@@ -2,17 +2,22 @@
 
 - ``iso_z`` / ``iso_offset``: an epoch (now by default) as ``…T06:17:09Z`` or ``…T06:17:09+00:00``;
   both spellings are in stored records, so each writer keeps the one its readers expect.
+- ``utc_day`` / ``utc_minute``: ``2026-12-07`` and ``2026-12-07 06:17``, for days counted and times shown.
+- ``compact_z``: ``20261207T061709Z``, for names of files set aside.
 - ``stamp``: one instant as (``iso_offset`` text, epoch seconds).
 - ``now_iso`` / ``today`` / ``current_date``: the memory files' clock; ``KIOKU_NOW`` (ISO-8601) pins it
   for reproducible demos and for tests of date-dependent behaviour (archiving old entries).
-Only ``time`` is imported up front: ``datetime`` costs milliseconds on the hook save path.
+Only ``os`` and ``time`` are imported up front: ``datetime`` and ``typing`` cost the hooks milliseconds.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs the hooks' fast path an import
+    from datetime import date, datetime
 
 
 def _gmtime(epoch: float | None) -> time.struct_time:
@@ -29,6 +34,21 @@ def iso_offset(epoch: float | None = None) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S+00:00", _gmtime(epoch))
 
 
+def utc_day(epoch: float | None = None) -> str:
+    """``2026-12-07``: the UTC date of ``epoch`` (now when None)."""
+    return time.strftime("%Y-%m-%d", _gmtime(epoch))
+
+
+def utc_minute(epoch: float | None = None) -> str:
+    """``2026-12-07 06:17``: the UTC minute of ``epoch`` (now when None), for people to read."""
+    return time.strftime("%Y-%m-%d %H:%M", _gmtime(epoch))
+
+
+def compact_z(epoch: float | None = None) -> str:
+    """``20261207T061709Z`` for ``epoch`` (now when None): a stamp fit for a file name."""
+    return time.strftime("%Y%m%dT%H%M%SZ", _gmtime(epoch))
+
+
 def stamp() -> tuple[str, float]:
     """(``iso_offset`` text, epoch seconds) of one instant."""
     epoch = time.time()
@@ -40,8 +60,8 @@ def epoch_day(epoch: float | None = None) -> int:
     return int((time.time() if epoch is None else epoch) // 86400)
 
 
-def pinned_now() -> Any:  # -> datetime.datetime, aware, UTC
-    """Now, or the instant ``KIOKU_NOW`` names when it is set and readable."""
+def pinned_now() -> datetime:
+    """Now (aware, UTC), or the instant ``KIOKU_NOW`` names when it is set and readable."""
     import datetime as _dt
 
     pinned = os.environ.get("KIOKU_NOW")
@@ -76,6 +96,6 @@ def today() -> str:
     return time.strftime("%Y-%m-%d", time.gmtime())
 
 
-def current_date() -> Any:  # -> datetime.date
+def current_date() -> date:
     """Today's UTC date as a ``datetime.date``, honouring ``KIOKU_NOW``."""
     return pinned_now().date()
