@@ -59,12 +59,11 @@ config.toml overrides it.
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from kioku.infra import clock
 from kioku.lessons import scopes as sc
 from kioku.lessons import stats
 from kioku.infra.errors import KiokuError, UsageError
@@ -91,9 +90,7 @@ last_learn_notes: list[str] = []
 
 def now() -> tuple[str, float]:
     """(ISO-8601 UTC string, epoch seconds) for one instant."""
-    epoch = time.time()
-    iso = datetime.fromtimestamp(epoch, tz=timezone.utc).isoformat(timespec="seconds")
-    return iso, epoch
+    return clock.stamp()
 
 
 def join_tags(tags: Iterable[str] | str | None) -> str:
