@@ -24,7 +24,7 @@ sys.path.insert(0, str(HERE.parent / "tools"))
 sys.path.insert(0, str(HERE))
 
 from mock_running import MockServer  # noqa: E402
-from test_e2e_claude import find_claude  # noqa: E402
+from nested_world import nested_claude_world  # noqa: E402
 
 from kioku.enrich import targets  # noqa: E402
 from kioku.enrich.request import SYSTEM  # noqa: E402
@@ -35,7 +35,6 @@ from kioku.model import usage  # noqa: E402
 from kioku.worker import drain  # noqa: E402
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
-EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "SessionEnd", "PreToolUse")
 FLY = "Production runs on Fly.io in the Tokyo region, staging in Amsterdam"
 ANSWER = {"items": [{"id": "m1", "topic": "hosting",
                      "questions": ["Where is the app hosted?", "Which cloud provider runs production?",
@@ -46,27 +45,7 @@ ANSWER = {"items": [{"id": "m1", "topic": "hosting",
 
 @pytest.fixture
 def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, project: Path) -> dict[str, Any]:
-    binary = find_claude()
-    if not binary and "KIOKU_CLAUDE_BIN" not in os.environ:
-        pytest.skip("no Claude Code binary: set KIOKU_CLAUDE_BIN (bash scripts/test.sh installs it into .cache/)")
-    assert binary, f"KIOKU_CLAUDE_BIN={os.environ['KIOKU_CLAUDE_BIN']} does not exist"
-    claude_dir = paths.claude_dir()
-    claude_dir.mkdir(parents=True, exist_ok=True)
-    fired = tmp_path / "hooks-fired.log"
-    marker = {event: [{"hooks": [{"type": "command", "command": f"echo {event} >> '{fired}'", "timeout": 5}]}]
-              for event in EVENTS}
-    (claude_dir / "settings.json").write_text(json.dumps({"hooks": marker}), encoding="utf-8")
-    for key in [k for k in os.environ if k.startswith(("ANTHROPIC_", "CLAUDE_CODE"))]:
-        monkeypatch.delenv(key)
-    monkeypatch.setenv("KIOKU_MODEL_BACKEND", "claude")
-    monkeypatch.setenv("KIOKU_CLAUDE_BIN", binary)
-    monkeypatch.setenv("KIOKU_NO_WORKER", "1")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-    monkeypatch.setenv("DISABLE_TELEMETRY", "1")
-    config = paths.kioku_home() / "config.toml"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text("[model]\ntimeout_s = 60\n", encoding="utf-8")
-    return {"fired": fired, "claude_dir": claude_dir, "tmp": tmp_path}
+    return nested_claude_world(tmp_path, monkeypatch)
 
 
 def _enrich(world: dict, script: list[dict]) -> tuple[dict, MockServer]:

@@ -25,7 +25,7 @@ sys.path.insert(0, str(HERE.parent / "evaluation"))
 sys.path.insert(0, str(HERE))
 
 from mock_running import MockServer  # noqa: E402
-from test_e2e_claude import find_claude  # noqa: E402
+from nested_world import nested_claude_world  # noqa: E402
 from tx_builder import Tx  # noqa: E402
 
 from kioku.evaluation.judge.prompt import SYSTEM  # noqa: E402
@@ -35,31 +35,11 @@ from kioku.model import usage  # noqa: E402
 from kioku.worker import drain  # noqa: E402
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
-EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "SessionEnd", "PreToolUse")
 
 
 @pytest.fixture
 def judge_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, project: Path) -> dict[str, Any]:
-    binary = find_claude()
-    if not binary and "KIOKU_CLAUDE_BIN" not in os.environ:
-        pytest.skip("no Claude Code binary: set KIOKU_CLAUDE_BIN (bash scripts/test.sh installs it into .cache/)")
-    assert binary, f"KIOKU_CLAUDE_BIN={os.environ['KIOKU_CLAUDE_BIN']} does not exist"
-    claude_dir = paths.claude_dir()
-    claude_dir.mkdir(parents=True, exist_ok=True)
-    fired = tmp_path / "hooks-fired.log"
-    marker = {event: [{"hooks": [{"type": "command", "command": f"echo {event} >> '{fired}'", "timeout": 5}]}]
-              for event in EVENTS}
-    (claude_dir / "settings.json").write_text(json.dumps({"hooks": marker}), encoding="utf-8")
-    for key in [k for k in os.environ if k.startswith(("ANTHROPIC_", "CLAUDE_CODE"))]:
-        monkeypatch.delenv(key)
-    monkeypatch.setenv("KIOKU_MODEL_BACKEND", "claude")
-    monkeypatch.setenv("KIOKU_CLAUDE_BIN", binary)
-    monkeypatch.setenv("KIOKU_NO_WORKER", "1")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-    monkeypatch.setenv("DISABLE_TELEMETRY", "1")
-    config = paths.kioku_home() / "config.toml"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text("[model]\ntimeout_s = 60\n", encoding="utf-8")
+    world = nested_claude_world(tmp_path, monkeypatch)
     tx = Tx("sess-e2e-judge")
     tx.user("Fix the failing test in tests/test_x.py", cwd=str(project))
     tx.assistant("", [("c1", "Bash", {"command": "pytest -q tests/test_x.py"})])
@@ -68,7 +48,7 @@ def judge_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, project: Path) 
     tx.user("No, it still fails. Use the fixture, not a live server.", cwd=str(project))
     tx.assistant("Switched to the fixture; 3 passed.")
     transcript = tx.write(tmp_path / "session.jsonl")
-    return {"binary": binary, "fired": fired, "transcript": transcript, "claude_dir": claude_dir, "tmp": tmp_path}
+    return {**world, "transcript": transcript}
 
 
 def _answer(outcome: str = "failed", turns: tuple[str, ...] = ("t1", "t2"), **extra: Any) -> dict:

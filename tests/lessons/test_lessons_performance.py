@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from kioku.infra import clock
 from kioku.lessons import dashboard, performance
 from kioku.lessons import improvements as im
 
@@ -188,7 +189,7 @@ def test_the_web_app_dates_a_turn_by_when_it_happened_not_when_it_was_judged(pro
     assert [r["task"] for r in rows] == ["turn 1", "turn 0"]  # newest first, by the turn's place too
     assert all(abs(r["epoch"] - week_ago) < 1 for r in rows)
     [day] = data.trends("coder", project, lesson_rows=[])["daily"]
-    assert day["turns"] == 2 and day["day"] == data._day(week_ago)
+    assert day["turns"] == 2 and day["day"] == clock.utc_day(week_ago)
 
 
 def test_an_html_report_of_an_agent_without_memory_names_the_agents_that_have_some(project, kioku, tmp_path):

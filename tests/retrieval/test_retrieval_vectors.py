@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kioku.infra import clock
 from kioku.retrieval import vectors
 from kioku.retrieval.embedder import get_embedder
 from kioku.retrieval.vectors import VectorStore
@@ -58,7 +59,7 @@ def test_only_new_or_edited_texts_are_embedded(tmp_path: Path) -> None:
 def test_unused_vectors_are_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     db = tmp_path / "v.sqlite3"
     VectorStore(db).embed(["old memory", "kept memory"])
-    today = vectors._today()
+    today = clock.epoch_day()
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE vectors SET used_day = ?", (today - vectors.KEEP_DAYS - 1,))
     VectorStore(db).embed(["kept memory", "new memory"])  # reads "kept" (marks it used), writes "new"

@@ -210,20 +210,9 @@ def _one_line(exc: BaseException) -> str:
 
 def _log_traceback(command: str) -> str:
     """Append the current traceback to ``<logs>/cli.log``; returns where (or "the log")."""
-    import time
-    import traceback
+    from kioku.infra.tracelog import append_traceback
 
-    try:
-        from kioku.infra import fsutil, paths
-
-        log = fsutil.ensure_private_dir(paths.logs_dir()) / "cli.log"
-        fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        with os.fdopen(fd, "a", encoding="utf-8") as handle:
-            handle.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} kioku {command}\n")
-            handle.write(traceback.format_exc())
-        return str(log)
-    except OSError:
-        return "the log (could not be written)"
+    return append_traceback("cli.log", f"kioku {command}")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ request, so an answer is never read for a request it was not written for.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,15 +24,7 @@ from typing import Any
 from kioku.enrich.request import Item, Request, build
 from kioku.enrich.run import EnrichRun, Progress, plan, run_requests
 from kioku.infra import fsutil
-from kioku.model.request import ModelOutputError, ModelReply, ModelRequest
-
-INDEX = "index.json"
-
-
-def request_sha256(request: ModelRequest) -> str:
-    body = json.dumps([request.system, request.prompt, request.schema], ensure_ascii=False, sort_keys=True)
-    return hashlib.sha256(body.encode("utf-8")).hexdigest()
-
+from kioku.model.exported import INDEX, FileAnswers, read_index, request_sha256
 
 def export_requests(items: list[Item], folder: Path, model: str) -> dict[str, Any]:
     """Write the requests for ``items`` into ``folder``; returns the index written."""
@@ -52,42 +43,6 @@ def export_requests(items: list[Item], folder: Path, model: str) -> dict[str, An
     return index
 
 
-def read_index(folder: Path) -> dict[str, Any]:
-    try:
-        index = json.loads((folder / INDEX).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{folder} holds no enrichment export ({INDEX}): {exc}") from exc
-    if not isinstance(index, dict) or not isinstance(index.get("calls"), list):
-        raise ValueError(f"{folder / INDEX} is not an enrichment export's index")
-    return index
-
-
-class FileAnswers:
-    """A stand-in for the model call: the answer written beside the request's exported file."""
-
-    def __init__(self, folder: Path, index: dict[str, Any]) -> None:
-        self.folder = folder
-        self.by_sha = {call["sha256"]: call["file"] for call in index["calls"]
-                       if isinstance(call, dict) and call.get("sha256") and call.get("file")}
-        self.model = str(index.get("model") or "")
-        self.answered: list[str] = []
-        self.missing: list[str] = []
-
-    def __call__(self, request: ModelRequest) -> ModelReply:
-        name = self.by_sha.get(request_sha256(request))
-        if name is None:
-            raise ModelOutputError("no exported request matches this one (a retry is not exported)")
-        answer = self.folder / f"{name}.answer"
-        try:
-            text = answer.read_text(encoding="utf-8")
-        except OSError:
-            self.missing.append(name)
-            raise ModelOutputError(f"no answer file {answer.name}") from None
-        self.answered.append(name)
-        return ModelReply(text=text, model=f"{self.model} (answers from {self.folder.name})",
-                          input_tokens=request.chars // 4, output_tokens=len(text) // 4)
-
-
 @dataclass
 class ImportReport:
     run: EnrichRun
@@ -99,7 +54,7 @@ class ImportReport:
 
 def import_answers(folder: Path, items: list[Item], progress: Progress | None = None) -> ImportReport:
     """Store the enrichment the answers in ``folder`` give for ``items`` (see the module docstring)."""
-    index = read_index(folder)
+    index = read_index(folder, "enrichment")
     by_key = {(item.kind, item.key): item for item in items}
     requests: list[Request] = []
     skipped: list[str] = []

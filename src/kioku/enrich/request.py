@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kioku.evaluation.judge.render import clean, cut, redact_outgoing
-from kioku.model.request import ModelRequest
+from kioku.model.request import ModelRequest, pack
 
 BATCH_ITEMS = 10
 BATCH_CHARS = 8000
@@ -79,17 +79,7 @@ def outgoing_text(item: Item) -> str:
 
 
 def batches(items: list[Item], *, max_items: int = BATCH_ITEMS, max_chars: int = BATCH_CHARS) -> list[list[Item]]:
-    out: list[list[Item]] = []
-    size = 0
-    for item in items:
-        length = len(outgoing_text(item))
-        if out and len(out[-1]) < max_items and size + length <= max_chars:
-            out[-1].append(item)
-            size += length
-        else:
-            out.append([item])
-            size = length
-    return out
+    return pack(items, lambda item: len(outgoing_text(item)), max_items=max_items, max_chars=max_chars)
 
 
 def schema() -> dict:
@@ -126,9 +116,4 @@ def build(batch: list[Item]) -> Request:
 
 def retry(request: Request, problem: str) -> Request:
     """The same request, told what was wrong with the previous answer."""
-    note = (f"\n\nYour previous answer could not be used: {cut(problem, 600)}\n"
-            "Answer again with the whole JSON object, following the shape above exactly.")
-    mr = request.model_request
-    again = ModelRequest(purpose=mr.purpose, system=mr.system, prompt=mr.prompt + note, schema=mr.schema,
-                         max_output_tokens=mr.max_output_tokens)
-    return Request(again, request.aliases)
+    return Request(request.model_request.told(cut(problem, 600)), request.aliases)

@@ -9,11 +9,11 @@ part as plain data. None of it is ever recalled at SessionStart or shown as the 
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 from kioku.enrich.targets import ItemState, memory_items, states
+from kioku.infra import clock
 
 HEADER = ("Search enrichment (written by a model, used only by search to find a memory by other words; "
           "never part of the recall above):")
@@ -31,7 +31,7 @@ def describe(state: ItemState) -> dict[str, Any]:
     if e is not None:
         out.update(questions=list(e.questions), keywords_en=list(e.keywords_en), keywords_ja=list(e.keywords_ja),
                    topic=e.topic, model=e.model,
-                   written=time.strftime("%Y-%m-%d", time.gmtime(e.created)) if e.created else "")
+                   written=clock.utc_day(e.created) if e.created else "")
     return out
 
 

@@ -28,6 +28,7 @@ from kioku.text.defang import defang
 from kioku.text.secrets import redact_derived
 from kioku.evaluation import quality as ql
 from kioku.evaluation.verdict import TurnVerdict
+from kioku.infra import clock
 
 KIND = "evaluations"
 # Relative price of a token kind against an input token (Anthropic list prices: output 5x,
@@ -44,10 +45,6 @@ def weighted_tokens(verdict: TurnVerdict) -> float:
     t = verdict.tokens
     return round(t.input * TOKEN_WEIGHTS["input"] + t.output * TOKEN_WEIGHTS["output"]
                  + t.cache_write * TOKEN_WEIGHTS["cache_write"] + t.cache_read * TOKEN_WEIGHTS["cache_read"], 1)
-
-
-def _iso(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _epoch_of(iso: str) -> float:
@@ -84,9 +81,9 @@ def turn_record(verdict: TurnVerdict, *, agent: str, source: str, kind: str, pro
         "tool_errors": int(verdict.agent_errors), "retries": int(verdict.retries),
         "feedback": {"positive": 1, "negative": -1}.get(next_feedback, 0),
         "strengths": "", "weaknesses": "" if verdict.succeeded else redact_derived(verdict.reason), "insights_count": 0,
-        "timestamp": _iso(evaluated_epoch), "timestamp_epoch": float(evaluated_epoch),
-        "evaluated_at": _iso(evaluated_epoch), "evaluated_at_epoch": float(evaluated_epoch),
-        "transcript_timestamp": _iso(transcript_epoch) if transcript_epoch else "",
+        "timestamp": clock.iso_z(evaluated_epoch), "timestamp_epoch": float(evaluated_epoch),
+        "evaluated_at": clock.iso_z(evaluated_epoch), "evaluated_at_epoch": float(evaluated_epoch),
+        "transcript_timestamp": clock.iso_z(transcript_epoch) if transcript_epoch else "",
         "transcript_epoch": float(transcript_epoch or 0.0),
         # when the turn's prompt was written (the work's own time, shown by the web app)
         "started_at": verdict.started_at, "started_at_epoch": _epoch_of(verdict.started_at),

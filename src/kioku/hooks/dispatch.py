@@ -107,19 +107,9 @@ def render_output(event: str, result: HookResult | None) -> str:
 def log_exception(event: str) -> None:
     """Append the current traceback to the private, rotated hook log; never raises."""
     try:
-        import time
-        import traceback
+        from kioku.infra.tracelog import append_traceback
 
-        from kioku.infra import fsutil, paths
-
-        log_dir = fsutil.ensure_private_dir(paths.logs_dir())
-        log = log_dir / "hooks.log"
-        if log.exists() and log.stat().st_size > LOG_ROTATE_BYTES:
-            os.replace(log, log_dir / "hooks.log.1")
-        fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        with os.fdopen(fd, "a", encoding="utf-8") as handle:
-            handle.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} {event}\n")
-            handle.write(traceback.format_exc())
+        append_traceback("hooks.log", event, rotate_bytes=LOG_ROTATE_BYTES)
     except BaseException:  # noqa: BLE001 - logging must never break the hook
         pass
 

@@ -82,11 +82,11 @@ def _repairs(agent: str, root) -> list[str]:
     if not digest.last_damaged:
         return notes
     import os
-    import time
+    from kioku.infra import clock
 
     names = []
     for path in list(digest.last_damaged):
-        aside = f"{path}.corrupt-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
+        aside = f"{path}.corrupt-{clock.compact_z()}"
         try:
             os.replace(path, aside)
             names.append(f"{path} (kept as {os.path.basename(aside)})")

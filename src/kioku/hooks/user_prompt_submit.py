@@ -11,7 +11,7 @@ Remember requests: ``kioku.memory.triggers.REMEMBER_HINT`` (one precompiled rege
 before the save path is imported. On a real request (``detect_remember``) the note is saved with kioku.memory.api.remember and
 a short confirmation is added next to the prompt (``Saved to memory: …``). The confirmation
 states that the note is already stored by Kioku, so Claude does not save it a second time
-into its built-in auto memory (see the auto-memory coexistence notes in the README).
+into its built-in auto memory (docs/configuration.md, "Claude Code's auto memory").
 
 The prompt is cut to ``kioku.hooks.dispatch.MAX_PROMPT_CHARS`` before any scan; a longer
 request is refused with a message. The whole prompt (and the prompt with its line breaks

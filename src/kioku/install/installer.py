@@ -27,7 +27,6 @@ import json
 import os
 import shutil
 import sys
-import time
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -41,6 +40,7 @@ from kioku.install.files import (
 )
 from kioku.install.layout import Target
 from kioku.install.uninstall import is_edited, uninstall
+from kioku.infra import clock
 
 
 EXEC_FILES = ("kioku/bin/kioku",)
@@ -208,7 +208,7 @@ def install(target: Target, args: argparse.Namespace, root: Path) -> int:
         if not path.exists() or path.read_bytes() != content:
             if rel.startswith("skills/") and path.is_file() and (rel not in known or is_edited(path, known.get(rel))):
                 # a skill file the user changed since Kioku wrote it is kept beside the new one
-                kept = path.with_name(f"{path.name}.edited-{time.strftime('%Y%m%dT%H%M%S')}")
+                kept = path.with_name(f"{path.name}.edited-{clock.compact_z()}")
                 shutil.copy2(path, kept)
                 print(f"  kept your edited {path} as {kept.name}")
             write_private(path, content, 0o700 if rel in EXEC_FILES or rel.startswith("kioku/hooks/") else 0o600)

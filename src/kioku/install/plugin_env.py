@@ -141,7 +141,7 @@ def prepare(data_dir: str, root: str) -> int:
     import time
     from pathlib import Path
 
-    from kioku.infra import fsutil, jobs, paths
+    from kioku.infra import clock, fsutil, jobs, paths
     from kioku.install import venv
 
     data, source = Path(data_dir), Path(root)
@@ -151,7 +151,7 @@ def prepare(data_dir: str, root: str) -> int:
         log_path = data / PREPARE_LOG
         with log_path.open("a", encoding="utf-8") as log:
             def note(line: str) -> None:
-                log.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}\n")
+                log.write(f"{clock.iso_z()} {line}\n")
                 log.flush()
 
             deps = venv.runtime_deps(source)

@@ -38,14 +38,9 @@ import os
 
 from kioku.lessons.usage import session_path
 from kioku.infra import fastjson, fsutil
+from kioku.infra import clock
 
 MAX_TURNS = 500  # per agent and session; older turns are long credited
-
-
-def _now() -> str:
-    import time
-
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def _load(path: str) -> dict:
@@ -129,7 +124,7 @@ def open_turn(session_id: str, agent: str, *, prompt_id: str, prompt_sha256: str
         all_held = {k: v for k, v in {**pending.get("held_back", {}), **held_back}.items() if k not in all_given}
         n = (turns[-1]["n"] + 1) if turns else 1
         chances = _merge_chances(pending.get("propensity", {}), propensity or {})
-        turns.append({"n": n, "prompt_id": prompt_id, "prompt_sha256": prompt_sha256, "at": _now(),
+        turns.append({"n": n, "prompt_id": prompt_id, "prompt_sha256": prompt_sha256, "at": clock.iso_z(),
                       "given": all_given, "held_back": all_held, "given_at_prompt": sorted(given),
                       "propensity": {k: v for k, v in chances.items() if k in all_given or k in all_held}})
         del turns[:-MAX_TURNS]

@@ -60,6 +60,7 @@ from kioku.infra import fsutil
 from kioku.learning import evidence, suspension
 from kioku.learning import uplift as up
 from kioku.learning.attribution import Hurt
+from kioku.infra import clock
 
 log = logging.getLogger("kioku.learning.lifecycle")
 
@@ -70,10 +71,6 @@ NO_USE_MARGIN_MAX = 0.10        # ... up to this lift
 # A lesson measured below this is also checked for "no use" between looks (not from 0: near a success
 # rate of 1 a helpful lesson given beside others measures a lift of about 0).
 NO_USE_BETWEEN_LOOKS_BELOW = -0.05
-
-
-def _iso(epoch: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
 
 
 def _fmt(u: up.Uplift) -> str:
@@ -132,7 +129,7 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
     if harm.high < 0:
         confirmed = ", the suspension confirmed" if suspended else ""
         change.update(deprecated=True, decision_reason=f"hurts: {_fmt(harm)}, look {looks}{confirmed}",
-                      deprecated_reason=f"hurts: {_fmt(harm)}", deprecated_at=_iso(now), deprecated_at_epoch=now)
+                      deprecated_reason=f"hurts: {_fmt(harm)}", deprecated_at=clock.iso_z(now), deprecated_at_epoch=now)
         return change
     if _of_no_use(harm, meta, margin) and not (u.low > 0 and not meta.get("promoted", False)):
         change.update(_retired_as_no_use(harm, margin, f"look {looks}", now))
@@ -147,7 +144,7 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
     if u.low > 0 and not meta.get("promoted", False):
         old = float(meta.get("confidence", 0.0))
         change.update(promoted=True, confidence=round(min(stats.CONFIDENCE_CAP, old + stats.PROMOTE_STEP), 4),
-                      confidence_before_promotion=old, promoted_at=_iso(now), promoted_at_epoch=now,
+                      confidence_before_promotion=old, promoted_at=clock.iso_z(now), promoted_at_epoch=now,
                       decision_reason=f"helps: {_fmt(u)}, look {looks}")
     elif meta.get("promoted", False) and plain.uplift <= 0:
         change.update(_withdrawal(meta, u, looks, now))
@@ -168,7 +165,7 @@ def _withdrawal(meta: dict[str, Any], u: up.Uplift, looks: int, now: float) -> d
                 decision_reason=f"promotion withdrawn: {_fmt(u)}, look {looks}",
                 # what was withdrawn, so that a rollback to a time between the promotion and this
                 # look gives it back (only the last withdrawal is kept)
-                promotion_withdrawn_at=_iso(now), promotion_withdrawn_at_epoch=now,
+                promotion_withdrawn_at=clock.iso_z(now), promotion_withdrawn_at_epoch=now,
                 withdrawn_promoted_at=str(meta.get("promoted_at", "") or ""),
                 withdrawn_promoted_at_epoch=stats.epoch_of(meta.get("promoted_at_epoch")),
                 withdrawn_confidence=float(meta.get("confidence", 0.0) or 0.0))
@@ -200,7 +197,7 @@ def _retired_as_no_use(harm: up.Uplift, margin: float, when: str, now: float) ->
     """The deprecation fields for "no use", ``when`` naming the look or "between looks"."""
     return {"deprecated": True, "decision_reason": f"no use: {_fmt(harm)}, {when}",
             "deprecated_reason": f"helps by less than {margin:.3f}: {_fmt(harm)}",
-            "deprecated_at": _iso(now), "deprecated_at_epoch": now}
+            "deprecated_at": clock.iso_z(now), "deprecated_at_epoch": now}
 
 
 def _before_promotion(meta: dict[str, Any]) -> float:
@@ -262,7 +259,7 @@ def refresh(agent: str, lessons: dict[str, str], project_root: Path, *, hurts: S
         for rec_id, (scope, doc, meta) in records.items():
             change = decide(meta, counts[rec_id])
             if last.get(rec_id, 0.0) > float(meta.get("last_used_epoch", 0.0) or 0.0):
-                change.update(last_used=_iso(last[rec_id]), last_used_epoch=last[rec_id])
+                change.update(last_used=clock.iso_z(last[rec_id]), last_used_epoch=last[rec_id])
             for lesson, session, turn in withdrawn:
                 if lesson == rec_id:
                     change.update(suspension.withdrawn({**meta, **change}, session, turn))

@@ -35,15 +35,12 @@ from typing import Any
 
 from kioku.learning import attribution
 from kioku.lessons.stats import epoch_of, given_since_suspension
+from kioku.infra import clock
 
 RESTORE_AFTER_GIVEN = 3  # given turns since the suspension before the evidence may lift it
 SUSPENSION_FIELDS = ("suspended", "suspended_reason", "suspended_at", "suspended_at_epoch", "suspended_session",
                      "suspended_turn", "suspended_task", "suspended_given", "suspension_lifted_at",
                      "suspension_lifted_at_epoch", "decision_reason")
-
-
-def _iso(epoch: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
 
 
 def vouched(meta: dict[str, Any]) -> bool:
@@ -73,7 +70,7 @@ def suspend(agent: str, meta: dict[str, Any], hurt: attribution.Hurt, now: float
     said = hurt.reason or "no reason given"
     where = f"session {hurt.session}, turn {hurt.turn.lstrip('t')}"
     reason = f"{'suspended again' if again else 'suspended'}: the judge says following it hurt ({where}): {said}"
-    return {"suspended": True, "suspended_reason": said, "suspended_at": _iso(now), "suspended_at_epoch": now,
+    return {"suspended": True, "suspended_reason": said, "suspended_at": clock.iso_z(now), "suspended_at_epoch": now,
             "suspended_session": hurt.session, "suspended_turn": hurt.turn, "suspended_task": hurt.task,
             "suspended_given": int(meta.get("turns_given", 0) or 0),
             "suspensions": int(meta.get("suspensions", 0) or 0) + (0 if again else 1),
@@ -87,7 +84,7 @@ def restorable(meta: dict[str, Any], uplift: float | None) -> bool:
 
 def lifted(why: str, now: float | None = None) -> dict[str, Any]:
     now = time.time() if now is None else now
-    return {"suspended": False, "suspension_lifted_at": _iso(now), "suspension_lifted_at_epoch": now,
+    return {"suspended": False, "suspension_lifted_at": clock.iso_z(now), "suspension_lifted_at_epoch": now,
             "decision_reason": f"suspension lifted: {why}"[:500]}
 
 

@@ -31,7 +31,7 @@ and ``tests/learning/test_uplift.py`` re-derives them:
   lesson stays on disk and can be restored, and a lesson that helps is almost never
   deprecated (its statistic drifts the other way).
 The simulation's null lessons (``scripts/bench/learning_loop.py --helpful 0 --harmful 0``)
-check these rates through the whole loop (README, "Learning loop").
+check these rates through the whole loop (docs/benchmarks.md, "Learning loop").
 """
 
 from __future__ import annotations

@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # hooks read digests; typing, pathlib and datetime would cost
 
 from kioku.infra import fastjson, fsutil, pathstr
 from kioku.infra.names import agent_file_stem, normalise_lesson, safe_name
+from kioku.infra import clock
 
 MAX_ENTRIES = 200
 # digest files that were there but could not be read as a digest, since the last read_digest
@@ -164,7 +165,7 @@ def _write(path: str, agent: str, scope: str, entries: list[dict], complete: boo
     entries.sort(key=lambda e: (0 if e.get("decision") == "promoted" else 1, -e["score"], e["id"]))
     if len(entries) > MAX_ENTRIES:
         complete = False  # something below the cut exists; removals leave gaps until rebuild
-    data = {"agent": agent, "scope": scope, "complete": complete, "updated_at": _now_iso(),
+    data = {"agent": agent, "scope": scope, "complete": complete, "updated_at": clock.iso_offset(),
             "entries": entries[:MAX_ENTRIES]}
     fsutil.atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=1))
 
@@ -203,7 +204,3 @@ def rebuild_store_digests(store: Any, agents: set[str] | None = None) -> int:
     return written
 
 
-def _now_iso() -> str:
-    from datetime import datetime, timezone
-
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")

@@ -29,11 +29,10 @@ Retrieval (search, ranking, the relevance cut-offs) is ``kioku.lessons.lesson_re
 
 from __future__ import annotations
 
-import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from kioku.infra import clock
 from kioku.lessons import scopes as sc
 from kioku.infra.errors import UsageError
 
@@ -54,9 +53,7 @@ last_learn_notes: list[str] = []
 
 def now() -> tuple[str, float]:
     """(ISO-8601 UTC string, epoch seconds) for one instant."""
-    epoch = time.time()
-    iso = datetime.fromtimestamp(epoch, tz=timezone.utc).isoformat(timespec="seconds")
-    return iso, epoch
+    return clock.stamp()
 
 
 def join_tags(tags: Iterable[str] | str | None) -> str:

@@ -27,7 +27,6 @@ import os
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ from kioku.infra import fsutil, paths
 from kioku.lessons.store.journal_lines import identifies
 from kioku.text.secrets import redact_value
 from kioku.infra.names import agent_file_stem
+from kioku.infra import clock
 
 DAY = 86400.0
 SPAWN_GRACE = 600.0
@@ -86,10 +86,6 @@ def run_due_in_background(agent: str, project_root: Path | None = None) -> bool:
     return True
 
 
-def _iso(epoch: float | None = None) -> str:
-    return datetime.fromtimestamp(epoch or time.time(), tz=timezone.utc).isoformat(timespec="seconds")
-
-
 def run_daily(agent: str, project_root: Path | None = None) -> dict[str, Any]:
     from kioku.lessons import performance, usage
     from kioku.lessons.digest_refresh import refresh_digest
@@ -100,7 +96,7 @@ def run_daily(agent: str, project_root: Path | None = None) -> dict[str, Any]:
     reindexed = reindex_agent(agent, project_root)
     refresh_digest(agent, None, project_root)
     pruned = usage.prune_sessions()
-    fsutil.atomic_write_text(stamp_path(agent), _iso())
+    fsutil.atomic_write_text(stamp_path(agent), clock.iso_offset())
     return {"agent": agent, "kind": "daily", "metrics": metrics, "sessions_pruned": pruned,
             "reindexed": reindexed}
 
@@ -187,7 +183,7 @@ def run_weekly(agent: str, project_root: Path | None = None, top: int = 5) -> di
 
 def _archive(agent: str, name: str, rows: list[dict]) -> Path:
     folder = paths.kioku_home() / "archive" / agent_file_stem(agent)
-    path = folder / f"{name}-{datetime.now(timezone.utc):%Y-%m-%d}.jsonl"
+    path = folder / f"{name}-{clock.iso_z()[:10]}.jsonl"
     with fsutil.exclusive_lock(path.with_suffix(".lock")):
         fsutil.ensure_private_dir(path.parent)
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, fsutil.FILE_MODE)
@@ -208,7 +204,7 @@ def archive_records(agent: str, kind: str, scope: str, recs: list[Any], name: st
     if not recs:
         return None
     rows = [{"agent": agent, "kind": kind, "scope": scope, "id": r.id, "document": r.document,
-             "metadata": r.metadata, "archived_at": _iso()} for r in recs]
+             "metadata": r.metadata, "archived_at": clock.iso_offset()} for r in recs]
     path = _archive(agent, name, rows)
     sc.open_scope(scope, project_root).delete(agent, kind, [r.id for r in recs])
     return path

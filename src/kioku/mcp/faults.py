@@ -13,7 +13,6 @@ Every message is defanged: an error can quote a memory's summary.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from kioku.infra.errors import KiokuError, SecretRejected, UsageError
@@ -78,17 +77,6 @@ def explain(exc: BaseException, store: str, project_root: Path) -> str:
 
 def log_traceback(exc: BaseException) -> str:
     """Append ``exc``'s traceback to ``<logs>/mcp.log``; returns where."""
-    import time
-    import traceback
+    from kioku.infra.tracelog import append_traceback
 
-    try:
-        from kioku.infra import fsutil, paths
-
-        log = fsutil.ensure_private_dir(paths.logs_dir()) / "mcp.log"
-        fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        with os.fdopen(fd, "a", encoding="utf-8") as handle:
-            handle.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} kioku mcp\n")
-            handle.write("".join(traceback.format_exception(exc)))
-        return str(log)
-    except OSError:
-        return "the log (could not be written)"
+    return append_traceback("mcp.log", "kioku mcp", exc)

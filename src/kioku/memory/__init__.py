@@ -14,5 +14,5 @@ Nothing is imported here, so hooks pay only for the modules they use. Modules:
 - ``search``    one ``path:line`` hit per memory, cut off by relevance (kioku.retrieval.hybrid, .vectors)
 - ``organize``  report / propose / ``--apply`` merges and archiving; ``forget``
 - ``edit``      edit a memory's text or type, restore it from the archive (the web UI's writes)
-- ``textutil``  normalisation, tokens for near-duplicates, summaries, clock (``KIOKU_NOW``)
+- ``textutil``  normalisation, tokens for near-duplicates, summaries, time keys
 """

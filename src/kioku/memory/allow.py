@@ -10,13 +10,13 @@ nothing matches, and change nothing then.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from kioku.infra.errors import KiokuError, UsageError
 from kioku.memory.screen import ProjectScreen, Verdict
 from kioku.memory.trusted import revoke as _revoke
 from kioku.memory.trusted import trust
+from kioku.infra import clock
 
 MIN_PREFIX = 4
 
@@ -75,7 +75,7 @@ def allow(project_root: Path | str, refs: tuple[str, ...] | list[str] = (), file
     if not chosen:
         raise UsageError("say which memory to trust: an id, --file NAME, --commit SHA or --all")
     unique = list({v.digest: v for v in chosen}.values())
-    at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    at = clock.iso_z()
     trust(screen.root, {v.digest: {"id": v.ref, "file": v.file, "at": at,
                                    "commit": v.origin.commit if v.origin else ""} for v in unique})
     return unique

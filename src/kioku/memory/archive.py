@@ -6,7 +6,7 @@ from pathlib import Path
 
 from kioku.memory.index import IndexDoc
 from kioku.memory.store import MemoryDir, index_entry_for
-from kioku.memory.textutil import today
+from kioku.infra.clock import today
 from kioku.memory.topics import Entry, TopicFile, new_topic, read_topic, topic_path
 
 

@@ -28,7 +28,7 @@ from kioku.memory.classify import pick_topic
 from kioku.memory.guard import ensure_rememberable
 from kioku.memory.index import MAX_LINES, TYPES, IndexDoc, format_entry
 from kioku.memory.store import MemoryDir, index_entry_for
-from kioku.memory.textutil import now_iso
+from kioku.infra.clock import now_iso
 from kioku.memory.topics import Entry, TopicFile, new_topic, read_topic, topic_path
 from kioku.memory.written import record_entries
 from kioku.memory.wanted import want_enrichment

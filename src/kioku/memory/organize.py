@@ -47,7 +47,8 @@ from kioku.memory.index import MAX_LINES, WARN_LINES, IndexDoc, format_entry
 from kioku.memory.repair import missing_topic_notices, repair_index, repeated_id_lines, written_ids
 from kioku.memory.screen import screened_summary
 from kioku.memory.store import MemoryDir, index_entry_for
-from kioku.memory.textutil import current_date, jaccard, now_iso, parse_date, time_key, token_set
+from kioku.infra.clock import current_date, now_iso
+from kioku.memory.textutil import jaccard, parse_date, time_key, token_set
 from kioku.memory.topics import Entry, TopicFile, unique_id
 from kioku.memory.trusted import carry_over
 from kioku.memory.wanted import want_enrichment

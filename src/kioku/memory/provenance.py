@@ -25,9 +25,9 @@ class Origin:
 
     @property
     def date(self) -> str:
-        import time as _time
+        from kioku.infra.clock import utc_day
 
-        return _time.strftime("%Y-%m-%d", _time.gmtime(self.time)) if self.time else ""
+        return utc_day(self.time) if self.time else ""
 
     def name(self, limit: int = AUTHOR_CHARS) -> str:
         """The author's name as any output may show it: defanged, cut, and not itself a request to act

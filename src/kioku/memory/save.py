@@ -16,7 +16,8 @@ from kioku.memory.contradict import assess, could_flag, fold
 from kioku.memory.guard import ensure_rememberable
 from kioku.memory.index import MAX_LINES, TYPES, WARN_LINES, format_entry
 from kioku.memory.store import index_entry_for
-from kioku.memory.textutil import jaccard, normalize, now_iso, stem, token_set, today
+from kioku.infra.clock import now_iso, today
+from kioku.memory.textutil import jaccard, normalize, stem, token_set
 from kioku.memory.topics import Entry, new_topic, read_topic, slugify_topic, topic_path, unique_id
 from kioku.memory.written import record_entries
 from kioku.memory.wanted import want_enrichment

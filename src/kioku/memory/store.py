@@ -45,7 +45,8 @@ from kioku.memory.index import (
     parse_index,
     read_index_text,
 )
-from kioku.memory.textutil import now_iso, time_key
+from kioku.infra.clock import now_iso
+from kioku.memory.textutil import time_key
 from kioku.memory.topics import (
     Entry,
     TopicFile,

@@ -9,8 +9,6 @@
 - ``jaccard``: set overlap in [0, 1].
 - ``summarize``: one line of at most ``limit`` characters, cut at a word boundary (or at a
   character for Japanese) with an ellipsis; used for the MEMORY.md index.
-- ``now_iso`` / ``today``: UTC timestamps; ``KIOKU_NOW`` (ISO-8601) pins the clock for
-  reproducible demos and for tests of date-dependent behaviour (archiving old entries).
 - ``time_key``: a creation time as a number, for sorting entries oldest first; the texts
   cannot be compared as strings (``2026-12-01T09:00:00+09:00`` is before
   ``2026-12-01T01:00:00Z``, a date alone is midnight UTC).
@@ -18,7 +16,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import unicodedata
 from functools import lru_cache
@@ -129,42 +126,10 @@ def summarize(text: str, limit: int) -> str:
     return cut.rstrip(" ,;:.-") + "…"
 
 
-def _now():  # -> datetime.datetime (imported lazily: recall never needs a clock)
-    import datetime as _dt
-
-    pinned = os.environ.get("KIOKU_NOW")
-    if pinned:
-        try:
-            value = _dt.datetime.fromisoformat(pinned.replace("Z", "+00:00"))
-            value = value if value.tzinfo else value.replace(tzinfo=_dt.timezone.utc)
-            return value.astimezone(_dt.timezone.utc)
-        except ValueError:
-            pass
-    return _dt.datetime.now(_dt.timezone.utc)
 
 
-def now_iso(millis: bool = False) -> str:
-    if os.environ.get("KIOKU_NOW"):
-        now = _now()
-        if millis:
-            return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
-        return now.strftime("%Y-%m-%dT%H:%M:%SZ")
-    # The usual case needs no datetime import (~2 ms on the hook save path).
-    import time
-
-    stamp = time.time()
-    if millis:
-        seconds = int(stamp)
-        return time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(seconds)) + f"{int((stamp - seconds) * 1000):03d}Z"
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
 
 
-def today() -> str:
-    if os.environ.get("KIOKU_NOW"):
-        return _now().strftime("%Y-%m-%d")
-    import time
-
-    return time.strftime("%Y-%m-%d", time.gmtime())
 
 
 def parse_date(value: str):  # -> datetime.date | None
@@ -176,8 +141,6 @@ def parse_date(value: str):  # -> datetime.date | None
         return None
 
 
-def current_date():  # -> datetime.date
-    return _now().date()
 
 
 def time_key(value: str) -> float:

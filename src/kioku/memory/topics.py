@@ -40,7 +40,7 @@ import zlib
 from pathlib import Path
 
 from kioku.infra.errors import KiokuError, UsageError
-from kioku.memory.textutil import now_iso
+from kioku.infra.clock import now_iso
 
 MAX_TOPIC_BYTES = 4 * 1024 * 1024
 STANDARD_TOPICS = {

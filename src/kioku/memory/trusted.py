@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 
 from kioku.infra import fsutil, pathstr
+from kioku.infra import clock
 
 FOLDER = "memory-trust"
 MAX_BYTES = 16 * 1024 * 1024
@@ -83,8 +84,6 @@ def carry_over(md, originals, merged, file: str = "") -> None:
         return
     trusts = trusted_digests(root)
     if all(d in seen or d in trusts for d in digests):
-        import time
-
         trust(root, {memory_digest(merged.summary, merged.text): {
-            "id": merged.id, "file": file, "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "id": merged.id, "file": file, "at": clock.iso_z(),
             "commit": "", "from": "merge of trusted memories"}})

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 
 from kioku.infra import pathstr
+from kioku.infra import clock
 
 
 def marker_path() -> str:
@@ -20,15 +21,13 @@ def marker_path() -> str:
 
 def _no_model_signature(project_root: str) -> str:
     """What the "no model may be called" finding depends on, in a line (os.stat only)."""
-    import time
-
     stamps = []
     for path in (os.path.join(pathstr.kioku_home(), "config.toml"), os.path.join(project_root, ".agents", "kioku.toml")):
         try:
             stamps.append(str(os.stat(path).st_mtime_ns))
         except OSError:
             stamps.append("-")
-    day = time.strftime("%Y-%m-%d", time.gmtime())
+    day = clock.utc_day()
     return "|".join([*stamps, os.environ.get("KIOKU_MODEL_BACKEND", ""), os.environ.get("KIOKU_CLAUDE_BIN", ""),
                      os.environ.get("PATH", ""), day])
 

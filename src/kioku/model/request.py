@@ -18,8 +18,10 @@ Errors say what to do next:
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Sequence, TypeVar
+
+T = TypeVar("T")
 
 MAX_ANSWER_CHARS = 200_000   # a judge's answer for one batch is a few KB; more is not an answer
 
@@ -42,10 +44,32 @@ class ModelRequest:
         return {"kioku_model_request": 1, "purpose": self.purpose, "model": model, "system": self.system,
                 "prompt": self.prompt, "json_schema": self.schema, "max_output_tokens": self.max_output_tokens}
 
+    def told(self, problem: str) -> "ModelRequest":
+        """The same request, told what was wrong with the previous answer (``problem``, already cut)."""
+        note = (f"\n\nYour previous answer could not be used: {problem}\n"
+                "Answer again with the whole JSON object, following the shape above exactly.")
+        return replace(self, prompt=self.prompt + note)
+
     def stdin_text(self) -> str:
         """The whole request as one text, for backends that read a prompt on standard input."""
         schema = json.dumps(self.schema, ensure_ascii=False, separators=(",", ":"))
         return f"{self.system}\n\n{self.prompt}\n\nThe JSON schema of the answer:\n{schema}"
+
+
+def pack(items: Sequence[T], size: Callable[[T], int], *, max_items: int, max_chars: int) -> list[list[T]]:
+    """``items`` in order, in as few batches as fit ``max_items`` each and ``max_chars`` of ``size`` in
+    all; an item larger than ``max_chars`` goes in a batch of its own."""
+    out: list[list[T]] = []
+    total = 0
+    for item in items:
+        length = size(item)
+        if out and len(out[-1]) < max_items and total + length <= max_chars:
+            out[-1].append(item)
+            total += length
+        else:
+            out.append([item])
+            total = length
+    return out
 
 
 @dataclass

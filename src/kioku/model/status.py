@@ -7,13 +7,13 @@ shares the caps), what is left of today's budget, and the last error.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 from kioku.model import usage
 from kioku.model.client import unavailable_reason
 from kioku.model.settings import load_settings
+from kioku.infra import clock
 
 
 def status(project_root: Path) -> dict[str, Any]:
@@ -34,7 +34,7 @@ def status(project_root: Path) -> dict[str, Any]:
                         "tokens": max(0, settings.daily_tokens - day.tokens) if settings.daily_tokens else None},
         "caps": {"daily_calls": settings.daily_calls, "daily_tokens": settings.daily_tokens,
                  "max_usd_per_call": settings.max_usd_per_call},
-        "last_error": ({"at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(last.get("at", 0))),
+        "last_error": ({"at": clock.utc_minute(last.get("at", 0)) + " UTC",
                         "message": last.get("message", "")} if last else None),
     }
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from kioku.infra import fsutil, paths
+from kioku.infra import clock
 
 KEEP_DAYS = 62
 RETRY_UNAVAILABLE_S = 3600.0
@@ -37,7 +38,7 @@ def call_lock_path() -> Path:
 
 
 def today(now: float | None = None) -> str:
-    return time.strftime("%Y-%m-%d", time.gmtime(time.time() if now is None else now))
+    return clock.utc_day(now)
 
 
 def _load() -> dict[str, Any]:

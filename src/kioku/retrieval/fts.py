@@ -169,9 +169,9 @@ class LexicalIndex:
 
     def _move_aside(self) -> str:
         """Rename the damaged file (and its WAL and shared-memory files) to ``<name>.broken-<time>``."""
-        import time
+        from kioku.infra import clock
 
-        aside = f"{self.db_path}.broken-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{os.getpid()}"
+        aside = f"{self.db_path}.broken-{clock.compact_z()}-{os.getpid()}"
         for suffix in ("", "-wal", "-shm"):
             try:
                 os.replace(self.db_path + suffix, aside + suffix)

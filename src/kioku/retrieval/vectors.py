@@ -26,11 +26,11 @@ import hashlib
 import os
 import sqlite3
 import threading
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from kioku.infra.fsutil import ensure_private_dir
+from kioku.infra import clock
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,10 +39,6 @@ KEEP_DAYS = 60
 _CHUNK = 500  # keys per SELECT (SQLite's default variable limit is 999 on old builds)
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vec BLOB NOT NULL, "
            "used_day INTEGER NOT NULL) WITHOUT ROWID")
-
-
-def _today() -> int:
-    return int(time.time() // 86400)
 
 
 class VectorStore:
@@ -114,7 +110,7 @@ class VectorStore:
 
     def _write(self, rows: list[tuple[bytes, bytes]], used: list[bytes]) -> None:
         conn = self._connect()
-        today = _today()
+        today = clock.epoch_day()
         with conn:
             conn.execute("BEGIN IMMEDIATE")
             conn.executemany("INSERT OR REPLACE INTO vectors (key, vec, used_day) VALUES (?, ?, ?)",

@@ -8,10 +8,11 @@ Every function returns plain dicts and lists. Fields written by other parts of K
 from __future__ import annotations
 
 import json
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+from kioku.infra import clock
 
 LESSON_EVIDENCE = ("turns_given", "turns_held_back", "success_given", "success_held_back", "uplift",
                    "uplift_low", "uplift_high")
@@ -240,7 +241,7 @@ def evaluation_rows(agent: str, project_root: Path | None = None, limit: int | N
                  or number(meta.get("timestamp_epoch")) or 0.0)
         rows.append({
             "id": rec.id, "epoch": epoch, "prompt_index": number(meta.get("prompt_index")) or 0,
-            "timestamp": _minute(epoch) if epoch else str(meta.get("timestamp", "")),
+            "timestamp": clock.utc_minute(epoch) if epoch else str(meta.get("timestamp", "")),
             "task": str(meta.get("task") or _task_from(rec.document)), "outcome": _outcome(meta),
             "reason": str(meta.get("reason", "")), "quality": number(meta.get("quality")),
             "errors": {k: _error_value(meta.get(k)) for k in ERRORS_BY_BLAME},
@@ -283,15 +284,9 @@ def _days_between(days: list[str]) -> list[str]:
     span = (last - first).days
     if span > MAX_FILLED_DAYS:
         return days
-    return [_day(first.timestamp() + n * 86400) for n in range(span + 1)]
+    return [clock.utc_day(first.timestamp() + n * 86400) for n in range(span + 1)]
 
 
-def _day(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, tz=timezone.utc).strftime("%Y-%m-%d")
-
-
-def _minute(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, tz=timezone.utc).strftime("%Y-%m-%d %H:%M")
 
 
 def _week(epoch: float) -> str:
@@ -306,7 +301,7 @@ def trends(agent: str, project_root: Path | None = None, evaluations: list[dict[
     by_day: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         if row["epoch"]:
-            by_day.setdefault(_day(row["epoch"]), []).append(row)
+            by_day.setdefault(clock.utc_day(row["epoch"]), []).append(row)
     daily = []
     for day in _days_between(sorted(by_day)):
         if day not in by_day:  # a day without turns: no point, and the line breaks there
@@ -367,7 +362,7 @@ def health(project_root: Path | None = None) -> dict[str, Any]:
                            "pending": None, "error": f"{type(exc).__name__}: {exc}"})
     return {"checks": run_checks(project_root), "jobs_pending": len(jobs.pending()), "jobs_failed": failed,
             "stores": stores, "judge": _judge_status(project_root),
-            "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+            "generated": clock.iso_z()}
 
 
 def _judge_status(project_root: Path | None) -> str:

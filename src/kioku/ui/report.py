@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import time
 from pathlib import Path
 
 from kioku.ui import data
 from kioku.ui.agent_views import evaluations_section, lessons_section, summary_section, trends_section
 from kioku.ui.html import e
 from kioku.ui.server import STATIC_DIR
+from kioku.infra import clock
 
 
 
@@ -35,7 +35,7 @@ def build_report(agent: str, project_root: Path | None = None, evaluations_limit
     rows = data.evaluation_rows(agent, project_root, limit=None)
     trend = data.trends(agent, project_root, evaluations=rows, lesson_rows=lessons)
     css = (STATIC_DIR / "app.css").read_text(encoding="utf-8")
-    generated = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    generated = clock.utc_minute() + " UTC"
     return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<meta http-equiv="Content-Security-Policy" content="{report_csp(css)}">'

@@ -32,6 +32,7 @@ from kioku.evaluation.verdict import TurnVerdict
 from kioku.infra import fsutil, jobs, paths
 from kioku.learning.learn import JudgedTurn, learn_from_turns
 from kioku.worker import judging
+from kioku.infra import clock
 
 LAG_WAIT_S = 3.0
 DEFER_LIMIT = 8
@@ -203,7 +204,7 @@ def queue_idle_sessions(now: float | None = None) -> int:
 def log_line(message: str) -> None:
     """One line in ``<logs>/worker.log`` (job names, agents, counts and errors; never prompt text)."""
     try:
-        line = json.dumps({"t": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "msg": message})
+        line = json.dumps({"t": clock.iso_z(), "msg": message})
         fsutil.append_line_durable(paths.logs_dir() / "worker.log", line)
     except OSError:
         pass

@@ -16,7 +16,6 @@ was not written for.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -25,17 +24,9 @@ from kioku.evaluation import per_turn
 from kioku.evaluation.judge.model_judge import ModelJudge
 from kioku.evaluation.verdict import TurnVerdict
 from kioku.infra import fsutil, paths
-from kioku.model.request import ModelOutputError, ModelReply, ModelRequest
-from kioku.model.settings import ModelSettings, load_settings
+from kioku.model.exported import INDEX, FileAnswers, read_index, request_sha256
+from kioku.model.settings import ModelSettings
 from kioku.worker import judging
-
-INDEX = "index.json"
-
-
-def request_sha256(request: ModelRequest) -> str:
-    body = json.dumps([request.system, request.prompt, request.schema], ensure_ascii=False, sort_keys=True)
-    return hashlib.sha256(body.encode("utf-8")).hexdigest()
-
 
 def _settings(root: Path) -> ModelSettings:
     return judging.model_settings(root) or ModelSettings()
@@ -73,40 +64,11 @@ def export_requests(transcripts: list[Path], folder: Path, *, agent: str = "main
     return index
 
 
-class FileAnswers:
-    """A stand-in for the model call: the answer written beside the request's exported file."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        try:
-            index = json.loads((folder / INDEX).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"{folder} holds no judge export ({INDEX}): {exc}") from exc
-        self.by_sha = {call["sha256"]: call["file"] for call in index.get("calls", []) if isinstance(call, dict)}
-        self.model = str(index.get("model") or "")
-        self.answered: list[str] = []
-        self.missing: list[str] = []
-
-    def __call__(self, request: ModelRequest) -> ModelReply:
-        name = self.by_sha.get(request_sha256(request))
-        if name is None:
-            raise ModelOutputError("no exported request matches this one (a retry is not exported)")
-        answer = self.folder / f"{name}.answer"
-        try:
-            text = answer.read_text(encoding="utf-8")
-        except OSError:
-            self.missing.append(name)
-            raise ModelOutputError(f"no answer file {answer.name}") from None
-        self.answered.append(name)
-        return ModelReply(text=text, model=f"{self.model} (answers from {self.folder.name})",
-                          input_tokens=request.chars // 4, output_tokens=len(text) // 4)
-
-
 def import_answers(transcripts: list[Path], folder: Path, *, agent: str = "main",
                    project_root: Path | None = None) -> list[tuple[Path, per_turn.PerTurnResult]]:
     """Each transcript's verdicts, judged with the answers in ``folder`` (the rules where none)."""
     root = project_root or paths.find_project_root()
-    answers = FileAnswers(folder)
+    answers = FileAnswers(folder, read_index(folder, "judge"))
     out = []
     for path in transcripts:
         result = per_turn.evaluate_path(path)

@@ -22,7 +22,7 @@ from kioku.evaluation.judge.parse import AnswerError, parse_answer
 from kioku.evaluation.judge.protocol import Decision, JudgeContext, TurnCase
 from kioku.evaluation.judge.rules_judge import RulesJudge
 from kioku.model import usage
-from kioku.model.request import CallCapReached, ModelOutputError, ModelReply, ModelRequest, ModelUnavailable
+from kioku.model.request import CallCapReached, ModelOutputError, ModelReply, ModelRequest, ModelUnavailable, pack
 from kioku.model.settings import ModelSettings
 
 BATCH_TURNS = 8
@@ -42,19 +42,8 @@ def batches(cases: list[TurnCase], context: JudgeContext, *, max_turns: int | No
             max_chars: int | None = None) -> list[list[TurnCase]]:
     from kioku.evaluation.judge.render import render_turn
 
-    max_turns = max_turns or BATCH_TURNS
-    max_chars = max_chars or BATCH_CHARS
-    out: list[list[TurnCase]] = []
-    size = 0
-    for case in cases:
-        length = len(render_turn(case))
-        if out and len(out[-1]) < max_turns and size + length <= max_chars:
-            out[-1].append(case)
-            size += length
-        else:
-            out.append([case])
-            size = length
-    return out
+    return pack(cases, lambda case: len(render_turn(case)), max_items=max_turns or BATCH_TURNS,
+                max_chars=max_chars or BATCH_CHARS)
 
 
 def with_neighbours(batch: list[TurnCase], previous: dict[str, str]) -> list[TurnCase]:

@@ -11,7 +11,6 @@ instructions say so, and every turn was redacted when it was rendered
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 from kioku.evaluation.judge.protocol import EFFECTS, LESSON_KINDS, JudgeContext, TurnCase
@@ -142,10 +141,5 @@ def build(cases: list[TurnCase], context: JudgeContext) -> Request:
 
 def retry(request: Request, problem: str) -> Request:
     """The same request, told what was wrong with the previous answer."""
-    note = (f"\n\nYour previous answer could not be used: {cut(problem, 400)}\n"
-            "Answer again with the whole JSON object, following the shape above exactly.")
-    mr = request.model_request
-    again = ModelRequest(purpose=mr.purpose, system=mr.system, prompt=mr.prompt + note, schema=mr.schema,
-                         max_output_tokens=mr.max_output_tokens)
-    return Request(again, request.case_ids, request.lesson_aliases, request.criteria, request.categories,
-                   request.turn_lessons)
+    return Request(request.model_request.told(cut(problem, 400)), request.case_ids, request.lesson_aliases,
+                   request.criteria, request.categories, request.turn_lessons)

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
 
 from kioku.evaluation import transcript as tr
 from kioku.text.secrets import redact_across_lines
@@ -41,6 +40,7 @@ from kioku.evaluation.call_keys import call_key, command_family
 from kioku.evaluation import feedback as fb
 from kioku.evaluation.turns import Turn, is_interrupt
 from kioku.evaluation.verdict import TurnTokens, TurnVerdict
+from kioku.infra import clock
 
 IDLE_GAP_S = 300.0
 TASK_CHARS = 100
@@ -96,12 +96,6 @@ class _Call:
     result: tr.ToolResult | None
     blame: str         # who was at fault (kioku.evaluation.blame), "" when the call succeeded or has no result
     order: int
-
-
-def _iso(ts: float | None) -> str:
-    if ts is None:
-        return ""
-    return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _short(text: str) -> str:
@@ -253,7 +247,7 @@ def judge(turn: Turn, next_prompt: str | None = None, *, session_id: str = "") -
         agent_errors=errors["agent"], user_rejections=errors["rejections"], hook_blocks=errors["hooks"],
         cascade_errors=errors["cascades"], recovered_errors=errors["recovered"], retries=errors["retries"],
         tool_calls=len(calls), interrupted=turn.interrupted, tokens=_tokens(parsed),
-        active_s=active_s, wall_s=wall_s, started_at=_iso(turn.timestamp),
+        active_s=active_s, wall_s=wall_s, started_at=clock.iso_z(turn.timestamp) if turn.timestamp is not None else "",
     )
 
 

@@ -14,9 +14,9 @@ idempotent, so re-applying an entry after a crash is harmless:
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from typing import Any
 
+from kioku.infra import clock
 PURPOSES = {
     "improvements": "learned improvements (lessons) retrieved before similar tasks",
     "evaluations": "self-evaluations of finished sessions and subagent runs",
@@ -30,14 +30,10 @@ def is_not_found(exc: BaseException) -> bool:
     return bool(getattr(exc, "not_found", False))
 
 
-def _now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
 def collection_meta(agent: str, kind: str, project_id: str | None = None) -> dict:
     return {"agent": agent, "kind": kind, "purpose": PURPOSES[kind],
             "scope": "project" if project_id else "global",
-            "project_id": project_id or "", "created_at": _now_iso(), "kioku": 1}
+            "project_id": project_id or "", "created_at": clock.iso_offset(), "kioku": 1}
 
 
 def apply_entry(store: Any, conn: Any, entry: dict, embeddings: Any = None) -> None:

@@ -57,7 +57,7 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from kioku.infra import disk, fsutil
+from kioku.infra import clock, disk, fsutil
 from kioku.infra.gitignore import ignore_folder, make_data_folder
 from kioku.lessons.store.journal_model import fold, snapshot_lines
 from kioku.lessons.store.journal_lines import line as _line, without_secrets
@@ -282,7 +282,7 @@ class Journal:
         import tempfile
 
         fsutil.ensure_private_dir(self.dir)
-        kept = Path(tempfile.mkdtemp(prefix=f"replaced-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-",
+        kept = Path(tempfile.mkdtemp(prefix=f"replaced-{clock.compact_z()}-",
                                      dir=self.dir))  # a new folder every time, even within a second
         staged = kept / "snapshot.new.jsonl.gz"  # outside the archive folder until it is complete
         fsutil.atomic_write_bytes(staged, gzip.compress(("\n".join(lines) + "\n").encode("utf-8"), 6))

@@ -23,7 +23,6 @@ import logging
 import os
 import stat
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +32,7 @@ from kioku.infra.errors import KiokuError
 from kioku.lessons.store import apply as store_apply
 from kioku.lessons.store import chroma_process, migration, reachability
 from kioku.lessons.store.journal import LEGACY_DIR_NAME
+from kioku.infra import clock
 
 if TYPE_CHECKING:  # pragma: no cover
     from kioku.lessons.store.client import AgentStore
@@ -58,7 +58,7 @@ def forget_checks() -> None:
 def aside_stamp() -> str:
     """The UTC time in a folder name set aside, with the process id and a per-process count so
     that two folders set aside in the same second never share a name ("20261201T170512Z-4242-0")."""
-    return f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{os.getpid()}-{next(_ASIDE_COUNT)}"
+    return f"{clock.compact_z()}-{os.getpid()}-{next(_ASIDE_COUNT)}"
 
 
 def ensure_store(store: "AgentStore") -> None:
