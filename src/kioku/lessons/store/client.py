@@ -1,29 +1,15 @@
 """The agent-memory store client: reads, and writes through the journal.
 
-Contract: per agent three collections (``KINDS``), named by ``collection_name``
-(``kioku.lessons.store.names``), in cosine space, so ``relevance = 1 - distance``; a missing
-collection gives empty results, never an error. Chroma runs in a child process that is killed when
-a call does not answer in time (``chroma_process``); embeddings are always computed here and
-passed explicitly. Metadata passes through ``meta.clean_metadata``; ``upsert`` and
-``update_metadata`` merge it key by key (keys absent from the new dict keep their old value).
-
-Durability (``journal``): each write is appended to a write-ahead journal beside the Chroma folder
-under the store's write lock, then applied to Chroma and the keyword index under the same lock,
-then the applied position is recorded. A write is acknowledged once journaled: if Chroma is
-locked, broken, stuck or its disk is full, it stays pending (``last_warning`` says why) and the
-next sync applies it. A write whose idempotency key (``request``) the journal already holds for the
-same records is not written again (``Journal.find_request``), so a retried request never makes a copy.
-
-Clients are shared per location and kept current (``connection``); the first use of a store in a
-process checks it (``recovery``); collections under an earlier naming are moved (``migration``);
-the keyword index is refilled when it was damaged (``lexical``). With a host/port (``[chroma]`` in
-the config, or ``KIOKU_CHROMA_HOST``/``KIOKU_CHROMA_PORT``) the store is a Chroma server, and the
-journal still lives beside the local chroma_dir.
+Per agent three collections (``KINDS``, named by ``kioku.lessons.store.names``) in cosine space.
+Chroma runs in a child process killed when a call does not answer in time (``chroma_process``);
+embeddings are always computed here. Each write is journaled, then applied to Chroma and the
+keyword index under the store's lock; a write is acknowledged once journaled and a failed apply
+stays pending for the next sync. Contract, durability and server mode: docs/architecture.md
+("The store client").
 """
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -38,29 +24,11 @@ from kioku.lessons.store.errors import StoreTimeout, StoreUnavailable
 from kioku.lessons.store.journal import Journal
 from kioku.lessons.store.meta import clean_metadata, strip_placeholder
 from kioku.lessons.store.names import KINDS, collection_name
+from kioku.lessons.store.record import Record, records_of_query
 
 __all__ = ["KINDS", "Record", "AgentStore", "StoreUnavailable", "StoreTimeout", "collection_name", "open_store"]
 
 log = logging.getLogger("kioku.lessons.store")
-
-
-@dataclass
-class Record:
-    id: str
-    document: str
-    metadata: dict = field(default_factory=dict)
-    distance: float | None = None
-
-    @property
-    def relevance(self) -> float | None:
-        return None if self.distance is None else 1.0 - self.distance
-
-
-def _records(got: dict) -> list[Record]:
-    if not got.get("ids") or not got["ids"][0]:
-        return []
-    return [Record(i, d or "", strip_placeholder(m), float(dist)) for i, d, m, dist in
-            zip(got["ids"][0], got["documents"][0], got["metadatas"][0], got["distances"][0])]
 
 
 def _timeout(store: "AgentStore", exc: BaseException) -> StoreTimeout:
@@ -405,7 +373,7 @@ class AgentStore:
                 vector = self._embed([text])
             got = col.query(query_embeddings=vector, n_results=int(n_results), where=where or None,
                             include=["documents", "metadatas", "distances"])
-            return _records(got)
+            return records_of_query(got)
 
         return self._read(run)
 
@@ -421,7 +389,7 @@ class AgentStore:
             import numpy as np
 
             vec = np.asarray(vector, dtype=np.float32).reshape(1, -1)
-            return _records(col.query(query_embeddings=vec, n_results=int(n_results),
+            return records_of_query(col.query(query_embeddings=vec, n_results=int(n_results),
                                       include=["documents", "metadatas", "distances"]))
 
         return self._read(run)

@@ -1,49 +1,17 @@
 """Write-ahead journal for the agent-memory store (stdlib only).
 
-Why: several processes writing one embedded Chroma store at once lose HNSW vectors, and a
-process can be killed mid-write. Every store write is
-therefore first appended here (one JSON line, fsynced) under the store's exclusive lock,
-then applied to Chroma (and the lexical index) under the same lock, and only then is the
-applied sequence number recorded. A write is *acknowledged* once its line is fsynced: if
-applying fails (Chroma locked or broken, process killed) the entry stays pending and
-``AgentStore.sync()`` applies it later. Applying is idempotent (upserts with the caller's
-deterministic ids, merging updates, deletes), so re-applying an entry is harmless.
+Several processes writing one embedded Chroma store lose HNSW vectors, and a process can be killed
+mid-write, so every store write is first appended here (one JSON line, fsynced) under the store's
+exclusive lock, then applied to Chroma and the lexical index under the same lock, and only then is
+the applied sequence recorded. A write is acknowledged once its line is fsynced; an entry whose
+apply failed stays pending and ``AgentStore.sync()`` applies it later. Applying is idempotent
+(upserts with deterministic ids, merging updates, deletes). Callers hold the store's lock around
+``append``, ``set_applied`` and ``rotate``. The files, rotation and the move of journals kept by
+earlier versions are described in docs/architecture.md ("The journal's files").
 
-Layout, in ``<chroma_dir>.kioku-journal/`` beside the Chroma folder (``journal_dir``; folder 0700,
-files 0600), so deleting or replacing the Chroma folder never takes the journal with it:
-
-- ``journal.jsonl``: active entries, ``{"seq", "ts", "op", ...}`` one per line; ``seq`` is
-  strictly increasing across processes (assigned under the lock).
-- ``state.json``: ``{"applied_seq": N, ...}`` written atomically after each apply.
-- ``archive/journal-<first>-<last>.jsonl.gz``: rotation. When every entry is applied and
-  the active file is larger than ``ROTATE_BYTES``, it is gzipped into the archive and
-  truncated, so the active file stays small (bounded work for the pending check and
-  replays). Archives hold only document text and metadata (no vectors: embeddings are a
-  deterministic function of the text under the pinned model), so they stay a small
-  fraction of the Chroma folder; ``AgentStore.rebuild()`` replays archives + journal
-  into a fresh set of collections. A crash between writing an archive and truncating
-  the journal only duplicates entries, which readers skip by ``seq``.
-
-The lock file is ``<chroma_dir>/.kioku-write.lock``; callers hold it around ``append``,
-``set_applied`` and ``rotate``. A torn last line (a writer killed inside ``write``) was
-never acknowledged; ``repair_tail`` cuts it off before the next append.
-
-Earlier versions kept the journal inside the Chroma folder (``<chroma_dir>/.kioku-journal/``).
-Opening a ``Journal`` moves such a folder out under the same lock (``migrate_legacy``): one
-rename when the new folder does not exist yet (the time is recorded as ``moved_at``). When both
-exist, only the old journal's entries written after that time (by a process of an earlier
-version) that the new one lacks are appended; older entries are history the move already
-brought, and replaying them (a backup of the Chroma folder put back) would undo later writes.
-The old folder is then kept beside the journal as ``<journal>.legacy-<time>``, never deleted.
-
-``set_applied`` also writes the position into the Chroma folder (``.kioku-applied-seq``), so a
-store whose folder was replaced by an older copy is seen to be behind its journal and is
-rebuilt from it (``kioku.lessons.store.recovery.ensure_store``).
-
-No secret is written: every line passes :func:`without_secrets` (the documents and the metadata
-text through ``kioku.text.secrets.redact_derived``; ids, hashes and times as they are), whether
-appended, merged from an old journal or folded into a snapshot, and ``append`` hands the redacted
-text back to its caller, so what is applied to Chroma and the lexical index is what is journaled.
+No secret is written: every line passes :func:`without_secrets` (documents and metadata text
+through ``kioku.text.secrets.redact_derived``), and ``append`` hands the redacted text back, so
+what is applied to Chroma and the lexical index is what is journaled.
 """
 
 from __future__ import annotations
