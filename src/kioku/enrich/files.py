@@ -26,6 +26,7 @@ from kioku.enrich.run import EnrichRun, Progress, plan, run_requests
 from kioku.infra import fsutil
 from kioku.model.exported import INDEX, FileAnswers, read_index, request_sha256
 
+
 def export_requests(items: list[Item], folder: Path, model: str) -> dict[str, Any]:
     """Write the requests for ``items`` into ``folder``; returns the index written."""
     fsutil.ensure_private_dir(folder)

@@ -23,12 +23,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from kioku.infra import paths
+from kioku.infra import clock, paths
 from kioku.text.defang import defang
 from kioku.text.secrets import redact_derived
 from kioku.evaluation import quality as ql
 from kioku.evaluation.verdict import TurnVerdict
-from kioku.infra import clock
 
 KIND = "evaluations"
 # Relative price of a token kind against an input token (Anthropic list prices: output 5x,

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from kioku import __version__
-from kioku.infra import paths
+from kioku.infra import clock, paths
 from kioku.infra.errors import KiokuError
 from kioku.install import layout, mcp_register, settings, venv
 from kioku.install.files import (
@@ -40,7 +40,6 @@ from kioku.install.files import (
 )
 from kioku.install.layout import Target
 from kioku.install.uninstall import is_edited, uninstall
-from kioku.infra import clock
 
 
 EXEC_FILES = ("kioku/bin/kioku",)

@@ -37,8 +37,7 @@ from __future__ import annotations
 import os
 
 from kioku.lessons.usage import session_path
-from kioku.infra import fastjson, fsutil
-from kioku.infra import clock
+from kioku.infra import clock, fastjson, fsutil
 
 MAX_TURNS = 500  # per agent and session; older turns are long credited
 

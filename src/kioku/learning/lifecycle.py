@@ -56,11 +56,10 @@ from typing import Any, Sequence
 from kioku.lessons import stats
 from kioku.lessons import usage
 from kioku.lessons.improvements import DEPRECATION_FIELDS
-from kioku.infra import fsutil
+from kioku.infra import clock, fsutil
 from kioku.learning import evidence, suspension
 from kioku.learning import uplift as up
 from kioku.learning.attribution import Hurt
-from kioku.infra import clock
 
 log = logging.getLogger("kioku.learning.lifecycle")
 

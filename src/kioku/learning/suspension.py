@@ -96,4 +96,3 @@ def withdrawn(meta: dict[str, Any], session: str, turn: str, now: float | None =
         return {}
     return lifted(f"the turn that suspended it (session {session}, turn {turn.lstrip('t')}) was judged again "
                   "and no longer says it hurt", now)
-

@@ -38,9 +38,8 @@ if TYPE_CHECKING:  # hooks read digests; typing, pathlib and datetime would cost
     from pathlib import Path
     from typing import Any
 
-from kioku.infra import fastjson, fsutil, pathstr
+from kioku.infra import clock, fastjson, fsutil, pathstr
 from kioku.infra.names import agent_file_stem, normalise_lesson, safe_name
-from kioku.infra import clock
 
 MAX_ENTRIES = 200
 # digest files that were there but could not be read as a digest, since the last read_digest
@@ -202,5 +201,3 @@ def rebuild_store_digests(store: Any, agents: set[str] | None = None) -> int:
                 _write(path, agent, scope, entries, True)
                 written += 1
     return written
-
-

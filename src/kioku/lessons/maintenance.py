@@ -30,11 +30,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kioku.infra import fsutil, paths
+from kioku.infra import clock, fsutil, paths
 from kioku.lessons.store.journal_lines import identifies
 from kioku.text.secrets import redact_value
 from kioku.infra.names import agent_file_stem
-from kioku.infra import clock
 
 DAY = 86400.0
 SPAWN_GRACE = 600.0
@@ -183,7 +182,7 @@ def run_weekly(agent: str, project_root: Path | None = None, top: int = 5) -> di
 
 def _archive(agent: str, name: str, rows: list[dict]) -> Path:
     folder = paths.kioku_home() / "archive" / agent_file_stem(agent)
-    path = folder / f"{name}-{clock.iso_z()[:10]}.jsonl"
+    path = folder / f"{name}-{clock.utc_day()}.jsonl"
     with fsutil.exclusive_lock(path.with_suffix(".lock")):
         fsutil.ensure_private_dir(path.parent)
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, fsutil.FILE_MODE)

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import os
 
-from kioku.infra import fsutil, pathstr
-from kioku.infra import clock
+from kioku.infra import clock, fsutil, pathstr
 
 FOLDER = "memory-trust"
 MAX_BYTES = 16 * 1024 * 1024

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import os
 
-from kioku.infra import pathstr
-from kioku.infra import clock
+from kioku.infra import clock, pathstr
 
 
 def marker_path() -> str:

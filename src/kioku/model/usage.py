@@ -20,8 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kioku.infra import fsutil, paths
-from kioku.infra import clock
+from kioku.infra import clock, fsutil, paths
 
 KEEP_DAYS = 62
 RETRY_UNAVAILABLE_S = 3600.0

@@ -29,10 +29,9 @@ from kioku.evaluation import per_turn, records
 from kioku.evaluation import transcript as tr
 from kioku.evaluation.criteria import load_criteria
 from kioku.evaluation.verdict import TurnVerdict
-from kioku.infra import fsutil, jobs, paths
+from kioku.infra import clock, fsutil, jobs, paths
 from kioku.learning.learn import JudgedTurn, learn_from_turns
 from kioku.worker import judging
-from kioku.infra import clock
 
 LAG_WAIT_S = 3.0
 DEFER_LIMIT = 8

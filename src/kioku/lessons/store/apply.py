@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from kioku.infra import clock
+
 PURPOSES = {
     "improvements": "learned improvements (lessons) retrieved before similar tasks",
     "evaluations": "self-evaluations of finished sessions and subagent runs",

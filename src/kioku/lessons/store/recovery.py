@@ -26,13 +26,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kioku.infra import disk
+from kioku.infra import clock, disk
 from kioku.infra.gitignore import ignore_folder, make_data_folder
 from kioku.infra.errors import KiokuError
 from kioku.lessons.store import apply as store_apply
 from kioku.lessons.store import chroma_process, migration, reachability
 from kioku.lessons.store.journal import LEGACY_DIR_NAME
-from kioku.infra import clock
 
 if TYPE_CHECKING:  # pragma: no cover
     from kioku.lessons.store.client import AgentStore
