@@ -20,14 +20,23 @@ measured on the labelled transcripts; docs/benchmarks-learning.md gives the figu
 from __future__ import annotations
 
 import random
+import sys
 from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
+
+from kioku.evaluation.judge import calibration  # noqa: E402
 
 LABELLED_TURNS = 130  # labelled turns the rates were measured on (no_task turns left out)
 NEGATIVE_TURNS = 16   # of which carry negative feedback on the turn before
 # P(judged success | success), P(judged success | failure) per judge (failure: partial, failed or interrupted)
-JUDGES = {"perfect": (1.0, 0.0), "rules": (85 / 89, 5 / 32), "model": (76 / 89, 2 / 32)}
+# (the product's calibration reads its evidence by the same rates)
+JUDGES = {"perfect": calibration.EXACT, "rules": calibration.RULES, "model": calibration.MODEL}
+# the ``judged_by`` each judge's verdicts carry, as the worker writes them
+JUDGED_BY = {"perfect": "exact (simulated)", "rules": "rules", "model": "model:simulated"}
 # negative feedback's (recall, precision) per judge: "hurt" is read from the same signal
-NEGATIVE_FEEDBACK = {"perfect": (1.0, 1.0), "rules": (8 / 16, 8 / 11), "model": (13 / 16, 13 / 14)}
+NEGATIVE_FEEDBACK = {"perfect": (1.0, 1.0), "rules": (8 / 16, 8 / 11), "model": (26 / 32, 26 / 28)}  # model: two answer sets
 
 
 def false_alarm_rate(recall: float, precision: float, positives: int, total: int) -> float:
@@ -54,12 +63,13 @@ class NoisyJudge:
     hurt_recall: float = NEGATIVE_RECALL
     hurt_false: float = HURT_FALSE
     relevance: bool = False
+    judged_by: str = "exact (simulated)"
 
     @classmethod
     def named(cls, name: str, *, attribution: bool = False, relevance: bool = False) -> "NoisyJudge":
         """A judge at the measured rates of ``name`` (perfect: no noise, every hurt seen, no false alarm)."""
         hit, miss = JUDGES[name]
-        return cls(hit, miss, attribution, *hurt_rates(name), relevance)
+        return cls(hit, miss, attribution, *hurt_rates(name), relevance, JUDGED_BY[name])
 
     def outcome(self, succeeded: bool, rng: random.Random) -> str:
         chance = self.success_if_success if succeeded else self.success_if_failure
@@ -86,4 +96,4 @@ class NoisyJudge:
         return {"success_if_success": self.success_if_success, "success_if_failure": self.success_if_failure,
                 "attribution": self.attribution, "hurt_recall": self.hurt_recall if self.attribution else None,
                 "hurt_false": self.hurt_false if self.attribution else None,
-                "relevance": self.relevance if self.attribution else None}
+                "relevance": self.relevance if self.attribution else None, "judged_by": self.judged_by}

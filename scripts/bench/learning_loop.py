@@ -21,7 +21,9 @@ Each simulated session is one task of a random kind:
 
 The judge (``judge_noise.NoisyJudge``): ``--judge`` picks the measured conditional rates
 P(judged success | success) and P(judged success | failure) of the rules or the model judge, or
-perfect verdicts (``--success-if-success`` / ``--success-if-failure`` set them by hand);
+perfect verdicts (``--success-if-success`` / ``--success-if-failure`` set them by hand; the
+verdicts still carry ``--judge``'s ``judged_by``, so the product reads them by that judge's
+measured rates: a judge that errs otherwise than measured);
 ``--attribution`` adds what a model judge says of each lesson in play (a "hurt" suspends a
 lesson: ``kioku.learning.suspension``), ``--relevance`` that it also says which lessons bore on
 the task. ``--relevant-share`` (world): the share of a lesson's own tasks it bears on; in the
@@ -81,7 +83,8 @@ def judge_of(args: argparse.Namespace) -> NoisyJudge:
     hit = judge.success_if_success if args.success_if_success is None else args.success_if_success
     miss = judge.success_if_failure if args.success_if_failure is None else args.success_if_failure
     return NoisyJudge(hit, miss, judge.attribution, judge.hurt_recall if args.hurt_recall is None else args.hurt_recall,
-                      judge.hurt_false if args.hurt_false is None else args.hurt_false, judge.relevance)
+                      judge.hurt_false if args.hurt_false is None else args.hurt_false, judge.relevance,
+                      judge.judged_by)
 
 
 def simulate(args: argparse.Namespace, project: Path) -> dict:
@@ -160,7 +163,7 @@ def simulate(args: argparse.Namespace, project: Path) -> dict:
             track[use["lesson_id"]]["hurts"] += use["effect"] == "hurt"
         verdict = TurnVerdict(prompt_uuid=f"u-{s}", prompt_index=0, prompt_id=prompt_id,
                               outcome=judge.outcome(ok, noise), lesson_uses=uses,
-                              judged_by="model:simulated" if judge.attribution else "rules")
+                              judged_by=judge.judged_by)
         report = apply_turn_verdicts("main", session_id, [verdict], project)
         for rec_id, state in report.decisions.items():
             if rec_id not in track:

@@ -8,7 +8,7 @@ a session (``kioku.evaluation.verdict.TurnVerdict``):
 2. a turn whose outcome is ``interrupted`` or ``no_task`` credits nothing; otherwise every
    lesson given in the turn gets a ``given`` row and every eligible lesson not given a
    ``held_back`` row (``kioku.learning.evidence``), success = outcome ``success``, with the
-   lesson's recorded chance of being given; a lesson a model judge found not relevant to the
+   lesson's recorded chance of being given and the family of the judge that decided; a lesson a model judge found not relevant to the
    turn gets no row in either arm (``kioku.learning.attribution.out_of_play``);
 3. what a model judge said of each lesson in play is stored, and a lesson the agent followed
    that the judge says hurt is suspended (``kioku.learning.suspension``);
@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from kioku.evaluation.judge import calibration
 from kioku.evaluation.verdict import TurnVerdict
 from kioku.learning import attribution, evidence, ledger, lifecycle
 
@@ -93,7 +94,7 @@ def apply_turn_verdicts(agent: str, session_id: str, verdicts: Sequence[TurnVerd
             touched.update(evidence.write_turn(
                 agent, session_id, key, {i: s for i, s in given.items() if i not in skip},
                 {i: s for i, s in held.items() if i not in skip}, verdict.outcome == "success", now,
-                turn.get("propensity") or {}))
+                turn.get("propensity") or {}, calibration.family(verdict.judged_by)))
             report.credited += 1
         else:
             touched.update(evidence.clear_turn(agent, session_id, key))

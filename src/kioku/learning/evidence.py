@@ -5,7 +5,9 @@
 retried job writes the same rows again and counts nothing twice. ``propensity`` is the chance
 the lesson had of being given in that turn (``kioku.learning.select``; NULL in rows written
 before it was recorded, which count with weight 1): rows with propensity 0 or 1 compare nothing
-and get weight 0 in the uplift (they still count as turns given or not given). ``corrections`` holds the
+and get weight 0 in the uplift (they still count as turns given or not given). ``judge`` is the
+family of the judge whose verdict the row holds (``kioku.evaluation.judge.calibration``; NULL:
+exact). ``corrections`` holds the
 user's later verdict on a turn (feedback in the next prompt); it wins over the evaluated
 outcome whenever that turn's rows are written, before or after the correction arrived.
 Writing a turn replaces its rows: a lesson no longer credited in it (the judge found it not
@@ -26,7 +28,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS credits (
     agent TEXT NOT NULL, lesson TEXT NOT NULL, scope TEXT NOT NULL, session TEXT NOT NULL,
     turn TEXT NOT NULL, arm TEXT NOT NULL CHECK (arm IN ('given', 'held_back')),
-    success INTEGER NOT NULL, at REAL NOT NULL, propensity REAL,
+    success INTEGER NOT NULL, at REAL NOT NULL, propensity REAL, judge TEXT,
     PRIMARY KEY (agent, lesson, session, turn)
 );
 CREATE INDEX IF NOT EXISTS credits_turn ON credits (agent, session, turn);
@@ -63,8 +65,10 @@ def _connect() -> sqlite3.Connection:
     conn = sqlite3.connect(str(path), timeout=60.0, isolation_level=None)
     conn.execute("PRAGMA busy_timeout = 60000")
     conn.executescript(_SCHEMA)
-    if "propensity" not in {row[1] for row in conn.execute("PRAGMA table_info(credits)")}:
-        conn.execute("ALTER TABLE credits ADD COLUMN propensity REAL")  # tables made before it existed
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(credits)")}
+    for name, kind in (("propensity", "REAL"), ("judge", "TEXT")):  # tables made before the column existed
+        if name not in columns:
+            conn.execute(f"ALTER TABLE credits ADD COLUMN {name} {kind}")
     return conn
 
 
@@ -76,10 +80,12 @@ def correction(agent: str, session: str, turn: str) -> bool | None:
 
 
 def write_turn(agent: str, session: str, turn: str, given: dict[str, str], held_back: dict[str, str],
-               success: bool, at: float, propensity: dict[str, float] | None = None) -> dict[str, str]:
+               success: bool, at: float, propensity: dict[str, float] | None = None,
+               judge: str | None = None) -> dict[str, str]:
     """Record one turn's credit (a correction already stored for the turn overrides ``success``).
 
-    ``propensity``: lesson -> its chance of being given in the turn (unknown lessons: NULL). The
+    ``propensity``: lesson -> its chance of being given in the turn (unknown lessons: NULL);
+    ``judge``: the family of the judge of the verdict (``calibration.family``). The
     turn's rows of lessons in neither ``given`` nor ``held_back`` are removed (written by an
     earlier judgement of the turn); returns those lessons (id -> scope).
     """
@@ -90,8 +96,9 @@ def write_turn(agent: str, session: str, turn: str, given: dict[str, str], held_
             row = conn.execute("SELECT success FROM corrections WHERE agent=? AND session=? AND turn=?",
                                (agent, session, turn)).fetchone()
             value = int(row[0]) if row is not None else int(bool(success))
-            rows = [(agent, i, s, session, turn, "given", value, at, _chance(chance, i)) for i, s in given.items()]
-            rows += [(agent, i, s, session, turn, "held_back", value, at, _chance(chance, i))
+            rows = [(agent, i, s, session, turn, "given", value, at, _chance(chance, i), judge)
+                    for i, s in given.items()]
+            rows += [(agent, i, s, session, turn, "held_back", value, at, _chance(chance, i), judge)
                      for i, s in held_back.items() if i not in given]
             kept = {r[1] for r in rows}
             removed = {lesson: scope for lesson, scope in conn.execute(
@@ -100,7 +107,7 @@ def write_turn(agent: str, session: str, turn: str, given: dict[str, str], held_
             conn.executemany("DELETE FROM credits WHERE agent=? AND lesson=? AND session=? AND turn=?",
                              [(agent, lesson, session, turn) for lesson in removed])
             conn.executemany("INSERT OR REPLACE INTO credits (agent, lesson, scope, session, turn, arm, success,"
-                             " at, propensity) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                             " at, propensity, judge) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -125,8 +132,8 @@ def copy_lessons(pairs: list[tuple[str, str, str, str]]) -> int:
             for from_agent, from_lesson, to_agent, to_lesson in pairs:
                 before = conn.total_changes
                 conn.execute("INSERT OR IGNORE INTO credits (agent, lesson, scope, session, turn, arm, success, at,"
-                             " propensity) SELECT ?, ?, scope, session, turn, arm, success, at, propensity"
-                             " FROM credits WHERE agent=? AND lesson=?", (to_agent, to_lesson, from_agent, from_lesson))
+                             " propensity, judge) SELECT ?, ?, scope, session, turn, arm, success, at, propensity,"
+                             " judge FROM credits WHERE agent=? AND lesson=?", (to_agent, to_lesson, from_agent, from_lesson))
                 copied += conn.total_changes - before
                 if to_agent != from_agent:
                     conn.execute("INSERT OR IGNORE INTO corrections (agent, session, turn, success)"
@@ -180,6 +187,8 @@ def last_given(agent: str, lessons: list[str]) -> dict[str, float]:
 
 
 COMPARABLE = "(propensity IS NULL OR (propensity > 0 AND propensity < 1))"
+# a row's inverse-probability weight: 1/p given, 1/(1-p) held back, 1 where p is unknown
+WEIGHT = "CASE WHEN propensity IS NULL THEN 1.0 WHEN arm='given' THEN 1.0/propensity ELSE 1.0/(1.0-propensity) END"
 
 
 def totals(agent: str, lessons: list[str]) -> dict[str, tuple[int, int, int, int]]:
@@ -202,19 +211,32 @@ def weighted_totals(agent: str, lessons: list[str]) -> dict[str, tuple[tuple, tu
     out: dict[str, tuple[tuple, tuple]] = {lesson: (empty, empty) for lesson in lessons}
     if not lessons:
         return out
-    weight = ("CASE WHEN propensity IS NULL THEN 1.0 WHEN arm='given' THEN 1.0/propensity"
-              " ELSE 1.0/(1.0-propensity) END")
     with closing(_connect()) as conn:
         for i in range(0, len(lessons), 500):
             chunk = lessons[i:i + 500]
             marks = ",".join("?" * len(chunk))
             for lesson, arm, n, s, sw, sw2, swy in conn.execute(
                     f"SELECT lesson, arm, COUNT(*), SUM(success), SUM(w), SUM(w*w), SUM(w*success) FROM"
-                    f" (SELECT lesson, arm, success, CASE WHEN {COMPARABLE} THEN {weight} ELSE 0.0 END AS w"
+                    f" (SELECT lesson, arm, success, CASE WHEN {COMPARABLE} THEN {WEIGHT} ELSE 0.0 END AS w"
                     f" FROM credits WHERE agent=? AND lesson IN ({marks})) GROUP BY lesson, arm", (agent, *chunk)):
                 row = (int(n), int(s or 0), float(sw or 0.0), float(sw2 or 0.0), float(swy or 0.0))
                 given, held = out[lesson]
                 out[lesson] = (row, held) if arm == "given" else (given, row)
+    return out
+
+
+def judges(agent: str, lessons: list[str]) -> dict[str, dict[str, float]]:
+    """lesson -> judge family -> the summed weight of its comparable rows (both arms), the mix of
+    judges behind the lesson's uplift (``kioku.evaluation.judge.calibration.mixed``)."""
+    out: dict[str, dict[str, float]] = {lesson: {} for lesson in lessons}
+    with closing(_connect()) as conn:
+        for i in range(0, len(lessons), 500):
+            chunk = lessons[i:i + 500]
+            marks = ",".join("?" * len(chunk))
+            for lesson, judge, w in conn.execute(
+                    f"SELECT lesson, COALESCE(judge, 'exact'), SUM({WEIGHT}) FROM credits WHERE agent=? AND"
+                    f" lesson IN ({marks}) AND {COMPARABLE} GROUP BY lesson, COALESCE(judge, 'exact')", (agent, *chunk)):
+                out[lesson][str(judge)] = float(w or 0.0)
     return out
 
 

@@ -13,7 +13,10 @@ on the uplift weighted by each turn's recorded chance of giving the lesson
   the failures left in the turns it was not given (the margin at most 0.10), so it costs context
   (and a slot another lesson could use) for too little. Where turns fail often a lesson must
   prevent a fair share of those failures to keep its slot; near a success rate of 1 the failures
-  left are few, and 0.05 is asked. A lesson that does nothing reaches this as its interval
+  left are few, and 0.05 is asked. The margin is a lift in true success: a judge that errs
+  (``kioku.evaluation.judge.calibration``) shrinks a measured lift by the gap between its two
+  rates, so the margin asked of the measured uplift shrinks with it, and the failures left are
+  read on the true scale. A lesson that does nothing reaches this as its interval
   narrows; one that helps by clearly more than the margin does not. At a look, a lesson not yet
   promoted whose interval at ``PROMOTE_Z`` lies above zero is promoted first; a promoted lesson is
   retired as "no use" like any other once its interval lies below the margin. Lessons
@@ -40,7 +43,8 @@ It stays in the store (not injected), keeps its ``decision_reason`` and can be b
 A lesson a model judge says hurt is suspended at once (``kioku.learning.suspension``): at a look
 the harm rule deprecates it as any other, "no use" retires it, and between looks or at one the
 suspension is lifted once it was given in a few turns since and its measured uplift is not below
-zero; a suspended promoted lesson whose uplift is at or below zero at a look loses its promotion.
+zero; a suspended promoted lesson whose uplift is at or below zero at a look loses its promotion;
+a second hurt in another session, with the measured uplift below zero, deprecates it at once.
 The suspension (or its lift) is written to the other scope's copy too, as a deprecation is.
 The fields written are the evidence fields of ``kioku.lessons.stats.lesson_evidence`` plus the
 seed counters (``usage_count`` = turns given, ``success_count``, ``success_rate``).
@@ -56,6 +60,7 @@ from typing import Any, Sequence
 from kioku.lessons import stats
 from kioku.lessons import usage
 from kioku.lessons.improvements import DEPRECATION_FIELDS
+from kioku.evaluation.judge import calibration
 from kioku.infra import clock, fsutil
 from kioku.learning import evidence, suspension
 from kioku.learning import uplift as up
@@ -67,6 +72,7 @@ NO_USE_MIN_TURNS = 34  # the fourth look: before it the interval is too wide to 
 NO_USE_MARGIN = 0.05   # the smallest lift in success worth a lesson's place in the context ...
 NO_USE_SHARE_OF_FAILURES = 0.4  # ... or this share of the failures left without it,
 NO_USE_MARGIN_MAX = 0.10        # ... up to this lift
+MIN_JUDGE_SPREAD = 0.2  # a judge whose two rates lie closer than this is read as if this far apart
 # A lesson measured below this is also checked for "no use" between looks (not from 0: near a success
 # rate of 1 a helpful lesson given beside others measures a lift of about 0).
 NO_USE_BETWEEN_LOOKS_BELOW = -0.05
@@ -85,12 +91,12 @@ def arms_of(counts: tuple) -> tuple[tuple, tuple]:
     return (ng, sg, float(ng), float(ng), float(sg)), (nh, sh, float(nh), float(nh), float(sh))
 
 
-def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
+def decide(meta: dict[str, Any], counts: tuple, rates: calibration.Rates = calibration.EXACT) -> dict[str, Any]:
     """Metadata change for a lesson with these counts (evidence fields, a decision at a look, and
     "no use" or the lift of a suspension between looks).
 
-    ``counts``: the weighted arms of ``evidence.weighted_totals``, or plain (ng, sg, nh, sh).
-    The uplift is the inverse-probability-weighted one; looks follow the smaller effective arm.
+    ``counts``: the weighted arms of ``evidence.weighted_totals``, or plain (ng, sg, nh, sh);
+    ``rates``: those of the judges behind the evidence (``calibration.mixed``). The uplift is the inverse-probability-weighted one; looks follow the smaller effective arm.
     """
     given, held = arms_of(counts)
     ng, sg, nh, sh = given[0], given[1], held[0], held[1]
@@ -113,7 +119,7 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
                                > stats.epoch_of(meta.get("looked_at_epoch")))
         if plain.defined and plain.uplift < NO_USE_BETWEEN_LOOKS_BELOW and not restored_since_look:
             harm = up.weighted_uplift(given, held, z=up.DEPRECATE_Z)
-            margin = no_use_margin(held)
+            margin = no_use_margin(held, rates)
             if _of_no_use(harm, meta, margin):
                 change.update(_retired_as_no_use(harm, margin, "between looks", time.time()))
                 return change
@@ -124,7 +130,7 @@ def decide(meta: dict[str, Any], counts: tuple) -> dict[str, Any]:
     change.update(looks=looks, looked_at_epoch=now)
     harm = up.weighted_uplift(given, held, z=up.DEPRECATE_Z)
     u = up.weighted_uplift(given, held, z=up.PROMOTE_Z)
-    margin = no_use_margin(held)
+    margin = no_use_margin(held, rates)
     if harm.high < 0:
         confirmed = ", the suspension confirmed" if suspended else ""
         change.update(deprecated=True, decision_reason=f"hurts: {_fmt(harm)}, look {looks}{confirmed}",
@@ -170,19 +176,24 @@ def _withdrawal(meta: dict[str, Any], u: up.Uplift, looks: int, now: float) -> d
                 withdrawn_confidence=float(meta.get("confidence", 0.0) or 0.0))
 
 
-def no_use_margin(held: tuple) -> float:
-    """The lift a lesson's interval must reach to escape "no use": :data:`NO_USE_MARGIN`, or
+def no_use_margin(held: tuple, rates: calibration.Rates = calibration.EXACT) -> float:
+    """The measured lift a lesson's interval must reach to escape "no use": :data:`NO_USE_MARGIN`, or
     :data:`NO_USE_SHARE_OF_FAILURES` of the failure rate of the turns it was not given (their
     weighted rate, as in the uplift), whichever is larger, at most :data:`NO_USE_MARGIN_MAX`.
 
-    ``held``: the not-given arm of :func:`arms_of` (turns, successes, Σw, Σw², Σw·success).
-    Without comparable turns the margin is :data:`NO_USE_MARGIN`.
+    ``held``: the not-given arm of :func:`arms_of` (turns, successes, Σw, Σw², Σw·success);
+    ``rates``: the judge's (hit, miss), by which the failure rate is read on the true scale and the
+    margin brought to the measured one. Without comparable turns the failures left are not known
+    and the smallest margin is asked.
     """
+    hit, miss = rates
+    spread = max(MIN_JUDGE_SPREAD, hit - miss)
     sum_w, sum_wy = float(held[2]), float(held[4])
     if sum_w <= 0:
-        return NO_USE_MARGIN
-    failures_left = 1.0 - min(1.0, max(0.0, sum_wy / sum_w))
-    return min(NO_USE_MARGIN_MAX, max(NO_USE_MARGIN, NO_USE_SHARE_OF_FAILURES * failures_left))
+        return spread * NO_USE_MARGIN
+    measured = min(1.0, max(0.0, sum_wy / sum_w))
+    failures_left = 1.0 - min(1.0, max(0.0, (measured - miss) / spread))
+    return spread * min(NO_USE_MARGIN_MAX, max(NO_USE_MARGIN, NO_USE_SHARE_OF_FAILURES * failures_left))
 
 
 def _of_no_use(harm: up.Uplift, meta: dict[str, Any], margin: float) -> bool:
@@ -252,11 +263,12 @@ def refresh(agent: str, lessons: dict[str, str], project_root: Path, *, hurts: S
     with fsutil.exclusive_lock(usage.usage_lock(agent), timeout=120):
         records = usage.read_lessons(agent, by_scope, project_root)
         counts = evidence.weighted_totals(agent, sorted(records))
+        mix = evidence.judges(agent, sorted(records))
         last = evidence.last_given(agent, sorted(records))
         changes = {}
         flipped = []
         for rec_id, (scope, doc, meta) in records.items():
-            change = decide(meta, counts[rec_id])
+            change = decide(meta, counts[rec_id], calibration.mixed(mix.get(rec_id, {})))
             if last.get(rec_id, 0.0) > float(meta.get("last_used_epoch", 0.0) or 0.0):
                 change.update(last_used=clock.iso_z(last[rec_id]), last_used_epoch=last[rec_id])
             for lesson, session, turn in withdrawn:
