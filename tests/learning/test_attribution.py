@@ -241,3 +241,34 @@ def suspension_share() -> float:
     from kioku.learning.select import SUSPENDED_SHARE
 
     return SUSPENDED_SHARE
+
+
+def test_a_second_hurt_in_another_session_with_the_evidence_against_it_deprecates_at_once(project, ids):
+    a, b = ids["a"], ids["b"]
+    _turn(project, "p1", [a], [b])
+    credit.apply_turn_verdicts("main", SESSION, [_verdict(0, "failed", "p1", [_use(a, effect="hurt")])], project)
+    _turn(project, "p2", [b], [a])  # held back from a turn that went well: measured uplift below zero
+    credit.apply_turn_verdicts("main", SESSION, [_verdict(1, "success", "p2", [_use(a, followed=None)])], project)
+    assert _meta(project, a)["suspended"] is True and not _meta(project, a).get("deprecated")
+    # a second hurt in the same session only restarts the count
+    _turn(project, "p3", [a], [b], chance=suspension_share())
+    credit.apply_turn_verdicts("main", SESSION, [_verdict(2, "failed", "p3", [_use(a, effect="hurt")])], project)
+    assert not _meta(project, a).get("deprecated")
+    other = "attr-0000-4000-8000-000000000003"
+    _turn(project, "q1", [a], [b], session=other, chance=suspension_share())
+    report = credit.apply_turn_verdicts("main", other, [_verdict(0, "failed", "q1", [_use(a, effect="hurt",
+                                                                                        reason="flooded the log")])],
+                                        project)
+    meta = _meta(project, a)
+    assert report.decisions[a] == "deprecated" and meta["deprecated"] is True
+    assert meta["deprecated_reason"].startswith("hurts: the judge says following it hurt in two sessions")
+    assert "flooded the log" in meta["deprecated_reason"]
+
+
+def test_a_second_hurt_does_not_deprecate_a_lesson_the_evidence_favours():
+    meta = _suspended(2, uplift=0.3, turns_given=5, turns_held_back=5)
+    hurt = attribution.Hurt(lesson="x", scope="global", session="other", turn="t2", task="", reason="", at=1.0)
+    change = suspension.suspend("main", meta, hurt, now=1.0)
+    assert change["suspended"] is True and "deprecated" not in change
+    against = suspension.suspend("main", {**meta, "uplift": -0.3}, hurt, now=1.0)
+    assert against["deprecated"] is True and "suspended" not in against

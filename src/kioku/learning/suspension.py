@@ -13,7 +13,10 @@ weighted uplift (``kioku.learning.uplift``) stays unbiased, so the uplift test c
   since the suspension and its measured uplift is not below zero, checked at every credited turn.
   One verdict is a single reading of a single turn; evidence that does not lean towards harm
   brings the lesson back, and the judge suspends it again at its next hurt;
-- another hurt while suspended starts the count of given turns again.
+- another hurt while suspended starts the count of given turns again; one in another session than
+  the hurt that suspended it, while its measured uplift is below zero, confirms the harm at once
+  (:func:`confirmed`): two readings of two sessions agree, and the evidence leans the same way,
+  so the lesson is deprecated ("hurts") without waiting for a look.
 A lesson the user taught (``learned_from == "user_feedback"``) or brought back by hand
 (``restored_at_epoch``) is suspended only when the judge's word has support (:func:`supported`):
 the judge said it hurt in a second session (since the restore), or its measured uplift is already
@@ -51,11 +54,16 @@ def vouched(meta: dict[str, Any]) -> bool:
 def supported(agent: str, lesson: str, meta: dict[str, Any]) -> bool:
     """Whether a hurt of a vouched lesson has support: a hurt in a second session since it was
     taught or restored, or its measured uplift (the ``uplift`` field) below zero."""
-    uplift = meta.get("uplift")
-    if isinstance(uplift, (int, float)) and not isinstance(uplift, bool) and uplift < 0 \
-            and int(meta.get("turns_given", 0) or 0) and int(meta.get("turns_held_back", 0) or 0):
+    if measured_below_zero(meta):
         return True
     return len(attribution.hurt_sessions(agent, lesson, since=epoch_of(meta.get("restored_at_epoch")))) >= 2
+
+
+def measured_below_zero(meta: dict[str, Any]) -> bool:
+    """Whether the lesson's measured uplift (the ``uplift`` field, over turns in both arms) is below zero."""
+    uplift = meta.get("uplift")
+    return (isinstance(uplift, (int, float)) and not isinstance(uplift, bool) and uplift < 0
+            and bool(int(meta.get("turns_given", 0) or 0)) and bool(int(meta.get("turns_held_back", 0) or 0)))
 
 
 def suspend(agent: str, meta: dict[str, Any], hurt: attribution.Hurt, now: float | None = None) -> dict[str, Any]:
@@ -69,12 +77,23 @@ def suspend(agent: str, meta: dict[str, Any], hurt: attribution.Hurt, now: float
     again = bool(meta.get("suspended"))
     said = hurt.reason or "no reason given"
     where = f"session {hurt.session}, turn {hurt.turn.lstrip('t')}"
+    if again and hurt.session != meta.get("suspended_session") and measured_below_zero(meta):
+        return confirmed(meta, where, said, now)
     reason = f"{'suspended again' if again else 'suspended'}: the judge says following it hurt ({where}): {said}"
     return {"suspended": True, "suspended_reason": said, "suspended_at": clock.iso_z(now), "suspended_at_epoch": now,
             "suspended_session": hurt.session, "suspended_turn": hurt.turn, "suspended_task": hurt.task,
             "suspended_given": int(meta.get("turns_given", 0) or 0),
             "suspensions": int(meta.get("suspensions", 0) or 0) + (0 if again else 1),
             "decision_reason": reason[:500]}
+
+
+def confirmed(meta: dict[str, Any], where: str, said: str, now: float) -> dict[str, Any]:
+    """The deprecation of a suspended lesson the judge says hurt again in another session."""
+    first = f"session {meta.get('suspended_session', '')}, turn {str(meta.get('suspended_turn', '')).lstrip('t')}"
+    reason = (f"hurts: the judge says following it hurt in two sessions ({first}; {where}: {said}), "
+              f"uplift {float(meta.get('uplift', 0.0)):+.2f}")
+    return {"deprecated": True, "deprecated_reason": reason[:500], "decision_reason": reason[:500],
+            "deprecated_at": clock.iso_z(now), "deprecated_at_epoch": now}
 
 
 def restorable(meta: dict[str, Any], uplift: float | None) -> bool:
