@@ -19,6 +19,9 @@ sha256 of their name, ``dev`` (tuned on) and ``holdout`` (reported only). Metric
 - failures_caught: the share of not-done turns judged not done;
 - negative-feedback precision and recall;
 - agent_error_rel: sum |agent_errors - label| / sum label (counts are structural in every judge);
+- judged_success_if_success / _if_failure: [judged "success", turns] among turns labelled success,
+  and among those labelled partial, failed or interrupted: the judge's two rates, which the learning
+  rule reads its evidence by (``kioku.evaluation.judge.calibration``);
 - ``*_interval``: the 95 % Wilson score interval of each ratio.
 With ``--verdicts`` it also prints what was sent: characters and estimated tokens per judged turn,
 calls per session, the estimated cost per session at the default model's list price
@@ -72,6 +75,8 @@ def score(pairs: list[tuple[dict, dict | None]], skipped: int) -> dict:
     neg_true = [(lab, p) for lab, p in judged if lab["feedback_on_previous"] == "negative"]
     neg_right = sum(1 for lab, _ in neg_pred if lab["feedback_on_previous"] == "negative")
     neg_found = sum(1 for _, p in neg_true if p["feedback_on_previous"] == "negative")
+    succeeded = [p for lab, p in judged if lab["outcome"] == "success"]
+    unsucceeded = [p for lab, p in judged if lab["outcome"] in ("partial", "failed", "interrupted")]
     err_abs = sum(abs(p["agent_errors"] - lab["agent_errors"]) for lab, p in judged)
     err_total = sum(lab["agent_errors"] for lab, _ in judged)
     return {
@@ -80,6 +85,8 @@ def score(pairs: list[tuple[dict, dict | None]], skipped: int) -> dict:
         "failures_caught": _ratio(caught, len(not_done)), "not_done_turns": len(not_done),
         "negative_precision": _ratio(neg_right, len(neg_pred)), "negative_recall": _ratio(neg_found, len(neg_true)),
         "negative_turns": len(neg_true), "agent_error_rel": _ratio(err_abs, err_total),
+        "judged_success_if_success": [sum(p["outcome"] == "success" for p in succeeded), len(succeeded)],
+        "judged_success_if_failure": [sum(p["outcome"] == "success" for p in unsucceeded), len(unsucceeded)],
         "outcome_accuracy_interval": wilson(correct, len(judged)),
         "failures_caught_interval": wilson(caught, len(not_done)),
         "negative_precision_interval": wilson(neg_right, len(neg_pred)),
