@@ -8,8 +8,9 @@ a session (``kioku.evaluation.verdict.TurnVerdict``):
 2. a turn whose outcome is ``interrupted`` or ``no_task`` credits nothing; otherwise every
    lesson given in the turn gets a ``given`` row and every eligible lesson not given a
    ``held_back`` row (``kioku.learning.evidence``), success = outcome ``success``, with the
-   lesson's recorded chance of being given and the family of the judge that decided; a lesson a model judge found not relevant to the
-   turn gets no row in either arm (``kioku.learning.attribution.out_of_play``);
+   lesson's recorded chance of being given and the family of the judge that decided; a lesson
+   a model judge found not relevant to the turn gets no row in either arm
+   (``kioku.learning.attribution.out_of_play``);
 3. what a model judge said of each lesson in play is stored, and a lesson the agent followed
    that the judge says hurt is suspended (``kioku.learning.suspension``);
 4. ``feedback_on_previous`` (the user's next prompt judging the turn before) is stored as a

@@ -96,7 +96,8 @@ def decide(meta: dict[str, Any], counts: tuple, rates: calibration.Rates = calib
     "no use" or the lift of a suspension between looks).
 
     ``counts``: the weighted arms of ``evidence.weighted_totals``, or plain (ng, sg, nh, sh);
-    ``rates``: those of the judges behind the evidence (``calibration.mixed``). The uplift is the inverse-probability-weighted one; looks follow the smaller effective arm.
+    ``rates``: those of the judges behind the evidence (``calibration.mixed``). The uplift is the
+    inverse-probability-weighted one; looks follow the smaller effective arm.
     """
     given, held = arms_of(counts)
     ng, sg, nh, sh = given[0], given[1], held[0], held[1]
