@@ -21,6 +21,7 @@ from __future__ import annotations
 import sqlite3
 from contextlib import closing
 from pathlib import Path
+from typing import Iterator
 
 from kioku.infra import fsutil, paths
 
@@ -199,6 +200,20 @@ def totals(agent: str, lessons: list[str]) -> dict[str, tuple[int, int, int, int
     return out
 
 
+def _sums(agent: str, lessons: list[str]) -> Iterator[tuple]:
+    """(lesson, arm, judge family, turns, successes, Σw, Σw², Σw·success) per lesson, arm and judge;
+    the weights only over comparable rows (``WEIGHT``, ``COMPARABLE``)."""
+    with closing(_connect()) as conn:
+        for i in range(0, len(lessons), 500):
+            chunk = lessons[i:i + 500]
+            marks = ",".join("?" * len(chunk))
+            yield from conn.execute(
+                f"SELECT lesson, arm, judge, COUNT(*), SUM(success), SUM(w), SUM(w*w), SUM(w*success) FROM"
+                f" (SELECT lesson, arm, COALESCE(judge, 'exact') AS judge, success,"
+                f" CASE WHEN {COMPARABLE} THEN {WEIGHT} ELSE 0.0 END AS w"
+                f" FROM credits WHERE agent=? AND lesson IN ({marks})) GROUP BY lesson, arm, judge", (agent, *chunk))
+
+
 def weighted_totals(agent: str, lessons: list[str]) -> dict[str, tuple[tuple, tuple]]:
     """lesson -> ((turns, successes, Σw, Σw², Σw·success) given, the same held back).
 
@@ -209,19 +224,12 @@ def weighted_totals(agent: str, lessons: list[str]) -> dict[str, tuple[tuple, tu
     """
     empty = (0, 0, 0.0, 0.0, 0.0)
     out: dict[str, tuple[tuple, tuple]] = {lesson: (empty, empty) for lesson in lessons}
-    if not lessons:
-        return out
-    with closing(_connect()) as conn:
-        for i in range(0, len(lessons), 500):
-            chunk = lessons[i:i + 500]
-            marks = ",".join("?" * len(chunk))
-            for lesson, arm, n, s, sw, sw2, swy in conn.execute(
-                    f"SELECT lesson, arm, COUNT(*), SUM(success), SUM(w), SUM(w*w), SUM(w*success) FROM"
-                    f" (SELECT lesson, arm, success, CASE WHEN {COMPARABLE} THEN {WEIGHT} ELSE 0.0 END AS w"
-                    f" FROM credits WHERE agent=? AND lesson IN ({marks})) GROUP BY lesson, arm", (agent, *chunk)):
-                row = (int(n), int(s or 0), float(sw or 0.0), float(sw2 or 0.0), float(swy or 0.0))
-                given, held = out[lesson]
-                out[lesson] = (row, held) if arm == "given" else (given, row)
+    for lesson, arm, _judge, n, s, sw, sw2, swy in _sums(agent, lessons):
+        given, held = out[lesson]
+        old = given if arm == "given" else held
+        row = (old[0] + int(n), old[1] + int(s or 0), old[2] + float(sw or 0.0), old[3] + float(sw2 or 0.0),
+               old[4] + float(swy or 0.0))
+        out[lesson] = (row, held) if arm == "given" else (given, row)
     return out
 
 
@@ -229,14 +237,9 @@ def judges(agent: str, lessons: list[str]) -> dict[str, dict[str, float]]:
     """lesson -> judge family -> the summed weight of its comparable rows (both arms), the mix of
     judges behind the lesson's uplift (``kioku.evaluation.judge.calibration.mixed``)."""
     out: dict[str, dict[str, float]] = {lesson: {} for lesson in lessons}
-    with closing(_connect()) as conn:
-        for i in range(0, len(lessons), 500):
-            chunk = lessons[i:i + 500]
-            marks = ",".join("?" * len(chunk))
-            for lesson, judge, w in conn.execute(
-                    f"SELECT lesson, COALESCE(judge, 'exact'), SUM({WEIGHT}) FROM credits WHERE agent=? AND"
-                    f" lesson IN ({marks}) AND {COMPARABLE} GROUP BY lesson, COALESCE(judge, 'exact')", (agent, *chunk)):
-                out[lesson][str(judge)] = float(w or 0.0)
+    for lesson, _arm, judge, _n, _s, sw, _sw2, _swy in _sums(agent, lessons):
+        if sw:
+            out[lesson][str(judge)] = out[lesson].get(str(judge), 0.0) + float(sw)
     return out
 
 
