@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Iterable
 
 from kioku.evaluation import transcript as tr
-from kioku.evaluation.judge.rules import judge
+from kioku.evaluation.judge.rules import judge, previous_answer
 from kioku.evaluation.turns import Turn, file_kind, segment
 from kioku.evaluation.verdict import TurnVerdict
 
@@ -46,7 +46,8 @@ def evaluate_entries(entries: Iterable[dict], source_name: str = "") -> PerTurnR
     result.turns = turns
     for i, turn in enumerate(turns):
         following = turns[i + 1].text if i + 1 < len(turns) else None
-        result.verdicts.append(judge(turn, following, session_id=session_id))
+        result.verdicts.append(judge(turn, following, session_id=session_id,
+                                     follows_work=i > 0 or bool(previous_answer(turns, 0).strip())))
     return result
 
 

@@ -55,6 +55,9 @@ class Turn:
     timestamp: float | None
     entries: list[dict] = field(default_factory=list)   # the prompt line and everything up to the next
     interrupted: bool = False
+    # first turn only: the lines before it (a continued session's summary and the agent's work
+    # since, which the first prompt may judge)
+    preamble: list[dict] = field(default_factory=list)
 
     @property
     def prompt_sha256(self) -> str:
@@ -145,6 +148,7 @@ def segment(entries: Iterable[dict], source_name: str = "") -> list[Turn]:
     kind = file_kind(entries, source_name)
     main_file = kind == "main"
     turns: list[Turn] = []
+    preamble: list[dict] = []
     for entry in entries:
         if entry.get("type") not in ("user", "assistant"):
             continue
@@ -157,10 +161,12 @@ def segment(entries: Iterable[dict], source_name: str = "") -> list[Turn]:
             if not main_file and not turns:
                 prompt_kind = "subagent_prompt" if kind == "subagent" else "compaction_prompt"
             turns.append(Turn(len(turns), str(entry.get("uuid") or ""), str(entry.get("promptId") or ""),
-                              text, prompt_kind, parse_timestamp(entry.get("timestamp")), [entry]))
+                              text, prompt_kind, parse_timestamp(entry.get("timestamp")), [entry],
+                              preamble=preamble if main_file and not turns else []))
             continue
         if not turns:
-            continue  # lines before the first prompt (a resumed session's preamble)
+            preamble.append(entry)  # lines before the first prompt (a continued session's preamble)
+            continue
         turns[-1].entries.append(entry)
         if is_interrupt(entry):
             turns[-1].interrupted = True

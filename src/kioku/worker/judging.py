@@ -26,9 +26,8 @@ from kioku.evaluation.criteria import load_section
 from kioku.evaluation.judge.model_judge import Complete, ModelJudge
 from kioku.evaluation.judge.prompt import DEFAULT_CATEGORIES
 from kioku.evaluation.judge.protocol import Decision, JudgeContext, TurnCase
-from kioku.evaluation.judge.rules import final_answer
+from kioku.evaluation.judge.rules import previous_answer
 from kioku.evaluation.per_turn import PerTurnResult
-from kioku.evaluation.transcript import parse
 from kioku.evaluation.verdict import TurnVerdict
 from kioku.infra.config import ConfigError
 from kioku.learning import credit, ledger
@@ -111,8 +110,9 @@ def session_cases(agent: str, session_id: str, result: PerTurnResult, root: Path
         book = ledger_turns.get(verdict.prompt_uuid, {})
         case = TurnCase(f"t{turn.index + 1}", turn, verdict, next_prompt, given=dict(book.get("given", {})),
                         held_back=dict(book.get("held_back", {})))
-        if i > 0:
-            out.previous[case.id] = final_answer(parse(turns[i - 1].entries[1:]))
+        before = previous_answer(turns, i)
+        if before.strip():
+            out.previous[case.id] = before
         out.cases.append(case)
     lesson_ids = {i for case in out.cases for i in (*case.given, *case.held_back)}
     out.context = judge_context(agent, root, lesson_ids)
@@ -138,6 +138,7 @@ def judge_session(agent: str, session_id: str, result: PerTurnResult, root: Path
     out.waiting = plan.waiting
     out.decisions.update(plan.stored)
     if not plan.cases:
+        _no_feedback_without_work(out.decisions, result)
         return out
     by_case = {case.id: case for case in plan.cases}
     if force_rules_reason:
@@ -154,14 +155,21 @@ def judge_session(agent: str, session_id: str, result: PerTurnResult, root: Path
         out.decisions[uuid] = decision
         out.judged[uuid] = {"key": plan.keys[uuid], "decision": decision.to_json()}
     out.deferred = [by_case[cid].verdict.prompt_uuid for cid in deferred]
+    _no_feedback_without_work(out.decisions, result)
     return out
+
+
+def _no_feedback_without_work(decisions: dict[str, Decision], result: PerTurnResult) -> None:
+    """A file's first prompt judges nothing unless the agent worked before it (a continued session)."""
+    if result.turns and result.turns[0].prompt_uuid in decisions and not previous_answer(result.turns, 0).strip():
+        decisions[result.turns[0].prompt_uuid].feedback_on_previous = "none"
 
 
 def apply(verdict: TurnVerdict, decision: Decision) -> None:
     """Put a judge's decision into the verdict; counts, tokens and times stay the transcript's."""
     verdict.outcome = decision.outcome
     verdict.reason = decision.reason or verdict.reason
-    verdict.feedback_on_previous = decision.feedback_on_previous if verdict.prompt_index > 0 else "none"
+    verdict.feedback_on_previous = decision.feedback_on_previous
     verdict.judged_by = decision.judged_by
     verdict.confidence = decision.confidence
     verdict.scores = dict(decision.scores) if decision.judged_by.startswith("model:") else {}

@@ -150,6 +150,15 @@ def final_answer(parsed: tr.Transcript) -> str:
     return last_text
 
 
+def previous_answer(turns: list[Turn], index: int) -> str:
+    """How the work before turn ``index`` ended: the previous turn's final answer, or for the first
+    turn the agent's answer in the file's preamble (a session continued after compaction goes on
+    working before the user's first prompt); "" when there was none."""
+    if index > 0:
+        return final_answer(tr.parse(turns[index - 1].entries[1:]))
+    return final_answer(tr.parse(turns[0].preamble)) if turns and turns[0].preamble else ""
+
+
 def _ends_after_interrupt(turn: Turn) -> bool:
     """An interrupt marker with no assistant text after it."""
     seen_interrupt = False
@@ -229,8 +238,11 @@ def _count_errors(calls: list[_Call]) -> dict[str, int]:
     return counts
 
 
-def judge(turn: Turn, next_prompt: str | None = None, *, session_id: str = "") -> TurnVerdict:
-    """The verdict on ``turn``; ``next_prompt`` is the text of the following real prompt, if any."""
+def judge(turn: Turn, next_prompt: str | None = None, *, session_id: str = "",
+          follows_work: bool | None = None) -> TurnVerdict:
+    """The verdict on ``turn``; ``next_prompt`` is the text of the following real prompt, if any;
+    ``follows_work``: whether the prompt came after the agent's work (every turn but a file's first,
+    unless the file's preamble holds an answer), so it can judge that work."""
     parsed = tr.parse(turn.entries[1:])
     calls = _calls(parsed)
     errors = _count_errors(calls)
@@ -242,7 +254,8 @@ def judge(turn: Turn, next_prompt: str | None = None, *, session_id: str = "") -
     return TurnVerdict(
         prompt_uuid=turn.prompt_uuid, prompt_index=turn.index, outcome=outcome, reason=reason,
         prompt_id=turn.prompt_id, prompt_sha256=turn.prompt_sha256,
-        feedback_on_previous=fb.classify(turn.text) if turn.index > 0 else fb.NONE,
+        feedback_on_previous=fb.classify(turn.text) if (turn.index > 0 if follows_work is None else follows_work)
+        else fb.NONE,
         task=_short(turn.text), session_id=session_id or parsed.session_id,
         agent_errors=errors["agent"], user_rejections=errors["rejections"], hook_blocks=errors["hooks"],
         cascade_errors=errors["cascades"], recovered_errors=errors["recovered"], retries=errors["retries"],
