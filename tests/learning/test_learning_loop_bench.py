@@ -116,17 +116,17 @@ def test_the_noisy_judge_keeps_its_rates_and_the_derived_false_alarm_rate() -> N
 
     # 16 of 130 turns negative, recall 0.82, precision 0.93: 13.1 found, 0.99 false alarms in 114 others
     assert false_alarm_rate(0.82, 0.93, 16, 130) == pytest.approx(0.82 * 16 * 0.07 / 0.93 / 114)
-    # the model judge: 13 of 16 found, 1 false alarm (13 of 14 right) in the 114 others, in each of two answer sets
+    # the model judge: 40 of 48 found, 3 false alarms (40 of 43 right) in the 342 others, over three answer sets
     assert HURT_FALSE == hurt_rates("model")[1] == pytest.approx(1 / 114, abs=1e-4)
     # the rules: 8 of 16 found, 3 false alarms (8 of 11 right)
     assert hurt_rates("rules") == pytest.approx((0.5, 3 / 114), abs=1e-4)
     assert hurt_rates("perfect") == (1.0, 0.0)
     judge, rng = NoisyJudge.named("model", attribution=True, relevance=True), random.Random(3)
     n = 20000
-    assert abs(sum(judge.outcome(True, rng) == "success" for _ in range(n)) / n - 149 / 178) < 0.01
+    assert abs(sum(judge.outcome(True, rng) == "success" for _ in range(n)) / n - 224 / 267) < 0.01
     assert abs(sum(judge.outcome(False, rng) == "success" for _ in range(n)) / n - 2 / 32) < 0.01
     hurts = [judge.uses(["bad", "good"], ["held"], {"bad"}, {"bad", "good"}, False, rng) for _ in range(n)]
-    assert abs(sum(u[0]["effect"] == "hurt" for u in hurts) / n - 13 / 16) < 0.01     # the harmful one, failed
+    assert abs(sum(u[0]["effect"] == "hurt" for u in hurts) / n - 40 / 48) < 0.01     # the harmful one, failed
     assert sum(u[1]["effect"] == "hurt" for u in hurts) / n < 0.02                    # a helpful one: false alarms
     assert all(u[2]["followed"] is None and u[2]["effect"] == "none" for u in hurts)  # held back
     off_task = judge.uses(["bad"], [], {"bad"}, set(), False, rng)
@@ -155,7 +155,7 @@ def test_the_loop_learns_less_from_a_noisier_judge_and_attribution_takes_harmful
     noisy = _loop(tmp_path, "noisy", "--success-if-success", "0.9", "--success-if-failure", "0.5")
     blind = _loop(tmp_path, "blind", "--success-if-success", "1", "--success-if-failure", "1")  # says success always
     attributed = _loop(tmp_path, "attributed", "--judge", "model", "--attribution", "--relevance")
-    assert noisy["judge"]["success_if_failure"] == 0.5 and attributed["judge"]["hurt_recall"] == 13 / 16
+    assert noisy["judge"]["success_if_failure"] == 0.5 and attributed["judge"]["hurt_recall"] == 40 / 48
     # the noisier the verdicts, the less of a lesson's effect the uplift sees: a judge that never sees
     # a failure gives it nothing, and no harmful lesson is found out
     harm = [run["mean_uplift"]["harmful"] for run in (perfect, noisy, blind)]
