@@ -124,7 +124,7 @@ def test_the_noisy_judge_keeps_its_rates_and_the_derived_false_alarm_rate() -> N
     judge, rng = NoisyJudge.named("model", attribution=True, relevance=True), random.Random(3)
     n = 20000
     assert abs(sum(judge.outcome(True, rng) == "success" for _ in range(n)) / n - 224 / 267) < 0.01
-    assert abs(sum(judge.outcome(False, rng) == "success" for _ in range(n)) / n - 2 / 32) < 0.01
+    assert abs(sum(judge.outcome(False, rng) == "success" for _ in range(n)) / n - 6 / 96) < 0.01
     hurts = [judge.uses(["bad", "good"], ["held"], {"bad"}, {"bad", "good"}, False, rng) for _ in range(n)]
     assert abs(sum(u[0]["effect"] == "hurt" for u in hurts) / n - 40 / 48) < 0.01     # the harmful one, failed
     assert sum(u[1]["effect"] == "hurt" for u in hurts) / n < 0.02                    # a helpful one: false alarms
